@@ -1,0 +1,176 @@
+/*
+ * fabric.h - the fabric model every engine routes over.
+ *
+ * A fabric is a set of nodes (switches and channel adapters) whose ports are
+ * joined by links.  It knows nothing of OpenSM: readers of topology files, the
+ * generator and the OpenSM adapter all build it through the same small API:
+ *
+ *   f = ibr_fabric_new();
+ *   sw = ibr_fabric_add_node(f, IBR_NODE_SWITCH, guid, nports, "desc");
+ *   ...
+ *   ibr_fabric_connect(f, sw, 3, ca, 1, &err);
+ *   ibr_fabric_set_lid(f, ca, 1, lid, lmc);     (optional)
+ *   ibr_fabric_finalize(f, &opts, &err);       (assigns missing LIDs, indexes)
+ *
+ * Invariants after a successful ibr_fabric_finalize():
+ *   - node ids are dense 0..num_nodes-1 in insertion order; switches also
+ *     have a dense switch index 0..num_switches-1 (sw_node[] / node.sw_index),
+ *     and every connected CA port an end-port index 0..num_end_ports-1.
+ *   - links are symmetric: port(a,p).remote = (b,q) iff port(b,q).remote = (a,p).
+ *   - every switch owns exactly one LID (port 0, or 2^lmc with lmc_esp0);
+ *     every connected CA port owns 2^lmc LIDs starting at an aligned base;
+ *     LID ranges never overlap; lid_owner[] maps each LID to its end-point.
+ *   - sw_adj is a CSR list of each switch's inter-switch links ordered by
+ *     local port number; sw_cas lists the CA ports attached to each switch.
+ *   - the switch graph is connected and every CA port hangs off a switch.
+ */
+#ifndef IBROUTING_FABRIC_H
+#define IBROUTING_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ibrouting/error.h"
+
+#define IBR_NONE           UINT32_MAX /* no node / no index */
+#define IBR_NO_PATH        0xFF       /* LFT entry: no route */
+#define IBR_MAX_PORTS      254        /* highest physical port number */
+#define IBR_MAX_UCAST_LID  0xBFFF     /* top of the unicast LID space */
+#define IBR_MAX_LMC        7
+
+typedef uint16_t ibr_lid_t;
+
+enum ibr_node_type { IBR_NODE_CA = 1, IBR_NODE_SWITCH = 2 };
+
+/* One physical port (or a switch's management port 0). */
+struct ibr_port {
+	uint64_t guid;         /* port GUID (switch ports share the node's) */
+	uint32_t remote_node;  /* IBR_NONE when not connected */
+	uint8_t remote_port;
+	uint8_t lmc;           /* valid on switch port 0 and on CA ports */
+	ibr_lid_t base_lid;    /* 0 = not assigned yet */
+};
+
+struct ibr_node {
+	enum ibr_node_type type;
+	uint8_t num_ports;     /* physical ports, numbered 1..num_ports */
+	uint64_t guid;
+	char *desc;            /* node description, never NULL */
+	uint32_t first_port;   /* index of port 0 in fabric.ports */
+	uint32_t sw_index;     /* dense switch index, IBR_NONE for CAs */
+	const char *origin;    /* where the node was declared ("file:line") */
+};
+
+/* A LID's owner: a switch (port 0) or a CA port. */
+struct ibr_lid_owner {
+	uint32_t node;         /* IBR_NONE: LID not assigned */
+	uint8_t port;
+};
+
+/* One inter-switch link seen from one side. */
+struct ibr_sw_link {
+	uint32_t peer;         /* switch index of the far end */
+	uint8_t port;          /* local port */
+	uint8_t peer_port;
+};
+
+/* A CA port as a routing end-point. */
+struct ibr_end_port {
+	uint32_t node;         /* the CA node */
+	uint8_t port;          /* its port number */
+	uint32_t sw;           /* switch index it hangs off */
+	uint8_t sw_port;       /* port of that switch */
+};
+
+struct ibr_fabric {
+	struct ibr_node *nodes;
+	uint32_t num_nodes, nodes_cap;
+	struct ibr_port *ports;      /* every node's ports 0..num_ports */
+	uint32_t num_ports, ports_cap;
+
+	/* Set by ibr_fabric_finalize(). */
+	bool finalized;
+	uint32_t num_switches;
+	uint32_t *sw_node;           /* switch index -> node id */
+	uint32_t *sw_adj_start;      /* CSR: links of switch s are */
+	struct ibr_sw_link *sw_adj;  /*   sw_adj[sw_adj_start[s] .. [s+1]) */
+	uint32_t *sw_ca_start;       /* CSR: end ports of switch s are */
+	uint32_t *sw_cas;            /*   sw_cas[sw_ca_start[s] .. [s+1]) */
+	uint32_t num_end_ports;
+	struct ibr_end_port *end_ports;
+	ibr_lid_t max_lid;           /* highest LID in use */
+	struct ibr_lid_owner *lid_owner; /* [0 .. max_lid] */
+
+	/* Optional: the node the SM runs on (IBR_NONE if unknown). */
+	uint32_t sm_node;
+	uint8_t sm_port;
+	bool lmc_esp0;               /* switches get 2^lmc LIDs as well */
+	uint8_t lmc;                 /* subnet LMC used for unassigned LIDs */
+
+	/* Interned strings (descriptions, origins); freed with the fabric. */
+	char **strings;
+	uint32_t num_strings, strings_cap;
+};
+
+struct ibr_fabric *ibr_fabric_new(void);
+void ibr_fabric_free(struct ibr_fabric *f);
+
+/* Returns the new node id, or IBR_NONE on allocation failure / bad input
+ * (err says which).  desc may be NULL; origin may be NULL. */
+uint32_t ibr_fabric_add_node(struct ibr_fabric *f, enum ibr_node_type type,
+			     uint64_t guid, unsigned num_ports,
+			     const char *desc, const char *origin,
+			     struct ibr_error *err);
+
+/* Joins (a,pa) and (b,pb).  Joining the same pair twice is accepted (files
+ * list every link from both ends); anything else already connected is an
+ * error, as are port numbers out of range and switch port 0. */
+int ibr_fabric_connect(struct ibr_fabric *f, uint32_t a, unsigned pa,
+		       uint32_t b, unsigned pb, struct ibr_error *err);
+
+/* Fixes the LID of a port (port 0 of a switch, or a CA port). */
+void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
+			ibr_lid_t base_lid, unsigned lmc);
+
+/* Looks a node up by node GUID; IBR_NONE if absent.  Linear: for setup. */
+uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid);
+
+/* Assigns every missing LID, validates and builds the routing indexes.
+ * lmc: LMC for CA ports (and switches with lmc_esp0) that have none.
+ * Errors: no switch, disconnected fabric (names a node of the part cut
+ * off), overlapping LIDs, LMC > 7, LID space exhausted, CA-to-CA links. */
+int ibr_fabric_finalize(struct ibr_fabric *f, unsigned lmc,
+			struct ibr_error *err);
+
+static inline struct ibr_port *ibr_port(const struct ibr_fabric *f,
+					uint32_t node, unsigned port)
+{
+	return &f->ports[f->nodes[node].first_port + port];
+}
+
+/* The node id of switch index s. */
+static inline const struct ibr_node *ibr_switch(const struct ibr_fabric *f,
+						uint32_t s)
+{
+	return &f->nodes[f->sw_node[s]];
+}
+
+static inline ibr_lid_t ibr_switch_lid(const struct ibr_fabric *f, uint32_t s)
+{
+	return ibr_port(f, f->sw_node[s], 0)->base_lid;
+}
+
+static inline ibr_lid_t ibr_end_port_lid(const struct ibr_fabric *f,
+					 uint32_t e)
+{
+	return ibr_port(f, f->end_ports[e].node, f->end_ports[e].port)->base_lid;
+}
+
+/* LIDs owned by an end-point: 2^lmc. */
+static inline unsigned ibr_port_lid_count(const struct ibr_port *p)
+{
+	return 1u << p->lmc;
+}
+
+#endif

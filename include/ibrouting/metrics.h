@@ -1,0 +1,32 @@
+/*
+ * metrics.h - route quality under uniform all-to-all CA traffic.
+ *
+ * Every end port sends one flow to every other end port along its
+ * designated DLID (lid-assignment-color-l §VI-D); a channel's load is the
+ * number of flows crossing it.  Path length is counted in links from the
+ * source CA to the destination CA.
+ */
+#ifndef IBROUTING_METRICS_H
+#define IBROUTING_METRICS_H
+
+#include <stdint.h>
+
+#include "ibrouting/fabric.h"
+#include "ibrouting/result.h"
+
+#define IBR_MAX_PATH_LEN 64
+
+struct ibr_metrics {
+	uint64_t max_link_load;        /* over switch output channels */
+	uint64_t flows;                /* end-port pairs routed */
+	uint64_t unrouted_flows;       /* pairs whose walk failed */
+	uint64_t path_len_hist[IBR_MAX_PATH_LEN + 1];
+	double mean_path_len;
+	uint32_t lids_assigned;        /* LIDs owned by switches and CA ports */
+	uint32_t lids_used;            /* distinct DLIDs used by the flows */
+};
+
+int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
+			struct ibr_metrics *m, struct ibr_error *err);
+
+#endif

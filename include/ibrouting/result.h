@@ -1,0 +1,77 @@
+/*
+ * result.h - what an engine produces: one linear forwarding table per switch.
+ *
+ * lft[s * lft_size + lid] is the output port of switch index s for `lid`
+ * (0 = the switch itself, IBR_NO_PATH = no route).  lft_size = max_lid + 1
+ * of the fabric.  Engines that think in explicit entries plus a default port
+ * (PIRa) also fill default_port[] and the `explicit_bits` bitmap so the
+ * paper's own metric can be reported; the linear table is always complete.
+ *
+ * Designated DLIDs: an application sending from end port a to end port b
+ * uses base_lid(b) + dlid_offset(a, b).  Single-LID engines leave
+ * dlid_offset NULL (offset 0 everywhere).  Multi-LID engines allocate it
+ * with ibr_result_alloc_offsets(): one byte per (source, destination end
+ * port), where the source is the source end port's switch when
+ * offsets_by_switch is set (all CAs on one switch share their paths).
+ */
+#ifndef IBROUTING_RESULT_H
+#define IBROUTING_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ibrouting/fabric.h"
+
+struct ibr_stats {
+	uint64_t explicit_entries; /* table entries the engine computed */
+	uint32_t default_ports;    /* switches given a default port */
+	uint32_t lids_used;        /* distinct DLIDs the routes use */
+	double compute_ms;         /* engine time, orientation included */
+};
+
+struct ibr_result {
+	uint32_t num_switches;
+	uint32_t lft_size;          /* entries per switch: max_lid + 1 */
+	uint8_t *lft;               /* num_switches * lft_size */
+	uint8_t *default_port;      /* per switch, IBR_NO_PATH = none; may be NULL */
+	uint8_t *explicit_bits;     /* bit per lft entry; may be NULL */
+	uint8_t *dlid_offset;       /* may be NULL, see above */
+	bool offsets_by_switch;
+	uint32_t root;              /* switch index of the up*/down* root */
+	struct ibr_stats stats;
+};
+
+/* Allocates the tables, every entry IBR_NO_PATH. */
+int ibr_result_init(struct ibr_result *r, const struct ibr_fabric *f,
+		    struct ibr_error *err);
+int ibr_result_alloc_defaults(struct ibr_result *r, struct ibr_error *err);
+int ibr_result_alloc_offsets(struct ibr_result *r, const struct ibr_fabric *f,
+			     bool by_switch, struct ibr_error *err);
+void ibr_result_free(struct ibr_result *r);
+
+static inline uint8_t *ibr_lft_row(const struct ibr_result *r, uint32_t s)
+{
+	return r->lft + (uint64_t)s * r->lft_size;
+}
+
+static inline bool ibr_result_is_explicit(const struct ibr_result *r,
+					  uint32_t s, ibr_lid_t lid)
+{
+	uint64_t bit = (uint64_t)s * r->lft_size + lid;
+	return r->explicit_bits == NULL ||
+	       (r->explicit_bits[bit >> 3] >> (bit & 7)) & 1;
+}
+
+/* The DLID end port `src` uses to reach end port `dst`. */
+ibr_lid_t ibr_result_designated_dlid(const struct ibr_result *r,
+				     const struct ibr_fabric *f,
+				     uint32_t src, uint32_t dst);
+
+/* Hop counts from every switch to `lid` along the tables: hops[s] is the
+ * number of links a packet crosses from switch s to the LID's owner
+ * (0 at the owning switch itself, 1 from a CA's switch to the CA), or
+ * UINT8_MAX when the walk fails.  hops must hold num_switches bytes. */
+void ibr_result_hops_to(const struct ibr_result *r, const struct ibr_fabric *f,
+			ibr_lid_t lid, uint8_t *hops);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * updown.h - the up*/down* orientation of a fabric's switch graph.
+ *
+ * Ranks are BFS distances from the root switch.  A link between switches a
+ * and b points up from a to b when rank(b) < rank(a), or when the ranks are
+ * equal and lid(b) < lid(a) (ncm-ib-configuration-model §3.3).  Links to CAs
+ * point down to the CA.  The result is acyclic with the root as its only
+ * sink, and parallel links between two switches share one direction.
+ *
+ * `order` lists the switches by (rank, LID): every up link goes from a later
+ * switch to an earlier one, so it is a topological order of the up graph
+ * that engines sweep instead of sorting per destination.
+ *
+ * One orientation is computed per routing run and shared by every engine of
+ * that run: the hybrid's deadlock-freedom rests on it.
+ */
+#ifndef IBROUTING_UPDOWN_H
+#define IBROUTING_UPDOWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ibrouting/fabric.h"
+
+enum ibr_root_strategy {
+	IBR_ROOT_SM,          /* switch the SM is attached to, else lowest LID */
+	IBR_ROOT_LOWEST_LID,  /* switch with the lowest LID */
+	IBR_ROOT_CENTER,      /* a switch of minimum eccentricity (lowest LID of those) */
+};
+
+struct ibr_root_choice {
+	uint64_t guid;                  /* explicit root node GUID, 0 = none */
+	enum ibr_root_strategy strategy;
+};
+
+struct ibr_updown {
+	uint32_t num_switches;
+	uint32_t root;          /* switch index */
+	uint32_t *rank;         /* per switch index */
+	uint32_t *order;        /* switch indexes by (rank, LID) */
+	uint32_t *position;     /* inverse of order */
+};
+
+/* Chooses the root switch.  Fails when an explicit GUID is not a switch of
+ * the fabric. */
+int ibr_choose_root(const struct ibr_fabric *f,
+		    const struct ibr_root_choice *choice, uint32_t *root,
+		    struct ibr_error *err);
+
+int ibr_updown_build(const struct ibr_fabric *f, uint32_t root,
+		     struct ibr_updown *ud, struct ibr_error *err);
+void ibr_updown_free(struct ibr_updown *ud);
+
+/* True when the link from switch a to its neighbour b points up. */
+static inline bool ibr_link_is_up(const struct ibr_fabric *f,
+				  const struct ibr_updown *ud,
+				  uint32_t a, uint32_t b)
+{
+	if (ud->rank[b] != ud->rank[a])
+		return ud->rank[b] < ud->rank[a];
+	return ibr_switch_lid(f, b) < ibr_switch_lid(f, a);
+}
+
+const char *ibr_root_strategy_name(enum ibr_root_strategy s);
+int ibr_root_strategy_parse(const char *name, enum ibr_root_strategy *s);
+
+#endif

@@ -1,0 +1,533 @@
+/*
+ * fabric.c - building and indexing the fabric model (see fabric.h).
+ *
+ * Building is append-only: nodes and their ports grow in two arrays, links
+ * are written on both ends at once.  ibr_fabric_finalize() is the only
+ * place that derives state (switch and end-port indexes, CSR adjacency,
+ * LIDs, the LID owner table); routing code reads only derived state.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibrouting/fabric.h"
+
+static char *intern(struct ibr_fabric *f, const char *s)
+{
+	char *copy;
+
+	if (f->num_strings == f->strings_cap) {
+		uint32_t cap = f->strings_cap ? 2 * f->strings_cap : 64;
+		char **n = realloc(f->strings, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		f->strings = n;
+		f->strings_cap = cap;
+	}
+	copy = strdup(s);
+	if (copy)
+		f->strings[f->num_strings++] = copy;
+	return copy;
+}
+
+struct ibr_fabric *ibr_fabric_new(void)
+{
+	struct ibr_fabric *f = calloc(1, sizeof(*f));
+
+	if (f)
+		f->sm_node = IBR_NONE;
+	return f;
+}
+
+void ibr_fabric_free(struct ibr_fabric *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->num_strings; i++)
+		free(f->strings[i]);
+	free(f->strings);
+	free(f->nodes);
+	free(f->ports);
+	free(f->sw_node);
+	free(f->sw_adj_start);
+	free(f->sw_adj);
+	free(f->sw_ca_start);
+	free(f->sw_cas);
+	free(f->end_ports);
+	free(f->lid_owner);
+	free(f);
+}
+
+static int grow(void **array, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*array, (size_t)n * elem);
+	if (!p)
+		return -1;
+	*array = p;
+	*cap = n;
+	return 0;
+}
+
+static const char *node_kind(const struct ibr_node *n)
+{
+	return n->type == IBR_NODE_SWITCH ? "switch" : "CA";
+}
+
+uint32_t ibr_fabric_add_node(struct ibr_fabric *f, enum ibr_node_type type,
+			     uint64_t guid, unsigned num_ports,
+			     const char *desc, const char *origin,
+			     struct ibr_error *err)
+{
+	struct ibr_node *n;
+	uint32_t id = f->num_nodes;
+
+	if (num_ports < 1 || num_ports > IBR_MAX_PORTS) {
+		ibr_error_set(err, "%s%snode 0x%016llx: %u ports, expected 1..%u",
+			      origin ? origin : "", origin ? ": " : "",
+			      (unsigned long long)guid, num_ports,
+			      IBR_MAX_PORTS);
+		return IBR_NONE;
+	}
+	if (grow((void **)&f->nodes, &f->nodes_cap, id + 1, sizeof(*n)) ||
+	    grow((void **)&f->ports, &f->ports_cap,
+		 f->num_ports + num_ports + 1, sizeof(struct ibr_port))) {
+		ibr_error_set(err, "out of memory adding node %u", id);
+		return IBR_NONE;
+	}
+	n = &f->nodes[id];
+	memset(n, 0, sizeof(*n));
+	n->type = type;
+	n->num_ports = num_ports;
+	n->guid = guid;
+	n->first_port = f->num_ports;
+	n->sw_index = IBR_NONE;
+	n->desc = intern(f, desc ? desc : "");
+	n->origin = origin ? intern(f, origin) : NULL;
+	if (!n->desc || (origin && !n->origin)) {
+		ibr_error_set(err, "out of memory adding node %u", id);
+		return IBR_NONE;
+	}
+	for (unsigned p = 0; p <= num_ports; p++) {
+		struct ibr_port *port = &f->ports[f->num_ports + p];
+		memset(port, 0, sizeof(*port));
+		port->remote_node = IBR_NONE;
+		port->guid = type == IBR_NODE_SWITCH ? guid : guid + p;
+	}
+	f->num_ports += num_ports + 1;
+	f->num_nodes++;
+	return id;
+}
+
+static int check_port(const struct ibr_fabric *f, uint32_t node, unsigned port,
+		      struct ibr_error *err)
+{
+	const struct ibr_node *n = &f->nodes[node];
+
+	if (port < 1 || port > n->num_ports)
+		return ibr_error_set(err, "%s%s%s 0x%016llx \"%s\": port %u out of "
+				     "range 1..%u", n->origin ? n->origin : "",
+				     n->origin ? ": " : "", node_kind(n),
+				     (unsigned long long)n->guid, n->desc, port,
+				     n->num_ports);
+	return 0;
+}
+
+int ibr_fabric_connect(struct ibr_fabric *f, uint32_t a, unsigned pa,
+		       uint32_t b, unsigned pb, struct ibr_error *err)
+{
+	struct ibr_port *x, *y;
+
+	if (check_port(f, a, pa, err) || check_port(f, b, pb, err))
+		return -1;
+	if (a == b)
+		return ibr_error_set(err, "%s%snode 0x%016llx: port %u is linked "
+				     "to its own node", f->nodes[a].origin ?
+				     f->nodes[a].origin : "",
+				     f->nodes[a].origin ? ": " : "",
+				     (unsigned long long)f->nodes[a].guid, pa);
+	x = ibr_port(f, a, pa);
+	y = ibr_port(f, b, pb);
+	if (x->remote_node == b && x->remote_port == pb)
+		return 0; /* the far end already declared this link */
+	if (x->remote_node != IBR_NONE || y->remote_node != IBR_NONE) {
+		const struct ibr_node *busy =
+			x->remote_node != IBR_NONE ? &f->nodes[a] : &f->nodes[b];
+		unsigned port = x->remote_node != IBR_NONE ? pa : pb;
+		const struct ibr_port *bp = x->remote_node != IBR_NONE ? x : y;
+		return ibr_error_set(err, "%s%s%s \"%s\" port %u is linked twice: "
+				     "to \"%s\"[%u] and to \"%s\"[%u]",
+				     busy->origin ? busy->origin : "",
+				     busy->origin ? ": " : "", node_kind(busy),
+				     busy->desc, port,
+				     f->nodes[bp->remote_node].desc,
+				     bp->remote_port,
+				     f->nodes[bp == x ? b : a].desc,
+				     bp == x ? pb : pa);
+	}
+	x->remote_node = b;
+	x->remote_port = pb;
+	y->remote_node = a;
+	y->remote_port = pa;
+	return 0;
+}
+
+void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
+			ibr_lid_t base_lid, unsigned lmc)
+{
+	struct ibr_port *p = ibr_port(f, node, port);
+
+	p->base_lid = base_lid;
+	p->lmc = lmc;
+}
+
+uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid)
+{
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		if (f->nodes[i].guid == guid)
+			return i;
+	return IBR_NONE;
+}
+
+/* ---- finalize: indexes ---------------------------------------------- */
+
+static const char *where(const struct ibr_node *n)
+{
+	return n->origin ? n->origin : "";
+}
+
+static int index_switches(struct ibr_fabric *f, struct ibr_error *err)
+{
+	uint32_t s = 0;
+
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		if (f->nodes[i].type == IBR_NODE_SWITCH)
+			f->num_switches++;
+	if (f->num_switches == 0)
+		return ibr_error_set(err, "the fabric has no switch");
+	f->sw_node = malloc(f->num_switches * sizeof(*f->sw_node));
+	if (!f->sw_node)
+		return ibr_error_set(err, "out of memory");
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		if (f->nodes[i].type == IBR_NODE_SWITCH) {
+			f->nodes[i].sw_index = s;
+			f->sw_node[s++] = i;
+		}
+	return 0;
+}
+
+/* CSR lists per switch, in port order: inter-switch links and CA ports. */
+static int index_links(struct ibr_fabric *f, struct ibr_error *err)
+{
+	uint32_t S = f->num_switches, links = 0, cas = 0;
+
+	f->sw_adj_start = calloc(S + 1, sizeof(uint32_t));
+	f->sw_ca_start = calloc(S + 1, sizeof(uint32_t));
+	if (!f->sw_adj_start || !f->sw_ca_start)
+		return ibr_error_set(err, "out of memory");
+
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		const struct ibr_node *n = &f->nodes[i];
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			const struct ibr_port *port = ibr_port(f, i, p);
+			const struct ibr_node *peer;
+			if (port->remote_node == IBR_NONE)
+				continue;
+			peer = &f->nodes[port->remote_node];
+			if (n->type == IBR_NODE_CA && peer->type == IBR_NODE_CA)
+				return ibr_error_set(err, "%s%sCA \"%s\" port %u is "
+						     "linked to CA \"%s\": CAs must "
+						     "hang off switches", where(n),
+						     n->origin ? ": " : "", n->desc,
+						     p, peer->desc);
+			if (n->type != IBR_NODE_SWITCH)
+				continue;
+			if (peer->type == IBR_NODE_SWITCH)
+				links++;
+			else
+				cas++;
+		}
+	}
+	f->sw_adj = malloc((links ? links : 1) * sizeof(*f->sw_adj));
+	f->sw_cas = malloc((cas ? cas : 1) * sizeof(*f->sw_cas));
+	f->end_ports = malloc((cas ? cas : 1) * sizeof(*f->end_ports));
+	if (!f->sw_adj || !f->sw_cas || !f->end_ports)
+		return ibr_error_set(err, "out of memory");
+
+	links = cas = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t node = f->sw_node[s];
+		f->sw_adj_start[s] = links;
+		f->sw_ca_start[s] = cas;
+		for (unsigned p = 1; p <= f->nodes[node].num_ports; p++) {
+			const struct ibr_port *port = ibr_port(f, node, p);
+			const struct ibr_node *peer;
+			if (port->remote_node == IBR_NONE)
+				continue;
+			peer = &f->nodes[port->remote_node];
+			if (peer->type == IBR_NODE_SWITCH) {
+				f->sw_adj[links].peer = peer->sw_index;
+				f->sw_adj[links].port = p;
+				f->sw_adj[links].peer_port = port->remote_port;
+				links++;
+			} else {
+				struct ibr_end_port *e = &f->end_ports[cas];
+				e->node = port->remote_node;
+				e->port = port->remote_port;
+				e->sw = s;
+				e->sw_port = p;
+				f->sw_cas[cas] = cas;
+				cas++;
+			}
+		}
+	}
+	f->sw_adj_start[S] = links;
+	f->sw_ca_start[S] = cas;
+	f->num_end_ports = cas;
+	return 0;
+}
+
+/* Every switch reachable from switch 0; every CA has a link. */
+static int check_connected(struct ibr_fabric *f, struct ibr_error *err)
+{
+	uint32_t S = f->num_switches, head = 0, tail = 0;
+	uint32_t *queue = malloc(S * sizeof(uint32_t));
+	uint8_t *seen = calloc(S, 1);
+	int rc = 0;
+
+	if (!queue || !seen) {
+		free(queue);
+		free(seen);
+		return ibr_error_set(err, "out of memory");
+	}
+	seen[0] = 1;
+	queue[tail++] = 0;
+	while (head < tail) {
+		uint32_t s = queue[head++];
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+			uint32_t t = f->sw_adj[i].peer;
+			if (!seen[t]) {
+				seen[t] = 1;
+				queue[tail++] = t;
+			}
+		}
+	}
+	if (tail < S) {
+		for (uint32_t s = 0; s < S; s++)
+			if (!seen[s]) {
+				const struct ibr_node *cut = ibr_switch(f, s);
+				const struct ibr_node *main = ibr_switch(f, 0);
+				rc = ibr_error_set(err, "disconnected fabric: %u of %u "
+						   "switches cannot reach switch "
+						   "0x%016llx \"%s\", e.g. switch "
+						   "0x%016llx \"%s\"%s%s", S - tail,
+						   S, (unsigned long long)main->guid,
+						   main->desc,
+						   (unsigned long long)cut->guid,
+						   cut->desc, cut->origin ? " at " : "",
+						   where(cut));
+				break;
+			}
+	}
+	for (uint32_t i = 0; rc == 0 && i < f->num_nodes; i++) {
+		const struct ibr_node *n = &f->nodes[i];
+		bool linked = false;
+		if (n->type != IBR_NODE_CA)
+			continue;
+		for (unsigned p = 1; p <= n->num_ports && !linked; p++)
+			linked = ibr_port(f, i, p)->remote_node != IBR_NONE;
+		if (!linked)
+			rc = ibr_error_set(err, "disconnected fabric: CA 0x%016llx "
+					   "\"%s\"%s%s has no link to any switch",
+					   (unsigned long long)n->guid, n->desc,
+					   n->origin ? " at " : "", where(n));
+	}
+	free(queue);
+	free(seen);
+	return rc;
+}
+
+/* ---- finalize: LIDs ------------------------------------------------- */
+
+/* The end-points that own LIDs, in node order: switch port 0, CA ports. */
+static int for_each_lid_holder(struct ibr_fabric *f,
+			       int (*fn)(struct ibr_fabric *, uint32_t, unsigned,
+					 void *), void *ctx)
+{
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		const struct ibr_node *n = &f->nodes[i];
+		if (n->type == IBR_NODE_SWITCH) {
+			if (fn(f, i, 0, ctx))
+				return -1;
+			continue;
+		}
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			if (ibr_port(f, i, p)->remote_node != IBR_NONE &&
+			    fn(f, i, p, ctx))
+				return -1;
+	}
+	return 0;
+}
+
+struct lid_ctx {
+	uint8_t *taken;            /* per LID 0..IBR_MAX_UCAST_LID */
+	uint32_t *claimed_by;      /* node holding a LID, for messages */
+	unsigned lmc;
+	struct ibr_error *err;
+};
+
+static const char *lid_holder_name(const struct ibr_fabric *f, uint32_t node,
+				   unsigned port, char *buf, size_t len)
+{
+	const struct ibr_node *n = &f->nodes[node];
+
+	if (n->type == IBR_NODE_SWITCH)
+		snprintf(buf, len, "switch 0x%016llx \"%s\"",
+			 (unsigned long long)n->guid, n->desc);
+	else
+		snprintf(buf, len, "CA 0x%016llx \"%s\" port %u",
+			 (unsigned long long)n->guid, n->desc, port);
+	return buf;
+}
+
+static int claim_given_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
+			   void *vctx)
+{
+	struct lid_ctx *c = vctx;
+	struct ibr_port *p = ibr_port(f, node, port);
+	char a[160], b[160];
+	unsigned count;
+
+	if (p->base_lid == 0)
+		return 0;
+	if (p->lmc > IBR_MAX_LMC)
+		return ibr_error_set(c->err, "%s: LMC %u out of range 0..%u",
+				     lid_holder_name(f, node, port, a, sizeof(a)),
+				     p->lmc, IBR_MAX_LMC);
+	if (f->nodes[node].type == IBR_NODE_SWITCH && !f->lmc_esp0)
+		p->lmc = 0;
+	count = ibr_port_lid_count(p);
+	if (p->base_lid & (count - 1))
+		return ibr_error_set(c->err, "%s: base LID %u is not aligned to "
+				     "its LMC %u (multiple of %u expected)",
+				     lid_holder_name(f, node, port, a, sizeof(a)),
+				     p->base_lid, p->lmc, count);
+	if ((unsigned)p->base_lid + count - 1 > IBR_MAX_UCAST_LID)
+		return ibr_error_set(c->err, "%s: LID %u+%u is beyond the "
+				     "unicast LID space (max 0x%X)",
+				     lid_holder_name(f, node, port, a, sizeof(a)),
+				     p->base_lid, count - 1, IBR_MAX_UCAST_LID);
+	for (unsigned l = p->base_lid; l < p->base_lid + count; l++) {
+		if (c->taken[l]) {
+			uint32_t other = c->claimed_by[l];
+			return ibr_error_set(c->err, "LID %u is given twice: to %s "
+					     "and to %s", l,
+					     lid_holder_name(f, other >> 8,
+							     other & 0xFF, b,
+							     sizeof(b)),
+					     lid_holder_name(f, node, port, a,
+							     sizeof(a)));
+		}
+		c->taken[l] = 1;
+		c->claimed_by[l] = node << 8 | port;
+	}
+	return 0;
+}
+
+static int assign_missing_lid(struct ibr_fabric *f, uint32_t node,
+			      unsigned port, void *vctx)
+{
+	struct lid_ctx *c = vctx;
+	struct ibr_port *p = ibr_port(f, node, port);
+	bool is_switch = f->nodes[node].type == IBR_NODE_SWITCH;
+	unsigned lmc = is_switch && !f->lmc_esp0 ? 0 : c->lmc;
+	unsigned count = 1u << lmc, lid;
+	char a[160];
+
+	if (p->base_lid != 0)
+		return 0;
+	/* Lowest aligned free block, as OpenSM's LID manager hands them out. */
+	for (lid = count; lid + count - 1 <= IBR_MAX_UCAST_LID; lid += count) {
+		unsigned l = lid;
+		while (l < lid + count && !c->taken[l])
+			l++;
+		if (l == lid + count)
+			break;
+	}
+	if (lid + count - 1 > IBR_MAX_UCAST_LID)
+		return ibr_error_set(c->err, "more LIDs than the LID space: no "
+				     "free block of %u LIDs left for %s", count,
+				     lid_holder_name(f, node, port, a, sizeof(a)));
+	memset(c->taken + lid, 1, count);
+	for (unsigned l = lid; l < lid + count; l++)
+		c->claimed_by[l] = node << 8 | port;
+	p->base_lid = lid;
+	p->lmc = lmc;
+	return 0;
+}
+
+static int assign_lids(struct ibr_fabric *f, unsigned lmc, struct ibr_error *err)
+{
+	struct lid_ctx c = { .lmc = lmc, .err = err };
+	int rc = -1;
+
+	if (lmc > IBR_MAX_LMC)
+		return ibr_error_set(err, "LMC %u out of range 0..%u", lmc,
+				     IBR_MAX_LMC);
+	f->lmc = lmc;
+	c.taken = calloc(IBR_MAX_UCAST_LID + 1, 1);
+	c.claimed_by = malloc((IBR_MAX_UCAST_LID + 1) * sizeof(uint32_t));
+	if (!c.taken || !c.claimed_by) {
+		ibr_error_set(err, "out of memory");
+		goto out;
+	}
+	c.taken[0] = 1; /* LID 0 is reserved */
+	if (for_each_lid_holder(f, claim_given_lid, &c) ||
+	    for_each_lid_holder(f, assign_missing_lid, &c))
+		goto out;
+
+	f->max_lid = 0;
+	for (unsigned l = IBR_MAX_UCAST_LID; l > 0; l--)
+		if (c.taken[l]) {
+			f->max_lid = l;
+			break;
+		}
+	f->lid_owner = malloc((f->max_lid + 1u) * sizeof(*f->lid_owner));
+	if (!f->lid_owner) {
+		ibr_error_set(err, "out of memory");
+		goto out;
+	}
+	for (unsigned l = 0; l <= f->max_lid; l++) {
+		f->lid_owner[l].node = IBR_NONE;
+		f->lid_owner[l].port = 0;
+		if (l > 0 && c.taken[l]) {
+			f->lid_owner[l].node = c.claimed_by[l] >> 8;
+			f->lid_owner[l].port = c.claimed_by[l] & 0xFF;
+		}
+	}
+	rc = 0;
+out:
+	free(c.taken);
+	free(c.claimed_by);
+	return rc;
+}
+
+int ibr_fabric_finalize(struct ibr_fabric *f, unsigned lmc,
+			struct ibr_error *err)
+{
+	if (f->finalized)
+		return 0;
+	if (f->num_nodes >= (1u << 24))
+		return ibr_error_set(err, "too many nodes: %u", f->num_nodes);
+	if (index_switches(f, err) || index_links(f, err) ||
+	    check_connected(f, err) || assign_lids(f, lmc, err))
+		return -1;
+	f->finalized = true;
+	return 0;
+}
