@@ -1,2 +1,85 @@
 #!/bin/sh
-exit 77
+# cli_errors.sh - bad input gets a clear message and exit status 2, never
+# a crash: malformed and truncated files (file:line), ports out of range,
+# unknown nodes, unknown engine, LMC > 7, no switch, disconnected fabric,
+# more LIDs than the LID space.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+net() { printf '%s\n' "$@" > "$TMP/$name.net"; echo "$TMP/$name.net"; }
+
+name=truncated
+f=$(net 'Switch 4 "S1"' '[1] "H1"[1]' '[2] "S2"[' )
+expect_error "truncated port line" 2 "$name.net:3:" "$IBROUTING" route -e pira "$f"
+
+name=malformed
+f=$(net 'Switch 4 "S1"' '[1] "H1"[1]' '' 'Hca 1 "H1"' 'this is not a port [1]' )
+expect_error "malformed record" 2 "$name.net:[0-9]+:" "$IBROUTING" route -e pira "$f"
+
+name=badheader
+f=$(net 'Switch four "S1"' '[1] "H1"[1]')
+expect_error "bad port count" 2 "$name.net:1:" "$IBROUTING" route -e fera "$f"
+
+name=portrange
+f=$(net 'Switch 4 "S1"' '[9] "H1"[1]' '' 'Hca 1 "H1"' '[1] "S1"[9]')
+expect_error "port out of range" 2 "$name.net:2:.*port 9" "$IBROUTING" route -e pira "$f"
+
+name=unknown
+f=$(net 'Switch 4 "S1"' '[1] "H1"[1]' '[2] "Nowhere"[1]' '' 'Hca 1 "H1"' '[1] "S1"[1]')
+expect_error "link to unknown node" 2 "$name.net:3:.*Nowhere" "$IBROUTING" route -e pira "$f"
+
+name=noswitch
+f=$(net 'Hca 1 "H1"' '[1] "H2"[1]' '' 'Hca 1 "H2"' '[1] "H1"[1]')
+expect_error "no switch" 2 "(no switch|CA.*CA)" "$IBROUTING" route -e pira "$f"
+
+name=empty
+f=$(net '# nothing here')
+expect_error "empty fabric" 2 "no switch" "$IBROUTING" route -e pira "$f"
+
+name=disconnected
+f=$(net 'Switch 4 "S1"' '[1] "H1"[1]' '' 'Switch 4 "S2"' '[1] "H2"[1]' '' \
+	'Hca 1 "H1"' '[1] "S1"[1]' '' 'Hca 1 "H2"' '[1] "S2"[1]')
+expect_error "disconnected fabric names the part cut off" 2 \
+	"disconnected fabric: 1 of 2 switches.*S2" "$IBROUTING" route -e fera "$f"
+
+expect_error "missing file" 2 "nosuchfile" "$IBROUTING" route -e pira "$TMP/nosuchfile"
+expect_error "unknown engine" 2 'unknown engine "ospf"' \
+	"$IBROUTING" route -e ospf "$FABRICS_DIR/fig1.net"
+expect_error "no engine" 2 "choose an engine" "$IBROUTING" route "$FABRICS_DIR/fig1.net"
+expect_error "LMC 8" 2 "--lmc 8: expected a number 0..7" \
+	"$IBROUTING" route -e pira --lmc 8 "$FABRICS_DIR/fig1.net"
+expect_error "LMC not a number" 2 "--lmc x" \
+	"$IBROUTING" route -e pira --lmc x "$FABRICS_DIR/fig1.net"
+expect_error "bad root GUID" 2 "--root zz" \
+	"$IBROUTING" route -e pira --root zz "$FABRICS_DIR/fig1.net"
+expect_error "root GUID not in fabric" 2 "root GUID 0x0000000000abcdef is not in the fabric" \
+	"$IBROUTING" route -e pira --root 0xabcdef "$FABRICS_DIR/fig1.net"
+expect_error "root GUID of a CA" 2 "is a CA, not a switch" \
+	"$IBROUTING" route -e pira --root 0x100401 "$FABRICS_DIR/fig1.net"
+expect_error "bad root strategy" 2 "--root-strategy middle" \
+	"$IBROUTING" route -e pira --root-strategy middle "$FABRICS_DIR/fig1.net"
+expect_error "more LIDs than the LID space" 2 "more LIDs than the LID space" \
+	"$IBROUTING" route -e pira --lmc 7 gen:random:sw=16,ca=400,seed=1
+expect_error "bad generator spec" 2 "generate" \
+	"$IBROUTING" route -e pira gen:random:sw=16,bogus=1
+expect_error "verify of a missing directory" 2 "opensm-subnet.lst" \
+	"$IBROUTING" verify "$TMP/nodir"
+
+# Fuzz a little: truncations of a good file give a fabric or an error
+# with file:line, never a crash (status >= 128).
+lines=$(wc -l < "$FABRICS_DIR/fig1.net")
+crashed=0
+i=1
+while [ $i -le "$lines" ]; do
+	head -n $i "$FABRICS_DIR/fig1.net" | head -c -3 > "$TMP/cut.net"
+	set +e
+	"$IBROUTING" route -e pira "$TMP/cut.net" >/dev/null 2>&1
+	st=$?
+	set -e
+	[ $st -lt 128 ] || { crashed=$((crashed + 1)); echo "# crash on $i lines"; }
+	i=$((i + 1))
+done
+[ $crashed = 0 ] && pass "no crash on $lines truncations of fig1.net" ||
+	flunk "$crashed truncations crashed"
+
+finish

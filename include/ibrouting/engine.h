@@ -1,7 +1,7 @@
 /*
  * engine.h - the routing engines and the run that drives them.
  *
- * An engine fills a result from a finalized fabric and an up*/down*
+ * An engine fills a result from a finalized fabric and an up/down
  * orientation.  It must keep the contracts of DESIGN.md: connectivity,
  * loop-freedom, deadlock-freedom on one VL, determinism.  ibr_route() is
  * the one place that chooses the root, orients the graph, times the engine

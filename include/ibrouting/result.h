@@ -37,7 +37,7 @@ struct ibr_result {
 	uint8_t *explicit_bits;     /* bit per lft entry; may be NULL */
 	uint8_t *dlid_offset;       /* may be NULL, see above */
 	bool offsets_by_switch;
-	uint32_t root;              /* switch index of the up*/down* root */
+	uint32_t root;              /* switch index of the up/down root */
 	struct ibr_stats stats;
 };
 
@@ -66,6 +66,19 @@ static inline bool ibr_result_is_explicit(const struct ibr_result *r,
 ibr_lid_t ibr_result_designated_dlid(const struct ibr_result *r,
 				     const struct ibr_fabric *f,
 				     uint32_t src, uint32_t dst);
+
+/* One hop of a walk: where a packet for `lid` goes from switch s. */
+enum ibr_step {
+	IBR_STEP_ARRIVED,   /* delivered to the LID's owner */
+	IBR_STEP_NEXT,      /* forwarded to switch *next */
+	IBR_STEP_NO_PATH,   /* entry is IBR_NO_PATH */
+	IBR_STEP_BAD_PORT,  /* port has no link, or is beyond the switch */
+	IBR_STEP_WRONG_END, /* delivered to a CA or switch port 0 not owning lid */
+};
+
+enum ibr_step ibr_lft_step(const struct ibr_fabric *f,
+			   const struct ibr_result *r, uint32_t s,
+			   ibr_lid_t lid, uint32_t *next);
 
 /* Hop counts from every switch to `lid` along the tables: hops[s] is the
  * number of links a packet crosses from switch s to the LID's owner

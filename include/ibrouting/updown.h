@@ -1,5 +1,5 @@
 /*
- * updown.h - the up*/down* orientation of a fabric's switch graph.
+ * updown.h - the up/down orientation of a fabric's switch graph.
  *
  * Ranks are BFS distances from the root switch.  A link between switches a
  * and b points up from a to b when rank(b) < rank(a), or when the ranks are

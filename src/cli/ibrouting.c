@@ -1,1 +1,346 @@
-int main(void){return 0;}
+/*
+ * ibrouting.c - the offline tool: route, verify and generate fabrics
+ * without an SM (see ibrouting(1)).
+ *
+ *   ibrouting route -e ENGINE [options] FABRIC     route, verify, summarise
+ *   ibrouting verify DIR                           judge OpenSM-format dumps
+ *   ibrouting generate SPEC [-o FILE]              write a synthetic fabric
+ *
+ * FABRIC is an ibnetdiscover or ibsim net file, or gen:SPEC for a fabric
+ * made by the generator.  Exit status: 0 success, 1 the verifier found a
+ * problem, 2 bad usage or bad input (the message says which).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibrouting/dump.h"
+#include "ibrouting/engine.h"
+#include "ibrouting/generate.h"
+#include "ibrouting/metrics.h"
+#include "ibrouting/topo_io.h"
+#include "ibrouting/verify.h"
+
+#define EXIT_FINDINGS 1
+#define EXIT_USAGE 2
+
+static const char usage[] =
+	"usage: ibrouting route -e pira|fera [--root GUID | --root-strategy "
+	"sm|lowest-lid|center]\n"
+	"                       [--lmc N] [--dump-dir DIR] [--all-sources] "
+	"[--repeat N] FABRIC\n"
+	"       ibrouting verify [--all-sources] DIR\n"
+	"       ibrouting generate [--lmc N] [-o FILE] SPEC\n"
+	"FABRIC: an ibnetdiscover or ibsim net file, or gen:SPEC "
+	"(e.g. gen:random:sw=32,ca=256,seed=1)\n";
+
+static int fail(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "ibrouting: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+static int parse_uint(const char *opt, const char *text, unsigned max,
+		      unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(text, &end, 0);
+	if (errno || *text == '\0' || *end != '\0' || *text == '-' || v > max) {
+		fprintf(stderr, "ibrouting: %s %s: expected a number 0..%u\n",
+			opt, text, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_guid(const char *text, uint64_t *guid)
+{
+	char *end;
+
+	errno = 0;
+	*guid = strtoull(text, &end, 0);
+	if (errno || *text == '\0' || *end != '\0' || *guid == 0) {
+		fprintf(stderr, "ibrouting: --root %s: expected a non-zero GUID "
+			"such as 0x0002c90300001234\n", text);
+		return -1;
+	}
+	return 0;
+}
+
+/* A finalized fabric from a file or a gen: spec; NULL after a message. */
+static struct ibr_fabric *load_fabric(const char *source, unsigned lmc)
+{
+	struct ibr_error err = { "" };
+	struct ibr_fabric *f;
+
+	if (strncmp(source, "gen:", 4) == 0)
+		f = ibr_generate(source + 4, &err);
+	else
+		f = ibr_fabric_read_file(source, &err);
+	if (f && ibr_fabric_finalize(f, lmc, &err) == 0)
+		return f;
+	fprintf(stderr, "ibrouting: %s\n", err.msg[0] ? err.msg : "cannot load fabric");
+	ibr_fabric_free(f);
+	return NULL;
+}
+
+static uint32_t count_links(const struct ibr_fabric *f)
+{
+	return f->sw_adj_start[f->num_switches] / 2;
+}
+
+static void print_fabric(const char *source, const struct ibr_fabric *f)
+{
+	printf("fabric    %s: %u switches, %u CA ports, %u inter-switch links, "
+	       "max LID %u\n", source, f->num_switches, f->num_end_ports,
+	       count_links(f), f->max_lid);
+}
+
+static int print_verdict(const struct ibr_verify_report *rep)
+{
+	uint64_t findings = ibr_verify_findings(rep);
+
+	if (findings == 0) {
+		printf("verify    OK: %" PRIu64 " walks delivered, no loop, %" PRIu64
+		       " channel dependencies, acyclic\n", rep->walks,
+		       rep->dependencies);
+		return 0;
+	}
+	printf("verify    FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
+	       PRIu64 " loops, %" PRIu64 " unreachable, %" PRIu64
+	       " dependency cycles)\n", findings, rep->bad_port, rep->loops,
+	       rep->unreachable, rep->cycles);
+	for (unsigned i = 0; i < rep->num_messages; i++)
+		printf("  %s\n", rep->messages[i]);
+	return EXIT_FINDINGS;
+}
+
+static void print_route_summary(const struct ibr_fabric *f,
+				const struct ibr_engine *e,
+				const struct ibr_result *r, const char *how,
+				double best_ms, unsigned repeat)
+{
+	const struct ibr_node *root = ibr_switch(f, r->root);
+	uint64_t linear = (uint64_t)r->stats.lids_used * f->num_switches;
+
+	printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n", root->guid,
+	       root->desc, ibr_switch_lid(f, r->root), how);
+	printf("engine    %s: %" PRIu64 " explicit entries, %u default ports "
+	       "(%" PRIu64 " linear entries for %u LIDs)\n", e->name,
+	       r->stats.explicit_entries, r->stats.default_ports, linear,
+	       r->stats.lids_used);
+	if (repeat > 1)
+		printf("time      %.3f ms compute (best of %u runs)\n", best_ms,
+		       repeat);
+	else
+		printf("time      %.3f ms compute\n", best_ms);
+}
+
+static int cmd_route(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "engine", required_argument, NULL, 'e' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "root-strategy", required_argument, NULL, 's' },
+		{ "lmc", required_argument, NULL, 'l' },
+		{ "dump-dir", required_argument, NULL, 'd' },
+		{ "all-sources", no_argument, NULL, 'a' },
+		{ "repeat", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_verify_options vopts = { 0 };
+	const struct ibr_engine *e = NULL;
+	const char *dump_dir = NULL, *how = "default: SM's switch, else lowest LID";
+	unsigned lmc = 0, repeat = 1;
+	struct ibr_fabric *f;
+	struct ibr_result r;
+	struct ibr_error err = { "" };
+	struct ibr_metrics m;
+	struct ibr_verify_report rep;
+	double best = 0;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "e:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			e = ibr_engine_find(optarg);
+			if (!e)
+				return fail("unknown engine \"%s\" (known: pira, "
+					    "fera)%s", optarg, "");
+			break;
+		case 'r':
+			if (parse_guid(optarg, &root.guid))
+				return EXIT_USAGE;
+			how = "--root";
+			break;
+		case 's':
+			if (ibr_root_strategy_parse(optarg, &root.strategy))
+				return fail("--root-strategy %s: expected sm, "
+					    "lowest-lid or center%s", optarg, "");
+			how = ibr_root_strategy_name(root.strategy);
+			break;
+		case 'l':
+			if (parse_uint("--lmc", optarg, IBR_MAX_LMC, &lmc))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			dump_dir = optarg;
+			break;
+		case 'a':
+			vopts.all_sources = vopts.switch_lids = true;
+			break;
+		case 'n':
+			if (parse_uint("--repeat", optarg, 100000, &repeat) ||
+			    repeat == 0)
+				return EXIT_USAGE;
+			break;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!e)
+		return fail("route: choose an engine with -e pira or -e fera%s%s",
+			    "", "");
+	if (optind != argc - 1)
+		return fail("route: expected one FABRIC argument%s%s", "", "");
+	f = load_fabric(argv[optind], lmc);
+	if (!f)
+		return EXIT_USAGE;
+	print_fabric(argv[optind], f);
+	for (unsigned i = 0; i < repeat; i++) {
+		if (i > 0)
+			ibr_result_free(&r);
+		if (ibr_route(f, e, &root, &r, &err)) {
+			fprintf(stderr, "ibrouting: %s\n", err.msg);
+			ibr_fabric_free(f);
+			return EXIT_USAGE;
+		}
+		if (i == 0 || r.stats.compute_ms < best)
+			best = r.stats.compute_ms;
+	}
+	print_route_summary(f, e, &r, how, best, repeat);
+	rc = ibr_metrics_compute(f, &r, &m, &err);
+	if (rc == 0)
+		printf("load      max link load %" PRIu64 " flows of %" PRIu64
+		       ", mean path %.2f links, %u DLIDs used of %u assigned\n",
+		       m.max_link_load, m.flows, m.mean_path_len, m.lids_used,
+		       m.lids_assigned);
+	if (rc == 0)
+		rc = ibr_verify(f, &r, &vopts, &rep, &err);
+	if (rc == 0 && dump_dir)
+		rc = ibr_dump_write(dump_dir, f, &r, &err);
+	if (rc) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		rc = EXIT_USAGE;
+	} else {
+		rc = print_verdict(&rep);
+		if (dump_dir)
+			printf("dumps     %s/opensm-subnet.lst, opensm-lfts.dump, "
+			       "opensm.fdbs\n", dump_dir);
+	}
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
+	return rc;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	struct ibr_verify_options vopts = { 0 };
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+	struct ibr_fabric *f = NULL;
+	struct ibr_result r;
+	int i = 1, rc;
+
+	if (i < argc && strcmp(argv[i], "--all-sources") == 0) {
+		vopts.all_sources = vopts.switch_lids = true;
+		i++;
+	}
+	if (i != argc - 1)
+		return fail("verify: expected one directory with "
+			    "opensm-subnet.lst and opensm-lfts.dump%s%s", "", "");
+	if (ibr_dump_read(argv[i], &f, &r, &err)) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	print_fabric(argv[i], f);
+	if (ibr_verify(f, &r, &vopts, &rep, &err)) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		rc = EXIT_USAGE;
+	} else {
+		rc = print_verdict(&rep);
+	}
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
+	return rc;
+}
+
+static int cmd_generate(int argc, char **argv)
+{
+	const char *out_path = NULL;
+	struct ibr_error err = { "" };
+	struct ibr_fabric *f;
+	unsigned lmc = 0;
+	FILE *out = stdout;
+	int i, rc;
+
+	for (i = 1; i < argc - 1; i++) {
+		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc - 1) {
+			out_path = argv[++i];
+		} else if (strcmp(argv[i], "--lmc") == 0 && i + 1 < argc - 1) {
+			if (parse_uint("--lmc", argv[++i], IBR_MAX_LMC, &lmc))
+				return EXIT_USAGE;
+		} else {
+			break;
+		}
+	}
+	if (i != argc - 1)
+		return fail("generate: expected [-o FILE] [--lmc N] SPEC%s%s", "", "");
+	f = ibr_generate(argv[i], &err);
+	if (!f || ibr_fabric_finalize(f, lmc, &err)) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		ibr_fabric_free(f);
+		return EXIT_USAGE;
+	}
+	if (out_path && !(out = fopen(out_path, "w"))) {
+		fprintf(stderr, "ibrouting: cannot write %s: %s\n", out_path,
+			strerror(errno));
+		ibr_fabric_free(f);
+		return EXIT_USAGE;
+	}
+	rc = ibr_fabric_write_net(f, out, &err);
+	if (out != stdout && fclose(out) != 0 && rc == 0)
+		rc = ibr_error_set(&err, "cannot write %s: %s", out_path,
+				   strerror(errno));
+	if (rc)
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+	ibr_fabric_free(f);
+	return rc ? EXIT_USAGE : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	if (strcmp(argv[1], "route") == 0)
+		return cmd_route(argc - 1, argv + 1);
+	if (strcmp(argv[1], "verify") == 0)
+		return cmd_verify(argc - 1, argv + 1);
+	if (strcmp(argv[1], "generate") == 0)
+		return cmd_generate(argc - 1, argv + 1);
+	fprintf(stderr, "ibrouting: unknown command \"%s\"\n%s", argv[1], usage);
+	return EXIT_USAGE;
+}

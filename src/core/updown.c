@@ -1,1 +1,198 @@
-/* placeholder: being written */
+/*
+ * updown.c - root choice and the up/down orientation (see updown.h).
+ *
+ * Invariants of a built orientation:
+ *   rank[root] == 0 and rank[s] == BFS distance from the root;
+ *   order[] sorts switches by (rank, LID), position[] is its inverse;
+ *   every switch but the root has a neighbour of smaller rank, reached by
+ *   a down link from it, so the root reaches every switch going down only.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibrouting/updown.h"
+
+static const char *const strategy_names[] = {
+	[IBR_ROOT_SM] = "sm",
+	[IBR_ROOT_LOWEST_LID] = "lowest-lid",
+	[IBR_ROOT_CENTER] = "center",
+};
+
+const char *ibr_root_strategy_name(enum ibr_root_strategy s)
+{
+	return strategy_names[s];
+}
+
+int ibr_root_strategy_parse(const char *name, enum ibr_root_strategy *s)
+{
+	for (unsigned i = 0; i < sizeof(strategy_names) / sizeof(*strategy_names); i++)
+		if (strcmp(name, strategy_names[i]) == 0) {
+			*s = i;
+			return 0;
+		}
+	return -1;
+}
+
+/* BFS distances from `src` over inter-switch links; returns the largest. */
+static uint32_t bfs_ranks(const struct ibr_fabric *f, uint32_t src,
+			  uint32_t *rank, uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0, far = 0;
+
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		rank[s] = UINT32_MAX;
+	rank[src] = 0;
+	queue[tail++] = src;
+	while (head < tail) {
+		uint32_t s = queue[head++];
+		far = rank[s];
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+			uint32_t t = f->sw_adj[i].peer;
+			if (rank[t] == UINT32_MAX) {
+				rank[t] = rank[s] + 1;
+				queue[tail++] = t;
+			}
+		}
+	}
+	return far;
+}
+
+static uint32_t lowest_lid_switch(const struct ibr_fabric *f)
+{
+	uint32_t best = 0;
+
+	for (uint32_t s = 1; s < f->num_switches; s++)
+		if (ibr_switch_lid(f, s) < ibr_switch_lid(f, best))
+			best = s;
+	return best;
+}
+
+/* A switch of minimum eccentricity; ties to the lowest LID.  One BFS per
+ * switch: O(S * E), offered as an option, not the default. */
+static int center_switch(const struct ibr_fabric *f, uint32_t *root,
+			 struct ibr_error *err)
+{
+	uint32_t S = f->num_switches, best = IBR_NONE, best_ecc = UINT32_MAX;
+	uint32_t *rank = malloc(S * sizeof(uint32_t));
+	uint32_t *queue = malloc(S * sizeof(uint32_t));
+
+	if (!rank || !queue) {
+		free(rank);
+		free(queue);
+		return ibr_error_set(err, "out of memory");
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t ecc = bfs_ranks(f, s, rank, queue);
+		if (ecc < best_ecc || (ecc == best_ecc &&
+				       ibr_switch_lid(f, s) < ibr_switch_lid(f, best))) {
+			best = s;
+			best_ecc = ecc;
+		}
+	}
+	free(rank);
+	free(queue);
+	*root = best;
+	return 0;
+}
+
+int ibr_choose_root(const struct ibr_fabric *f,
+		    const struct ibr_root_choice *choice, uint32_t *root,
+		    struct ibr_error *err)
+{
+	if (choice && choice->guid) {
+		uint32_t n = ibr_fabric_find_guid(f, choice->guid);
+		if (n == IBR_NONE)
+			return ibr_error_set(err, "root GUID 0x%016llx is not in "
+					     "the fabric",
+					     (unsigned long long)choice->guid);
+		if (f->nodes[n].type != IBR_NODE_SWITCH)
+			return ibr_error_set(err, "root GUID 0x%016llx is a CA, "
+					     "not a switch",
+					     (unsigned long long)choice->guid);
+		*root = f->nodes[n].sw_index;
+		return 0;
+	}
+	switch (choice ? choice->strategy : IBR_ROOT_SM) {
+	case IBR_ROOT_CENTER:
+		return center_switch(f, root, err);
+	case IBR_ROOT_SM:
+		if (f->sm_node != IBR_NONE) {
+			const struct ibr_node *sm = &f->nodes[f->sm_node];
+			if (sm->type == IBR_NODE_SWITCH) {
+				*root = sm->sw_index;
+				return 0;
+			}
+			const struct ibr_port *p = ibr_port(f, f->sm_node, f->sm_port);
+			if (p->remote_node != IBR_NONE) {
+				*root = f->nodes[p->remote_node].sw_index;
+				return 0;
+			}
+		}
+		/* No SM known, as in an offline topology file. */
+		__attribute__((fallthrough));
+	case IBR_ROOT_LOWEST_LID:
+		*root = lowest_lid_switch(f);
+		return 0;
+	}
+	return ibr_error_set(err, "unknown root strategy");
+}
+
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts switches by (rank, LID) through one packed key per switch:
+ * rank in bits 40.., LID in bits 24..39, switch index in bits 0..23
+ * (fabric_finalize caps nodes below 2^24). */
+static int sort_by_rank_and_lid(const struct ibr_fabric *f, struct ibr_updown *ud)
+{
+	uint32_t S = f->num_switches;
+	uint64_t *keys = malloc(S * sizeof(uint64_t));
+
+	if (!keys)
+		return -1;
+	for (uint32_t s = 0; s < S; s++)
+		keys[s] = (uint64_t)ud->rank[s] << 40 |
+			  (uint64_t)ibr_switch_lid(f, s) << 24 | s;
+	qsort(keys, S, sizeof(uint64_t), by_key);
+	for (uint32_t i = 0; i < S; i++) {
+		ud->order[i] = keys[i] & 0xFFFFFF;
+		ud->position[ud->order[i]] = i;
+	}
+	free(keys);
+	return 0;
+}
+
+int ibr_updown_build(const struct ibr_fabric *f, uint32_t root,
+		     struct ibr_updown *ud, struct ibr_error *err)
+{
+	uint32_t S = f->num_switches;
+
+	memset(ud, 0, sizeof(*ud));
+	ud->num_switches = S;
+	ud->root = root;
+	ud->rank = malloc(S * sizeof(uint32_t));
+	ud->order = malloc(S * sizeof(uint32_t));
+	ud->position = malloc(S * sizeof(uint32_t));
+	if (!ud->rank || !ud->order || !ud->position) {
+		ibr_updown_free(ud);
+		return ibr_error_set(err, "out of memory");
+	}
+	bfs_ranks(f, root, ud->rank, ud->order);
+	if (sort_by_rank_and_lid(f, ud)) {
+		ibr_updown_free(ud);
+		return ibr_error_set(err, "out of memory");
+	}
+	return 0;
+}
+
+void ibr_updown_free(struct ibr_updown *ud)
+{
+	free(ud->rank);
+	free(ud->order);
+	free(ud->position);
+	memset(ud, 0, sizeof(*ud));
+}

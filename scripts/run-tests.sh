@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds out of tree in build/ and runs every test: `make check` (cmocka
+# unit tests, CLI and ibdmchk shell tests), `make distcheck`, and a
+# valgrind leak check of repeated routing runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+
+[ -x configure ] || autoreconf -fi >/dev/null
+mkdir -p build
+cd build
+[ -f Makefile ] || ../configure ${CONFIGURE_FLAGS:-} >/dev/null
+make -j"$(nproc)" >/dev/null
+status=0
+make -j"$(nproc)" check || status=$?
+for log in tests/*.log; do
+	case "$log" in test-suite.log) continue ;; esac
+	grep -hE '^\[  (PASSED|FAILED|SKIPPED)  \]|^# (PASS|FAIL|SKIP)|^(PASS|FAIL|SKIP):' "$log" || true
+done
+[ $status = 0 ] || { cat test-suite.log; }
+count() { sed -n "s/^# $1: *//p" test-suite.log; }
+passed=$(count PASS)
+failed=$(( $(count FAIL) + $(count ERROR) + $(count XPASS) ))
+skipped=$(count SKIP)
+if [ $status != 0 ]; then
+	echo "tests: $passed passed, $failed failed, $skipped skipped"
+	exit $status
+fi
+
+echo "== valgrind: repeated routing runs must not leak"
+for e in pira fera; do
+	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		-q ./ibrouting route -e "$e" --repeat 3 --dump-dir "$(mktemp -d)" \
+		"$top/tests/fabrics/fig1.net" >/dev/null
+	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		-q ./ibrouting route -e "$e" --repeat 2 gen:random:sw=32,ca=128,seed=5 >/dev/null
+done
+echo "valgrind: no leaks, no errors"
+passed=$((passed + 1))
+
+echo "== make distcheck"
+make distcheck DISTCHECK_CONFIGURE_FLAGS="${CONFIGURE_FLAGS:-}" >/dev/null
+echo "distcheck: OK"
+passed=$((passed + 1))
+echo "tests: $passed passed, $failed failed, $skipped skipped"
