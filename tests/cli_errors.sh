@@ -55,7 +55,7 @@ expect_error "bad root GUID" 2 "--root zz" \
 expect_error "root GUID not in fabric" 2 "root GUID 0x0000000000abcdef is not in the fabric" \
 	"$IBROUTING" route -e pira --root 0xabcdef "$FABRICS_DIR/fig1.net"
 expect_error "root GUID of a CA" 2 "is a CA, not a switch" \
-	"$IBROUTING" route -e pira --root 0x100401 "$FABRICS_DIR/fig1.net"
+	"$IBROUTING" route -e pira --root 0x100400 "$FABRICS_DIR/fig1.net"
 expect_error "bad root strategy" 2 "--root-strategy middle" \
 	"$IBROUTING" route -e pira --root-strategy middle "$FABRICS_DIR/fig1.net"
 expect_error "more LIDs than the LID space" 2 "more LIDs than the LID space" \

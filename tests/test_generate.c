@@ -1,1 +1,430 @@
-int main(void) { return 77; }
+/*
+ * test_generate.c - the fabric generator: shape, counts, determinism and
+ * spec errors for the random, clos and torus kinds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ibrouting/generate.h"
+
+/* Generates and finalizes (LMC 0): finalize checks connectivity. */
+static struct ibr_fabric *gen_ok(const char *spec)
+{
+	struct ibr_error err = { { 0 } };
+	struct ibr_fabric *f = ibr_generate(spec, &err);
+
+	if (!f)
+		fail_msg("%s: %s", spec, err.msg);
+	if (ibr_fabric_finalize(f, 0, &err))
+		fail_msg("%s: finalize: %s", spec, err.msg);
+	return f;
+}
+
+static uint32_t count_type(const struct ibr_fabric *f, enum ibr_node_type t)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		n += f->nodes[i].type == t;
+	return n;
+}
+
+/* Inter-switch links, each counted once. */
+static uint32_t sw_links(const struct ibr_fabric *f)
+{
+	return f->sw_adj_start[f->num_switches] / 2;
+}
+
+/* Links of switch s to switch t. */
+static uint32_t links_between(const struct ibr_fabric *f, uint32_t s,
+			      uint32_t t)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
+		n += f->sw_adj[i].peer == t;
+	return n;
+}
+
+static uint32_t parallel_links(const struct ibr_fabric *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
+			n += links_between(f, s, f->sw_adj[i].peer) > 1;
+	return n / 2;
+}
+
+/* Every node within the ibsim port limit and of the expected radix; CA
+ * ports spread evenly over the switches that have CAs at all. */
+static void check_ports(const struct ibr_fabric *f, unsigned sw_ports,
+			unsigned ca_ports)
+{
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		const struct ibr_node *n = &f->nodes[i];
+		assert_true(n->num_ports >= 1 && n->num_ports <= IBR_MAX_PORTS);
+		if (n->type == IBR_NODE_CA)
+			assert_int_equal(n->num_ports, ca_ports);
+		else if (sw_ports)
+			assert_int_equal(n->num_ports, sw_ports);
+	}
+}
+
+static void check_even_cas(const struct ibr_fabric *f, uint32_t first,
+			   uint32_t count)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+
+	for (uint32_t s = first; s < first + count; s++) {
+		uint32_t n = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+		lo = n < lo ? n : lo;
+		hi = n > hi ? n : hi;
+	}
+	assert_true(hi - lo <= 1);
+}
+
+/* 2-port CAs have their ports on two different switches. */
+static void check_dual_homed(const struct ibr_fabric *f)
+{
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		if (f->nodes[i].type != IBR_NODE_CA || f->nodes[i].num_ports != 2)
+			continue;
+		assert_int_not_equal(ibr_port(f, i, 1)->remote_node,
+				     ibr_port(f, i, 2)->remote_node);
+	}
+}
+
+/* ---- random --------------------------------------------------------- */
+
+struct random_case {
+	const char *spec;
+	uint32_t sw, ca;
+	unsigned deg, ports, caports;
+	bool simple;              /* expect no parallel links */
+};
+
+static void test_random_shapes(void **state)
+{
+	static const struct random_case cases[] = {
+		{ "random:sw=16,ca=128", 16, 128, 8, 36, 1, true },
+		{ "random:sw=32,ca=256,seed=7", 32, 256, 8, 36, 1, true },
+		{ "random:sw=64,ca=1024", 64, 1024, 8, 36, 1, true },
+		{ "random:sw=17,ca=100,deg=5,ports=12", 17, 100, 5, 12, 1, true },
+		{ "random:sw=64,ca=512,caports=2", 64, 512, 8, 36, 2, true },
+		{ "random:sw=16,ca=160,deg=8,ports=18", 16, 160, 8, 18, 1, true },
+		{ "random:sw=5,ca=10,deg=8", 5, 10, 8, 36, 1, false },
+		{ "random:sw=2,deg=3", 2, 0, 3, 36, 1, false },
+		{ "random:sw=3,deg=2,ports=2", 3, 0, 2, 2, 1, true },
+		{ "random:sw=1,ca=3,deg=0", 1, 3, 0, 36, 1, true },
+		{ "random:sw=9,ca=9,deg=3,ports=6,caports=2", 9, 9, 3, 6, 2, false },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct random_case *k = &cases[c];
+		struct ibr_fabric *f = gen_ok(k->spec);
+		double avg;
+		assert_int_equal(count_type(f, IBR_NODE_SWITCH), k->sw);
+		assert_int_equal(count_type(f, IBR_NODE_CA), k->ca);
+		assert_int_equal(f->num_end_ports, k->ca * k->caports);
+		avg = 2.0 * sw_links(f) / k->sw;
+		if (avg < k->deg - 0.5 || avg > k->deg + 0.5)
+			fail_msg("%s: average degree %.2f", k->spec, avg);
+		check_ports(f, k->ports, k->caports);
+		check_even_cas(f, 0, k->sw);
+		check_dual_homed(f);
+		if (k->simple && parallel_links(f))
+			fail_msg("%s: %u parallel links", k->spec,
+				 parallel_links(f));
+		ibr_fabric_free(f);
+	}
+}
+
+/* ibsim's numbering: switches 0x200000+i, CA i 0x100000+i*(ports+1). */
+static void test_random_guids(void **state)
+{
+	struct ibr_fabric *f = gen_ok("random:sw=4,ca=6,caports=2");
+	(void)state;
+
+	assert_int_equal(f->nodes[0].guid, 0x200000);
+	assert_int_equal(f->nodes[3].guid, 0x200003);
+	assert_string_equal(f->nodes[3].desc, "sw3");
+	assert_int_equal(f->nodes[4].guid, 0x100000);
+	assert_int_equal(f->nodes[5].guid, 0x100003);
+	assert_int_equal(ibr_port(f, 5, 2)->guid, 0x100005);
+	assert_string_equal(f->nodes[9].desc, "ca5");
+	ibr_fabric_free(f);
+}
+
+/* The biggest paper size, to keep an eye on cost (finalize not needed). */
+static void test_random_large(void **state)
+{
+	struct ibr_error err = { { 0 } };
+	struct ibr_fabric *f = ibr_generate("random:sw=1024,ca=16384", &err);
+	uint32_t ends = 0;
+	(void)state;
+
+	if (!f)
+		fail_msg("%s", err.msg);
+	assert_int_equal(f->num_nodes, 1024 + 16384);
+	for (uint32_t s = 0; s < 1024; s++)
+		for (unsigned p = 1; p <= f->nodes[s].num_ports; p++) {
+			uint32_t r = ibr_port(f, s, p)->remote_node;
+			ends += r != IBR_NONE && f->nodes[r].type == IBR_NODE_SWITCH;
+		}
+	assert_int_equal(ends, 8 * 1024);
+	ibr_fabric_free(f);
+}
+
+/* ---- clos ----------------------------------------------------------- */
+
+struct clos_case {
+	const char *spec;
+	uint32_t leaf, spine, ca, uplinks, caports;
+};
+
+static void check_clos(const struct ibr_fabric *f, const struct clos_case *k)
+{
+	for (uint32_t s = 0; s < k->leaf + k->spine; s++) {
+		const char *want = s < k->leaf ? "leaf" : "spine";
+		assert_memory_equal(ibr_switch(f, s)->desc, want, strlen(want));
+	}
+	for (uint32_t l = 0; l < k->leaf; l++) {
+		for (uint32_t t = 0; t < k->leaf; t++)
+			assert_int_equal(links_between(f, l, t), 0);
+		for (uint32_t p = 0; p < k->spine; p++)
+			assert_int_equal(links_between(f, l, k->leaf + p),
+					 k->uplinks);
+	}
+	for (uint32_t p = k->leaf; p < k->leaf + k->spine; p++) {
+		assert_int_equal(f->sw_ca_start[p + 1] - f->sw_ca_start[p], 0);
+		for (uint32_t t = k->leaf; t < k->leaf + k->spine; t++)
+			assert_int_equal(links_between(f, p, t), 0);
+	}
+}
+
+static void test_clos_shapes(void **state)
+{
+	static const struct clos_case cases[] = {
+		{ "clos:leaf=4,spine=2,ca=16", 4, 2, 16, 1, 1 },
+		{ "clos:leaf=16,spine=8,ca=256,uplinks=2", 16, 8, 256, 2, 1 },
+		{ "clos:leaf=3,spine=5,ca=7,caports=2,seed=9", 3, 5, 7, 1, 2 },
+		{ "clos:leaf=1,spine=1", 1, 1, 0, 1, 1 },
+		{ "clos:spine=18,leaf=36,ca=648", 36, 18, 648, 1, 1 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct clos_case *k = &cases[c];
+		struct ibr_fabric *f = gen_ok(k->spec);
+		assert_int_equal(f->num_switches, k->leaf + k->spine);
+		assert_int_equal(count_type(f, IBR_NODE_CA), k->ca);
+		assert_int_equal(sw_links(f), k->leaf * k->spine * k->uplinks);
+		check_ports(f, 0, k->caports);
+		check_clos(f, k);
+		check_even_cas(f, 0, k->leaf);
+		check_dual_homed(f);
+		ibr_fabric_free(f);
+	}
+}
+
+/* ---- torus ---------------------------------------------------------- */
+
+struct torus_case {
+	const char *spec;
+	unsigned dims[3], ndims, ca, broken, caports;
+};
+
+/* A ring of n > 2 has n links per line, a ring of 2 a single one. */
+static uint32_t full_torus_links(const struct torus_case *k)
+{
+	uint32_t sw = 1, links = 0;
+
+	for (unsigned d = 0; d < k->ndims; d++)
+		sw *= k->dims[d];
+	for (unsigned d = 0; d < k->ndims; d++)
+		links += k->dims[d] > 2 ? sw : sw / 2;
+	return links;
+}
+
+static void test_torus_shapes(void **state)
+{
+	static const struct torus_case cases[] = {
+		{ "torus:dims=4x4", { 4, 4 }, 2, 1, 0, 1 },
+		{ "torus:dims=2x3x4,ca=2", { 2, 3, 4 }, 3, 2, 0, 1 },
+		{ "torus:dims=4x4x4,broken=10,seed=3", { 4, 4, 4 }, 3, 1, 10, 1 },
+		{ "torus:dims=2x2,broken=1,ca=0", { 2, 2 }, 2, 0, 1, 1 },
+		{ "torus:dims=8x8,broken=65", { 8, 8 }, 2, 1, 65, 1 },
+		{ "torus:dims=3x5,ca=3,caports=2,broken=4", { 3, 5 }, 2, 3, 4, 2 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct torus_case *k = &cases[c];
+		struct ibr_fabric *f = gen_ok(k->spec);
+		uint32_t sw = 1;
+		for (unsigned d = 0; d < k->ndims; d++)
+			sw *= k->dims[d];
+		assert_int_equal(f->num_switches, sw);
+		assert_int_equal(count_type(f, IBR_NODE_CA), sw * k->ca);
+		assert_int_equal(sw_links(f), full_torus_links(k) - k->broken);
+		check_ports(f, 2 * k->ndims + k->ca * k->caports, k->caports);
+		check_even_cas(f, 0, sw);
+		check_dual_homed(f);
+		if (!k->broken)
+			assert_int_equal(parallel_links(f), 0);
+		ibr_fabric_free(f);
+	}
+}
+
+/* Switch (x,y,z) is node x+X*(y+Y*z); +x leaves on port 1, -x on port 2. */
+static void test_torus_layout(void **state)
+{
+	struct ibr_fabric *f = gen_ok("torus:dims=3x2x2");
+	(void)state;
+
+	assert_string_equal(f->nodes[1].desc, "sw(1,0,0)");
+	assert_string_equal(f->nodes[11].desc, "sw(2,1,1)");
+	assert_int_equal(ibr_port(f, 0, 1)->remote_node, 1);
+	assert_int_equal(ibr_port(f, 0, 1)->remote_port, 2);
+	assert_int_equal(ibr_port(f, 0, 2)->remote_node, 2);
+	assert_int_equal(ibr_port(f, 0, 3)->remote_node, 3);
+	assert_int_equal(ibr_port(f, 0, 4)->remote_node, IBR_NONE);
+	assert_int_equal(ibr_port(f, 3, 4)->remote_node, 0);
+	assert_int_equal(ibr_port(f, 0, 5)->remote_node, 6);
+	assert_int_equal(f->nodes[ibr_port(f, 0, 7)->remote_node].type,
+			 IBR_NODE_CA);
+	ibr_fabric_free(f);
+}
+
+/* ---- determinism ---------------------------------------------------- */
+
+static bool same_fabric(const struct ibr_fabric *a, const struct ibr_fabric *b)
+{
+	if (a->num_nodes != b->num_nodes || a->num_ports != b->num_ports)
+		return false;
+	for (uint32_t i = 0; i < a->num_nodes; i++)
+		if (a->nodes[i].guid != b->nodes[i].guid ||
+		    a->nodes[i].num_ports != b->nodes[i].num_ports ||
+		    strcmp(a->nodes[i].desc, b->nodes[i].desc) != 0)
+			return false;
+	for (uint32_t p = 0; p < a->num_ports; p++)
+		if (a->ports[p].guid != b->ports[p].guid ||
+		    a->ports[p].remote_node != b->ports[p].remote_node ||
+		    a->ports[p].remote_port != b->ports[p].remote_port)
+			return false;
+	return true;
+}
+
+static void test_determinism(void **state)
+{
+	static const char *const specs[][2] = {
+		{ "random:sw=64,ca=512,seed=5", "random:sw=64,ca=512,seed=6" },
+		{ "random:sw=5,ca=10,deg=8,seed=5", "random:sw=5,ca=10,deg=8" },
+		{ "clos:leaf=8,spine=4,ca=60,seed=5", "clos:leaf=8,spine=4,ca=60" },
+		{ "torus:dims=4x4x4,broken=5,seed=5", "torus:dims=4x4x4,broken=5" },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(specs) / sizeof(specs[0]); c++) {
+		struct ibr_fabric *a = gen_ok(specs[c][0]);
+		struct ibr_fabric *b = gen_ok(specs[c][0]);
+		struct ibr_fabric *other = gen_ok(specs[c][1]);
+		if (!same_fabric(a, b))
+			fail_msg("%s: two generations differ", specs[c][0]);
+		if (same_fabric(a, other))
+			fail_msg("%s and %s are identical", specs[c][0],
+				 specs[c][1]);
+		ibr_fabric_free(a);
+		ibr_fabric_free(b);
+		ibr_fabric_free(other);
+	}
+}
+
+/* ---- errors --------------------------------------------------------- */
+
+struct bad_case {
+	const char *spec;
+	const char *words[3];     /* each must appear in the message */
+};
+
+static void test_bad_specs(void **state)
+{
+	static const struct bad_case cases[] = {
+		{ "", { "empty spec" } },
+		{ NULL, { "empty spec" } },
+		{ "mesh:sw=4", { "unknown kind", "\"mesh\"" } },
+		{ "random:foo=1", { "unknown key \"foo\"", "\"random:foo=1\"",
+				    "sw, ca, deg" } },
+		{ "clos:leaf=2,spine=2,deg=3", { "unknown key \"deg\"" } },
+		{ "random:sw", { "\"sw\"", "no value" } },
+		{ "random:sw=", { "\"sw\"", "no value" } },
+		{ "random:sw=abc", { "sw=abc", "not a number" } },
+		{ "random:sw=-3", { "sw=-3", "not a number" } },
+		{ "random:sw=0", { "sw=0", "out of range", "1..65536" } },
+		{ "random:sw=99999999999999999999", { "sw=9", "out of range" } },
+		{ "random:ca=4", { "missing", "\"sw\"" } },
+		{ "clos:leaf=4", { "missing", "\"spine\"" } },
+		{ "torus:ca=1", { "missing", "\"dims\"" } },
+		{ "random:sw=4,sw=5", { "\"sw\"", "twice" } },
+		{ "random:sw=4,,ca=1", { "empty" } },
+		{ "random:sw=4,", { "empty" } },
+		{ "random:sw=4,caports=3", { "caports=3", "out of range" } },
+		{ "random:sw=16,deg=9,ports=8", { "deg=9", "needs ports >= 9",
+						  "ports=8" } },
+		{ "random:sw=16,ca=64,ports=11", { "deg=8", "needs ports >= 12" } },
+		{ "random:sw=16,deg=1", { "deg=1", "cannot connect" } },
+		{ "random:sw=1,ca=1", { "deg=8", "sw >= 2" } },
+		{ "random:sw=65536,ca=400000,caports=2", { "CA GUID range" } },
+		{ "torus:dims=4", { "dims=4", "AxB" } },
+		{ "torus:dims=1x4", { "dims=1x4" } },
+		{ "torus:dims=4x4x4x4", { "dims=4x4x4x4" } },
+		{ "torus:dims=4xx4", { "dims=4xx4" } },
+		{ "torus:dims=256x256x2", { "dims=256x256x2", "65536" } },
+		{ "torus:dims=3x3,broken=100", { "broken=100", "at most 10" } },
+		{ "torus:dims=3x3x3,ca=125,caports=2", { "needs 256" } },
+		{ "clos:leaf=200,spine=2,uplinks=2", { "leaf=200", "needs 400" } },
+		{ "clos:leaf=2,spine=200,ca=200", { "spine=200", "needs 300" } },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct bad_case *k = &cases[c];
+		struct ibr_error err = { { 0 } };
+		struct ibr_fabric *f = ibr_generate(k->spec, &err);
+		if (f)
+			fail_msg("%s: accepted", k->spec);
+		if (strncmp(err.msg, "generate: ", 10) != 0)
+			fail_msg("%s: message \"%s\"", k->spec, err.msg);
+		for (int w = 0; w < 3 && k->words[w]; w++)
+			if (!strstr(err.msg, k->words[w]))
+				fail_msg("%s: \"%s\" lacks \"%s\"", k->spec,
+					 err.msg, k->words[w]);
+	}
+	/* err may be NULL */
+	assert_null(ibr_generate("mesh", NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_shapes),
+		cmocka_unit_test(test_random_guids),
+		cmocka_unit_test(test_random_large),
+		cmocka_unit_test(test_clos_shapes),
+		cmocka_unit_test(test_torus_shapes),
+		cmocka_unit_test(test_torus_layout),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_bad_specs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -145,6 +145,15 @@ static void print_route_summary(const struct ibr_fabric *f,
 		printf("time      %.3f ms compute\n", best_ms);
 }
 
+static void print_path_lengths(const struct ibr_metrics *m)
+{
+	printf("paths    ");
+	for (unsigned len = 0; len <= IBR_MAX_PATH_LEN; len++)
+		if (m->path_len_hist[len])
+			printf(" %u:%" PRIu64, len, m->path_len_hist[len]);
+	printf("  (links: CA pairs)\n");
+}
+
 static int cmd_route(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -236,6 +245,8 @@ static int cmd_route(int argc, char **argv)
 		       ", mean path %.2f links, %u DLIDs used of %u assigned\n",
 		       m.max_link_load, m.flows, m.mean_path_len, m.lids_used,
 		       m.lids_assigned);
+	if (rc == 0)
+		print_path_lengths(&m);
 	if (rc == 0)
 		rc = ibr_verify(f, &r, &vopts, &rep, &err);
 	if (rc == 0 && dump_dir)

@@ -379,6 +379,7 @@ struct lid_ctx {
 	uint8_t *taken;            /* per LID 0..IBR_MAX_UCAST_LID */
 	uint32_t *claimed_by;      /* node holding a LID, for messages */
 	unsigned lmc;
+	unsigned cursor[IBR_MAX_LMC + 1]; /* per block size: no free block below */
 	struct ibr_error *err;
 };
 
@@ -452,8 +453,12 @@ static int assign_missing_lid(struct ibr_fabric *f, uint32_t node,
 
 	if (p->base_lid != 0)
 		return 0;
-	/* Lowest aligned free block, as OpenSM's LID manager hands them out. */
-	for (lid = count; lid + count - 1 <= IBR_MAX_UCAST_LID; lid += count) {
+	/* Lowest aligned free block, as OpenSM's LID manager hands them out.
+	 * LIDs are only ever taken, so the search resumes where the last one
+	 * of this size ended: linear in the LID space over all holders. */
+	if (c->cursor[lmc] < count)
+		c->cursor[lmc] = count;
+	for (lid = c->cursor[lmc]; lid + count - 1 <= IBR_MAX_UCAST_LID; lid += count) {
 		unsigned l = lid;
 		while (l < lid + count && !c->taken[l])
 			l++;
@@ -464,6 +469,7 @@ static int assign_missing_lid(struct ibr_fabric *f, uint32_t node,
 		return ibr_error_set(c->err, "more LIDs than the LID space: no "
 				     "free block of %u LIDs left for %s", count,
 				     lid_holder_name(f, node, port, a, sizeof(a)));
+	c->cursor[lmc] = lid + count;
 	memset(c->taken + lid, 1, count);
 	for (unsigned l = lid; l < lid + count; l++)
 		c->claimed_by[l] = node << 8 | port;
