@@ -1,1 +1,1030 @@
-/* placeholder: being written */
+/*
+ * topo_read.c - ibsim net files and ibnetdiscover output into a fabric.
+ *
+ * Two passes.  The first reads line by line and creates each node as soon
+ * as its header is read, so node ids follow the file and GUIDs are counted
+ * exactly as ibsim counts them; each port line is kept as a pending link.
+ * The second resolves pending links by node id (a line may name a node
+ * declared further down) and joins the ports.  A link may be listed from
+ * one end or from both; when both, they must agree.
+ *
+ * The grammar is ibsim's, read strictly: what ibsim would read otherwise
+ * than the line seems to say is an error here, so that a file accepted
+ * here is the same fabric under ibsim.  Examples: a header right after a
+ * record that lists fewer ports than the node has (ibsim swallows it),
+ * `"peer" [2]` (ibsim reads port 1), an indented line (ibsim ignores it).
+ *
+ * Invariants: every error is "file:line: expected ..., found ..."; on
+ * error no fabric is returned and nothing leaks; every node's origin is
+ * the file:line of its header; the fabric is returned not finalized.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibrouting/topo_io.h"
+
+#define MAX_ID_LEN   64         /* ibsim keeps node ids in 65 bytes */
+#define CA_GUID_BASE 0x100000u  /* ibsim's first CA GUID */
+#define SW_GUID_BASE 0x200000u  /* ibsim's first switch GUID */
+
+enum { GUID_CA, GUID_SW };      /* ibsim keeps one GUID counter per type */
+
+/* A port line waiting for the second pass. */
+struct pending {
+	uint32_t node;          /* the record the line belongs to */
+	size_t peer;            /* arena offset of the peer's node id */
+	unsigned line;
+	uint8_t port, peer_port;
+	bool own_guid;          /* `[p](guid)`: the CA port's own GUID */
+	bool has_peer_guid;     /* `"peer"[q](guid)`: the peer port's GUID */
+	uint64_t peer_guid;
+};
+
+struct reader {
+	const char *name;       /* file name for messages */
+	FILE *in;
+	struct ibr_error *err;
+	struct ibr_fabric *f;
+
+	char *line;             /* the current line, end of line removed */
+	size_t line_cap;
+	unsigned lineno;
+	bool eol;               /* the line ended with a newline */
+
+	uint64_t guid_base[2];  /* last `=` value, `+` counts from it */
+	uint64_t guid_next[2];  /* GUID of the next node of each type */
+
+	char *names;            /* arena of NUL-terminated node ids: */
+	size_t names_len, names_cap; /* offsets stay valid when it grows */
+	size_t *node_name;      /* arena offset of each node's id */
+	uint32_t node_name_cap;
+	uint32_t *id_slot;      /* open hash on ids: node + 1, 0 = free */
+	uint32_t *guid_slot;    /* open hash on node GUIDs, same */
+	uint32_t slots;         /* size of both tables, a power of two */
+
+	struct pending *pend;
+	size_t npend, pend_cap;
+
+	uint32_t cur;           /* node whose record is open, or IBR_NONE */
+	unsigned cur_lines;     /* port lines read in that record */
+	uint32_t last;          /* the last record read, or IBR_NONE */
+	unsigned port_line[IBR_MAX_PORTS + 1]; /* line of each port of cur */
+};
+
+/* ---- messages ----------------------------------------------------- */
+
+static int fail_at(struct reader *r, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail_at(struct reader *r, unsigned line, const char *fmt, ...)
+{
+	char msg[440];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ibr_error_set(r->err, "%s:%u: %s", r->name, line, msg);
+}
+
+#define fail(r, ...) fail_at((r), (r)->lineno, __VA_ARGS__)
+
+/* What the reader found at p, quoted and cut short, for "found ...". */
+static const char *found(const char *p, char *buf, size_t len)
+{
+	size_t i = 0, o = 1;
+
+	if (*p == '\0')
+		return "the end of the line";
+	buf[0] = '\'';
+	while (p[i] && o + 5 < len && i < 48) {
+		unsigned char c = p[i++];
+		buf[o++] = isprint(c) || c == '\t' ? c : '?';
+	}
+	if (p[i])
+		o += snprintf(buf + o, len - o, "...");
+	snprintf(buf + o, len - o, "'");
+	return buf;
+}
+
+static const char *id_of(const struct reader *r, uint32_t node)
+{
+	return r->names + r->node_name[node];
+}
+
+static const char *kind(const struct ibr_node *n)
+{
+	return n->type == IBR_NODE_SWITCH ? "switch" : "CA";
+}
+
+/* ---- small scanners ------------------------------------------------ */
+
+static const char *skip_ws(const char *p)
+{
+	while (*p && isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+static bool blank_or_comment(const char *p)
+{
+	p = skip_ws(p);
+	return *p == '\0' || *p == '#';
+}
+
+/* An unsigned number at *pp; base 0 reads 0x.. and 0.. as ibsim's
+ * strtoul does.  False if there is no digit or it does not fit. */
+static bool read_num(const char **pp, int base, uint64_t *v)
+{
+	const char *p = *pp;
+	char *end;
+
+	if (base == 16 ? !isxdigit((unsigned char)*p) :
+	    !isdigit((unsigned char)*p))
+		return false;
+	errno = 0;
+	*v = strtoull(p, &end, base);
+	if (errno == ERANGE)
+		return false;
+	*pp = end;
+	return true;
+}
+
+/* A keyword: the run of letters, digits, '_' and '-' at p. */
+static size_t word_len(const char *p)
+{
+	size_t n = 0;
+
+	while (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '-')
+		n++;
+	return n;
+}
+
+static bool is_word(const char *p, size_t n, const char *w)
+{
+	return n == strlen(w) && memcmp(p, w, n) == 0;
+}
+
+/* `(hex)`, as ibnetdiscover prints port GUIDs; absent is fine. */
+static int read_paren_guid(const char **pp, bool *has, uint64_t *guid)
+{
+	const char *p = *pp;
+
+	*has = false;
+	if (*p != '(')
+		return 0;
+	p++;
+	if (!read_num(&p, 16, guid) || *p != ')')
+		return -1;
+	*pp = p + 1;
+	*has = true;
+	return 0;
+}
+
+/* `[ext N]`: ibnetdiscover -g prints external port numbers; ignored. */
+static int skip_ext_port(const char **pp)
+{
+	const char *p = *pp;
+	uint64_t v;
+
+	if (strncmp(p, "[ext ", 5) != 0)
+		return 0;
+	p += 5;
+	if (!read_num(&p, 10, &v) || *p != ']')
+		return -1;
+	*pp = p + 1;
+	return 0;
+}
+
+/* ---- node ids and GUIDs: arena and hash tables ---------------------- */
+
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static uint32_t hash_guid(uint64_t g)
+{
+	g ^= g >> 33;
+	g *= 0xff51afd7ed558ccdull;
+	g ^= g >> 33;
+	return (uint32_t)g;
+}
+
+static bool same_id(const struct reader *r, uint32_t node, const char *s,
+		    size_t n)
+{
+	const char *id = id_of(r, node);
+
+	return memcmp(id, s, n) == 0 && id[n] == '\0';
+}
+
+static uint32_t find_id(const struct reader *r, const char *s, size_t n)
+{
+	uint32_t mask = r->slots - 1, i;
+
+	if (!r->slots)
+		return IBR_NONE;
+	for (i = hash_bytes(s, n) & mask; r->id_slot[i]; i = (i + 1) & mask)
+		if (same_id(r, r->id_slot[i] - 1, s, n))
+			return r->id_slot[i] - 1;
+	return IBR_NONE;
+}
+
+static uint32_t find_guid(const struct reader *r, uint64_t guid)
+{
+	uint32_t mask = r->slots - 1, i;
+
+	if (!r->slots)
+		return IBR_NONE;
+	for (i = hash_guid(guid) & mask; r->guid_slot[i]; i = (i + 1) & mask)
+		if (r->f->nodes[r->guid_slot[i] - 1].guid == guid)
+			return r->guid_slot[i] - 1;
+	return IBR_NONE;
+}
+
+static void put_slots(struct reader *r, uint32_t node)
+{
+	uint32_t mask = r->slots - 1, i;
+	const char *id = id_of(r, node);
+
+	for (i = hash_bytes(id, strlen(id)) & mask; r->id_slot[i];
+	     i = (i + 1) & mask)
+		;
+	r->id_slot[i] = node + 1;
+	for (i = hash_guid(r->f->nodes[node].guid) & mask; r->guid_slot[i];
+	     i = (i + 1) & mask)
+		;
+	r->guid_slot[i] = node + 1;
+}
+
+/* Rebuilds both tables twice as large, with every node read so far. */
+static int grow_slots(struct reader *r)
+{
+	uint32_t n = r->slots ? 2 * r->slots : 256;
+
+	free(r->id_slot);
+	free(r->guid_slot);
+	r->id_slot = calloc(n, sizeof(uint32_t));
+	r->guid_slot = calloc(n, sizeof(uint32_t));
+	r->slots = n;
+	if (!r->id_slot || !r->guid_slot || n == 0) {
+		r->slots = 0;
+		return fail(r, "out of memory");
+	}
+	for (uint32_t i = 0; i < r->f->num_nodes; i++)
+		put_slots(r, i);
+	return 0;
+}
+
+/* Copies s[0..n) into the arena; *off is where it landed. */
+static int add_name(struct reader *r, const char *s, size_t n, size_t *off)
+{
+	if (r->names_len + n + 1 > r->names_cap) {
+		size_t cap = r->names_cap ? r->names_cap : 4096;
+		char *b;
+		while (r->names_len + n + 1 > cap)
+			cap *= 2;
+		b = realloc(r->names, cap);
+		if (!b)
+			return fail(r, "out of memory");
+		r->names = b;
+		r->names_cap = cap;
+	}
+	memcpy(r->names + r->names_len, s, n);
+	r->names[r->names_len + n] = '\0';
+	*off = r->names_len;
+	r->names_len += n + 1;
+	return 0;
+}
+
+/* A quoted node id at *pp (the opening quote); ibsim's rules: not empty,
+ * at most 64 bytes, no '#' (module prefixes) or '@' (aliases). */
+static int read_id(struct reader *r, const char **pp, const char **id,
+		   size_t *n)
+{
+	const char *p = *pp + 1, *end = strchr(p, '"');
+	char buf[64];
+
+	if (!end)
+		return fail(r, "expected a closing \" after the node id, found %s",
+			    found(*pp, buf, sizeof(buf)));
+	*id = p;
+	*n = (size_t)(end - p);
+	*pp = end + 1;
+	if (*n == 0)
+		return fail(r, "expected a node id between the quotes, found \"\"");
+	if (*n > MAX_ID_LEN)
+		return fail(r, "node id of %zu characters: ibsim keeps at most %d",
+			    *n, MAX_ID_LEN);
+	if (memchr(p, '@', *n))
+		return fail(r, "node aliases (\"...@...\") are not supported, "
+			    "found \"%.*s\"", (int)*n, p);
+	if (memchr(p, '#', *n))
+		return fail(r, "expected a node id without '#' (ibsim module "
+			    "prefixes are not supported), found \"%.*s\"",
+			    (int)*n, p);
+	return 0;
+}
+
+/* ---- node headers -------------------------------------------------- */
+
+struct header {
+	const char *desc;       /* NULL: use the node id */
+	size_t desc_len;
+	uint64_t lid, lmc;
+};
+
+/* The number after `lid` or `lmc` in a comment, range-checked. */
+static int read_lid_word(struct reader *r, const char **pp, bool is_lid,
+			 uint64_t *v)
+{
+	const char *p = skip_ws(*pp);
+	uint64_t max = is_lid ? IBR_MAX_UCAST_LID : IBR_MAX_LMC;
+	char buf[64];
+
+	if (!read_num(&p, 0, v) || (*p && !isspace((unsigned char)*p)))
+		return fail(r, "expected a number after \"%s\", found %s",
+			    is_lid ? "lid" : "lmc",
+			    found(skip_ws(*pp), buf, sizeof(buf)));
+	if (*v > max)
+		return fail(r, "%s %llu out of range %s..%llu",
+			    is_lid ? "LID" : "LMC", (unsigned long long)*v,
+			    is_lid ? "1" : "0", (unsigned long long)max);
+	*pp = p;
+	return 0;
+}
+
+/* The words after a switch's description: `enhanced port 0` or `base
+ * port 0` and `lid N lmc M`; other words are free comment, and only the
+ * first lid and lmc count, as for ibsim.  Enhanced port 0 only says the
+ * switch could own 2^lmc LIDs; whether it does is OpenSM's lmc_esp0
+ * option, which the caller sets on the fabric. */
+static int read_switch_lid(struct reader *r, const char *p, struct header *h)
+{
+	bool got_lid = false, got_lmc = false;
+
+	for (;;) {
+		size_t n;
+		p = skip_ws(p);
+		if (*p == '\0')
+			return 0;
+		n = word_len(p);
+		if (is_word(p, n, "lid") && !got_lid) {
+			p += n;
+			got_lid = true;
+			if (read_lid_word(r, &p, true, &h->lid))
+				return -1;
+		} else if (is_word(p, n, "lmc") && !got_lmc) {
+			p += n;
+			got_lmc = true;
+			if (read_lid_word(r, &p, false, &h->lmc))
+				return -1;
+		} else {
+			p += n ? n : 1;
+		}
+	}
+}
+
+/* The comment of a header: `# "desc" ...`, or an unquoted description
+ * cut where ibsim cuts it, before the port 0 and LID words. */
+static int read_header_comment(struct reader *r, const char *p, bool sw,
+			       struct header *h)
+{
+	static const char *const cuts[] = {
+		" enhanced port ", " base port ", " lid ", " lmc ",
+	};
+	const char *end = NULL;
+	char buf[64];
+
+	p = skip_ws(p + 1);
+	if (*p == '"') {
+		end = strchr(p + 1, '"');
+		if (!end)
+			return fail(r, "expected a closing \" after the node "
+				    "description, found %s",
+				    found(p, buf, sizeof(buf)));
+		h->desc = p + 1;
+		h->desc_len = (size_t)(end - p - 1);
+		end++;
+	} else {
+		for (size_t i = 0; i < sizeof(cuts) / sizeof(*cuts) && !end; i++)
+			end = strstr(p, cuts[i]);
+		if (!end)
+			end = p + strlen(p);
+		h->desc = p;
+		h->desc_len = (size_t)(end - p);
+		while (h->desc_len && isspace((unsigned char)p[h->desc_len - 1]))
+			h->desc_len--;
+		if (h->desc_len == 0)
+			h->desc = NULL; /* ibsim: an empty description is the id */
+	}
+	return sw ? read_switch_lid(r, end, h) : 0;
+}
+
+/* Next GUID of this type, then moves ibsim's counter past the node:
+ * a switch takes one GUID, a CA one per port plus its own. */
+static uint64_t take_guid(struct reader *r, bool sw, unsigned ports)
+{
+	int t = sw ? GUID_SW : GUID_CA;
+	uint64_t g = r->guid_next[t];
+
+	r->guid_next[t] += sw ? 1 : ports + 1u;
+	return g;
+}
+
+/* Files the new node under its id and GUID; tables stay half empty. */
+static int remember_node(struct reader *r, uint32_t node, size_t id_off)
+{
+	if (node >= r->node_name_cap) {
+		uint32_t cap = r->node_name_cap ? 2 * r->node_name_cap : 256;
+		size_t *n = realloc(r->node_name, cap * sizeof(*n));
+		if (!n)
+			return fail(r, "out of memory");
+		r->node_name = n;
+		r->node_name_cap = cap;
+	}
+	r->node_name[node] = id_off;
+	if (2 * (uint64_t)(node + 1) >= r->slots)
+		return grow_slots(r); /* files every node, this one too */
+	put_slots(r, node);
+	return 0;
+}
+
+static int open_record(struct reader *r, bool sw, const char *id, size_t n,
+		       unsigned ports, const struct header *h)
+{
+	uint64_t guid = take_guid(r, sw, ports);
+	uint32_t other = find_id(r, id, n), node;
+	char *origin, *desc;
+	size_t off;
+
+	if (other != IBR_NONE)
+		return fail(r, "duplicate node id \"%.*s\", first declared at %s",
+			    (int)n, id, r->f->nodes[other].origin);
+	other = find_guid(r, guid);
+	if (other != IBR_NONE)
+		return fail(r, "node \"%.*s\" gets GUID 0x%016llx, already the "
+			    "GUID of \"%s\" declared at %s (check the "
+			    "switchguid=/caguid= lines)", (int)n, id,
+			    (unsigned long long)guid, id_of(r, other),
+			    r->f->nodes[other].origin);
+	origin = malloc(strlen(r->name) + 16);
+	desc = h->desc ? strndup(h->desc, h->desc_len) : strndup(id, n);
+	if (!origin || !desc || add_name(r, id, n, &off)) {
+		free(origin);
+		free(desc);
+		return fail(r, "out of memory");
+	}
+	sprintf(origin, "%s:%u", r->name, r->lineno);
+	node = ibr_fabric_add_node(r->f, sw ? IBR_NODE_SWITCH : IBR_NODE_CA,
+				   guid, ports, desc, origin, r->err);
+	free(origin);
+	free(desc);
+	if (node == IBR_NONE || remember_node(r, node, off))
+		return -1;
+	if (sw && h->lid)
+		ibr_fabric_set_lid(r->f, node, 0, (ibr_lid_t)h->lid,
+				   (unsigned)h->lmc);
+	r->cur = r->last = node;
+	r->cur_lines = 0;
+	memset(r->port_line, 0, sizeof(r->port_line));
+	return 0;
+}
+
+/* `Switch N "id"  # "desc" ...` or `Ca N "id"  # "desc"`. */
+static int node_header(struct reader *r, const char *p, bool sw)
+{
+	struct header h = { NULL, 0, 0, 0 };
+	const char *kw = p, *id;
+	size_t kwlen = word_len(p), n;
+	uint64_t ports;
+	char buf[64];
+
+	p = skip_ws(p + kwlen);
+	if (!read_num(&p, 0, &ports))
+		return fail(r, "expected the number of ports after \"%.*s\", "
+			    "found %s", (int)kwlen, kw,
+			    found(p, buf, sizeof(buf)));
+	if (ports < 1 || ports > IBR_MAX_PORTS)
+		return fail(r, "number of ports %llu out of range 1..%u",
+			    (unsigned long long)ports, IBR_MAX_PORTS);
+	p = skip_ws(p);
+	if (*p != '"')
+		return fail(r, "expected a quoted node id after the number of "
+			    "ports, found %s", found(p, buf, sizeof(buf)));
+	if (read_id(r, &p, &id, &n))
+		return -1;
+	p = skip_ws(p);
+	if (*p == '#' && read_header_comment(r, p, sw, &h))
+		return -1;
+	if (*p != '#' && *p != '\0')
+		return fail(r, "expected a # comment or the end of the line "
+			    "after the node id, found %s",
+			    found(p, buf, sizeof(buf)));
+	if (!r->eol)
+		return fail(r, "truncated file: expected the end of the line, "
+			    "found the end of the file in the header of "
+			    "\"%.*s\"", (int)n, id);
+	return open_record(r, sw, id, n, (unsigned)ports, &h);
+}
+
+/* ---- directives ---------------------------------------------------- */
+
+/* switchguid=G / caguid=G set the next node's GUID; `+` counts from the
+ * last `=` (ibsim's absolute and relative GUID bases). */
+static int guid_directive(struct reader *r, const char *p, int t)
+{
+	const char *kw = p;
+	size_t kwlen = word_len(p);
+	bool relative, has;
+	uint64_t v, port_guid;
+	char buf[64];
+
+	p = skip_ws(p + kwlen);
+	relative = *p == '+';
+	if (*p != '=' && *p != '+')
+		goto bad;
+	p = skip_ws(p + 1);
+	if (!read_num(&p, 0, &v) || read_paren_guid(&p, &has, &port_guid))
+		goto bad;
+	p = skip_ws(p);
+	if (*p != '\0' && *p != '#')
+		goto bad;
+	if (relative) {
+		r->guid_next[t] = r->guid_base[t] + v;
+	} else {
+		r->guid_base[t] = v;
+		r->guid_next[t] = v;
+	}
+	return 0;
+bad:
+	return fail(r, "expected a GUID like %.*s=0x2c90000000001 or %.*s+4, "
+		    "found %s", (int)kwlen, kw, (int)kwlen, kw,
+		    found(skip_ws(kw + kwlen), buf, sizeof(buf)));
+}
+
+/* vendid=, devid=, width= ...: no bearing on the fabric model, but ibsim
+ * rejects them without '=' and rejects out-of-range widths and speeds. */
+static int ignored_directive(struct reader *r, const char *p, size_t kwlen,
+			     uint64_t min, uint64_t max)
+{
+	const char *q = skip_ws(p + kwlen);
+	uint64_t v;
+	char buf[64];
+
+	if (*q != '=')
+		return fail(r, "expected '=' after \"%.*s\", found %s",
+			    (int)kwlen, p, found(q, buf, sizeof(buf)));
+	if (max == 0)
+		return 0;
+	q = skip_ws(q + 1);
+	if (!read_num(&q, 0, &v) || v < min || v > max)
+		return fail(r, "expected %.*s=N with N in %llu..%llu, found %s",
+			    (int)kwlen, p, (unsigned long long)min,
+			    (unsigned long long)max,
+			    found(skip_ws(p + kwlen + 1), buf, sizeof(buf)));
+	return 0;
+}
+
+static int not_supported(struct reader *r, const char *what)
+{
+	return fail(r, "%s not supported: expected Switch, Ca or Hca records, "
+		    "port lines, GUID directives or comments", what);
+}
+
+static int top_line(struct reader *r)
+{
+	const char *p = r->line;
+	size_t n;
+	char buf[64];
+
+	if (blank_or_comment(p))
+		return 0;
+	if (isspace((unsigned char)*p))
+		return fail(r, "expected a record, a directive or a comment at "
+			    "the start of the line (ibsim ignores indented "
+			    "lines), found %s", found(skip_ws(p), buf,
+							  sizeof(buf)));
+	if (*p == '@')
+		return not_supported(r, "port aliases (@ lines) are");
+	if (*p == '[') {
+		if (r->last == IBR_NONE)
+			return fail(r, "expected a node header before the first "
+				    "port line, found %s",
+				    found(p, buf, sizeof(buf)));
+		return fail(r, "port line outside a record: the record of %s "
+			    "\"%s\" (%s) ended before it, at a blank line or "
+			    "after its %u ports", kind(&r->f->nodes[r->last]),
+			    id_of(r, r->last), r->f->nodes[r->last].origin,
+			    r->f->nodes[r->last].num_ports);
+	}
+	n = word_len(p);
+	if (is_word(p, n, "Switch"))
+		return node_header(r, p, true);
+	if (is_word(p, n, "Ca") || is_word(p, n, "Hca"))
+		return node_header(r, p, false);
+	if (is_word(p, n, "Rt"))
+		return not_supported(r, "router records (Rt) are");
+	if (n >= 10 && strncmp(p, "switchguid", 10) == 0)
+		return guid_directive(r, p, GUID_SW);
+	if ((n >= 6 && strncmp(p, "caguid", 6) == 0) ||
+	    (n >= 8 && strncmp(p, "hcaguids", 8) == 0))
+		return guid_directive(r, p, GUID_CA);
+	if (is_word(p, n, "width"))
+		return ignored_directive(r, p, n, 1, 31);
+	if (is_word(p, n, "speed"))
+		return ignored_directive(r, p, n, 1, 7);
+	if (is_word(p, n, "extspeed"))
+		return ignored_directive(r, p, n, 0, 15);
+	if (is_word(p, n, "vendid") || is_word(p, n, "devid") ||
+	    is_word(p, n, "sysimgguid") || is_word(p, n, "rtguid") ||
+	    is_word(p, n, "pdebug"))
+		return ignored_directive(r, p, n, 0, 0);
+	if (is_word(p, n, "include"))
+		return not_supported(r, "include is");
+	if (is_word(p, n, "module"))
+		return not_supported(r, "module is");
+	if (is_word(p, n, "do"))
+		return not_supported(r, "do (ibsim commands) is");
+	/* ibnetdiscover -g groups nodes under these lines; ibsim skips them */
+	if (is_word(p, n, "Chassis") || is_word(p, n, "Non-Chassis") ||
+	    (is_word(p, n, "Hostname") && p[n] == ':'))
+		return 0;
+	return fail(r, "expected a Switch, Ca or Hca record, a directive "
+		    "(switchguid=, caguid=, ...) or a comment, found %s",
+		    found(p, buf, sizeof(buf)));
+}
+
+/* ---- port lines ---------------------------------------------------- */
+
+/* ` w=4 s=2 e=0`: ibsim's per-port width and speed; checked as ibsim
+ * checks them, then dropped (the fabric model has no link rates). */
+static int read_port_options(struct reader *r, const char *p,
+			     const char **rest)
+{
+	char buf[64];
+
+	for (;;) {
+		const char *opt;
+		uint64_t v, max;
+		p = skip_ws(p);
+		if (*p == '\0' || *p == '#')
+			break;
+		opt = p;
+		max = *p == 'w' ? 31 : *p == 's' ? 7 : *p == 'e' ? 15 : 0;
+		if (max == 0 || p[1] != '=')
+			return fail(r, "expected a port option w=, s= or e=, a # "
+				    "comment or the end of the line, found %s",
+				    found(p, buf, sizeof(buf)));
+		p += 2;
+		if (!read_num(&p, 0, &v) || v > max ||
+		    (*opt == 'w' && v == 0) ||
+		    (*p && !isspace((unsigned char)*p) && *p != '#'))
+			return fail(r, "expected %c=N with N in %d..%llu, found %s",
+				    *opt, *opt == 'w', (unsigned long long)max,
+				    found(opt, buf, sizeof(buf)));
+	}
+	*rest = p;
+	return 0;
+}
+
+/* A CA port's own LID: ibnetdiscover writes `# lid N lmc M "peer" lid
+ * P 4xQDR`.  ibsim reads N and M only when the word lid also follows the
+ * last double quote; a LID it would drop is an error here. */
+static int read_ca_port_lid(struct reader *r, const char *p, uint64_t *lid,
+			    uint64_t *lmc)
+{
+	const char *quote = strrchr(p, '"');
+	char buf[64];
+	size_t n;
+
+	p = skip_ws(p + 1);
+	n = word_len(p);
+	if (!is_word(p, n, "lid"))
+		return 0;
+	p += n;
+	if (read_lid_word(r, &p, true, lid))
+		return -1;
+	if (quote && !strstr(quote, "lid"))
+		return fail(r, "expected \"lid N <width>x<speed>\" after the last "
+			    "quote of a CA port line that gives its LID (ibsim "
+			    "drops the LID otherwise), found %s",
+			    found(skip_ws(quote + 1), buf, sizeof(buf)));
+	p = skip_ws(p);
+	n = word_len(p);
+	if (!is_word(p, n, "lmc"))
+		return 0;
+	p += n;
+	return read_lid_word(r, &p, false, lmc);
+}
+
+static int bad_port_line(struct reader *r, const char *p)
+{
+	char buf[64];
+
+	return fail(r, "expected a port line like [1] \"peer\"[2], found %s "
+		    "at column %zu", found(p, buf, sizeof(buf)),
+		    (size_t)(p - r->line) + 1);
+}
+
+static int add_pending(struct reader *r, const struct pending *pd)
+{
+	if (r->npend == r->pend_cap) {
+		size_t cap = r->pend_cap ? 2 * r->pend_cap : 256;
+		struct pending *n = realloc(r->pend, cap * sizeof(*n));
+		if (!n)
+			return fail(r, "out of memory");
+		r->pend = n;
+		r->pend_cap = cap;
+	}
+	r->pend[r->npend++] = *pd;
+	return 0;
+}
+
+/* `[p](guid) "peer"[q](guid) w=4 # comment`, most parts optional. */
+static int port_line(struct reader *r)
+{
+	struct ibr_node *n = &r->f->nodes[r->cur];
+	struct pending pd = { .node = r->cur, .line = r->lineno };
+	const char *p = r->line + 1, *id;
+	uint64_t port, peer_port = 1, own_guid, lid = 0, lmc = 0;
+	size_t idlen;
+
+	if (!read_num(&p, 10, &port) || *p != ']')
+		return bad_port_line(r, p);
+	if (port < 1 || port > n->num_ports)
+		return fail(r, "port %llu out of range 1..%u for %s \"%s\"",
+			    (unsigned long long)port, n->num_ports, kind(n),
+			    id_of(r, r->cur));
+	p++;
+	if (skip_ext_port(&p))
+		return bad_port_line(r, p);
+	p = skip_ws(p);
+	if (read_paren_guid(&p, &pd.own_guid, &own_guid))
+		return bad_port_line(r, p);
+	p = skip_ws(p);
+	if (*p != '"')
+		return bad_port_line(r, p);
+	if (read_id(r, &p, &id, &idlen))
+		return -1;
+	if (*p == '[') {
+		p++;
+		if (!read_num(&p, 10, &peer_port) || *p != ']')
+			return bad_port_line(r, p);
+		if (peer_port < 1 || peer_port > IBR_MAX_PORTS)
+			return fail(r, "peer port %llu out of range 1..%u",
+				    (unsigned long long)peer_port,
+				    IBR_MAX_PORTS);
+		p++;
+		if (skip_ext_port(&p))
+			return bad_port_line(r, p);
+	} else if (*skip_ws(p) == '[') {
+		return fail(r, "expected [port] right after the peer id, found "
+			    "a space before it (ibsim would read port 1)");
+	}
+	p = skip_ws(p);
+	if (read_paren_guid(&p, &pd.has_peer_guid, &pd.peer_guid))
+		return bad_port_line(r, p);
+	if (read_port_options(r, p, &p))
+		return -1;
+	if (*p == '#' && n->type == IBR_NODE_CA &&
+	    read_ca_port_lid(r, p, &lid, &lmc))
+		return -1;
+	if (r->port_line[port])
+		return fail(r, "port %llu of %s \"%s\" listed twice, first at "
+			    "%s:%u", (unsigned long long)port, kind(n),
+			    id_of(r, r->cur), r->name, r->port_line[port]);
+	r->port_line[port] = r->lineno;
+	pd.port = (uint8_t)port;
+	pd.peer_port = (uint8_t)peer_port;
+	/* switch ports share the node GUID (as in ibsim): only CAs take one */
+	pd.own_guid = pd.own_guid && n->type == IBR_NODE_CA;
+	if (pd.own_guid)
+		ibr_port(r->f, r->cur, (unsigned)port)->guid = own_guid;
+	if (lid)
+		ibr_fabric_set_lid(r->f, r->cur, (unsigned)port, (ibr_lid_t)lid,
+				   (unsigned)lmc);
+	if (add_name(r, id, idlen, &pd.peer) || add_pending(r, &pd))
+		return -1;
+	/* ibsim reads no more port lines than the node has ports */
+	if (++r->cur_lines == n->num_ports)
+		r->cur = IBR_NONE;
+	return 0;
+}
+
+/* A line while a record is open: a port line, a comment at column 0,
+ * or whatever ends the record - which ibsim then swallows. */
+static int record_line(struct reader *r)
+{
+	const char *p = r->line;
+	char buf[64];
+
+	if (*p == '#')
+		return 0;
+	if (!r->eol && !blank_or_comment(p))
+		return fail(r, "truncated file: expected the end of the line, "
+			    "found the end of the file in the record of %s "
+			    "\"%s\" (%s)", kind(&r->f->nodes[r->cur]),
+			    id_of(r, r->cur), r->f->nodes[r->cur].origin);
+	if (*p == '[')
+		return port_line(r);
+	if (*p == '@')
+		return not_supported(r, "port aliases (@ lines) are");
+	if (blank_or_comment(p)) {
+		r->cur = IBR_NONE;
+		return 0;
+	}
+	return fail(r, "expected a port line or a blank line to end the record "
+		    "of %s \"%s\" (%s), found %s (ibsim would swallow this "
+		    "line)", kind(&r->f->nodes[r->cur]), id_of(r, r->cur),
+		    r->f->nodes[r->cur].origin, found(p, buf, sizeof(buf)));
+}
+
+/* ---- pass two: links ----------------------------------------------- */
+
+static uint32_t port_index(const struct ibr_fabric *f, uint32_t node,
+			   unsigned port)
+{
+	return f->nodes[node].first_port + port;
+}
+
+/* The peer port's GUID seen from the far side: taken for a CA port whose
+ * own line gave none; must agree with its own line otherwise. */
+static int peer_guid(struct reader *r, const struct pending *pd, uint32_t b,
+		     unsigned *guid_line)
+{
+	struct ibr_port *y = ibr_port(r->f, b, pd->peer_port);
+	uint32_t yi = port_index(r->f, b, pd->peer_port);
+
+	if (!pd->has_peer_guid || r->f->nodes[b].type != IBR_NODE_CA)
+		return 0;
+	if (guid_line[yi] && y->guid != pd->peer_guid)
+		return fail_at(r, pd->line, "port GUID 0x%llx of \"%s\"[%u] "
+			       "differs from 0x%llx given at %s:%u",
+			       (unsigned long long)pd->peer_guid, id_of(r, b),
+			       pd->peer_port, (unsigned long long)y->guid,
+			       r->name, guid_line[yi]);
+	y->guid = pd->peer_guid;
+	guid_line[yi] = pd->line;
+	return 0;
+}
+
+static int link_one(struct reader *r, const struct pending *pd,
+		    unsigned *link_line, unsigned *guid_line)
+{
+	struct ibr_fabric *f = r->f;
+	const char *peer = r->names + pd->peer;
+	uint32_t a = pd->node, b = find_id(r, peer, strlen(peer)), xi, yi;
+	const struct ibr_node *na = &f->nodes[a], *nb;
+	const struct ibr_port *x, *y;
+
+	if (b == IBR_NONE)
+		return fail_at(r, pd->line, "link to unknown node \"%s\" from "
+			       "port %u of %s \"%s\"", peer, pd->port,
+			       kind(na), id_of(r, a));
+	nb = &f->nodes[b];
+	if (pd->peer_port > nb->num_ports)
+		return fail_at(r, pd->line, "port %u out of range 1..%u for %s "
+			       "\"%s\"", pd->peer_port, nb->num_ports,
+			       kind(nb), peer);
+	if (a == b)
+		return fail_at(r, pd->line, "port %u of %s \"%s\" is linked to "
+			       "its own node", pd->port, kind(na), peer);
+	x = ibr_port(f, a, pd->port);
+	y = ibr_port(f, b, pd->peer_port);
+	xi = port_index(f, a, pd->port);
+	yi = port_index(f, b, pd->peer_port);
+	if (x->remote_node == b && x->remote_port == pd->peer_port)
+		return peer_guid(r, pd, b, guid_line); /* the other end's line */
+	if (x->remote_node != IBR_NONE)
+		return fail_at(r, pd->line, "port %u of %s \"%s\" is linked to "
+			       "\"%s\"[%u] here but to \"%s\"[%u] at %s:%u",
+			       pd->port, kind(na), id_of(r, a), peer,
+			       pd->peer_port, id_of(r, x->remote_node),
+			       x->remote_port, r->name, link_line[xi]);
+	if (y->remote_node != IBR_NONE)
+		return fail_at(r, pd->line, "port %u of %s \"%s\" is linked to "
+			       "\"%s\"[%u] at %s:%u, not to \"%s\"[%u] as here",
+			       pd->peer_port, kind(nb), peer,
+			       id_of(r, y->remote_node), y->remote_port,
+			       r->name, link_line[yi], id_of(r, a), pd->port);
+	if (ibr_fabric_connect(f, a, pd->port, b, pd->peer_port, r->err))
+		return -1;
+	link_line[xi] = link_line[yi] = pd->line;
+	return peer_guid(r, pd, b, guid_line);
+}
+
+static int link_all(struct reader *r)
+{
+	size_t n = r->f->num_ports ? r->f->num_ports : 1;
+	unsigned *link_line = calloc(n, sizeof(unsigned));
+	unsigned *guid_line = calloc(n, sizeof(unsigned));
+	int rc = -1;
+
+	if (!link_line || !guid_line) {
+		fail(r, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < r->npend; i++)
+		if (r->pend[i].own_guid)
+			guid_line[port_index(r->f, r->pend[i].node,
+					     r->pend[i].port)] = r->pend[i].line;
+	for (size_t i = 0; i < r->npend; i++)
+		if (link_one(r, &r->pend[i], link_line, guid_line))
+			goto out;
+	rc = 0;
+out:
+	free(link_line);
+	free(guid_line);
+	return rc;
+}
+
+/* ---- driver -------------------------------------------------------- */
+
+/* 1: a line is in r->line; 0: end of file; -1: error. */
+static int next_line(struct reader *r)
+{
+	ssize_t n = getline(&r->line, &r->line_cap, r->in);
+
+	if (n < 0) {
+		if (ferror(r->in))
+			return fail(r, "read error after this line: %s",
+				    strerror(errno));
+		return 0;
+	}
+	r->lineno++;
+	if ((size_t)n != strlen(r->line))
+		return fail(r, "expected text, found a NUL byte at column %zu",
+			    strlen(r->line) + 1);
+	r->eol = n > 0 && r->line[n - 1] == '\n';
+	if (r->eol)
+		r->line[--n] = '\0';
+	if (n > 0 && r->line[n - 1] == '\r')
+		r->line[--n] = '\0';
+	return 1;
+}
+
+static int read_lines(struct reader *r)
+{
+	int rc;
+
+	while ((rc = next_line(r)) > 0)
+		if ((r->cur != IBR_NONE ? record_line(r) : top_line(r)) < 0)
+			return -1;
+	return rc;
+}
+
+struct ibr_fabric *ibr_fabric_read_stream(FILE *in, const char *name,
+					  struct ibr_error *err)
+{
+	struct reader r;
+	struct ibr_fabric *f = ibr_fabric_new();
+
+	memset(&r, 0, sizeof(r));
+	r.name = name ? name : "<stream>";
+	r.in = in;
+	r.err = err;
+	r.f = f;
+	r.cur = r.last = IBR_NONE;
+	r.guid_base[GUID_CA] = r.guid_next[GUID_CA] = CA_GUID_BASE;
+	r.guid_base[GUID_SW] = r.guid_next[GUID_SW] = SW_GUID_BASE;
+	if (!f) {
+		ibr_error_set(err, "%s: out of memory", r.name);
+	} else if (read_lines(&r) || link_all(&r)) {
+		ibr_fabric_free(f);
+		f = NULL;
+	}
+	free(r.line);
+	free(r.names);
+	free(r.node_name);
+	free(r.id_slot);
+	free(r.guid_slot);
+	free(r.pend);
+	return f;
+}
+
+struct ibr_fabric *ibr_fabric_read_file(const char *path,
+					struct ibr_error *err)
+{
+	struct ibr_fabric *f;
+	FILE *in = fopen(path, "r");
+
+	if (!in) {
+		ibr_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	f = ibr_fabric_read_stream(in, path, err);
+	fclose(in);
+	return f;
+}
