@@ -6,16 +6,19 @@
  *   ibrouting verify DIR                           judge OpenSM-format dumps
  *   ibrouting generate SPEC [-o FILE]              write a synthetic fabric
  *
- * FABRIC is an ibnetdiscover or ibsim net file, or gen:SPEC for a fabric
- * made by the generator.  Exit status: 0 success, 1 the verifier found a
+ * FABRIC is an ibnetdiscover or ibsim net file, a directory of OpenSM dumps
+ * (opensm-subnet.lst and opensm-lfts.dump: the fabric OpenSM discovered,
+ * with its LIDs), or gen:SPEC for a fabric made by the generator.  Exit status: 0 success, 1 the verifier found a
  * problem, 2 bad usage or bad input (the message says which).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
@@ -31,11 +34,12 @@ static const char usage[] =
 	"usage: ibrouting route -e pira|fera [--root GUID | --root-strategy "
 	"sm|lowest-lid|center]\n"
 	"                       [--lmc N] [--dump-dir DIR] [--all-sources] "
-	"[--repeat N] FABRIC\n"
+	"[--repeat N]\n"
+	"                       [--sm GUID] [--print-lfts] FABRIC\n"
 	"       ibrouting verify [--all-sources] DIR\n"
 	"       ibrouting generate [--lmc N] [-o FILE] SPEC\n"
-	"FABRIC: an ibnetdiscover or ibsim net file, or gen:SPEC "
-	"(e.g. gen:random:sw=32,ca=256,seed=1)\n";
+	"FABRIC: an ibnetdiscover or ibsim net file, a directory of OpenSM dumps,\n"
+	"        or gen:SPEC (e.g. gen:random:sw=32,ca=256,seed=1)\n";
 
 static int fail(const char *fmt, const char *a, const char *b)
 {
@@ -62,21 +66,42 @@ static int parse_uint(const char *opt, const char *text, unsigned max,
 	return 0;
 }
 
-static int parse_guid(const char *text, uint64_t *guid)
+static int parse_guid(const char *opt, const char *text, uint64_t *guid)
 {
 	char *end;
 
 	errno = 0;
 	*guid = strtoull(text, &end, 0);
 	if (errno || *text == '\0' || *end != '\0' || *guid == 0) {
-		fprintf(stderr, "ibrouting: --root %s: expected a non-zero GUID "
-			"such as 0x0002c90300001234\n", text);
+		fprintf(stderr, "ibrouting: %s %s: expected a non-zero GUID "
+			"such as 0x0002c90300001234\n", opt, text);
 		return -1;
 	}
 	return 0;
 }
 
-/* A finalized fabric from a file or a gen: spec; NULL after a message. */
+static bool is_directory(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The fabric OpenSM discovered, with its LIDs, from its dump directory. */
+static struct ibr_fabric *read_dump_fabric(const char *dir,
+					   struct ibr_error *err)
+{
+	struct ibr_fabric *f = NULL;
+	struct ibr_result tables;
+
+	if (ibr_dump_read(dir, &f, &tables, err))
+		return NULL;
+	ibr_result_free(&tables);
+	return f;
+}
+
+/* A finalized fabric from a file, an OpenSM dump directory or a gen:
+ * spec; NULL after a message. */
 static struct ibr_fabric *load_fabric(const char *source, unsigned lmc)
 {
 	struct ibr_error err = { "" };
@@ -84,6 +109,8 @@ static struct ibr_fabric *load_fabric(const char *source, unsigned lmc)
 
 	if (strncmp(source, "gen:", 4) == 0)
 		f = ibr_generate(source + 4, &err);
+	else if (is_directory(source))
+		f = read_dump_fabric(source, &err);
 	else
 		f = ibr_fabric_read_file(source, &err);
 	if (f && ibr_fabric_finalize(f, lmc, &err) == 0)
@@ -145,6 +172,34 @@ static void print_route_summary(const struct ibr_fabric *f,
 		printf("time      %.3f ms compute\n", best_ms);
 }
 
+/* --sm: the node (switch, or CA port GUID's node) the SM runs on. */
+static int set_sm(struct ibr_fabric *f, uint64_t guid)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
+			if (ibr_port(f, n, p)->guid == guid &&
+			    (p > 0 || f->nodes[n].type == IBR_NODE_SWITCH)) {
+				f->sm_node = n;
+				f->sm_port = f->nodes[n].type == IBR_NODE_SWITCH ? 0 : p;
+				return 0;
+			}
+	fprintf(stderr, "ibrouting: --sm 0x%016" PRIx64 ": no such node or "
+		"port GUID in the fabric\n", guid);
+	return -1;
+}
+
+/* --print-lfts: "SWITCH-GUID LID PORT" per routed entry, the form the
+ * end-to-end tests compare with what switches report. */
+static void print_tables(const struct ibr_fabric *f, const struct ibr_result *r)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint32_t lid = 1; lid < r->lft_size; lid++)
+			if (ibr_lft_row(r, s)[lid] != IBR_NO_PATH)
+				printf("0x%016" PRIx64 " %u %u\n",
+				       ibr_switch(f, s)->guid, lid,
+				       ibr_lft_row(r, s)[lid]);
+}
+
 static void print_path_lengths(const struct ibr_metrics *m)
 {
 	printf("paths    ");
@@ -164,6 +219,8 @@ static int cmd_route(int argc, char **argv)
 		{ "dump-dir", required_argument, NULL, 'd' },
 		{ "all-sources", no_argument, NULL, 'a' },
 		{ "repeat", required_argument, NULL, 'n' },
+		{ "sm", required_argument, NULL, 'm' },
+		{ "print-lfts", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
@@ -171,6 +228,8 @@ static int cmd_route(int argc, char **argv)
 	const struct ibr_engine *e = NULL;
 	const char *dump_dir = NULL, *how = "default: SM's switch, else lowest LID";
 	unsigned lmc = 0, repeat = 1;
+	uint64_t sm_guid = 0;
+	bool print_lfts = false;
 	struct ibr_fabric *f;
 	struct ibr_result r;
 	struct ibr_error err = { "" };
@@ -188,7 +247,7 @@ static int cmd_route(int argc, char **argv)
 					    "fera)%s", optarg, "");
 			break;
 		case 'r':
-			if (parse_guid(optarg, &root.guid))
+			if (parse_guid("--root", optarg, &root.guid))
 				return EXIT_USAGE;
 			how = "--root";
 			break;
@@ -213,6 +272,13 @@ static int cmd_route(int argc, char **argv)
 			    repeat == 0)
 				return EXIT_USAGE;
 			break;
+		case 'm':
+			if (parse_guid("--sm", optarg, &sm_guid))
+				return EXIT_USAGE;
+			break;
+		case 'p':
+			print_lfts = true;
+			break;
 		default:
 			fputs(usage, stderr);
 			return EXIT_USAGE;
@@ -226,6 +292,10 @@ static int cmd_route(int argc, char **argv)
 	f = load_fabric(argv[optind], lmc);
 	if (!f)
 		return EXIT_USAGE;
+	if (sm_guid && set_sm(f, sm_guid)) {
+		ibr_fabric_free(f);
+		return EXIT_USAGE;
+	}
 	print_fabric(argv[optind], f);
 	for (unsigned i = 0; i < repeat; i++) {
 		if (i > 0)
@@ -256,6 +326,8 @@ static int cmd_route(int argc, char **argv)
 		rc = EXIT_USAGE;
 	} else {
 		rc = print_verdict(&rep);
+		if (print_lfts)
+			print_tables(f, &r);
 		if (dump_dir)
 			printf("dumps     %s/opensm-subnet.lst, opensm-lfts.dump, "
 			       "opensm.fdbs\n", dump_dir);
