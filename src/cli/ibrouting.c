@@ -319,6 +319,9 @@ static int cmd_route(int argc, char **argv)
 		print_path_lengths(&m);
 	if (rc == 0)
 		rc = ibr_verify(f, &r, &vopts, &rep, &err);
+	if (rc == 0 && dump_dir && mkdir(dump_dir, 0777) != 0 && errno != EEXIST)
+		rc = ibr_error_set(&err, "--dump-dir %s: %s", dump_dir,
+				   strerror(errno));
 	if (rc == 0 && dump_dir)
 		rc = ibr_dump_write(dump_dir, f, &r, &err);
 	if (rc) {

@@ -1,0 +1,184 @@
+/*
+ * adapter.c - OpenSM's discovered subnet -> the core's fabric model.
+ *
+ * Called from the routing callback, with OpenSM's lock held by OpenSM.
+ * Every node of node_guid_tbl becomes a node (routers count as CAs: they
+ * are end-points to unicast routing); every physical port with a remote
+ * port becomes a link; LIDs and LMCs are OpenSM's, never reassigned: a CA
+ * port OpenSM gave no LID is left unlinked, since nothing can route to it,
+ * and a CA with no such port is left out.
+ * Invariant: switches[s] is the osm_switch_t of our switch index s.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+struct node_ref {
+	const osm_node_t *osm;
+	uint32_t id;
+};
+
+static int by_pointer(const void *a, const void *b)
+{
+	const osm_node_t *x = ((const struct node_ref *)a)->osm;
+	const osm_node_t *y = ((const struct node_ref *)b)->osm;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t find_ref(const struct node_ref *refs, uint32_t n,
+			 const osm_node_t *node)
+{
+	struct node_ref key = { node, 0 };
+	const struct node_ref *hit = bsearch(&key, refs, n, sizeof(*refs),
+					     by_pointer);
+
+	return hit ? hit->id : IBR_NONE;
+}
+
+/* A CA port counts only if OpenSM gave it a LID. */
+static bool port_is_routable(const osm_node_t *node, const osm_physp_t *p)
+{
+	return osm_node_get_type(node) == IB_NODE_TYPE_SWITCH ||
+	       osm_physp_get_base_lid(p) != 0;
+}
+
+/* A CA with no LID'd, linked port is nothing routing can reach: leave it
+ * out rather than fail the run on it. */
+static bool ca_has_routable_link(osm_node_t *node)
+{
+	for (uint32_t p = 1; p < osm_node_get_num_physp(node); p++) {
+		osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
+		if (physp && osm_physp_get_remote(physp) &&
+		    port_is_routable(node, physp))
+			return true;
+	}
+	return false;
+}
+
+static int add_nodes(osm_subn_t *subn, struct ibr_fabric *f,
+		     struct node_ref *refs, osm_node_t **by_id,
+		     struct ibr_error *err)
+{
+	uint32_t n = 0;
+
+	for (cl_map_item_t *item = cl_qmap_head(&subn->node_guid_tbl);
+	     item != cl_qmap_end(&subn->node_guid_tbl);
+	     item = cl_qmap_next(item)) {
+		osm_node_t *node = (osm_node_t *)item;
+		bool is_switch = osm_node_get_type(node) == IB_NODE_TYPE_SWITCH;
+		uint32_t id;
+		if (!is_switch && !ca_has_routable_link(node))
+			continue;
+		id = ibr_fabric_add_node(f, is_switch ? IBR_NODE_SWITCH :
+						  IBR_NODE_CA,
+						  cl_ntoh64(osm_node_get_node_guid(node)),
+						  node->node_info.num_ports,
+						  node->print_desc, NULL, err);
+		if (id == IBR_NONE)
+			return -1;
+		if (is_switch)
+			ibr_fabric_set_lid(f, id, 0,
+					   cl_ntoh16(osm_node_get_base_lid(node, 0)),
+					   subn->opt.lmc_esp0 ?
+					   osm_node_get_lmc(node, 0) : 0);
+		refs[n].osm = node;
+		refs[n].id = id;
+		by_id[id] = node;
+		n++;
+	}
+	qsort(refs, n, sizeof(*refs), by_pointer);
+	return 0;
+}
+
+static int add_links(osm_subn_t *subn, struct ibr_fabric *f,
+		     const struct node_ref *refs, struct ibr_error *err)
+{
+	uint32_t n = f->num_nodes;
+
+	for (cl_map_item_t *item = cl_qmap_head(&subn->node_guid_tbl);
+	     item != cl_qmap_end(&subn->node_guid_tbl);
+	     item = cl_qmap_next(item)) {
+		osm_node_t *node = (osm_node_t *)item;
+		uint32_t id = find_ref(refs, n, node);
+		if (id == IBR_NONE)
+			continue;
+		for (uint32_t p = 1; p < osm_node_get_num_physp(node); p++) {
+			osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
+			osm_physp_t *remote;
+			if (!physp || !(remote = osm_physp_get_remote(physp)))
+				continue;
+			if (!port_is_routable(node, physp) ||
+			    !port_is_routable(remote->p_node, remote))
+				continue;
+			if (osm_node_get_type(node) != IB_NODE_TYPE_SWITCH)
+				ibr_fabric_set_lid(f, id, p,
+						   cl_ntoh16(osm_physp_get_base_lid(physp)),
+						   osm_physp_get_lmc(physp));
+			uint32_t peer = find_ref(refs, n, remote->p_node);
+			if (peer == IBR_NONE)
+				continue;
+			if (ibr_fabric_connect(f, id, p, peer,
+					       osm_physp_get_port_num(remote), err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void find_sm(osm_subn_t *subn, struct ibr_fabric *f,
+		    const struct node_ref *refs)
+{
+	osm_port_t *sm = osm_get_port_by_guid(subn, subn->sm_port_guid);
+
+	if (!sm || !sm->p_physp)
+		return;
+	f->sm_node = find_ref(refs, f->num_nodes, sm->p_node);
+	f->sm_port = osm_physp_get_port_num(sm->p_physp);
+}
+
+int ibr_osm_fabric_build(osm_opensm_t *osm, struct ibr_osm_fabric *out,
+			 struct ibr_error *err)
+{
+	osm_subn_t *subn = &osm->subn;
+	uint32_t count = cl_qmap_count(&subn->node_guid_tbl);
+	struct node_ref *refs = malloc((count ? count : 1) * sizeof(*refs));
+	osm_node_t **by_id = malloc((count ? count : 1) * sizeof(*by_id));
+	struct ibr_fabric *f = ibr_fabric_new();
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!refs || !by_id || !f) {
+		ibr_error_set(err, "out of memory");
+		goto out;
+	}
+	f->lmc_esp0 = subn->opt.lmc_esp0;
+	if (add_nodes(subn, f, refs, by_id, err) || add_links(subn, f, refs, err))
+		goto out;
+	find_sm(subn, f, refs);
+	if (ibr_fabric_finalize(f, subn->opt.lmc, err))
+		goto out;
+	out->switches = malloc(f->num_switches * sizeof(*out->switches));
+	if (!out->switches) {
+		ibr_error_set(err, "out of memory");
+		goto out;
+	}
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		out->switches[s] = by_id[f->sw_node[s]]->sw;
+	out->fabric = f;
+	f = NULL;
+	rc = 0;
+out:
+	free(refs);
+	free(by_id);
+	ibr_fabric_free(f);
+	return rc;
+}
+
+void ibr_osm_fabric_free(struct ibr_osm_fabric *of)
+{
+	ibr_fabric_free(of->fabric);
+	free(of->switches);
+	memset(of, 0, sizeof(*of));
+}

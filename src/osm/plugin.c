@@ -1,0 +1,313 @@
+/*
+ * plugin.c - libibrouting.so, an OpenSM event plugin that registers the
+ * ibrouting engines as external routing engines.
+ *
+ * OpenSM loads event plugins before it sets up its routing engines, so
+ * create() can register `pira` and `fera` and `routing_engine pira,updn`
+ * in opensm.conf finds them.  For each routing run OpenSM calls, with its
+ * lock held:
+ *   build_lid_matrices     build the fabric model from the subnet, choose
+ *                          the root, route, verify; fill the switch hop
+ *                          tables with our routes (multicast and the dumps
+ *                          read them); keep the result;
+ *   ucast_build_fwd_tables copy the kept tables into every new_lft.
+ * Any failure in the first step returns -1 before a single new_lft byte
+ * is written, and OpenSM falls back to the next engine of its list.
+ * Nothing here may crash OpenSM: every allocation failure is an error.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <complib/cl_nodenamemap.h>
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_version.h>
+
+#include "ibrouting/dump.h"
+#include "ibrouting/verify.h"
+#include "plugin.h"
+
+struct plugin {
+	osm_opensm_t *osm;
+	struct ibr_plugin_options opts;
+};
+
+/* One registered engine; its state lives from one callback to the next. */
+struct engine_ctx {
+	struct plugin *plugin;
+	const struct ibr_engine *engine;
+	struct ibr_osm_fabric of;
+	struct ibr_result result;
+	bool routed;
+};
+
+static struct engine_ctx engine_ctxs[2];
+
+static void drop_run(struct engine_ctx *c)
+{
+	if (c->routed)
+		ibr_result_free(&c->result);
+	ibr_osm_fabric_free(&c->of);
+	c->routed = false;
+}
+
+/* ---- root ------------------------------------------------------------ */
+
+struct root_search {
+	const struct ibr_fabric *f;
+	uint64_t guid;
+};
+
+static int take_first_switch(void *cxt, uint64_t guid, char *rest)
+{
+	struct root_search *rs = cxt;
+	uint32_t n;
+
+	(void)rest;
+	if (rs->guid)
+		return 0;
+	n = ibr_fabric_find_guid(rs->f, guid);
+	if (n != IBR_NONE && rs->f->nodes[n].type == IBR_NODE_SWITCH)
+		rs->guid = guid;
+	return 0;
+}
+
+int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
+				uint64_t *guid, struct ibr_error *err)
+{
+	const char *file = osm->subn.opt.root_guid_file;
+	struct root_search rs = { f, 0 };
+
+	*guid = 0;
+	if (!file || !*file)
+		return 0;
+	if (parse_node_map(file, take_first_switch, &rs))
+		return ibr_error_set(err, "cannot read root_guid_file %s", file);
+	if (!rs.guid)
+		return ibr_error_set(err, "root_guid_file %s names no switch of "
+				     "the fabric", file);
+	*guid = rs.guid;
+	return 0;
+}
+
+/* ---- hop tables --------------------------------------------------------- */
+
+/* OpenSM's multicast manager and its dumps read hop counts per (switch,
+ * LID, port).  We record the hops of the port our tables use, for every
+ * switch LID, and for a CA LID wherever its port differs from the port
+ * to the CA's switch (OpenSM derives the others from the switch's row).
+ * O(S) per switch LID. */
+static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = c->of.fabric;
+	const struct ibr_result *r = &c->result;
+	uint32_t S = f->num_switches;
+	uint8_t *hops = malloc(S), *sw_hops = malloc(S);
+
+	if (!hops || !sw_hops) {
+		free(hops);
+		free(sw_hops);
+		return ibr_error_set(err, "out of memory");
+	}
+	for (uint32_t d = 0; d < S; d++) {
+		ibr_lid_t lid = ibr_switch_lid(f, d);
+		ibr_result_hops_to(r, f, lid, sw_hops);
+		for (uint32_t s = 0; s < S; s++)
+			osm_switch_set_hops(c->of.switches[s], lid,
+					    ibr_lft_row(r, s)[lid], sw_hops[s]);
+		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
+			ibr_lid_t ca = ibr_end_port_lid(f, f->sw_cas[i]);
+			bool computed = false;
+			for (uint32_t s = 0; s < S; s++) {
+				uint8_t port = ibr_lft_row(r, s)[ca];
+				if (s == d || port == ibr_lft_row(r, s)[lid])
+					continue;
+				if (!computed)
+					ibr_result_hops_to(r, f, ca, hops);
+				computed = true;
+				osm_switch_set_hops(c->of.switches[s], ca, port,
+						    hops[s]);
+			}
+		}
+	}
+	free(hops);
+	free(sw_hops);
+	return 0;
+}
+
+/* ---- the two callbacks ----------------------------------------------- */
+
+static void log_findings(osm_log_t *log, const char *name,
+			 const struct ibr_verify_report *rep)
+{
+	OSM_LOG(log, OSM_LOG_ERROR, "ERR IB10: %s: verifier rejects the tables: "
+		"%" PRIu64 " bad ports, %" PRIu64 " loops, %" PRIu64
+		" unreachable, %" PRIu64 " dependency cycles; not pushed\n", name,
+		rep->bad_port, rep->loops, rep->unreachable, rep->cycles);
+	for (unsigned i = 0; i < rep->num_messages; i++)
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB11: %s: %s\n", name,
+			rep->messages[i]);
+}
+
+static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
+		 struct ibr_error *err)
+{
+	osm_opensm_t *osm = c->plugin->osm;
+	struct ibr_root_choice root = c->plugin->opts.root;
+	uint64_t file_root;
+
+	if (ibr_osm_fabric_build(osm, &c->of, err) ||
+	    ibr_osm_root_from_guid_file(osm, c->of.fabric, &file_root, err))
+		return -1;
+	if (file_root)
+		root.guid = file_root;
+	if (ibr_route(c->of.fabric, c->engine, &root, &c->result, err))
+		return -1;
+	c->routed = true;
+	memset(rep, 0, sizeof(*rep));
+	if (c->plugin->opts.verify_before_push &&
+	    ibr_verify(c->of.fabric, &c->result, NULL, rep, err))
+		return -1;
+	return 0;
+}
+
+static int build_lid_matrices(void *context)
+{
+	struct engine_ctx *c = context;
+	osm_log_t *log = &c->plugin->osm->log;
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+	const struct ibr_fabric *f;
+	const struct ibr_node *root;
+
+	drop_run(c);
+	if (route(c, &rep, &err)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
+			c->engine->name, err.msg);
+		drop_run(c);
+		return -1;
+	}
+	if (ibr_verify_findings(&rep)) {
+		log_findings(log, c->engine->name, &rep);
+		drop_run(c);
+		return -1;
+	}
+	if (fill_hops(c, &err)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->engine->name,
+			err.msg);
+		drop_run(c);
+		return -1;
+	}
+	f = c->of.fabric;
+	root = ibr_switch(f, c->result.root);
+	OSM_LOG(log, OSM_LOG_INFO, "%s: %u switches, %u CA ports, %u LIDs, "
+		"%" PRIu64 " explicit entries, %u default ports, %.3f ms, root "
+		"0x%016" PRIx64 ", %s\n", c->engine->name, f->num_switches,
+		f->num_end_ports, c->result.stats.lids_used,
+		c->result.stats.explicit_entries, c->result.stats.default_ports,
+		c->result.stats.compute_ms, root->guid,
+		c->plugin->opts.verify_before_push ? "verified: no loop, all "
+		"delivered, acyclic" : "not verified (verify_before_push no)");
+	if (osm_log_is_active(log, OSM_LOG_DEBUG))
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			OSM_LOG(log, OSM_LOG_DEBUG, "%s: switch 0x%016" PRIx64
+				" LID %u default port %u\n", c->engine->name,
+				ibr_switch(f, s)->guid, ibr_switch_lid(f, s),
+				c->result.default_port ?
+				c->result.default_port[s] : IBR_NO_PATH);
+	return 0;
+}
+
+static int build_fwd_tables(void *context)
+{
+	struct engine_ctx *c = context;
+	osm_log_t *log = &c->plugin->osm->log;
+	struct ibr_error err = { "" };
+
+	if (!c->routed) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB14: %s: no routes to push\n",
+			c->engine->name);
+		return -1;
+	}
+	for (uint32_t s = 0; s < c->of.fabric->num_switches; s++) {
+		osm_switch_t *sw = c->of.switches[s];
+		uint32_t n = c->result.lft_size;
+		if (n > sw->max_lid_ho + 1u)
+			n = sw->max_lid_ho + 1u;
+		memcpy(sw->new_lft, ibr_lft_row(&c->result, s), n);
+	}
+	if (c->plugin->opts.dump_dir &&
+	    ibr_dump_write(c->plugin->opts.dump_dir, c->of.fabric, &c->result,
+			   &err))
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB15: %s: dump to %s failed: %s\n",
+			c->engine->name, c->plugin->opts.dump_dir, err.msg);
+	drop_run(c);
+	return 0;
+}
+
+static void destroy_engine(void *context)
+{
+	drop_run(context);
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+static int setup(osm_routing_engine_t *re, osm_opensm_t *osm)
+{
+	(void)osm;
+	re->build_lid_matrices = build_lid_matrices;
+	re->ucast_build_fwd_tables = build_fwd_tables;
+	re->destroy = destroy_engine;
+	return 0;
+}
+
+static void *create(osm_opensm_t *osm)
+{
+	static const struct ibr_engine *const engines[] = {
+		&ibr_engine_pira, &ibr_engine_fera,
+	};
+	struct plugin *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB20: ibrouting: out of "
+			"memory\n");
+		return NULL;
+	}
+	p->osm = osm;
+	ibr_plugin_options_load(&p->opts, &osm->log);
+	for (unsigned i = 0; i < sizeof(engines) / sizeof(*engines); i++) {
+		external_routing_engine_module_t m = {
+			.name = engines[i]->name, .setup = setup,
+		};
+		engine_ctxs[i].plugin = p;
+		engine_ctxs[i].engine = engines[i];
+		if (osm_register_external_routing_engine(osm, &m, &engine_ctxs[i]) !=
+		    CL_SUCCESS)
+			OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB21: ibrouting: "
+				"cannot register routing engine %s\n",
+				engines[i]->name);
+	}
+	OSM_LOG(&osm->log, OSM_LOG_INFO, "ibrouting %s loaded: routing engines "
+		"pira, fera (built against %s)\n", PACKAGE_VERSION, OSM_VERSION);
+	return p;
+}
+
+static void delete(void *data)
+{
+	struct plugin *p = data;
+
+	ibr_plugin_options_free(&p->opts);
+	free(p);
+}
+
+/* OpenSM compares osm_version with its own and skips the plugin on a
+ * mismatch, logging "OpenSM version mismatch": rebuild against the
+ * installed libopensm-dev then. */
+osm_event_plugin_t osm_event_plugin = {
+	.osm_version = OSM_VERSION,
+	.create = create,
+	.delete = delete,
+	.report = NULL,
+};

@@ -1,0 +1,54 @@
+/*
+ * plugin.h - the OpenSM side of ibrouting: shared by the plugin's files.
+ *
+ * Every OpenSM header is included through here, osm_config.h first: the
+ * layout of osm_subn_opt_t and osm_opensm_t depends on the feature macros
+ * it defines, and a plugin compiled without them reads the wrong offsets.
+ */
+#ifndef IBROUTING_OSM_PLUGIN_H
+#define IBROUTING_OSM_PLUGIN_H
+
+#include <opensm/osm_config.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_switch.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_port.h>
+#include <opensm/osm_subnet.h>
+#include <opensm/osm_log.h>
+
+#include "ibrouting/engine.h"
+#include "ibrouting/fabric.h"
+#include "ibrouting/result.h"
+
+/* Options from opensm-plugin.conf (see opensm-plugin.conf(5)). */
+struct ibr_plugin_options {
+	struct ibr_root_choice root;   /* used when root_guid_file is unset */
+	bool verify_before_push;
+	char *dump_dir;                /* NULL: no extra dumps */
+	const char *path;              /* the file read, for messages */
+};
+
+/* Reads the options; every problem is logged as an ERR line naming the
+ * file:line, key and value, and the default is kept.  A missing file at
+ * the default path is not an error. */
+void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log);
+void ibr_plugin_options_free(struct ibr_plugin_options *o);
+
+/* A fabric built from OpenSM's discovered subnet, and the way back from
+ * our switch indexes to OpenSM's switches. */
+struct ibr_osm_fabric {
+	struct ibr_fabric *fabric;
+	osm_switch_t **switches;       /* per switch index */
+};
+
+int ibr_osm_fabric_build(osm_opensm_t *osm, struct ibr_osm_fabric *out,
+			 struct ibr_error *err);
+void ibr_osm_fabric_free(struct ibr_osm_fabric *of);
+
+/* The root from OpenSM's root_guid_file: the first listed GUID that is a
+ * switch of the fabric.  Returns 0 and sets *guid (0 if the option is
+ * unset), or -1 if the file cannot be read or names no switch. */
+int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
+				uint64_t *guid, struct ibr_error *err);
+
+#endif

@@ -1,0 +1,28 @@
+#!/bin/sh
+# e2e_fabrics.sh - the bundled example fabrics and generated ones (random
+# irregular up to 128 switches / 1024 CAs, 2-level Clos, 3D torus with
+# broken links) served by ibsim and routed by stock OpenSM with pira and
+# fera: every common end-to-end check of e2e_lib.sh holds for each.
+set -eu
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/e2e_lib.sh"
+e2e_requirements
+
+fabrics="$FABRICS_DIR/two-switch.net $FABRICS_DIR/ring6.net"
+for spec in random:sw=32,ca=256,seed=1 random:sw=128,ca=1024,seed=2 \
+	    clos:leaf=16,spine=8,ca=256,seed=3 torus:dims=4x4x4,ca=1,broken=6,seed=6; do
+	f=$TMP/$(echo "$spec" | tr ':=,' '_-_').net
+	"$IBROUTING" generate -o "$f" "$spec"
+	fabrics="$fabrics $f"
+done
+
+for net in $fabrics; do
+	ibsim_start "$net"
+	for engine in pira fera; do
+		name=$(basename "$net" .net)-$engine
+		opensm_run "$name" "$engine"
+		check_run "$name" "$engine" "$net"
+	done
+	ibsim_stop
+done
+finish

@@ -1,0 +1,90 @@
+#!/bin/sh
+# e2e_options.sh - opensm-plugin.conf and OpenSM's own options, and the
+# ways our engine must refuse so that OpenSM falls back, on the Fig. 1
+# fabric served by ibsim:
+#   - `root GUID` in opensm-plugin.conf moves the root; root_guid_file,
+#     when set, wins over it; tables equal `ibrouting route --root`;
+#   - unknown keys and bad values: an ERR line naming file:line, key and
+#     value, the default used, routing still done by our engine;
+#   - an impossible root: ERR line, OpenSM falls back to dfsssp;
+#   - a plugin built for another OpenSM version is refused by OpenSM,
+#     which says so, and falls back.
+set -eu
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/e2e_lib.sh"
+e2e_requirements
+
+net=$FABRICS_DIR/fig1.net
+ibsim_start "$net"
+
+# log_has NAME PATTERN DESCRIPTION
+log_has() {
+	if grep -qE -- "$2" "$TMP/$1/osm.log"; then
+		pass "$1: $3: $(grep -E -- "$2" "$TMP/$1/osm.log" | head -n 1 | sed 's/.*-> //' | cut -c1-150)"
+	else
+		flunk "$1: $3: no /$2/ in the log"
+		grep -E "ERR|routing|configured" "$TMP/$1/osm.log" | head | sed 's/^/# /'
+	fi
+}
+
+tables_equal_offline() {
+	name=$1
+	shift
+	switch_lfts > "$TMP/$name/switches.lft"
+	"$IBROUTING" route --print-lfts "$@" "$net" | grep '^0x' | sort > "$TMP/$name/offline.lft"
+	if cmp -s "$TMP/$name/switches.lft" "$TMP/$name/offline.lft"; then
+		pass "$name: switch tables equal 'ibrouting route $*'"
+	else
+		flunk "$name: switch tables differ from 'ibrouting route $*'"
+	fi
+}
+
+# The plugin's own root option.
+printf 'root 0x200003\n' > "$TMP/root.conf"
+IBROUTING_CONF=$TMP/root.conf opensm_run conf-root fera
+log_has conf-root "build_lid_matrices: fera: .*root 0x0000000000200003" "root from opensm-plugin.conf"
+tables_equal_offline conf-root -e fera --root 0x200003
+
+# OpenSM's root_guid_file wins over the plugin's option; the first GUID
+# that is a switch counts (a CA GUID and an absent one come first).
+printf '# roots\n0x100700\n0xdead0000\n0x200006\n0x200002\n' > "$TMP/roots"
+IBROUTING_CONF=$TMP/root.conf opensm_run guid-file pira "root_guid_file $TMP/roots"
+log_has guid-file "build_lid_matrices: pira: .*root 0x0000000000200006" "root_guid_file's first switch"
+tables_equal_offline guid-file -e pira --root 0x200006
+
+# Bad keys and values are reported, defaults kept, routing still ours.
+printf '# a comment\nroot middle\nverify_before_push maybe\ncolour blue\n\n' > "$TMP/bad.conf"
+IBROUTING_CONF=$TMP/bad.conf opensm_run bad-conf pira
+log_has bad-conf "ERR IB01: .*bad.conf:2: root \"middle\".*using sm" "bad root value"
+log_has bad-conf "ERR IB02: .*bad.conf:3: verify_before_push \"maybe\".*using yes" "bad boolean"
+log_has bad-conf "ERR IB03: .*bad.conf:4: unknown key \"colour\" \\(value \"blue\"\\)" "unknown key"
+log_has bad-conf "pira tables configured on all switches" "defaults used, pira still routes"
+log_has bad-conf "build_lid_matrices: pira: .*root 0x0000000000200001, verified" "default root and verification"
+
+# A missing configuration file named by IBROUTING_CONF.
+IBROUTING_CONF=$TMP/nosuch.conf opensm_run no-conf fera
+log_has no-conf "ERR IB04: cannot read .*nosuch.conf" "unreadable configuration"
+log_has no-conf "fera tables configured on all switches" "defaults used"
+
+# An impossible root: the engine refuses, OpenSM falls back to dfsssp.
+printf 'root 0xdeadbeef\n' > "$TMP/impossible.conf"
+IBROUTING_CONF=$TMP/impossible.conf opensm_run refuse "pira,dfsssp" "root_guid_file $TMP/no-such-file"
+log_has refuse "ERR IB12: pira cannot route: cannot read root_guid_file" "refusal logged"
+log_has refuse "building routing with 'dfsssp'" "OpenSM falls back to dfsssp"
+log_has refuse "dfsssp tables configured on all switches" "dfsssp routes the fabric"
+IBROUTING_CONF=$TMP/impossible.conf opensm_run refuse-root "fera,dfsssp"
+log_has refuse-root "ERR IB12: fera cannot route: root GUID 0x00000000deadbeef is not in the fabric" "refusal logged"
+log_has refuse-root "dfsssp tables configured on all switches" "OpenSM falls back to dfsssp"
+
+# A plugin built for another OpenSM: OpenSM refuses to load it.
+mkdir -p "$TMP/otherversion"
+sed 's/OpenSM 3\.3\.23/OpenSM 9.9.99/' "$PLUGIN_DIR/libibrouting.so" > "$TMP/otherversion/libibrouting.so"
+if grep -q "OpenSM 9.9.99" "$TMP/otherversion/libibrouting.so"; then
+	PLUGIN_DIR=$TMP/otherversion opensm_run other-version "pira,dfsssp"
+	log_has other-version "OpenSM version mismatch" "OpenSM names the version mismatch"
+	log_has other-version "cannot find or setup routing engine 'pira'" "pira unavailable"
+	log_has other-version "dfsssp tables configured on all switches" "OpenSM falls back to dfsssp"
+else
+	flunk "could not make a plugin for another OpenSM version (is OSM_VERSION 'OpenSM 3.3.23'?)"
+fi
+finish
