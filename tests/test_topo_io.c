@@ -159,7 +159,7 @@ static const char ibsim_net[] =
 	"Switch\t8 \"sw-top\"\n"
 	"[1]\t\"hostA\"[1]\n"
 	"[2]\t\"hostB\"[2]\n"
-	"[5]\t\"sw-low\"[6]\tw=4\n"
+	"[5]\t\"sw-low\"[6]\tw=3\n"    /* 1x|4x: a LinkWidthEnabled mask */
 	"\n"
 	"Hca\t2 \"hostA\"\n"
 	"[1]\t\"sw-top\"[1]\n"

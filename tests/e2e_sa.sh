@@ -1,0 +1,74 @@
+#!/bin/sh
+# e2e_sa.sh - what applications see follows our tables.  OpenSM runs as a
+# daemon (SA up) with pira, then fera, over the Fig. 1 fabric; for every
+# ordered pair of the seven hosts:
+#   - the SA answers a PathRecord query (OpenSM builds it by walking the
+#     switches' new LFTs, so a broken route would get no record);
+#   - ibtracert, which reads each switch's LFT hop by hop, crosses exactly
+#     the output ports our offline tables give for the destination LID.
+set -eu
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/e2e_lib.sh"
+e2e_requirements
+for tool in saquery ibtracert; do
+	command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] ||
+		{ echo "# $tool missing"; exit 77; }
+done
+
+net=$FABRICS_DIR/fig1.net
+hosts="4 7 11 12 13 14 15"
+ibsim_start "$net"
+
+for engine in pira fera; do
+	dir=$TMP/sa-$engine
+	mkdir -p "$dir/cache"
+	printf 'event_plugin_name ibrouting\nrouting_engine %s\n' "$engine" > "$dir/opensm.conf"
+	OSM_CACHE_DIR=$dir/cache LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
+		opensm -F "$dir/opensm.conf" -f "$dir/osm.log" -D 0x03 > "$dir/out" 2>&1 &
+	osm=$!
+	for _ in $(seq 1 150); do
+		grep -q "SUBNET UP" "$dir/osm.log" 2>/dev/null && break
+		sleep 0.2
+	done
+	"$IBROUTING" route -e "$engine" --print-lfts "$net" | grep '^0x' > "$dir/offline.lft"
+
+	records=0 traced=0 bad=""
+	for s in $hosts; do
+		for d in $hosts; do
+			[ "$s" != "$d" ] || continue
+			if LD_PRELOAD=$UMAD2SIM saquery PR --src-to-dst "$s:$d" 2>/dev/null |
+			   grep -q "dlid\.*$d\$"; then
+				records=$((records + 1))
+			else
+				bad="$bad PR($s:$d)"
+			fi
+			# "[out] -> ... {guid}" lines: the out port of the previous node
+			LD_PRELOAD=$UMAD2SIM ibtracert "$s" "$d" 2>/dev/null | awk -v d="$d" '
+				/^From ca/ { prev = ""; next }
+				/^\[[0-9]+\] ->/ {
+					out = substr($1, 2, length($1) - 2) + 0
+					if (prev != "") printf "%s %d %d\n", prev, d, out
+					match($0, /\{0x[0-9a-f]+\}/)
+					guid = substr($0, RSTART + 1, RLENGTH - 2)
+					prev = ($3 == "switch") ? guid : ""
+				}' > "$dir/hops"
+			if [ -s "$dir/hops" ] && ! grep -vxFf "$dir/offline.lft" "$dir/hops" >/dev/null; then
+				traced=$((traced + 1))
+			else
+				bad="$bad trace($s:$d)"
+			fi
+		done
+	done
+	kill -INT "$osm" 2>/dev/null || true
+	wait "$osm" 2>/dev/null || true
+	if [ -z "$bad" ]; then
+		pass "$engine: $records/42 SA path records; $traced/42 ibtracert paths follow our tables hop by hop"
+	else
+		flunk "$engine: failures:$bad"
+	fi
+done
+# The paper's legal route of §2.2 is the one FERa gives: 7 -> 2 -> 1 <- 3 <- 9 <- 14.
+path=$(LD_PRELOAD=$UMAD2SIM ibtracert 7 14 2>/dev/null | grep -o 'lid [0-9]*-' | tr -d - | awk '{printf "%s ", $2}')
+[ "$path" = "7 2 1 3 9 14 14 " ] && pass "ibtracert 7 14 after fera: $path" ||
+	flunk "ibtracert 7 14 after fera: $path"
+finish
