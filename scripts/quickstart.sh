@@ -36,7 +36,7 @@ for engine in pira fera; do
 		-f "$work/$engine/osm.log" -D 0x07 > /dev/null 2>&1
 	echo
 	echo "== OpenSM with routing_engine $engine (from its log):"
-	grep -E "ibrouting .* loaded|building routing with|build_lid_matrices: $engine|tables configured|SUBNET UP" \
+	grep -E "ibrouting .* loaded|building routing with|build_lid_matrices: $engine|tables configured|SUBNET UP$" \
 		"$work/$engine/osm.log" | sed 's/^.*-> /   /'
 	echo "== ibtracert from the first CA to the last, read from the switches:"
 	lids=$(LD_PRELOAD=$umad2sim ibnetdiscover 2>/dev/null | sed -n 's/^\[1\](.*# lid \([0-9]*\) lmc.*/\1/p')
