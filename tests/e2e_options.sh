@@ -6,6 +6,7 @@
 #     when set, wins over it; tables equal `ibrouting route --root`;
 #   - unknown keys and bad values: an ERR line naming file:line, key and
 #     value, the default used, routing still done by our engine;
+#   - dump_dir: the plugin writes dumps that equal OpenSM's own;
 #   - an impossible root: ERR line, OpenSM falls back to dfsssp;
 #   - a plugin built for another OpenSM version is refused by OpenSM,
 #     which says so, and falls back.
@@ -60,6 +61,18 @@ log_has bad-conf "ERR IB02: .*bad.conf:3: verify_before_push \"maybe\".*using ye
 log_has bad-conf "ERR IB03: .*bad.conf:4: unknown key \"colour\" \\(value \"blue\"\\)" "unknown key"
 log_has bad-conf "pira tables configured on all switches" "defaults used, pira still routes"
 log_has bad-conf "build_lid_matrices: pira: .*root 0x0000000000200001, verified" "default root and verification"
+
+# dump_dir: our own dumps of every run, which our verifier accepts.
+printf 'dump_dir %s/ourdumps\n' "$TMP" > "$TMP/dump.conf"
+mkdir -p "$TMP/ourdumps"
+IBROUTING_CONF=$TMP/dump.conf opensm_run dump-dir pira
+if "$IBROUTING" verify "$TMP/ourdumps" > "$TMP/ourdumps.out" 2>&1 &&
+   cmp -s "$TMP/ourdumps/opensm-lfts.dump" "$TMP/dump-dir/dump/opensm-lfts.dump"; then
+	pass "dump-dir: the plugin's opensm-lfts.dump equals OpenSM's, and $(grep '^verify' "$TMP/ourdumps.out")"
+else
+	flunk "dump-dir: the plugin's dumps are missing, differ from OpenSM's or fail verification"
+	sed 's/^/# /' "$TMP/ourdumps.out"
+fi
 
 # A missing configuration file named by IBROUTING_CONF.
 IBROUTING_CONF=$TMP/nosuch.conf opensm_run no-conf fera
