@@ -80,6 +80,15 @@ enum ibr_step ibr_lft_step(const struct ibr_fabric *f,
 			   const struct ibr_result *r, uint32_t s,
 			   ibr_lid_t lid, uint32_t *next);
 
+/* The same for a port already read from the table. */
+enum ibr_step ibr_port_step(const struct ibr_fabric *f, uint32_t s,
+			    ibr_lid_t lid, uint8_t port, uint32_t *next);
+
+/* The tables by destination: col[lid * num_switches + s] = lft[s][lid].
+ * Walks to one LID read one column; in the row-major tables they would
+ * touch one cache line per switch.  NULL when out of memory. */
+uint8_t *ibr_result_columns(const struct ibr_result *r);
+
 /* Hop counts from every switch to `lid` along the tables: hops[s] is the
  * number of links a packet crosses from switch s to the LID's owner
  * (0 at the owning switch itself, 1 from a CA's switch to the CA), or

@@ -209,6 +209,22 @@ static void print_path_lengths(const struct ibr_metrics *m)
 	printf("  (links: CA pairs)\n");
 }
 
+/* Link load and path lengths under uniform all-to-all CA traffic. */
+static int print_metrics(const struct ibr_fabric *f, const struct ibr_result *r,
+			 struct ibr_error *err)
+{
+	struct ibr_metrics m;
+
+	if (ibr_metrics_compute(f, r, &m, err))
+		return -1;
+	printf("load      max link load %" PRIu64 " flows of %" PRIu64
+	       ", mean path %.2f links, %u DLIDs used of %u assigned\n",
+	       m.max_link_load, m.flows, m.mean_path_len, m.lids_used,
+	       m.lids_assigned);
+	print_path_lengths(&m);
+	return 0;
+}
+
 static int cmd_route(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -233,7 +249,6 @@ static int cmd_route(int argc, char **argv)
 	struct ibr_fabric *f;
 	struct ibr_result r;
 	struct ibr_error err = { "" };
-	struct ibr_metrics m;
 	struct ibr_verify_report rep;
 	double best = 0;
 	int c, rc;
@@ -309,14 +324,7 @@ static int cmd_route(int argc, char **argv)
 			best = r.stats.compute_ms;
 	}
 	print_route_summary(f, e, &r, how, best, repeat);
-	rc = ibr_metrics_compute(f, &r, &m, &err);
-	if (rc == 0)
-		printf("load      max link load %" PRIu64 " flows of %" PRIu64
-		       ", mean path %.2f links, %u DLIDs used of %u assigned\n",
-		       m.max_link_load, m.flows, m.mean_path_len, m.lids_used,
-		       m.lids_assigned);
-	if (rc == 0)
-		print_path_lengths(&m);
+	rc = print_metrics(f, &r, &err);
 	if (rc == 0)
 		rc = ibr_verify(f, &r, &vopts, &rep, &err);
 	if (rc == 0 && dump_dir && mkdir(dump_dir, 0777) != 0 && errno != EEXIST)
@@ -361,7 +369,7 @@ static int cmd_verify(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	print_fabric(argv[i], f);
-	if (ibr_verify(f, &r, &vopts, &rep, &err)) {
+	if (print_metrics(f, &r, &err) || ibr_verify(f, &r, &vopts, &rep, &err)) {
 		fprintf(stderr, "ibrouting: %s\n", err.msg);
 		rc = EXIT_USAGE;
 	} else {

@@ -78,7 +78,33 @@ enum ibr_step ibr_lft_step(const struct ibr_fabric *f,
 			   const struct ibr_result *r, uint32_t s,
 			   ibr_lid_t lid, uint32_t *next)
 {
-	uint8_t port = ibr_lft_row(r, s)[lid];
+	return ibr_port_step(f, s, lid, ibr_lft_row(r, s)[lid], next);
+}
+
+uint8_t *ibr_result_columns(const struct ibr_result *r)
+{
+	enum { B = 64 };
+	uint32_t S = r->num_switches, L = r->lft_size;
+	uint8_t *col = malloc((size_t)S * L);
+
+	if (!col)
+		return NULL;
+	for (uint32_t s0 = 0; s0 < S; s0 += B)
+		for (uint32_t l0 = 0; l0 < L; l0 += B) {
+			uint32_t s1 = s0 + B < S ? s0 + B : S;
+			uint32_t l1 = l0 + B < L ? l0 + B : L;
+			for (uint32_t s = s0; s < s1; s++) {
+				const uint8_t *row = ibr_lft_row(r, s);
+				for (uint32_t lid = l0; lid < l1; lid++)
+					col[(size_t)lid * S + s] = row[lid];
+			}
+		}
+	return col;
+}
+
+enum ibr_step ibr_port_step(const struct ibr_fabric *f, uint32_t s,
+			    ibr_lid_t lid, uint8_t port, uint32_t *next)
+{
 	const struct ibr_lid_owner *owner = &f->lid_owner[lid];
 	uint32_t node = f->sw_node[s];
 	const struct ibr_port *p;
