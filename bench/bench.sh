@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# bench.sh - the benchmark suite: our engines and OpenSM's, side by side, on
+# the same fabrics in one run.  Never a timed test: it measures and reports.
+#
+#   bench/bench.sh            the whole suite -> bench/results/ (CSV, tables, plots)
+#   bench/bench.sh --smoke    a small size, into a temporary directory; exits
+#                             non-zero if one of our engines fell back, or has a
+#                             verifier finding or a credit loop (what CI runs)
+#
+# Inside OpenSM over ibsim, per fabric and engine: OpenSM's routing window
+# from its own log ('building routing with' .. 'tables configured'), the
+# engine OpenSM actually used, our verifier's verdict and ibdmchk's credit
+# loops on OpenSM's dumps, max link load, mean path, DLIDs used, and our
+# explicit entries and default ports.  `zero-cost` (a plugin engine that
+# computes nothing) measures OpenSM's own share of the window.  Offline,
+# `ibrouting route` beyond ibsim's comfortable sizes: compute time, peak
+# memory and the memset lower bound of writing every LFT byte.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+smoke=false
+out=$top/bench/results
+while [ $# -gt 0 ]; do
+	case $1 in
+	--smoke) smoke=true; out=$(mktemp -d) ;;
+	--out) out=$2; shift ;;
+	*) echo "usage: bench/bench.sh [--smoke] [--out DIR]" >&2; exit 2 ;;
+	esac
+	shift
+done
+mkdir -p "$out"
+
+# Build (out of tree, as the tests do) unless a build exists.
+build=${BUILD_DIR:-$top/build}
+if [ ! -x "$build/ibrouting" ] || [ ! -f "$build/.libs/libibrouting.so" ]; then
+	(cd "$top" && { [ -x configure ] || autoreconf -fi >/dev/null; })
+	mkdir -p "$build"
+	(cd "$build" && { [ -f Makefile ] || "$top/configure" >/dev/null; } && make -j"$(nproc)" >/dev/null)
+fi
+export IBROUTING=$build/ibrouting PLUGIN_DIR=$build/.libs FABRICS_DIR=$top/tests/fabrics
+export IBROUTING_BENCH_ZERO_COST=1
+. "$top/tests/lib.sh"
+. "$top/tests/e2e_lib.sh"
+e2e_requirements
+cc -O2 -o "$TMP/memset_bound" "$top/bench/memset_bound.c"
+
+ours="pira fera"
+opensm_engines="minhop updn dnup dfsssp nue lash"
+if $smoke; then
+	fabrics="random:sw=16,ca=128,seed=1 clos:leaf=4,spine=2,ca=32,seed=1 torus:dims=3x3,ca=1,broken=2,seed=1"
+	big_fabrics=""
+	offline_sizes="64:1024 128:2048"
+	repeats=1
+else
+	fabrics=""
+	for seed in 1 2 3; do
+		fabrics="$fabrics random:sw=16,ca=128,seed=$seed random:sw=32,ca=256,seed=$seed"
+		fabrics="$fabrics random:sw=64,ca=512,seed=$seed random:sw=64,ca=1024,seed=$seed"
+	done
+	fabrics="$fabrics random:sw=256,ca=4096,seed=1 random:sw=256,ca=4096,seed=2"
+	fabrics="$fabrics clos:leaf=16,spine=8,ca=256,seed=1 clos:leaf=32,spine=16,ca=1024,seed=1"
+	fabrics="$fabrics torus:dims=4x4x4,ca=2,broken=6,seed=1 torus:dims=8x8,ca=4,broken=8,seed=2"
+	fabrics="$fabrics torus:dims=6x6x6,ca=2,broken=20,seed=3"
+	# as far as ibsim goes in this machine's time: our engines, updn, zero-cost
+	big_fabrics="random:sw=512,ca=8192,seed=1"
+	offline_sizes="64:1024 128:2048 256:4096 512:8192 1024:16384 2048:32768"
+	repeats=3
+fi
+
+csv=$out/opensm.csv
+echo "fabric,switches,cas,engine,used,route_ms,findings,credit_loops,max_link_load,mean_path,dlids_used,explicit,default_ports,unreachable,cdg_cycles" > "$csv"
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "?" }'; }
+
+# measure FABRIC-SPEC NETFILE ENGINE: one CSV row (routing window: median
+# of $repeats runs; everything else from the last run).
+measure() {
+	spec=$1 net=$2 engine=$3
+	extra=""
+	case $engine in updn|dnup) extra="root_guid_file $TMP/roots" ;; esac
+	times=""
+	for r in $(seq 1 "$repeats"); do
+		name=run-$engine-$r
+		rm -rf "${TMP:?}/$name"
+		opensm_run "$name" "$engine" "$extra" || true
+		times="$times $(routing_ms "$TMP/$name/osm.log")"
+	done
+	dir=$TMP/$name
+	used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured on all switches.*/\1/p' "$dir/osm.log" | head -n 1)
+	route_ms=$(echo "$times" | tr ' ' '\n' | grep -v '^$' | grep -v '?' | median)
+	findings=? load=? mean=? dlids=? loops=? unreachable=? cycles=?
+	if [ -f "$dir/dump/opensm-lfts.dump" ]; then
+		"$IBROUTING" verify "$dir/dump" > "$dir/verify.out" 2>&1 || true
+		findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$dir/verify.out")
+		unreachable=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) unreachable.*/\1/p' "$dir/verify.out")
+		cycles=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) dependency cycles.*/\1/p' "$dir/verify.out")
+		load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$dir/verify.out")
+		mean=$(sed -n 's/.*mean path \([0-9.]*\) links.*/\1/p' "$dir/verify.out")
+		dlids=$(sed -n 's/.* \([0-9]*\) DLIDs used.*/\1/p' "$dir/verify.out")
+		mkdir -p "$out/paths"
+		sed -n 's/^paths     //p' "$dir/verify.out" > "$out/paths/$(echo "$spec" | tr ':=,' '_-_')-$engine.txt"
+		: > "$dir/empty.mcfdbs"
+		(cd "$dir" && timeout 600 ibdmchk -s dump/opensm-subnet.lst -f dump/opensm.fdbs \
+			-m empty.mcfdbs > ibdmchk.out 2>&1) 2>/dev/null || true
+		if grep -q "no credit loops found" "$dir/ibdmchk.out"; then
+			loops=0
+		elif grep -q "credit loops in routing" "$dir/ibdmchk.out"; then
+			loops=$(grep -c "Found credit loop" "$dir/ibdmchk.out" || true)
+		fi
+	fi
+	explicit=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) explicit entries, \([0-9]*\) default ports.*/\1/p" "$dir/osm.log" | head -n 1)
+	defaults=$(sed -n "s/.*build_lid_matrices: $engine: .* explicit entries, \([0-9]*\) default ports.*/\1/p" "$dir/osm.log" | head -n 1)
+	echo "$(echo "$spec" | tr , ';'),$switches,$cas,$engine,${used:-none},$route_ms,$findings,$loops,$load,$mean,$dlids,${explicit:-},${defaults:-},$unreachable,$cycles" >> "$csv"
+	echo "  $engine: used ${used:-none}, ${route_ms} ms, verifier findings $findings ($unreachable unreachable, $cycles CDG cycles), ibdmchk credit loops $loops, max load $load"
+}
+
+for spec in $fabrics $big_fabrics; do
+	net=$TMP/fabric.net
+	"$IBROUTING" generate -o "$net" "$spec"
+	switches=$(grep -c '^Switch' "$net")
+	cas=$(grep -c '^Ca' "$net")
+	# the SM sits on the first node of the file, a switch: the root of all
+	sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
+	echo "== $spec ($switches switches, $cas CAs)"
+	ibsim_start "$net"
+	engines="zero-cost $ours updn"
+	case " $big_fabrics " in *" $spec "*) ;; *) engines="zero-cost $ours $opensm_engines" ;; esac
+	case $spec in clos:*) engines="$engines ftree" ;; esac
+	for engine in $engines; do
+		measure "$spec" "$net" "$engine"
+	done
+	ibsim_stop
+done
+
+# Offline: compute time, peak memory, memset bound.
+off=$out/offline.csv
+echo "switches,cas,lids,engine,compute_ms,peak_rss_kb,memset_ms" > "$off"
+for size in $offline_sizes; do
+	sw=${size%%:*} ca=${size##*:}
+	lids=$((sw + ca))
+	bound=$("$TMP/memset_bound" "$sw" $((lids + 1)) 5)
+	for engine in $ours; do
+		/usr/bin/time -f "%M" -o "$TMP/rss" "$IBROUTING" route -e "$engine" --repeat "$repeats" \
+			"gen:random:sw=$sw,ca=$ca,seed=1" > "$TMP/route.out" 2>&1
+		ms=$(sed -n 's/^time      \([0-9.]*\) ms.*/\1/p' "$TMP/route.out")
+		echo "$sw,$ca,$lids,$engine,$ms,$(tail -n 1 "$TMP/rss"),$bound" >> "$off"
+		echo "offline $sw/$ca $engine: $ms ms (memset bound $bound ms), peak $(tail -n 1 "$TMP/rss") kB"
+	done
+done
+
+"$top/bench/report.sh" "$out"
+
+if $smoke; then
+	# our engines: used as asked, no finding, no credit loop, on every fabric
+	bad=$(awk -F, 'NR > 1 && ($4 == "pira" || $4 == "fera") &&
+		($5 != $4 || $7 != "0" || $8 != "0") { print }' "$csv")
+	rows=$(awk -F, 'NR > 1 && ($4 == "pira" || $4 == "fera")' "$csv" | wc -l)
+	if [ -n "$bad" ] || [ "$rows" = 0 ]; then
+		echo "bench smoke: our engines failed:"; echo "$bad"
+		echo "bench smoke: 0 passed, 1 failed"
+		exit 1
+	fi
+	echo "bench smoke: $rows runs of our engines used as asked, 0 verifier findings, 0 credit loops"
+fi
