@@ -42,6 +42,8 @@ export IBROUTING_BENCH_ZERO_COST=1
 . "$top/tests/e2e_lib.sh"
 e2e_requirements
 cc -O2 -o "$TMP/memset_bound" "$top/bench/memset_bound.c"
+# our engines once more with verify_before_push no: the price of the check
+printf 'verify_before_push no\n' > "$TMP/noverify.conf"
 
 ours="pira fera"
 opensm_engines="minhop updn dnup dfsssp nue lash"
@@ -75,14 +77,17 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)
 # measure FABRIC-SPEC NETFILE ENGINE: one CSV row (routing window: median
 # of $repeats runs; everything else from the last run).
 measure() {
-	spec=$1 net=$2 engine=$3
+	spec=$1 net=$2 label=$3
+	engine=${label%-noverify}
+	conf=/dev/null
+	[ "$engine" = "$label" ] || conf=$TMP/noverify.conf
 	extra=""
 	case $engine in updn|dnup) extra="root_guid_file $TMP/roots" ;; esac
 	times=""
 	for r in $(seq 1 "$repeats"); do
-		name=run-$engine-$r
+		name=run-$label-$r
 		rm -rf "${TMP:?}/$name"
-		opensm_run "$name" "$engine" "$extra" || true
+		IBROUTING_CONF=$conf opensm_run "$name" "$engine" "$extra" || true
 		times="$times $(routing_ms "$TMP/$name/osm.log")"
 	done
 	dir=$TMP/$name
@@ -110,8 +115,9 @@ measure() {
 	fi
 	explicit=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) explicit entries, \([0-9]*\) default ports.*/\1/p" "$dir/osm.log" | head -n 1)
 	defaults=$(sed -n "s/.*build_lid_matrices: $engine: .* explicit entries, \([0-9]*\) default ports.*/\1/p" "$dir/osm.log" | head -n 1)
-	echo "$(echo "$spec" | tr , ';'),$switches,$cas,$engine,${used:-none},$route_ms,$findings,$loops,$load,$mean,$dlids,${explicit:-},${defaults:-},$unreachable,$cycles" >> "$csv"
-	echo "  $engine: used ${used:-none}, ${route_ms} ms, verifier findings $findings ($unreachable unreachable, $cycles CDG cycles), ibdmchk credit loops $loops, max load $load"
+	[ "$engine" = "$label" ] || used=$used-noverify
+	echo "$(echo "$spec" | tr , ';'),$switches,$cas,$label,${used:-none},$route_ms,$findings,$loops,$load,$mean,$dlids,${explicit:-},${defaults:-},$unreachable,$cycles" >> "$csv"
+	echo "  $label: used ${used:-none}, ${route_ms} ms, verifier findings $findings ($unreachable unreachable, $cycles CDG cycles), ibdmchk credit loops $loops, max load $load"
 }
 
 for spec in $fabrics $big_fabrics; do
@@ -123,8 +129,8 @@ for spec in $fabrics $big_fabrics; do
 	sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
 	echo "== $spec ($switches switches, $cas CAs)"
 	ibsim_start "$net"
-	engines="zero-cost $ours updn"
-	case " $big_fabrics " in *" $spec "*) ;; *) engines="zero-cost $ours $opensm_engines" ;; esac
+	engines="zero-cost $ours pira-noverify fera-noverify updn"
+	case " $big_fabrics " in *" $spec "*) ;; *) engines="zero-cost $ours pira-noverify fera-noverify $opensm_engines" ;; esac
 	case $spec in clos:*) engines="$engines ftree" ;; esac
 	for engine in $engines; do
 		measure "$spec" "$net" "$engine"

@@ -38,6 +38,11 @@ done
 echo "valgrind: no leaks, no errors"
 passed=$((passed + 1))
 
+echo "== benchmark smoke run (our engines and OpenSM's over ibsim; not timed)"
+BUILD_DIR=$PWD "$top/bench/bench.sh" --smoke > bench-smoke.log 2>&1 || { cat bench-smoke.log; exit 1; }
+tail -n 1 bench-smoke.log
+passed=$((passed + 1))
+
 echo "== make distcheck"
 make distcheck DISTCHECK_CONFIGURE_FLAGS="${CONFIGURE_FLAGS:-}" >/dev/null
 echo "distcheck: OK"

@@ -96,4 +96,9 @@ uint8_t *ibr_result_columns(const struct ibr_result *r);
 void ibr_result_hops_to(const struct ibr_result *r, const struct ibr_fabric *f,
 			ibr_lid_t lid, uint8_t *hops);
 
+/* The same from the LID's column (column[s] = switch s's port for lid, as
+ * ibr_result_columns() lays them out): for callers that walk many LIDs. */
+void ibr_hops_along(const struct ibr_fabric *f, const uint8_t *column,
+		    ibr_lid_t lid, uint8_t *hops);
+
 #endif

@@ -23,13 +23,14 @@ struct loads {
 	uint64_t *flow;        /* per switch, for the DLID at hand */
 	uint32_t *senders;     /* per switch: sources using the DLID */
 	uint8_t *hops;
+	uint8_t *col;          /* the tables by destination (result.h) */
 	uint32_t *bucket_start, *by_hops;
 	uint8_t *dlid_used;
 };
 
 static uint8_t out_port(const struct loads *w, uint32_t s, ibr_lid_t lid)
 {
-	return ibr_lft_row(w->r, s)[lid];
+	return w->col[(size_t)lid * w->f->num_switches + s];
 }
 
 static uint32_t link_index(const struct ibr_fabric *f, uint32_t s, uint8_t port)
@@ -46,7 +47,7 @@ static void route_flows(struct loads *w, ibr_lid_t lid, uint32_t dst)
 	const struct ibr_fabric *f = w->f;
 	uint32_t S = f->num_switches;
 
-	ibr_result_hops_to(w->r, f, lid, w->hops);
+	ibr_hops_along(f, w->col + (size_t)lid * S, lid, w->hops);
 	memset(w->bucket_start, 0, 257 * sizeof(uint32_t));
 	for (uint32_t s = 0; s < S; s++)
 		w->bucket_start[w->hops[s] + 1]++;
@@ -69,7 +70,8 @@ static void route_flows(struct loads *w, ibr_lid_t lid, uint32_t dst)
 		unsigned len = w->hops[s] + 1u;
 		w->m->path_len_hist[len < IBR_MAX_PATH_LEN ? len : IBR_MAX_PATH_LEN] +=
 			w->senders[s];
-		if (ibr_lft_step(f, w->r, s, lid, &next) == IBR_STEP_NEXT) {
+		if (ibr_port_step(f, s, lid, out_port(w, s, lid), &next) ==
+		    IBR_STEP_NEXT) {
 			w->chan[link_index(f, s, out_port(w, s, lid))] += flow;
 			w->flow[next] += flow;
 		} else {
@@ -91,8 +93,9 @@ static int alloc_loads(struct loads *w)
 	w->bucket_start = malloc(257 * sizeof(uint32_t));
 	w->by_hops = malloc(S * sizeof(uint32_t));
 	w->dlid_used = calloc(f->max_lid + 1u, 1);
+	w->col = ibr_result_columns(w->r);
 	return w->chan && w->eject && w->flow && w->senders && w->hops &&
-	       w->bucket_start && w->by_hops && w->dlid_used ? 0 : -1;
+	       w->bucket_start && w->by_hops && w->dlid_used && w->col ? 0 : -1;
 }
 
 static void free_loads(struct loads *w)
@@ -105,6 +108,7 @@ static void free_loads(struct loads *w)
 	free(w->bucket_start);
 	free(w->by_hops);
 	free(w->dlid_used);
+	free(w->col);
 }
 
 /* All flows to end port dst, grouped by the DLID their sources use. */

@@ -132,7 +132,22 @@ enum ibr_step ibr_port_step(const struct ibr_fabric *f, uint32_t s,
 void ibr_result_hops_to(const struct ibr_result *r, const struct ibr_fabric *f,
 			ibr_lid_t lid, uint8_t *hops)
 {
-	uint32_t S = r->num_switches;
+	uint8_t *column = malloc(r->num_switches);
+
+	if (!column) {
+		memset(hops, UINT8_MAX, r->num_switches);
+		return;
+	}
+	for (uint32_t s = 0; s < r->num_switches; s++)
+		column[s] = lid < r->lft_size ? ibr_lft_row(r, s)[lid] : IBR_NO_PATH;
+	ibr_hops_along(f, column, lid, hops);
+	free(column);
+}
+
+void ibr_hops_along(const struct ibr_fabric *f, const uint8_t *column,
+		    ibr_lid_t lid, uint8_t *hops)
+{
+	uint32_t S = f->num_switches;
 	uint32_t *stack = malloc(S * sizeof(uint32_t));
 
 	memset(hops, HOPS_UNKNOWN, S);
@@ -147,7 +162,7 @@ void ibr_result_hops_to(const struct ibr_result *r, const struct ibr_fabric *f,
 
 		/* Walk until a switch whose count is known, then unwind. */
 		while (hops[s] == HOPS_UNKNOWN) {
-			enum ibr_step st = ibr_lft_step(f, r, s, lid, &next);
+			enum ibr_step st = ibr_port_step(f, s, lid, column[s], &next);
 			hops[s] = HOPS_ON_STACK;
 			stack[depth++] = s;
 			if (st != IBR_STEP_NEXT) {
@@ -159,7 +174,7 @@ void ibr_result_hops_to(const struct ibr_result *r, const struct ibr_fabric *f,
 		}
 		if (hops[s] == HOPS_UNKNOWN) {
 			/* the walk ended at s: delivered, or failed there */
-			enum ibr_step st = ibr_lft_step(f, r, s, lid, &next);
+			enum ibr_step st = ibr_port_step(f, s, lid, column[s], &next);
 			bool at_switch = f->lid_owner[lid].node == f->sw_node[s];
 			hops[s] = st != IBR_STEP_ARRIVED ? UINT8_MAX : at_switch ? 0 : 1;
 		}

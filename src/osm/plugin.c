@@ -28,6 +28,7 @@
 #include "ibrouting/dump.h"
 #include "ibrouting/verify.h"
 #include "plugin.h"
+#include "../core/timer.h"
 
 struct plugin {
 	osm_opensm_t *osm;
@@ -41,6 +42,7 @@ struct engine_ctx {
 	struct ibr_osm_fabric of;
 	struct ibr_result result;
 	bool routed;
+	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
 };
 
 static struct engine_ctx engine_ctxs[2];
@@ -105,35 +107,39 @@ static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 	const struct ibr_result *r = &c->result;
 	uint32_t S = f->num_switches;
 	uint8_t *hops = malloc(S), *sw_hops = malloc(S);
+	uint8_t *col = ibr_result_columns(r);
 
-	if (!hops || !sw_hops) {
+	if (!hops || !sw_hops || !col) {
 		free(hops);
 		free(sw_hops);
+		free(col);
 		return ibr_error_set(err, "out of memory");
 	}
 	for (uint32_t d = 0; d < S; d++) {
 		ibr_lid_t lid = ibr_switch_lid(f, d);
-		ibr_result_hops_to(r, f, lid, sw_hops);
+		const uint8_t *sw_col = col + (size_t)lid * S;
+		ibr_hops_along(f, sw_col, lid, sw_hops);
 		for (uint32_t s = 0; s < S; s++)
-			osm_switch_set_hops(c->of.switches[s], lid,
-					    ibr_lft_row(r, s)[lid], sw_hops[s]);
+			osm_switch_set_hops(c->of.switches[s], lid, sw_col[s],
+					    sw_hops[s]);
 		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
 			ibr_lid_t ca = ibr_end_port_lid(f, f->sw_cas[i]);
+			const uint8_t *ca_col = col + (size_t)ca * S;
 			bool computed = false;
 			for (uint32_t s = 0; s < S; s++) {
-				uint8_t port = ibr_lft_row(r, s)[ca];
-				if (s == d || port == ibr_lft_row(r, s)[lid])
+				if (s == d || ca_col[s] == sw_col[s])
 					continue;
 				if (!computed)
-					ibr_result_hops_to(r, f, ca, hops);
+					ibr_hops_along(f, ca_col, ca, hops);
 				computed = true;
-				osm_switch_set_hops(c->of.switches[s], ca, port,
+				osm_switch_set_hops(c->of.switches[s], ca, ca_col[s],
 						    hops[s]);
 			}
 		}
 	}
 	free(hops);
 	free(sw_hops);
+	free(col);
 	return 0;
 }
 
@@ -157,19 +163,23 @@ static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
 	osm_opensm_t *osm = c->plugin->osm;
 	struct ibr_root_choice root = c->plugin->opts.root;
 	uint64_t file_root;
+	double t0 = ibr_now_ms(), t1;
 
 	if (ibr_osm_fabric_build(osm, &c->of, err) ||
 	    ibr_osm_root_from_guid_file(osm, c->of.fabric, &file_root, err))
 		return -1;
+	c->model_ms = ibr_now_ms() - t0;
 	if (file_root)
 		root.guid = file_root;
 	if (ibr_route(c->of.fabric, c->engine, &root, &c->result, err))
 		return -1;
 	c->routed = true;
 	memset(rep, 0, sizeof(*rep));
+	t1 = ibr_now_ms();
 	if (c->plugin->opts.verify_before_push &&
 	    ibr_verify(c->of.fabric, &c->result, NULL, rep, err))
 		return -1;
+	c->verify_ms = ibr_now_ms() - t1;
 	return 0;
 }
 
@@ -194,12 +204,14 @@ static int build_lid_matrices(void *context)
 		drop_run(c);
 		return -1;
 	}
+	double t0 = ibr_now_ms();
 	if (fill_hops(c, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->engine->name,
 			err.msg);
 		drop_run(c);
 		return -1;
 	}
+	c->hops_ms = ibr_now_ms() - t0;
 	f = c->of.fabric;
 	root = ibr_switch(f, c->result.root);
 	OSM_LOG(log, OSM_LOG_INFO, "%s: %u switches, %u CA ports, %u LIDs, "
@@ -210,6 +222,10 @@ static int build_lid_matrices(void *context)
 		c->result.stats.compute_ms, root->guid,
 		c->plugin->opts.verify_before_push ? "verified: no loop, all "
 		"delivered, acyclic" : "not verified (verify_before_push no)");
+	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
+		"routing %.3f ms, verification %.3f ms, hop tables %.3f ms\n",
+		c->engine->name, c->model_ms, c->result.stats.compute_ms,
+		c->verify_ms, c->hops_ms);
 	if (osm_log_is_active(log, OSM_LOG_DEBUG))
 		for (uint32_t s = 0; s < f->num_switches; s++)
 			OSM_LOG(log, OSM_LOG_DEBUG, "%s: switch 0x%016" PRIx64
