@@ -3,6 +3,7 @@
 # the same fabrics in one run.  Never a timed test: it measures and reports.
 #
 #   bench/bench.sh            the whole suite -> bench/results/ (CSV, tables, plots)
+#   bench/bench.sh --offline-only   redo only the offline part (same DIR)
 #   bench/bench.sh --smoke    a small size, into a temporary directory; exits
 #                             non-zero if one of our engines fell back, or has a
 #                             verifier finding or a credit loop (what CI runs)
@@ -17,13 +18,14 @@
 # memory and the memset lower bound of writing every LFT byte.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-smoke=false
+smoke=false offline_only=false
 out=$top/bench/results
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=true; out=$(mktemp -d) ;;
+	--offline-only) offline_only=true ;;
 	--out) out=$2; shift ;;
-	*) echo "usage: bench/bench.sh [--smoke] [--out DIR]" >&2; exit 2 ;;
+	*) echo "usage: bench/bench.sh [--smoke] [--offline-only] [--out DIR]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -68,8 +70,9 @@ else
 	repeats=3
 fi
 
+if $offline_only; then fabrics="" big_fabrics=""; fi
 csv=$out/opensm.csv
-echo "fabric,switches,cas,engine,used,route_ms,findings,credit_loops,max_link_load,mean_path,dlids_used,explicit,default_ports,unreachable,cdg_cycles" > "$csv"
+$offline_only || echo "fabric,switches,cas,engine,used,route_ms,findings,credit_loops,max_link_load,mean_path,dlids_used,explicit,default_ports,unreachable,cdg_cycles" > "$csv"
 
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "?" }'; }

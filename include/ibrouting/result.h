@@ -34,7 +34,8 @@ struct ibr_result {
 	uint32_t lft_size;          /* entries per switch: max_lid + 1 */
 	uint8_t *lft;               /* num_switches * lft_size */
 	uint8_t *default_port;      /* per switch, IBR_NO_PATH = none; may be NULL */
-	uint8_t *explicit_bits;     /* bit per lft entry; may be NULL */
+	uint8_t *explicit_bits;     /* bit per lft entry, rows of
+				       ibr_explicit_stride() bits; may be NULL */
 	uint8_t *dlid_offset;       /* may be NULL, see above */
 	bool offsets_by_switch;
 	uint32_t root;              /* switch index of the up/down root */
@@ -54,10 +55,17 @@ static inline uint8_t *ibr_lft_row(const struct ibr_result *r, uint32_t s)
 	return r->lft + (uint64_t)s * r->lft_size;
 }
 
+/* Bits per row of explicit_bits: lft_size rounded up to 64, so every row
+ * starts on a byte (and word) boundary and can be filled a byte at once. */
+static inline uint64_t ibr_explicit_stride(const struct ibr_result *r)
+{
+	return ((uint64_t)r->lft_size + 63) & ~(uint64_t)63;
+}
+
 static inline bool ibr_result_is_explicit(const struct ibr_result *r,
 					  uint32_t s, ibr_lid_t lid)
 {
-	uint64_t bit = (uint64_t)s * r->lft_size + lid;
+	uint64_t bit = (uint64_t)s * ibr_explicit_stride(r) + lid;
 	return r->explicit_bits == NULL ||
 	       (r->explicit_bits[bit >> 3] >> (bit & 7)) & 1;
 }

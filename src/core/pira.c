@@ -38,12 +38,13 @@ struct pira {
 	uint32_t *pending;      /* per node: unexplored up links */
 	uint32_t *heap;         /* eligible nodes, min-heap by LID */
 	uint32_t heap_len;
+	ibr_lid_t *lid_of;      /* per node: its (base) LID */
 };
 
 /* Node ids: 0..S-1 are switches, S.. are end ports. */
 static ibr_lid_t node_lid(const struct pira *w, uint32_t x)
 {
-	return x < w->S ? ibr_switch_lid(w->f, x) : ibr_end_port_lid(w->f, x - w->S);
+	return w->lid_of[x];
 }
 
 static uint8_t *column(const struct pira *w, uint32_t x)
@@ -162,12 +163,13 @@ static void explore_end_port(struct pira *w, uint32_t x)
 	cx[e->sw] = e->sw_port;
 }
 
-/* col -> linear tables, IMPLICIT -> default port, LMC ranges copied. */
+/* col -> linear tables, IMPLICIT -> default port.  Blocked 64 x 64 so
+ * both the columns read and the rows written stay in cache.  Explicit
+ * entries are few (PIRa's point), so their bits are set one by one. */
 static void write_tables(struct pira *w)
 {
-	const struct ibr_fabric *f = w->f;
 	struct ibr_result *r = w->r;
-	uint64_t explicit_entries = 0;
+	uint64_t explicit_entries = 0, stride = ibr_explicit_stride(r);
 	enum { B = 64 };
 
 	for (uint32_t l0 = 0; l0 < r->lft_size; l0 += B) {
@@ -176,14 +178,14 @@ static void write_tables(struct pira *w)
 			uint32_t s1 = s0 + B < w->S ? s0 + B : w->S;
 			for (uint32_t s = s0; s < s1; s++) {
 				uint8_t *row = ibr_lft_row(r, s);
-				uint64_t bit = (uint64_t)s * r->lft_size;
+				uint8_t *bits = r->explicit_bits + (s * stride >> 3);
+				uint8_t def = r->default_port[s];
 				for (uint32_t lid = l0; lid < l1; lid++) {
 					uint8_t v = w->col[(size_t)lid * w->S + s];
 					if (v == IMPLICIT) {
-						v = r->default_port[s];
+						v = def;
 					} else if (v != IBR_NO_PATH) {
-						r->explicit_bits[(bit + lid) >> 3] |=
-							1u << ((bit + lid) & 7);
+						bits[lid >> 3] |= 1u << (lid & 7);
 						explicit_entries++;
 					}
 					row[lid] = v;
@@ -192,7 +194,6 @@ static void write_tables(struct pira *w)
 		}
 	}
 	r->stats.explicit_entries = explicit_entries;
-	(void)f;
 }
 
 /* LMC > 0: every LID of a range routes as its base LID. */
@@ -225,12 +226,15 @@ static int pira_route(const struct ibr_fabric *f, const struct ibr_updown *ud,
 	w.step = calloc(w.n, sizeof(uint32_t));
 	w.pending = calloc(w.n, sizeof(uint32_t));
 	w.heap = malloc(w.n * sizeof(uint32_t));
-	if (!w.col || !w.step || !w.pending || !w.heap ||
+	w.lid_of = malloc(w.n * sizeof(ibr_lid_t));
+	if (!w.col || !w.step || !w.pending || !w.heap || !w.lid_of ||
 	    ibr_result_alloc_defaults(r, err)) {
 		ibr_error_set(err, "pira: out of memory (%zu bytes of columns)",
 			      cells);
 		goto out;
 	}
+	for (uint32_t x = 0; x < w.n; x++)
+		w.lid_of[x] = x < w.S ? ibr_switch_lid(f, x) : ibr_end_port_lid(f, x - w.S);
 	memset(w.col, IBR_NO_PATH, cells);
 	for (uint32_t x = 0; x < w.n; x++)
 		memset(column(&w, x), IMPLICIT, w.S);
@@ -262,6 +266,7 @@ out:
 	free(w.step);
 	free(w.pending);
 	free(w.heap);
+	free(w.lid_of);
 	return rc;
 }
 

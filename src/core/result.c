@@ -29,7 +29,7 @@ int ibr_result_init(struct ibr_result *r, const struct ibr_fabric *f,
 
 int ibr_result_alloc_defaults(struct ibr_result *r, struct ibr_error *err)
 {
-	size_t bits = (size_t)r->num_switches * r->lft_size;
+	size_t bits = (size_t)r->num_switches * ibr_explicit_stride(r);
 
 	r->default_port = malloc(r->num_switches);
 	r->explicit_bits = calloc((bits + 7) / 8, 1);
