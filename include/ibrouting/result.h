@@ -97,6 +97,9 @@ enum ibr_step ibr_port_step(const struct ibr_fabric *f, uint32_t s,
  * touch one cache line per switch.  NULL when out of memory. */
 uint8_t *ibr_result_columns(const struct ibr_result *r);
 
+/* The other way: lft[s][lid] = col[lid * num_switches + s] for every entry. */
+void ibr_result_set_columns(struct ibr_result *r, const uint8_t *col);
+
 /* Hop counts from every switch to `lid` along the tables: hops[s] is the
  * number of links a packet crosses from switch s to the LID's owner
  * (0 at the owning switch itself, 1 from a CA's switch to the CA), or

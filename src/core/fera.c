@@ -17,7 +17,8 @@
  *     switches) gives every other switch 1 + the best route of its up
  *     neighbours, which are all settled before it;
  * CA LIDs take the route of their switch plus the final link, so CAs
- * cost only their table writes.  Total O(S * (E + L)).
+ * cost only their table writes.  Total O(S * (E + L)).  Tables are built
+ * by destination column (one memcpy per LID) and transposed once.
  *
  * Invariant per destination: route_dist[s] is the length of the route
  * switch s's entry starts; every entry leads to the destination along a
@@ -39,6 +40,7 @@ struct fera {
 	uint32_t *route_dist;   /* per switch */
 	uint8_t *out_port;      /* per switch: the chosen port */
 	uint32_t *queue;
+	uint8_t *col;           /* the tables by destination, (max_lid+1) x S */
 };
 
 /* Shortest all-down distances to d: BFS that climbs up links from d. */
@@ -115,17 +117,18 @@ static void route_to_switch(struct fera *w, uint32_t d)
 	}
 }
 
-/* Writes the column of every LID of `lid`'s range. */
+/* Writes the column of every LID of `lid`'s range: one contiguous copy of
+ * the switches' ports per LID; the row-major tables are written once at
+ * the end by a cache-friendly transpose. */
 static void write_lids(struct fera *w, ibr_lid_t lid, unsigned count,
 		       uint32_t at_switch, uint8_t final_port)
 {
-	struct ibr_result *r = w->r;
+	uint32_t S = w->f->num_switches;
 
-	for (uint32_t s = 0; s < r->num_switches; s++) {
-		uint8_t port = s == at_switch ? final_port : w->out_port[s];
-		uint8_t *row = ibr_lft_row(r, s);
-		for (unsigned k = 0; k < count; k++)
-			row[lid + k] = port;
+	for (unsigned k = 0; k < count; k++) {
+		uint8_t *col = w->col + (size_t)(lid + k) * S;
+		memcpy(col, w->out_port, S);
+		col[at_switch] = final_port;
 	}
 }
 
@@ -142,11 +145,13 @@ static int fera_route(const struct ibr_fabric *f, const struct ibr_updown *ud,
 	w.route_dist = malloc(S * sizeof(uint32_t));
 	w.out_port = malloc(S);
 	w.queue = malloc(S * sizeof(uint32_t));
+	w.col = malloc((size_t)r->lft_size * S);
 	if (!w.link_up || !w.down_dist || !w.route_dist || !w.out_port ||
-	    !w.queue) {
+	    !w.queue || !w.col) {
 		ibr_error_set(err, "fera: out of memory");
 		goto out;
 	}
+	memset(w.col, IBR_NO_PATH, (size_t)r->lft_size * S);
 	for (uint32_t s = 0; s < S; s++)
 		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
 			w.link_up[i] = ibr_link_is_up(f, ud, s, f->sw_adj[i].peer);
@@ -164,6 +169,7 @@ static int fera_route(const struct ibr_fabric *f, const struct ibr_updown *ud,
 			lids += ibr_port_lid_count(p);
 		}
 	}
+	ibr_result_set_columns(r, w.col);
 	r->stats.explicit_entries = lids * S;
 	r->stats.default_ports = 0;
 	rc = 0;
@@ -173,6 +179,7 @@ out:
 	free(w.route_dist);
 	free(w.out_port);
 	free(w.queue);
+	free(w.col);
 	return rc;
 }
 

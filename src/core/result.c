@@ -102,6 +102,23 @@ uint8_t *ibr_result_columns(const struct ibr_result *r)
 	return col;
 }
 
+void ibr_result_set_columns(struct ibr_result *r, const uint8_t *col)
+{
+	enum { B = 64 };
+	uint32_t S = r->num_switches, L = r->lft_size;
+
+	for (uint32_t l0 = 0; l0 < L; l0 += B)
+		for (uint32_t s0 = 0; s0 < S; s0 += B) {
+			uint32_t s1 = s0 + B < S ? s0 + B : S;
+			uint32_t l1 = l0 + B < L ? l0 + B : L;
+			for (uint32_t s = s0; s < s1; s++) {
+				uint8_t *row = ibr_lft_row(r, s);
+				for (uint32_t lid = l0; lid < l1; lid++)
+					row[lid] = col[(size_t)lid * S + s];
+			}
+		}
+}
+
 enum ibr_step ibr_port_step(const struct ibr_fabric *f, uint32_t s,
 			    ibr_lid_t lid, uint8_t port, uint32_t *next)
 {
