@@ -143,17 +143,17 @@ done
 
 # Offline: compute time, peak memory, memset bound.
 off=$out/offline.csv
-echo "switches,cas,lids,engine,compute_ms,peak_rss_kb,memset_ms" > "$off"
+echo "switches,cas,lids,engine,compute_ms,peak_rss_kb,memset_ms,memset_cold_ms" > "$off"
 for size in $offline_sizes; do
 	sw=${size%%:*} ca=${size##*:}
 	lids=$((sw + ca))
-	bound=$("$TMP/memset_bound" "$sw" $((lids + 1)) 5)
+	read -r bound cold < <("$TMP/memset_bound" "$sw" $((lids + 1)) 5)
 	for engine in $ours; do
 		/usr/bin/time -f "%M" -o "$TMP/rss" "$IBROUTING" route -e "$engine" --repeat "$repeats" \
 			"gen:random:sw=$sw,ca=$ca,seed=1" > "$TMP/route.out" 2>&1
 		ms=$(sed -n 's/^time      \([0-9.]*\) ms.*/\1/p' "$TMP/route.out")
-		echo "$sw,$ca,$lids,$engine,$ms,$(tail -n 1 "$TMP/rss"),$bound" >> "$off"
-		echo "offline $sw/$ca $engine: $ms ms (memset bound $bound ms), peak $(tail -n 1 "$TMP/rss") kB"
+		echo "$sw,$ca,$lids,$engine,$ms,$(tail -n 1 "$TMP/rss"),$bound,$cold" >> "$off"
+		echo "offline $sw/$ca $engine: $ms ms (memset bound $bound ms warm, $cold ms cold), peak $(tail -n 1 "$TMP/rss") kB"
 	done
 done
 
