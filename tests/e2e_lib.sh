@@ -22,11 +22,14 @@ e2e_requirements() {
 ibsim_start() {
 	export IBSIM_SOCKNAME="ibr$$-$(basename "$1" .net)"
 	mkfifo "$TMP/ibsim.in"
-	ibsim -s -N 4096 -S 512 -P 32768 "$1" < "$TMP/ibsim.in" > "$TMP/ibsim.out" 2>&1 &
+	# ibsim's node, switch and port tables sized to the fabric
+	set -- "$1" $(awk '/^(Switch|Hca|Ca)[ \t]/ { n++; p += $2 + 1; if ($1 == "Switch") s++ }
+		END { printf "%d %d %d", n + 64, s + 64, p + 1024 }' "$1")
+	ibsim -s -N "$2" -S "$3" -P "$4" "$1" < "$TMP/ibsim.in" > "$TMP/ibsim.out" 2>&1 &
 	IBSIM_PID=$!
 	exec 7> "$TMP/ibsim.in"
 	# ibsim prints its prompt once the fabric is up
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 600); do
 		grep -q "sim>" "$TMP/ibsim.out" 2>/dev/null && return 0
 		kill -0 "$IBSIM_PID" 2>/dev/null || break
 		sleep 0.1
