@@ -26,7 +26,7 @@ fabrics=$(awk -F, 'NR > 1 { print $1 }' "$csv" | sort -u | wc -l)
 
 Measured $(date -u +%Y-%m-%d) on $(lscpu | sed -n 's/^Model name: *//p' | head -n 1),
 $(nproc) cores, $(free -g | awk '/^Mem:/ { print $2 }') GiB, a shared machine; $(opensm --version 2>/dev/null | grep -m1 OpenSM),
-ibsim-utils $(dpkg-query -W -f '${Version}' ibsim-utils 2>/dev/null), ibrouting at commit $(git -C "$top" rev-parse --short HEAD).
+ibsim-utils $(dpkg-query -W -f '${Version}' ibsim-utils 2>/dev/null), ibrouting at commit $(cat "$dir/commit" 2>/dev/null || git -C "$top" rev-parse --short HEAD).
 
 Commands: \`bench/bench.sh\` (the whole suite: results in \`$rel/\`), then
 \`bench/publish.sh\` (this page). CI runs \`bench/bench.sh --smoke\`.

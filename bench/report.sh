@@ -60,7 +60,7 @@ if command -v gnuplot >/dev/null && [ -s "$dir/random.dat" ]; then
 	gnuplot <<GP
 set terminal pngcairo size 900,560 noenhanced
 set output '$dir/route_time.png'
-set title 'OpenSM routing window (building routing .. tables configured), random irregular fabrics, mean over seeds'
+set title 'OpenSM routing window, random irregular fabrics (mean over seeds)'
 set xlabel 'nodes (switches + CAs)'; set ylabel 'ms'; set logscale xy; set key outside right top; set grid
 plot $(plot_lines 3)
 set output '$dir/link_load.png'
