@@ -28,7 +28,7 @@ size_table() {
 		  for (key in n) { split(key, k, SUBSEP)
 			printf "| %s | %s | %d | %.1f | %s | %.0f | %d | %d | %d |\n", k[1], k[2], n[key], t[key] / n[key],
 				rn[key] ? sprintf("%.3f", r[key] / rn[key]) : "-", l[key] / n[key], cl[key], fi[key], fb[key] } }' "$csv" |
-		sort -t'|' -k2,2n -k3,3
+		sort -t'|' -k2,2V -k3,3
 }
 
 offline_table() {
