@@ -67,6 +67,27 @@ opensm_run() {
 		-f "$dir/osm.log" -D 0x47 > "$dir/opensm.out" 2>&1
 }
 
+# opensm_daemon DIR ENGINE: OpenSM as a daemon (SA and multicast up) with
+# our plugin and routing_engine ENGINE; returns once it reports SUBNET UP
+# (bounded), with its pid in OSM_PID.  opensm_stop ends it.
+opensm_daemon() {
+	mkdir -p "$1/cache"
+	printf 'event_plugin_name ibrouting\nrouting_engine %s\nforce_log_flush TRUE\n' "$2" > "$1/opensm.conf"
+	OSM_CACHE_DIR=$1/cache LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
+		opensm -F "$1/opensm.conf" -f "$1/osm.log" -D 0x03 > "$1/out" 2>&1 &
+	OSM_PID=$!
+	for _ in $(seq 1 150); do
+		grep -q "SUBNET UP" "$1/osm.log" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+opensm_stop() {
+	kill -INT "$OSM_PID" 2>/dev/null || true
+	wait "$OSM_PID" 2>/dev/null || true
+}
+
 # The LFTs the simulated switches hold, as "GUID LID PORT" lines, read
 # with dump_fts.  dump_fts (infiniband-diags 44) never reads the block of
 # the top LID when LinearFDBTop is a multiple of 64 (it rounds the end

@@ -26,15 +26,7 @@ awk '/^Switch/ { sw = $3; gsub(/"/, "", sw); next }
 
 for engine in pira fera; do
 	dir=$TMP/mc-$engine
-	mkdir -p "$dir/cache"
-	printf 'event_plugin_name ibrouting\nrouting_engine %s\n' "$engine" > "$dir/opensm.conf"
-	OSM_CACHE_DIR=$dir/cache LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
-		opensm -F "$dir/opensm.conf" -f "$dir/osm.log" -D 0x03 > "$dir/out" 2>&1 &
-	osm=$!
-	for _ in $(seq 1 150); do
-		grep -q "SUBNET UP" "$dir/osm.log" 2>/dev/null && break
-		sleep 0.2
-	done
+	opensm_daemon "$dir" "$engine" || flunk "$engine: OpenSM did not come up"
 	joined=0
 	for m in $members; do
 		SIM_HOST=H-$m LD_PRELOAD=$UMAD2SIM "$MC_JOIN" 4242 2>/dev/null > "$dir/join-$m" &&
@@ -77,8 +69,7 @@ for engine in pira fera; do
 			}
 			t = 0; for (s in sws) t++
 			print (bad == "" ? "ok " t : "bad" bad) }' "$TMP/links" "$dir/mft")
-	kill -INT "$osm" 2>/dev/null || true
-	wait "$osm" 2>/dev/null || true
+	opensm_stop
 	if [ "$joined" = 4 ] && [ "${verdict%% *}" = ok ] &&
 	   grep -q "$engine tables configured" "$dir/osm.log" && ! grep -q ' 0x01 -> ' "$dir/osm.log"; then
 		pass "$engine: 4 members joined MLID $mlid; the MFTs of ${verdict#ok } switches form a tree delivering every member's packets to the 3 others exactly once, to no other host; no OpenSM error"

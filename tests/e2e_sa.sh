@@ -21,15 +21,7 @@ ibsim_start "$net"
 
 for engine in pira fera; do
 	dir=$TMP/sa-$engine
-	mkdir -p "$dir/cache"
-	printf 'event_plugin_name ibrouting\nrouting_engine %s\n' "$engine" > "$dir/opensm.conf"
-	OSM_CACHE_DIR=$dir/cache LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
-		opensm -F "$dir/opensm.conf" -f "$dir/osm.log" -D 0x03 > "$dir/out" 2>&1 &
-	osm=$!
-	for _ in $(seq 1 150); do
-		grep -q "SUBNET UP" "$dir/osm.log" 2>/dev/null && break
-		sleep 0.2
-	done
+	opensm_daemon "$dir" "$engine" || flunk "$engine: OpenSM did not come up"
 	"$IBROUTING" route -e "$engine" --print-lfts "$net" | grep '^0x' > "$dir/offline.lft"
 
 	records=0 traced=0 bad=""
@@ -59,8 +51,7 @@ for engine in pira fera; do
 			fi
 		done
 	done
-	kill -INT "$osm" 2>/dev/null || true
-	wait "$osm" 2>/dev/null || true
+	opensm_stop
 	if [ -z "$bad" ]; then
 		pass "$engine: $records/42 SA path records; $traced/42 ibtracert paths follow our tables hop by hop"
 	else
