@@ -29,6 +29,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+if ! $smoke && ! command -v gnuplot >/dev/null; then
+	echo "bench.sh: the plots need gnuplot: apt-get install gnuplot-nox" >&2
+	exit 2
+fi
 mkdir -p "$out"
 git -C "$top" rev-parse --short HEAD > "$out/commit" 2>/dev/null || true
 
