@@ -46,7 +46,11 @@ ibsim_stop() {
 	IBSIM_PID=
 	rm -f "$TMP/ibsim.in"
 }
-trap 'ibsim_stop; rm -rf "$TMP"' EXIT
+OSM_PID=
+# OpenSM (a daemon started by opensm_daemon) and ibsim are stopped on any
+# exit; a signal exits through the EXIT trap.
+trap '[ -z "$OSM_PID" ] || opensm_stop; ibsim_stop; rm -rf "$TMP"' EXIT
+trap 'exit 1' HUP INT TERM
 
 # opensm_run NAME ENGINES [EXTRA-CONF-LINES]: one routing pass, -o.
 # Leaves $TMP/NAME/{osm.log,dump/}.
@@ -86,6 +90,7 @@ opensm_daemon() {
 opensm_stop() {
 	kill -INT "$OSM_PID" 2>/dev/null || true
 	wait "$OSM_PID" 2>/dev/null || true
+	OSM_PID=
 }
 
 # The LFTs the simulated switches hold, as "GUID LID PORT" lines, read
