@@ -28,7 +28,7 @@
 #include "ibrouting/dump.h"
 #include "ibrouting/verify.h"
 #include "plugin.h"
-#include "../core/timer.h"
+#include "util/timer.h"
 
 struct plugin {
 	osm_opensm_t *osm;

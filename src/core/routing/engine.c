@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ibrouting/engine.h"
-#include "timer.h"
+#include "util/timer.h"
 
 const struct ibr_engine *const ibr_engines[] = {
 	&ibr_engine_pira,
