@@ -30,10 +30,14 @@
 
 #include "ibrouting/dump.h"
 
+/* The entry of switch s for lid, as an lvalue. */
+#define ENTRY(r, s, lid) (ibr_column((r), (lid))[(s)])
+
 #define OSM_DIR FABRICS_DIR "/opensm-dump-2sw"
 
 static const char *const dump_files[] = {
 	"opensm-subnet.lst", "opensm-lfts.dump", "opensm.fdbs",
+	"ibrouting-dlids.dump",
 };
 
 /* ---- helpers -------------------------------------------------------- */
@@ -215,7 +219,7 @@ static void route_minhop(const struct ibr_fabric *f, struct ibr_result *r)
 				}
 		}
 		for (uint32_t s = 0; s < S; s++) {
-			uint8_t *e = &ibr_lft_row(r, s)[lid];
+			uint8_t *e = &ENTRY(r, s, lid);
 			if (s == t) {
 				*e = n->type == IBR_NODE_SWITCH ? 0 :
 				     ibr_port(f, o->node, o->port)->remote_port;
@@ -259,7 +263,7 @@ static void read_fails(const char *dir, const char *want)
 
 	assert_int_equal(ibr_dump_read(dir, &f, &r, &err), -1);
 	assert_null(f);
-	assert_null(r.lft);
+	assert_null(r.col);
 	if (!strstr(err.msg, want))
 		fail_msg("error \"%s\" does not contain \"%s\"", err.msg, want);
 }
@@ -351,11 +355,11 @@ static void assert_same_tables(const struct ibr_fabric *x,
 			       const struct ibr_fabric *y,
 			       const struct ibr_result *ry)
 {
-	assert_int_equal(rx->lft_size, ry->lft_size);
+	assert_int_equal(rx->num_lids, ry->num_lids);
 	for (uint32_t s = 0; s < x->num_switches; s++) {
 		uint32_t t = y->nodes[node_by_guid(y, ibr_switch(x, s)->guid)].sw_index;
-		assert_memory_equal(ibr_lft_row(rx, s), ibr_lft_row(ry, t),
-				    rx->lft_size);
+		for (uint32_t lid = 0; lid < rx->num_lids; lid++)
+			assert_int_equal(ibr_entry(rx, s, lid), ibr_entry(ry, t, lid));
 	}
 }
 
@@ -492,10 +496,10 @@ static void test_fdbs_judgements(void **state)
 	link2(f, s2, 2, s3, 3);
 	finalize(f, 0);
 	route_minhop(f, &r);
-	ibr_lft_row(&r, 0)[6] = 2; /* s1 -> ca3 the long way, via s2 */
-	ibr_lft_row(&r, 1)[4] = 2; /* s2 -> ca1 via s3 ... */
-	ibr_lft_row(&r, 2)[4] = 3; /* ... and s3 -> ca1 via s2: a loop */
-	ibr_lft_row(&r, 2)[5] = IBR_NO_PATH; /* s3 cannot reach ca2 */
+	ENTRY(&r, 0, 6) = 2; /* s1 -> ca3 the long way, via s2 */
+	ENTRY(&r, 1, 4) = 2; /* s2 -> ca1 via s3 ... */
+	ENTRY(&r, 2, 4) = 3; /* ... and s3 -> ca1 via s2: a loop */
+	ENTRY(&r, 2, 5) = IBR_NO_PATH; /* s3 cannot reach ca2 */
 	write_dump(dir, f, &r);
 	fdbs = slurp(dir, "opensm.fdbs");
 	lfts = slurp(dir, "opensm-lfts.dump");
@@ -558,15 +562,15 @@ static void test_read_opensm(void **state)
 		assert_int_equal(f->lid_owner[11].node, h4);
 
 		/* spot checks against the file */
-		assert_int_equal(ibr_lft_row(&r, f->nodes[s1].sw_index)[1], 0);
-		assert_int_equal(ibr_lft_row(&r, f->nodes[s1].sw_index)[7], 5);
-		assert_int_equal(ibr_lft_row(&r, f->nodes[s1].sw_index)[11], 3);
-		assert_int_equal(ibr_lft_row(&r, f->nodes[s2].sw_index)[4], 3);
-		assert_int_equal(ibr_lft_row(&r, f->nodes[s2].sw_index)[5], 5);
-		assert_int_equal(ibr_lft_row(&r, f->nodes[s2].sw_index)[9], 3);
-		assert_int_equal(ibr_lft_row(&r, f->nodes[s1].sw_index)[2],
+		assert_int_equal(ENTRY(&r, f->nodes[s1].sw_index, 1), 0);
+		assert_int_equal(ENTRY(&r, f->nodes[s1].sw_index, 7), 5);
+		assert_int_equal(ENTRY(&r, f->nodes[s1].sw_index, 11), 3);
+		assert_int_equal(ENTRY(&r, f->nodes[s2].sw_index, 4), 3);
+		assert_int_equal(ENTRY(&r, f->nodes[s2].sw_index, 5), 5);
+		assert_int_equal(ENTRY(&r, f->nodes[s2].sw_index, 9), 3);
+		assert_int_equal(ENTRY(&r, f->nodes[s1].sw_index, 2),
 				 IBR_NO_PATH);
-		assert_int_equal(ibr_lft_row(&r, f->nodes[s2].sw_index)[0],
+		assert_int_equal(ENTRY(&r, f->nodes[s2].sw_index, 0),
 				 IBR_NO_PATH);
 	}
 
@@ -580,11 +584,11 @@ static void test_read_opensm(void **state)
 			   "0x%llx", &guid) == 1) {
 			sw = f->nodes[node_by_guid(f, guid)].sw_index;
 			for (unsigned l = 0; l <= f->max_lid; l++)
-				if (ibr_lft_row(&r, sw)[l] != IBR_NO_PATH)
+				if (ENTRY(&r, sw, l) != IBR_NO_PATH)
 					checked++;
 		} else if (sscanf(line, "0x%x %u #", &lid, &port) == 2) {
 			assert_int_not_equal(sw, IBR_NONE);
-			assert_int_equal(ibr_lft_row(&r, sw)[lid], port);
+			assert_int_equal(ENTRY(&r, sw, lid), port);
 			checked--;
 		}
 	}

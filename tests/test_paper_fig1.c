@@ -18,8 +18,10 @@
 #include <cmocka.h>
 
 #include "ibrouting/engine.h"
+#include "ibrouting/pira.h"
 #include "ibrouting/topo_io.h"
 #include "ibrouting/verify.h"
+#include "ibrouting/walk.h"
 
 /* Fig. 6: switch LID, destination LID, output port, distance. */
 static const struct { int sw, dlid, port, dist; } fig6[] = {
@@ -229,10 +231,10 @@ static void route(const struct ibr_fabric *f, const char *engine,
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
 
-	if (ibr_route(f, ibr_engine_find(engine), &root, r, &err) != 0)
+	if (ibr_route_once(f, ibr_engine_find(engine), &root, NULL, r, &err) != 0)
 		fail_msg("%s: %s", engine, err.msg);
-	assert_int_equal(ibr_lft_row(r, r->root)[1], 0); /* root = LID 1 */
-	assert_int_equal(ibr_verify(f, r, NULL, &rep, &err), 0);
+	assert_int_equal(ibr_entry(r, r->root, 1), 0); /* root = LID 1 */
+	assert_int_equal(ibr_verify(f, r, &rep, &err), 0);
 	if (ibr_verify_findings(&rep) != 0)
 		fail_msg("%s: %s", engine, rep.messages[0]);
 	assert_true(rep.dependencies > 0);
@@ -261,23 +263,27 @@ static void test_fera_is_fig6(void **state)
 {
 	struct ibr_fabric *f = load_fig1(0);
 	struct ibr_result r;
-	uint8_t hops[8];
+	struct ibr_walker w;
+	struct ibr_error err = { "" };
 
 	(void)state;
 	route(f, "fera", &r);
+	assert_int_equal(ibr_walker_init(&w, f, &err), 0);
 	assert_int_equal(N(fig6), 120);
-	assert_int_equal(r.stats.explicit_entries, 120);
-	assert_int_equal(r.stats.default_ports, 0);
+	assert_int_equal(ibr_stat_get(&r, "explicit entries", 0), 120);
+	assert_int_equal(ibr_stat_get(&r, "default ports", 0), 0);
 	for (unsigned i = 0; i < N(fig6); i++) {
 		uint32_t s = switch_by_lid(f, fig6[i].sw);
-		ibr_result_hops_to(&r, f, fig6[i].dlid, hops);
-		if (ibr_lft_row(&r, s)[fig6[i].dlid] != fig6[i].port ||
-		    hops[s] != fig6[i].dist)
+		ibr_walk_column(&w, ibr_column(&r, fig6[i].dlid), fig6[i].dlid,
+				NULL);
+		if (ibr_entry(&r, s, fig6[i].dlid) != fig6[i].port ||
+		    w.hops[s] != fig6[i].dist)
 			fail_msg("Fig. 6 entry %d: %d -> %d (%d), got %d (%d)",
 				 fig6[i].sw, fig6[i].dlid, fig6[i].port,
-				 fig6[i].dist, ibr_lft_row(&r, s)[fig6[i].dlid],
-				 hops[s]);
+				 fig6[i].dist, ibr_entry(&r, s, fig6[i].dlid),
+				 w.hops[s]);
 	}
+	ibr_walker_free(&w);
 	ibr_result_free(&r);
 	ibr_fabric_free(f);
 }
@@ -288,17 +294,23 @@ static void test_fera_takes_the_legal_route_of_2_2(void **state)
 	static const int path[] = { 2, 1, 3, 9 };
 	struct ibr_fabric *f = load_fig1(0);
 	struct ibr_result r;
+	struct ibr_walker w;
+	struct ibr_error err = { "" };
 	uint32_t s = switch_by_lid(f, 2), next = 0;
 
 	(void)state;
 	route(f, "fera", &r);
+	assert_int_equal(ibr_walker_init(&w, f, &err), 0);
 	for (unsigned i = 0; i + 1 < N(path); i++) {
 		assert_int_equal(s, switch_by_lid(f, path[i]));
-		assert_int_equal(ibr_lft_step(f, &r, s, 14, &next), IBR_STEP_NEXT);
+		assert_int_equal(ibr_walker_entry_step(&w, &r, s, 14, &next),
+				 IBR_STEP_NEXT);
 		s = next;
 	}
 	assert_int_equal(s, switch_by_lid(f, 9));
-	assert_int_equal(ibr_lft_step(f, &r, s, 14, &next), IBR_STEP_ARRIVED);
+	assert_int_equal(ibr_walker_entry_step(&w, &r, s, 14, &next),
+			 IBR_STEP_ARRIVED);
+	ibr_walker_free(&w);
 	ibr_result_free(&r);
 	ibr_fabric_free(f);
 }
@@ -306,37 +318,50 @@ static void test_fera_takes_the_legal_route_of_2_2(void **state)
 static void test_pira_is_fig8(void **state)
 {
 	struct ibr_fabric *f = load_fig1(0);
-	struct ibr_result r;
+	struct ibr_result r, engine;
+	struct ibr_pira_detail d;
+	struct ibr_route_ctx ctx;
+	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_error err = { "" };
 	uint64_t explicit_entries = 0;
 
 	(void)state;
-	route(f, "pira", &r);
-	assert_int_equal(r.stats.default_ports, 7);
-	assert_int_equal(r.stats.explicit_entries, 50);
+	/* the registered engine: its counts and tables */
+	route(f, "pira", &engine);
+	assert_int_equal(ibr_stat_get(&engine, "default ports", 0), 7);
+	assert_int_equal(ibr_stat_get(&engine, "explicit entries", 0), 50);
+	/* the paper's form of the same routes */
+	assert_int_equal(ibr_ctx_init(&ctx, f, &root, NULL, &err), 0);
+	assert_int_equal(ibr_result_init(&r, f, &err), 0);
+	assert_int_equal(ibr_pira_route_detail(&ctx, &r, &d, &err), 0);
+	assert_memory_equal(r.col, engine.col, (size_t)r.num_lids * r.num_switches);
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		for (int lid = 1; lid <= 15; lid++) {
-			if (ibr_result_is_explicit(&r, s, lid))
+			if (ibr_pira_is_explicit(&d, lid, s))
 				explicit_entries++;
 			else
-				assert_int_equal(ibr_lft_row(&r, s)[lid],
-						 r.default_port[s]);
+				assert_int_equal(ibr_entry(&r, s, lid),
+						 d.default_port[s]);
 		}
 	assert_int_equal(explicit_entries, 50);
-	assert_int_equal(r.default_port[switch_by_lid(f, 1)], IBR_NO_PATH);
+	assert_int_equal(d.default_port[switch_by_lid(f, 1)], IBR_NO_PATH);
 	for (unsigned i = 0; i < N(fig8_defaults); i++)
-		assert_int_equal(r.default_port[switch_by_lid(f, fig8_defaults[i].sw)],
+		assert_int_equal(d.default_port[switch_by_lid(f, fig8_defaults[i].sw)],
 				 fig8_defaults[i].port);
 	for (unsigned i = 0; i < N(fig8); i++) {
 		uint32_t s = switch_by_lid(f, fig8[i].sw);
-		if (!ibr_result_is_explicit(&r, s, fig8[i].dlid) ||
-		    ibr_lft_row(&r, s)[fig8[i].dlid] != fig8[i].port)
+		if (!ibr_pira_is_explicit(&d, fig8[i].dlid, s) ||
+		    ibr_entry(&r, s, fig8[i].dlid) != fig8[i].port)
 			fail_msg("Fig. 8 entry %d: %d -> %d, got %d (%s)",
 				 fig8[i].sw, fig8[i].dlid, fig8[i].port,
-				 ibr_lft_row(&r, s)[fig8[i].dlid],
-				 ibr_result_is_explicit(&r, s, fig8[i].dlid) ?
+				 ibr_entry(&r, s, fig8[i].dlid),
+				 ibr_pira_is_explicit(&d, fig8[i].dlid, s) ?
 				 "explicit" : "implicit");
 	}
+	ibr_pira_detail_free(&d);
+	ibr_ctx_free(&ctx);
 	ibr_result_free(&r);
+	ibr_result_free(&engine);
 	ibr_fabric_free(f);
 }
 
@@ -363,8 +388,8 @@ static void test_lmc_ranges_route_like_base(void **state)
 			assert_int_equal(base % 4, 0);
 			for (uint32_t s = 0; s < f->num_switches; s++)
 				for (int j = 1; j < 4; j++)
-					assert_int_equal(ibr_lft_row(&r, s)[base + j],
-							 ibr_lft_row(&r, s)[base]);
+					assert_int_equal(ibr_entry(&r, s, base + j),
+							 ibr_entry(&r, s, base));
 		}
 		ibr_result_free(&r);
 	}

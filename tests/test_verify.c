@@ -45,7 +45,8 @@ static int setup_ring(void **state)
 			fail_msg("%s", err.msg);
 	}
 	if (ibr_fabric_finalize(fx.f, 0, &err) ||
-	    ibr_route(fx.f, &ibr_engine_fera, &root, &fx.r, &err))
+	    ibr_route_once(fx.f, ibr_engine_find("fera"), &root, NULL, &fx.r,
+			   &err))
 		fail_msg("%s", err.msg);
 	*state = &fx;
 	return 0;
@@ -65,8 +66,14 @@ static struct ibr_verify_report check(struct fixture *fx)
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 
-	assert_int_equal(ibr_verify(fx->f, &fx->r, NULL, &rep, &err), 0);
+	assert_int_equal(ibr_verify(fx->f, &fx->r, &rep, &err), 0);
 	return rep;
+}
+
+/* The entry of switch s for lid, to break it. */
+static uint8_t *entry(struct fixture *fx, uint32_t s, ibr_lid_t lid)
+{
+	return &ibr_column(&fx->r, lid)[s];
 }
 
 /* A switch's port towards a neighbouring switch, and that neighbour. */
@@ -83,34 +90,34 @@ static void test_loop_is_found(void **state)
 {
 	struct fixture *fx = *state;
 	ibr_lid_t lid = ibr_end_port_lid(fx->f, 0);  /* CA on switch 0 */
-	uint8_t *r2 = ibr_lft_row(&fx->r, 2), *r3 = ibr_lft_row(&fx->r, 3);
-	uint8_t save2 = r2[lid], save3 = r3[lid];
+	uint8_t *e2 = entry(fx, 2, lid), *e3 = entry(fx, 3, lid);
+	uint8_t save2 = *e2, save3 = *e3;
 	struct ibr_verify_report rep;
 
-	r2[lid] = 1; /* to switch 3 */
-	r3[lid] = 2; /* back to switch 2 */
+	*e2 = 1; /* to switch 3 */
+	*e3 = 2; /* back to switch 2 */
 	rep = check(fx);
 	assert_int_equal(rep.loops, 1);
 	assert_int_equal(ibr_verify_findings(&rep), 1);
 	assert_non_null(strstr(rep.messages[0], "loops"));
 	assert_non_null(strstr(rep.messages[0], "0x0000000000200002"));
-	r2[lid] = save2;
-	r3[lid] = save3;
+	*e2 = save2;
+	*e3 = save3;
 }
 
 static void test_missing_route_is_found(void **state)
 {
 	struct fixture *fx = *state;
 	ibr_lid_t lid = ibr_end_port_lid(fx->f, 3);
-	uint8_t *row = ibr_lft_row(&fx->r, 0), save = row[lid];
+	uint8_t *e = entry(fx, 0, lid), save = *e;
 	struct ibr_verify_report rep;
 
-	row[lid] = IBR_NO_PATH;
+	*e = IBR_NO_PATH;
 	rep = check(fx);
 	assert_int_equal(rep.unreachable, 1);
 	assert_int_equal(ibr_verify_findings(&rep), 1);
 	assert_non_null(strstr(rep.messages[0], "has no route to LID"));
-	row[lid] = save;
+	*e = save;
 }
 
 static void test_dead_port_and_wrong_delivery_are_found(void **state)
@@ -118,21 +125,21 @@ static void test_dead_port_and_wrong_delivery_are_found(void **state)
 	struct fixture *fx = *state;
 	ibr_lid_t lid = ibr_end_port_lid(fx->f, 2);
 	uint32_t s = fx->f->end_ports[4].sw;
-	uint8_t *row = ibr_lft_row(&fx->r, s), save = row[lid];
+	uint8_t *e = entry(fx, s, lid), save = *e;
 	struct ibr_verify_report rep;
 
-	row[lid] = 4; /* the free port */
-	assert_int_equal(ibr_port(fx->f, fx->f->sw_node[s], row[lid])->remote_node,
+	*e = 4; /* the free port */
+	assert_int_equal(ibr_port(fx->f, fx->f->sw_node[s], *e)->remote_node,
 			 IBR_NONE);
 	rep = check(fx);
 	assert_int_equal(rep.bad_port, 1);
 	assert_non_null(strstr(rep.messages[0], "which has no link"));
 
-	row[lid] = 0;
+	*e = 0;
 	rep = check(fx);
 	assert_int_equal(rep.bad_port, 1);
 	assert_non_null(strstr(rep.messages[0], "is not there"));
-	row[lid] = save;
+	*e = save;
 }
 
 static void test_route_for_unowned_lid_is_found(void **state)
@@ -155,23 +162,42 @@ static void test_credit_loop_is_found(void **state)
 {
 	struct fixture *fx = *state;
 	const struct ibr_fabric *f = fx->f;
-	size_t bytes = (size_t)f->num_switches * fx->r.lft_size;
+	size_t bytes = (size_t)f->num_switches * fx->r.num_lids;
 	uint8_t *save = malloc(bytes);
 	struct ibr_verify_report rep;
 
-	memcpy(save, fx->r.lft, bytes);
+	memcpy(save, fx->r.col, bytes);
 	for (uint32_t e = 0; e < f->num_end_ports; e++) {
 		ibr_lid_t lid = ibr_end_port_lid(f, e);
 		for (uint32_t t = 0; t < f->num_switches; t++)
 			if (t != f->end_ports[e].sw)
-				ibr_lft_row(&fx->r, t)[lid] = 1; /* clockwise */
+				*entry(fx, t, lid) = 1; /* clockwise */
 	}
 	rep = check(fx);
 	assert_int_equal(rep.loops + rep.unreachable + rep.bad_port, 0);
 	assert_int_equal(rep.cycles, 1);
 	assert_non_null(strstr(rep.messages[0], "credit loop"));
-	memcpy(fx->r.lft, save, bytes);
+	memcpy(fx->r.col, save, bytes);
 	free(save);
+}
+
+/* A designated DLID outside the destination's range is a finding. */
+static void test_designated_out_of_range_is_found(void **state)
+{
+	struct fixture *fx = *state;
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+
+	assert_int_equal(ibr_designated_init(&fx->r, fx->f, false, &err), 0);
+	rep = check(fx);
+	assert_int_equal(ibr_verify_findings(&rep), 0);
+	assert_int_equal(rep.designated.flows, 6 * 5);
+	fx->r.designated.offset[1 * fx->r.designated.cols + 4] = 1; /* LMC 0 */
+	rep = check(fx);
+	assert_int_equal(rep.bad_designated, 1);
+	assert_non_null(strstr(rep.messages[0], "outside its LIDs"));
+	free(fx->r.designated.offset);
+	fx->r.designated.offset = NULL;
 }
 
 int main(void)
@@ -183,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_dead_port_and_wrong_delivery_are_found),
 		cmocka_unit_test(test_route_for_unowned_lid_is_found),
 		cmocka_unit_test(test_credit_loop_is_found),
+		cmocka_unit_test(test_designated_out_of_range_is_found),
 	};
 	return cmocka_run_group_tests(tests, setup_ring, teardown);
 }

@@ -7,10 +7,22 @@
  *   opensm-subnet.lst   one line per connected port: both ends and the link
  *   opensm-lfts.dump    every switch's LFT with the owner of each LID
  *   opensm.fdbs         every switch's LID -> port : hops : optimal
+ * and beside them our own:
+ *   ibrouting-dlids.dump  the designated DLIDs (format below)
  * ibr_dump_read() reads opensm-subnet.lst and opensm-lfts.dump (ours or
  * OpenSM's) back into a fabric and a result, so the verifier can judge
- * tables OpenSM computed.  LMC is inferred from the LID ranges in the LFT
- * dump (consecutive LIDs naming the same port GUID).
+ * tables OpenSM computed, and ibrouting-dlids.dump when it is there.  LMC
+ * is inferred from the LID ranges in the LFT dump (consecutive LIDs naming
+ * the same port GUID).
+ *
+ * ibrouting-dlids.dump: '#' lines are comments; every other line is
+ *     SRC-PORT-GUID SRC-LID DST-PORT-GUID DST-BASE-LID DLID
+ * (GUIDs 0x-prefixed hex, LIDs decimal): end port SRC sends to end port
+ * DST on DLID, which lies in DST-BASE-LID .. DST-BASE-LID + 2^LMC - 1.
+ * Only pairs whose DLID is not the base LID are listed; every pair not
+ * listed uses the destination's base LID, so single-LID engines write the
+ * comment lines alone.  Lines are sorted by source, then destination, in
+ * end-port order.
  */
 #ifndef IBROUTING_DUMP_H
 #define IBROUTING_DUMP_H
@@ -24,5 +36,15 @@ int ibr_dump_write(const char *dir, const struct ibr_fabric *f,
 /* On success *fp is a finalized fabric and *r its tables (caller frees). */
 int ibr_dump_read(const char *dir, struct ibr_fabric **fp,
 		  struct ibr_result *r, struct ibr_error *err);
+
+/* The designated DLIDs of r into DIR/ibrouting-dlids.dump. */
+int ibr_dlids_write(const char *dir, const struct ibr_fabric *f,
+		    const struct ibr_result *r, struct ibr_error *err);
+
+/* Reads DIR/ibrouting-dlids.dump into r's designated map when the file
+ * exists (a map per end port; none when the file lists no pair).  Every
+ * error names the file and line. */
+int ibr_dlids_read(const char *dir, const struct ibr_fabric *f,
+		   struct ibr_result *r, struct ibr_error *err);
 
 #endif

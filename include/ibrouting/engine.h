@@ -1,38 +1,124 @@
 /*
- * engine.h - the routing engines and the run that drives them.
+ * engine.h - the routing engines, their registry, and the run that drives
+ * them.
  *
- * An engine fills a result from a finalized fabric and an up/down
- * orientation.  It must keep the contracts of DESIGN.md: connectivity,
- * loop-freedom, deadlock-freedom on one VL, determinism.  ibr_route() is
- * the one place that chooses the root, orients the graph, times the engine
- * and (optionally) verifies before anyone may push the tables.
+ * An engine is a name, a summary, the options it accepts and one hook:
+ *
+ *     int route(struct ibr_route_ctx *ctx, struct ibr_result *r, err);
+ *
+ * It receives r allocated (every entry IBR_NO_PATH) and must fill every
+ * LID of every range, keeping the contracts of doc/design.md (connectivity,
+ * loop-freedom, deadlock-freedom on one VL over all LIDs, determinism,
+ * designated DLIDs).  Its figures go into r->stats with ibr_stat_set().
+ *
+ * The context belongs to one routing run: the fabric, the root chosen once,
+ * the up/down orientation built on first use by ibr_ctx_updown() and then
+ * shared by every engine routed with the same context (a hybrid's
+ * provisional and final passes), and the options.  The registry is the one
+ * list of engines: the plugin registers, the CLI lists (`ibrouting
+ * engines`) and the tests iterate exactly ibr_engines[].
  */
 #ifndef IBROUTING_ENGINE_H
 #define IBROUTING_ENGINE_H
+
+#include <stdbool.h>
 
 #include "ibrouting/fabric.h"
 #include "ibrouting/result.h"
 #include "ibrouting/updown.h"
 
+#define IBR_MAX_OPTIONS 16
+#define IBR_OPTION_KEY_LEN 32
+#define IBR_OPTION_VALUE_LEN 96
+
+/* An option an engine accepts: `key`, its default, what it means.  A
+ * numeric option gives its range in min..max (max > min), others leave
+ * both 0 and check their value themselves. */
+struct ibr_option_spec {
+	const char *key;
+	const char *def;
+	unsigned min, max;
+	const char *help;
+};
+
+/* key=value pairs given by the user (CLI -o, the plugin's options file). */
+struct ibr_options {
+	unsigned count;
+	struct {
+		char key[IBR_OPTION_KEY_LEN];
+		char value[IBR_OPTION_VALUE_LEN];
+	} item[IBR_MAX_OPTIONS];
+};
+
+struct ibr_route_ctx;
+
 struct ibr_engine {
 	const char *name;
 	const char *summary;
-	int (*route)(const struct ibr_fabric *f, const struct ibr_updown *ud,
-		     struct ibr_result *r, struct ibr_error *err);
+	const struct ibr_option_spec *options;  /* NULL or {NULL}-terminated */
+	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
+		     struct ibr_error *err);
 };
 
-extern const struct ibr_engine ibr_engine_fera;
-extern const struct ibr_engine ibr_engine_pira;
+struct ibr_route_ctx {
+	const struct ibr_fabric *f;
+	uint32_t root;                  /* switch index, chosen at init */
+	const struct ibr_options *options;  /* may be NULL */
+	const struct ibr_engine *engine;    /* the engine being run */
+	struct ibr_updown updown;       /* valid when have_updown */
+	bool have_updown;
+};
 
-/* NULL-terminated list of every engine. */
+/* ---- the registry --------------------------------------------------- */
+
+/* Every engine, NULL-terminated, in the order they are listed. */
 extern const struct ibr_engine *const ibr_engines[];
 
 const struct ibr_engine *ibr_engine_find(const char *name);
 
-/* Chooses the root, orients, runs the engine.  On success r holds the
- * tables and stats (compute_ms covers orientation and engine). */
-int ibr_route(const struct ibr_fabric *f, const struct ibr_engine *e,
-	      const struct ibr_root_choice *root, struct ibr_result *r,
-	      struct ibr_error *err);
+/* "pira, fera" into buf; returns buf. */
+const char *ibr_engine_names(char *buf, size_t len);
+
+/* ---- options -------------------------------------------------------- */
+
+/* Adds "key=value" (or key and value apart when value is not NULL). */
+int ibr_options_add(struct ibr_options *o, const char *key,
+		    const char *value, struct ibr_error *err);
+
+/* Refuses an option the engine does not accept and a numeric value out of
+ * its range, naming the key, the value and what is accepted. */
+int ibr_options_check(const struct ibr_options *o, const struct ibr_engine *e,
+		      struct ibr_error *err);
+
+/* The value of the engine's option `key` in this run (the user's, else the
+ * default); numeric ones parsed and range-checked. */
+const char *ibr_option_str(const struct ibr_route_ctx *ctx, const char *key);
+int ibr_option_uint(const struct ibr_route_ctx *ctx, const char *key,
+		    unsigned *out, struct ibr_error *err);
+
+/* ---- one run -------------------------------------------------------- */
+
+/* Chooses the root; the orientation is built when first asked for.
+ * options may be NULL and must outlive the context. */
+int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
+		 const struct ibr_root_choice *root,
+		 const struct ibr_options *options, struct ibr_error *err);
+void ibr_ctx_free(struct ibr_route_ctx *ctx);
+
+/* The run's up/down orientation from its root; NULL after a message. */
+const struct ibr_updown *ibr_ctx_updown(struct ibr_route_ctx *ctx,
+					struct ibr_error *err);
+
+/* Runs engine e in ctx: checks its options, allocates r, routes, times
+ * it.  On failure r is freed: a caller never sees half-built tables. */
+int ibr_route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
+	      struct ibr_result *r, struct ibr_error *err);
+
+/* A context for one engine, routed and freed: for callers with nothing to
+ * share between engines. */
+int ibr_route_once(const struct ibr_fabric *f, const struct ibr_engine *e,
+		   const struct ibr_root_choice *root,
+		   const struct ibr_options *options, struct ibr_result *r,
+		   struct ibr_error *err);
 
 #endif

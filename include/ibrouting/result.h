@@ -1,115 +1,138 @@
 /*
- * result.h - what an engine produces: one linear forwarding table per switch.
+ * result.h - what a routing run produces: forwarding tables stored by
+ * destination, the designated DLID of every end-port pair, and figures.
  *
- * lft[s * lft_size + lid] is the output port of switch index s for `lid`
- * (0 = the switch itself, IBR_NO_PATH = no route).  lft_size = max_lid + 1
- * of the fabric.  Engines that think in explicit entries plus a default port
- * (PIRa) also fill default_port[] and the `explicit_bits` bitmap so the
- * paper's own metric can be reported; the linear table is always complete.
+ * Tables (doc/design.md, "Tables"): one column per LID of the LID space
+ * 0..max_lid, every LID of every port's range included:
  *
- * Designated DLIDs: an application sending from end port a to end port b
- * uses base_lid(b) + dlid_offset(a, b).  Single-LID engines leave
- * dlid_offset NULL (offset 0 everywhere).  Multi-LID engines allocate it
- * with ibr_result_alloc_offsets(): one byte per (source, destination end
- * port), where the source is the source end port's switch when
- * offsets_by_switch is set (all CAs on one switch share their paths).
+ *   col[lid * num_switches + s] = output port of switch index s for `lid`
+ *                                 (0 = the switch itself, IBR_NO_PATH = none)
+ *
+ * Engines build by destination and every consumer (verifier, metrics, hop
+ * tables, dumps) walks one destination at a time, so the column is the
+ * unit; a switch's row exists only where OpenSM or an LFT dump needs it
+ * (ibr_result_rows()).
+ *
+ * Designated DLIDs: a host sending from end port `src` to end port `dst`
+ * uses DLID base_lid(dst) + offset(src, dst).  With no map every offset is
+ * 0 (single-LID engines).  A map holds one offset per (source, destination
+ * end port); sources are end ports, or the source's switch when every CA
+ * on a switch shares its paths (by_switch).
+ *
+ * Engine figures (explicit entries, default ports, LIDs needed, pairs
+ * moved, ...) are named counters in `stats`, printed as "VALUE NAME" in
+ * the order the engine set them; no engine adds fields here.
  */
 #ifndef IBROUTING_RESULT_H
 #define IBROUTING_RESULT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ibrouting/fabric.h"
 
+#define IBR_MAX_STATS 12
+
+struct ibr_stat {
+	const char *name;          /* plural noun phrase: "explicit entries" */
+	uint64_t value;
+};
+
 struct ibr_stats {
-	uint64_t explicit_entries; /* table entries the engine computed */
-	uint32_t default_ports;    /* switches given a default port */
-	uint32_t lids_used;        /* distinct DLIDs the routes use */
-	double compute_ms;         /* engine time, orientation included */
+	double compute_ms;         /* orientation (when built) and engine */
+	unsigned count;
+	struct ibr_stat item[IBR_MAX_STATS];
+};
+
+struct ibr_designated {
+	uint8_t *offset;           /* NULL: every pair uses the base LID */
+	bool by_switch;            /* rows are source switches, not end ports */
+	uint32_t rows, cols;       /* rows x cols offsets; cols = end ports */
 };
 
 struct ibr_result {
-	uint32_t num_switches;
-	uint32_t lft_size;          /* entries per switch: max_lid + 1 */
-	uint8_t *lft;               /* num_switches * lft_size */
-	uint8_t *default_port;      /* per switch, IBR_NO_PATH = none; may be NULL */
-	uint8_t *explicit_bits;     /* bit per lft entry, rows of
-				       ibr_explicit_stride() bits; may be NULL */
-	uint8_t *dlid_offset;       /* may be NULL, see above */
-	bool offsets_by_switch;
-	uint32_t root;              /* switch index of the up/down root */
+	uint32_t num_switches;     /* entries per column */
+	uint32_t num_lids;         /* columns: max_lid + 1 */
+	uint8_t *col;              /* num_lids * num_switches, see above */
+	struct ibr_designated designated;
+	uint32_t root;             /* switch index of the up/down root */
 	struct ibr_stats stats;
 };
 
-/* Allocates the tables, every entry IBR_NO_PATH. */
+/* Allocates the columns for fabric f, every entry IBR_NO_PATH. */
 int ibr_result_init(struct ibr_result *r, const struct ibr_fabric *f,
 		    struct ibr_error *err);
-int ibr_result_alloc_defaults(struct ibr_result *r, struct ibr_error *err);
-int ibr_result_alloc_offsets(struct ibr_result *r, const struct ibr_fabric *f,
-			     bool by_switch, struct ibr_error *err);
 void ibr_result_free(struct ibr_result *r);
 
-static inline uint8_t *ibr_lft_row(const struct ibr_result *r, uint32_t s)
+static inline uint8_t *ibr_column(const struct ibr_result *r, ibr_lid_t lid)
 {
-	return r->lft + (uint64_t)s * r->lft_size;
+	return r->col + (size_t)lid * r->num_switches;
 }
 
-/* Bits per row of explicit_bits: lft_size rounded up to 64, so every row
- * starts on a byte (and word) boundary and can be filled a byte at once. */
-static inline uint64_t ibr_explicit_stride(const struct ibr_result *r)
+static inline uint8_t ibr_entry(const struct ibr_result *r, uint32_t s,
+				ibr_lid_t lid)
 {
-	return ((uint64_t)r->lft_size + 63) & ~(uint64_t)63;
+	return r->col[(size_t)lid * r->num_switches + s];
 }
 
-static inline bool ibr_result_is_explicit(const struct ibr_result *r,
-					  uint32_t s, ibr_lid_t lid)
+static inline void ibr_set_entry(struct ibr_result *r, uint32_t s,
+				 ibr_lid_t lid, uint8_t port)
 {
-	uint64_t bit = (uint64_t)s * ibr_explicit_stride(r) + lid;
-	return r->explicit_bits == NULL ||
-	       (r->explicit_bits[bit >> 3] >> (bit & 7)) & 1;
+	r->col[(size_t)lid * r->num_switches + s] = port;
 }
 
-/* The DLID end port `src` uses to reach end port `dst`. */
-ibr_lid_t ibr_result_designated_dlid(const struct ibr_result *r,
-				     const struct ibr_fabric *f,
-				     uint32_t src, uint32_t dst);
+/* Every switch's row, written into rows[s][0 .. row_len[s]) (entries past
+ * num_lids are left alone, LIDs past row_len[s] are not written): the
+ * linear forwarding tables OpenSM pushes and the LFT dump prints.
+ * Blocked, so both sides stay in cache. */
+void ibr_result_rows(const struct ibr_result *r, uint8_t *const *rows,
+		     const uint32_t *row_len);
 
-/* One hop of a walk: where a packet for `lid` goes from switch s. */
-enum ibr_step {
-	IBR_STEP_ARRIVED,   /* delivered to the LID's owner */
-	IBR_STEP_NEXT,      /* forwarded to switch *next */
-	IBR_STEP_NO_PATH,   /* entry is IBR_NO_PATH */
-	IBR_STEP_BAD_PORT,  /* port has no link, or is beyond the switch */
-	IBR_STEP_WRONG_END, /* delivered to a CA or switch port 0 not owning lid */
-};
+/* ---- designated DLIDs ---------------------------------------------- */
 
-enum ibr_step ibr_lft_step(const struct ibr_fabric *f,
-			   const struct ibr_result *r, uint32_t s,
-			   ibr_lid_t lid, uint32_t *next);
+/* Creates the map, every offset 0. */
+int ibr_designated_init(struct ibr_result *r, const struct ibr_fabric *f,
+			bool by_switch, struct ibr_error *err);
 
-/* The same for a port already read from the table. */
-enum ibr_step ibr_port_step(const struct ibr_fabric *f, uint32_t s,
-			    ibr_lid_t lid, uint8_t port, uint32_t *next);
+/* The map's row for source end port src. */
+static inline uint32_t ibr_designated_row(const struct ibr_result *r,
+					  const struct ibr_fabric *f,
+					  uint32_t src)
+{
+	return r->designated.by_switch ? f->end_ports[src].sw : src;
+}
 
-/* The tables by destination: col[lid * num_switches + s] = lft[s][lid].
- * Walks to one LID read one column; in the row-major tables they would
- * touch one cache line per switch.  NULL when out of memory. */
-uint8_t *ibr_result_columns(const struct ibr_result *r);
+static inline uint8_t ibr_designated_offset(const struct ibr_result *r,
+					    const struct ibr_fabric *f,
+					    uint32_t src, uint32_t dst)
+{
+	if (!r->designated.offset)
+		return 0;
+	return r->designated.offset[(size_t)ibr_designated_row(r, f, src) *
+				    r->designated.cols + dst];
+}
 
-/* The other way: lft[s][lid] = col[lid * num_switches + s] for every entry. */
-void ibr_result_set_columns(struct ibr_result *r, const uint8_t *col);
+/* The DLID end port src uses to reach end port dst. */
+static inline ibr_lid_t ibr_designated_dlid(const struct ibr_result *r,
+					    const struct ibr_fabric *f,
+					    uint32_t src, uint32_t dst)
+{
+	return ibr_end_port_lid(f, dst) + ibr_designated_offset(r, f, src, dst);
+}
 
-/* Hop counts from every switch to `lid` along the tables: hops[s] is the
- * number of links a packet crosses from switch s to the LID's owner
- * (0 at the owning switch itself, 1 from a CA's switch to the CA), or
- * UINT8_MAX when the walk fails.  hops must hold num_switches bytes. */
-void ibr_result_hops_to(const struct ibr_result *r, const struct ibr_fabric *f,
-			ibr_lid_t lid, uint8_t *hops);
+/* ---- engine figures ------------------------------------------------ */
 
-/* The same from the LID's column (column[s] = switch s's port for lid, as
- * ibr_result_columns() lays them out): for callers that walk many LIDs. */
-void ibr_hops_along(const struct ibr_fabric *f, const uint8_t *column,
-		    ibr_lid_t lid, uint8_t *hops);
+/* Sets (or replaces) the counter `name`; name must outlive the result
+ * (a string literal).  Ignored beyond IBR_MAX_STATS counters. */
+void ibr_stat_set(struct ibr_result *r, const char *name, uint64_t value);
+
+/* The counter's value, or `missing` when the engine did not set it. */
+uint64_t ibr_stat_get(const struct ibr_result *r, const char *name,
+		      uint64_t missing);
+
+/* "50 explicit entries, 7 default ports" (empty when none); returns buf. */
+const char *ibr_stats_format(const struct ibr_result *r, char *buf,
+			     size_t len);
 
 #endif

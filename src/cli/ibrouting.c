@@ -5,6 +5,7 @@
  *   ibrouting route -e ENGINE [options] FABRIC     route, verify, summarise
  *   ibrouting verify DIR                           judge OpenSM-format dumps
  *   ibrouting generate SPEC [-o FILE]              write a synthetic fabric
+ *   ibrouting engines                              list the engines
  *
  * FABRIC is an ibnetdiscover or ibsim net file, a directory of OpenSM dumps
  * (opensm-subnet.lst and opensm-lfts.dump: the fabric OpenSM discovered,
@@ -26,18 +27,19 @@
 #include "ibrouting/metrics.h"
 #include "ibrouting/topo_io.h"
 #include "ibrouting/verify.h"
+#include "ibrouting/walk.h"
 
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
 
 static const char usage[] =
-	"usage: ibrouting route -e pira|fera [--root GUID | --root-strategy "
-	"sm|lowest-lid|center]\n"
-	"                       [--lmc N] [--dump-dir DIR] [--all-sources] "
-	"[--repeat N]\n"
-	"                       [--sm GUID] [--print-lfts] FABRIC\n"
-	"       ibrouting verify [--all-sources] DIR\n"
+	"usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID | "
+	"--root-strategy sm|lowest-lid|center]\n"
+	"                       [--lmc N] [--dump-dir DIR] [--repeat N] "
+	"[--sm GUID] [--print-lfts] FABRIC\n"
+	"       ibrouting verify DIR\n"
 	"       ibrouting generate [--lmc N] [-o FILE] SPEC\n"
+	"       ibrouting engines\n"
 	"FABRIC: an ibnetdiscover or ibsim net file, a directory of OpenSM dumps,\n"
 	"        or gen:SPEC (e.g. gen:random:sw=32,ca=256,seed=1)\n";
 
@@ -102,16 +104,24 @@ static struct ibr_fabric *read_dump_fabric(const char *dir,
 
 /* A finalized fabric from a file, an OpenSM dump directory or a gen:
  * spec; NULL after a message. */
-static struct ibr_fabric *load_fabric(const char *source, unsigned lmc)
+static struct ibr_fabric *load_fabric(const char *source, unsigned lmc,
+				      bool lmc_given)
 {
 	struct ibr_error err = { "" };
 	struct ibr_fabric *f;
 
-	if (strncmp(source, "gen:", 4) == 0)
+	if (strncmp(source, "gen:", 4) == 0) {
 		f = ibr_generate(source + 4, &err);
-	else if (is_directory(source))
+	} else if (is_directory(source)) {
 		f = read_dump_fabric(source, &err);
-	else
+		if (f && lmc_given && lmc != f->lmc) {
+			fprintf(stderr, "ibrouting: --lmc %u: %s is an OpenSM dump "
+				"whose LIDs and LMC (%u) are OpenSM's; route it "
+				"without --lmc\n", lmc, source, f->lmc);
+			ibr_fabric_free(f);
+			return NULL;
+		}
+	} else
 		f = ibr_fabric_read_file(source, &err);
 	if (f && ibr_fabric_finalize(f, lmc, &err) == 0)
 		return f;
@@ -132,20 +142,48 @@ static void print_fabric(const char *source, const struct ibr_fabric *f)
 	       count_links(f), f->max_lid);
 }
 
+static void print_path_lengths(const struct ibr_metrics *m)
+{
+	printf("paths    ");
+	for (unsigned len = 0; len <= IBR_MAX_PATH_LEN; len++)
+		if (m->path_len_hist[len])
+			printf(" %u:%" PRIu64, len, m->path_len_hist[len]);
+	printf("  (links: CA pairs)\n");
+}
+
+/* Link load and path lengths under uniform all-to-all CA traffic along
+ * the designated DLIDs, as the verifier measured them. */
+static void print_load(const struct ibr_verify_report *rep)
+{
+	const struct ibr_metrics *m = &rep->designated;
+
+	if (ibr_verify_findings(rep)) {
+		printf("load      not measured: the tables have findings\n");
+		return;
+	}
+	printf("load      max link load %" PRIu64 " flows of %" PRIu64
+	       ", mean path %.2f links, %u DLIDs used of %u assigned\n",
+	       m->max_link_load, m->flows, m->mean_path_len, m->lids_used,
+	       m->lids_assigned);
+	print_path_lengths(m);
+}
+
 static int print_verdict(const struct ibr_verify_report *rep)
 {
 	uint64_t findings = ibr_verify_findings(rep);
 
 	if (findings == 0) {
 		printf("verify    OK: %" PRIu64 " walks delivered, no loop, %" PRIu64
-		       " channel dependencies, acyclic\n", rep->walks,
-		       rep->dependencies);
+		       " channel dependencies, acyclic; %" PRIu64 " designated "
+		       "pairs delivered\n", rep->walks, rep->dependencies,
+		       rep->designated.flows);
 		return 0;
 	}
 	printf("verify    FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
 	       PRIu64 " loops, %" PRIu64 " unreachable, %" PRIu64
-	       " dependency cycles)\n", findings, rep->bad_port, rep->loops,
-	       rep->unreachable, rep->cycles);
+	       " dependency cycles, %" PRIu64 " bad designated DLIDs)\n",
+	       findings, rep->bad_port, rep->loops, rep->unreachable,
+	       rep->cycles, rep->bad_designated);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
@@ -157,14 +195,16 @@ static void print_route_summary(const struct ibr_fabric *f,
 				double best_ms, unsigned repeat)
 {
 	const struct ibr_node *root = ibr_switch(f, r->root);
-	uint64_t linear = (uint64_t)r->stats.lids_used * f->num_switches;
+	uint32_t lids = 0;
+	char stats[512];
 
+	for (uint32_t l = 1; l <= f->max_lid; l++)
+		lids += f->lid_owner[l].node != IBR_NONE;
 	printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n", root->guid,
 	       root->desc, ibr_switch_lid(f, r->root), how);
-	printf("engine    %s: %" PRIu64 " explicit entries, %u default ports "
-	       "(%" PRIu64 " linear entries for %u LIDs)\n", e->name,
-	       r->stats.explicit_entries, r->stats.default_ports, linear,
-	       r->stats.lids_used);
+	printf("engine    %s: %s (%" PRIu64 " linear entries for %u assigned "
+	       "LIDs)\n", e->name, ibr_stats_format(r, stats, sizeof(stats)),
+	       (uint64_t)lids * f->num_switches, lids);
 	if (repeat > 1)
 		printf("time      %.3f ms compute (best of %u runs)\n", best_ms,
 		       repeat);
@@ -193,73 +233,54 @@ static int set_sm(struct ibr_fabric *f, uint64_t guid)
 static void print_tables(const struct ibr_fabric *f, const struct ibr_result *r)
 {
 	for (uint32_t s = 0; s < f->num_switches; s++)
-		for (uint32_t lid = 1; lid < r->lft_size; lid++)
-			if (ibr_lft_row(r, s)[lid] != IBR_NO_PATH)
+		for (uint32_t lid = 1; lid < r->num_lids; lid++)
+			if (ibr_entry(r, s, lid) != IBR_NO_PATH)
 				printf("0x%016" PRIx64 " %u %u\n",
 				       ibr_switch(f, s)->guid, lid,
-				       ibr_lft_row(r, s)[lid]);
-}
-
-static void print_path_lengths(const struct ibr_metrics *m)
-{
-	printf("paths    ");
-	for (unsigned len = 0; len <= IBR_MAX_PATH_LEN; len++)
-		if (m->path_len_hist[len])
-			printf(" %u:%" PRIu64, len, m->path_len_hist[len]);
-	printf("  (links: CA pairs)\n");
-}
-
-/* Link load and path lengths under uniform all-to-all CA traffic. */
-static int print_metrics(const struct ibr_fabric *f, const struct ibr_result *r,
-			 struct ibr_error *err)
-{
-	struct ibr_metrics m;
-
-	if (ibr_metrics_compute(f, r, &m, err))
-		return -1;
-	printf("load      max link load %" PRIu64 " flows of %" PRIu64
-	       ", mean path %.2f links, %u DLIDs used of %u assigned\n",
-	       m.max_link_load, m.flows, m.mean_path_len, m.lids_used,
-	       m.lids_assigned);
-	print_path_lengths(&m);
-	return 0;
+				       ibr_entry(r, s, lid));
 }
 
 static int cmd_route(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "engine", required_argument, NULL, 'e' },
+		{ "option", required_argument, NULL, 'o' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "root-strategy", required_argument, NULL, 's' },
 		{ "lmc", required_argument, NULL, 'l' },
 		{ "dump-dir", required_argument, NULL, 'd' },
-		{ "all-sources", no_argument, NULL, 'a' },
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "sm", required_argument, NULL, 'm' },
 		{ "print-lfts", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
-	struct ibr_verify_options vopts = { 0 };
+	struct ibr_options engine_opts = { 0 };
 	const struct ibr_engine *e = NULL;
 	const char *dump_dir = NULL, *how = "default: SM's switch, else lowest LID";
 	unsigned lmc = 0, repeat = 1;
+	bool lmc_given = false, print_lfts = false;
 	uint64_t sm_guid = 0;
-	bool print_lfts = false;
 	struct ibr_fabric *f;
 	struct ibr_result r;
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
+	char names[256];
 	double best = 0;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "e:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			e = ibr_engine_find(optarg);
 			if (!e)
-				return fail("unknown engine \"%s\" (known: pira, "
-					    "fera)%s", optarg, "");
+				return fail("unknown engine \"%s\" (known: %s)",
+					    optarg, ibr_engine_names(names,
+								     sizeof(names)));
+			break;
+		case 'o':
+			if (ibr_options_add(&engine_opts, optarg, NULL, &err))
+				return fail("-o: %s%s", err.msg, "");
 			break;
 		case 'r':
 			if (parse_guid("--root", optarg, &root.guid))
@@ -275,12 +296,10 @@ static int cmd_route(int argc, char **argv)
 		case 'l':
 			if (parse_uint("--lmc", optarg, IBR_MAX_LMC, &lmc))
 				return EXIT_USAGE;
+			lmc_given = true;
 			break;
 		case 'd':
 			dump_dir = optarg;
-			break;
-		case 'a':
-			vopts.all_sources = vopts.switch_lids = true;
 			break;
 		case 'n':
 			if (parse_uint("--repeat", optarg, 100000, &repeat) ||
@@ -300,11 +319,13 @@ static int cmd_route(int argc, char **argv)
 		}
 	}
 	if (!e)
-		return fail("route: choose an engine with -e pira or -e fera%s%s",
-			    "", "");
+		return fail("route: choose an engine with -e (%s)%s",
+			    ibr_engine_names(names, sizeof(names)), "");
 	if (optind != argc - 1)
 		return fail("route: expected one FABRIC argument%s%s", "", "");
-	f = load_fabric(argv[optind], lmc);
+	if (ibr_options_check(&engine_opts, e, &err))
+		return fail("%s%s", err.msg, "");
+	f = load_fabric(argv[optind], lmc, lmc_given);
 	if (!f)
 		return EXIT_USAGE;
 	if (sm_guid && set_sm(f, sm_guid)) {
@@ -315,7 +336,7 @@ static int cmd_route(int argc, char **argv)
 	for (unsigned i = 0; i < repeat; i++) {
 		if (i > 0)
 			ibr_result_free(&r);
-		if (ibr_route(f, e, &root, &r, &err)) {
+		if (ibr_route_once(f, e, &root, &engine_opts, &r, &err)) {
 			fprintf(stderr, "ibrouting: %s\n", err.msg);
 			ibr_fabric_free(f);
 			return EXIT_USAGE;
@@ -324,9 +345,7 @@ static int cmd_route(int argc, char **argv)
 			best = r.stats.compute_ms;
 	}
 	print_route_summary(f, e, &r, how, best, repeat);
-	rc = print_metrics(f, &r, &err);
-	if (rc == 0)
-		rc = ibr_verify(f, &r, &vopts, &rep, &err);
+	rc = ibr_verify(f, &r, &rep, &err);
 	if (rc == 0 && dump_dir && mkdir(dump_dir, 0777) != 0 && errno != EEXIST)
 		rc = ibr_error_set(&err, "--dump-dir %s: %s", dump_dir,
 				   strerror(errno));
@@ -336,12 +355,13 @@ static int cmd_route(int argc, char **argv)
 		fprintf(stderr, "ibrouting: %s\n", err.msg);
 		rc = EXIT_USAGE;
 	} else {
+		print_load(&rep);
 		rc = print_verdict(&rep);
 		if (print_lfts)
 			print_tables(f, &r);
 		if (dump_dir)
 			printf("dumps     %s/opensm-subnet.lst, opensm-lfts.dump, "
-			       "opensm.fdbs\n", dump_dir);
+			       "opensm.fdbs, ibrouting-dlids.dump\n", dump_dir);
 	}
 	ibr_result_free(&r);
 	ibr_fabric_free(f);
@@ -350,34 +370,52 @@ static int cmd_route(int argc, char **argv)
 
 static int cmd_verify(int argc, char **argv)
 {
-	struct ibr_verify_options vopts = { 0 };
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
 	struct ibr_fabric *f = NULL;
 	struct ibr_result r;
-	int i = 1, rc;
+	int rc;
 
-	if (i < argc && strcmp(argv[i], "--all-sources") == 0) {
-		vopts.all_sources = vopts.switch_lids = true;
-		i++;
-	}
-	if (i != argc - 1)
+	if (argc != 2)
 		return fail("verify: expected one directory with "
 			    "opensm-subnet.lst and opensm-lfts.dump%s%s", "", "");
-	if (ibr_dump_read(argv[i], &f, &r, &err)) {
+	if (ibr_dump_read(argv[1], &f, &r, &err)) {
 		fprintf(stderr, "ibrouting: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
-	print_fabric(argv[i], f);
-	if (print_metrics(f, &r, &err) || ibr_verify(f, &r, &vopts, &rep, &err)) {
+	print_fabric(argv[1], f);
+	if (ibr_verify(f, &r, &rep, &err)) {
 		fprintf(stderr, "ibrouting: %s\n", err.msg);
 		rc = EXIT_USAGE;
 	} else {
+		print_load(&rep);
 		rc = print_verdict(&rep);
 	}
 	ibr_result_free(&r);
 	ibr_fabric_free(f);
 	return rc;
+}
+
+/* The registry, with each engine's options: what -e and -o accept. */
+static int cmd_engines(int argc, char **argv)
+{
+	bool names_only = argc == 2 && strcmp(argv[1], "--names") == 0;
+
+	if (argc > 1 && !names_only)
+		return fail("engines: expected no argument, or --names%s%s", "",
+			    "");
+	for (unsigned i = 0; ibr_engines[i]; i++) {
+		const struct ibr_engine *e = ibr_engines[i];
+		if (names_only) {
+			printf("%s\n", e->name);
+			continue;
+		}
+		printf("%-8s %s\n", e->name, e->summary);
+		for (const struct ibr_option_spec *o = e->options; o && o->key; o++)
+			printf("         -o %s=VALUE  %s (default %s)\n", o->key,
+			       o->help, o->def);
+	}
+	return 0;
 }
 
 static int cmd_generate(int argc, char **argv)
@@ -435,6 +473,8 @@ int main(int argc, char **argv)
 		return cmd_verify(argc - 1, argv + 1);
 	if (strcmp(argv[1], "generate") == 0)
 		return cmd_generate(argc - 1, argv + 1);
+	if (strcmp(argv[1], "engines") == 0)
+		return cmd_engines(argc - 1, argv + 1);
 	fprintf(stderr, "ibrouting: unknown command \"%s\"\n%s", argv[1], usage);
 	return EXIT_USAGE;
 }

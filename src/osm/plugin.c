@@ -3,8 +3,8 @@
  * ibrouting engines as external routing engines.
  *
  * OpenSM loads event plugins before it sets up its routing engines, so
- * create() can register `pira` and `fera` and `routing_engine pira,updn`
- * in opensm.conf finds them.  For each routing run OpenSM calls, with its
+ * create() can register every engine of the core's registry (ibr_engines[])
+ * and `routing_engine pira,updn` in opensm.conf finds them.  For each routing run OpenSM calls, with its
  * lock held:
  *   build_lid_matrices     build the fabric model from the subnet, choose
  *                          the root, route, verify; fill the switch hop
@@ -27,6 +27,7 @@
 
 #include "ibrouting/dump.h"
 #include "ibrouting/verify.h"
+#include "ibrouting/walk.h"
 #include "plugin.h"
 #include "util/timer.h"
 
@@ -45,7 +46,9 @@ struct engine_ctx {
 	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
 };
 
-static struct engine_ctx engine_ctxs[2];
+/* One per engine of the registry, allocated by create(). */
+static struct engine_ctx *engine_ctxs;
+static unsigned num_engine_ctxs;
 
 static void drop_run(struct engine_ctx *c)
 {
@@ -106,40 +109,40 @@ static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 	const struct ibr_fabric *f = c->of.fabric;
 	const struct ibr_result *r = &c->result;
 	uint32_t S = f->num_switches;
-	uint8_t *hops = malloc(S), *sw_hops = malloc(S);
-	uint8_t *col = ibr_result_columns(r);
+	uint8_t *sw_hops = malloc(S);
+	struct ibr_walker w;
 
-	if (!hops || !sw_hops || !col) {
-		free(hops);
+	if (!sw_hops)
+		return ibr_error_set(err, "out of memory for hop tables");
+	if (ibr_walker_init(&w, f, err)) {
 		free(sw_hops);
-		free(col);
-		return ibr_error_set(err, "out of memory");
+		return -1;
 	}
 	for (uint32_t d = 0; d < S; d++) {
 		ibr_lid_t lid = ibr_switch_lid(f, d);
-		const uint8_t *sw_col = col + (size_t)lid * S;
-		ibr_hops_along(f, sw_col, lid, sw_hops);
+		const uint8_t *sw_col = ibr_column(r, lid);
+		ibr_walk_column(&w, sw_col, lid, NULL);
+		memcpy(sw_hops, w.hops, S);
 		for (uint32_t s = 0; s < S; s++)
 			osm_switch_set_hops(c->of.switches[s], lid, sw_col[s],
 					    sw_hops[s]);
 		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
 			ibr_lid_t ca = ibr_end_port_lid(f, f->sw_cas[i]);
-			const uint8_t *ca_col = col + (size_t)ca * S;
-			bool computed = false;
+			const uint8_t *ca_col = ibr_column(r, ca);
+			bool walked = false;
 			for (uint32_t s = 0; s < S; s++) {
 				if (s == d || ca_col[s] == sw_col[s])
 					continue;
-				if (!computed)
-					ibr_hops_along(f, ca_col, ca, hops);
-				computed = true;
+				if (!walked)
+					ibr_walk_column(&w, ca_col, ca, NULL);
+				walked = true;
 				osm_switch_set_hops(c->of.switches[s], ca, ca_col[s],
-						    hops[s]);
+						    w.hops[s]);
 			}
 		}
 	}
-	free(hops);
+	ibr_walker_free(&w);
 	free(sw_hops);
-	free(col);
 	return 0;
 }
 
@@ -150,8 +153,9 @@ static void log_findings(osm_log_t *log, const char *name,
 {
 	OSM_LOG(log, OSM_LOG_ERROR, "ERR IB10: %s: verifier rejects the tables: "
 		"%" PRIu64 " bad ports, %" PRIu64 " loops, %" PRIu64
-		" unreachable, %" PRIu64 " dependency cycles; not pushed\n", name,
-		rep->bad_port, rep->loops, rep->unreachable, rep->cycles);
+		" unreachable, %" PRIu64 " dependency cycles, %" PRIu64
+		" bad designated DLIDs; not pushed\n", name, rep->bad_port,
+		rep->loops, rep->unreachable, rep->cycles, rep->bad_designated);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB11: %s: %s\n", name,
 			rep->messages[i]);
@@ -171,13 +175,14 @@ static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
 	c->model_ms = ibr_now_ms() - t0;
 	if (file_root)
 		root.guid = file_root;
-	if (ibr_route(c->of.fabric, c->engine, &root, &c->result, err))
+	if (ibr_route_once(c->of.fabric, c->engine, &root, NULL, &c->result,
+			   err))
 		return -1;
 	c->routed = true;
 	memset(rep, 0, sizeof(*rep));
 	t1 = ibr_now_ms();
 	if (c->plugin->opts.verify_before_push &&
-	    ibr_verify(c->of.fabric, &c->result, NULL, rep, err))
+	    ibr_verify(c->of.fabric, &c->result, rep, err))
 		return -1;
 	c->verify_ms = ibr_now_ms() - t1;
 	return 0;
@@ -191,6 +196,8 @@ static int build_lid_matrices(void *context)
 	struct ibr_verify_report rep;
 	const struct ibr_fabric *f;
 	const struct ibr_node *root;
+	uint32_t lids = 0;
+	char stats[256];
 
 	drop_run(c);
 	if (route(c, &rep, &err)) {
@@ -214,11 +221,12 @@ static int build_lid_matrices(void *context)
 	c->hops_ms = ibr_now_ms() - t0;
 	f = c->of.fabric;
 	root = ibr_switch(f, c->result.root);
+	for (uint32_t l = 1; l <= f->max_lid; l++)
+		lids += f->lid_owner[l].node != IBR_NONE;
 	OSM_LOG(log, OSM_LOG_INFO, "%s: %u switches, %u CA ports, %u LIDs, "
-		"%" PRIu64 " explicit entries, %u default ports, %.3f ms, root "
-		"0x%016" PRIx64 ", %s\n", c->engine->name, f->num_switches,
-		f->num_end_ports, c->result.stats.lids_used,
-		c->result.stats.explicit_entries, c->result.stats.default_ports,
+		"%s, %.3f ms, root 0x%016" PRIx64 ", %s\n", c->engine->name,
+		f->num_switches, f->num_end_ports, lids,
+		ibr_stats_format(&c->result, stats, sizeof(stats)),
 		c->result.stats.compute_ms, root->guid,
 		c->plugin->opts.verify_before_push ? "verified: no loop, all "
 		"delivered, acyclic" : "not verified (verify_before_push no)");
@@ -226,13 +234,29 @@ static int build_lid_matrices(void *context)
 		"routing %.3f ms, verification %.3f ms, hop tables %.3f ms\n",
 		c->engine->name, c->model_ms, c->result.stats.compute_ms,
 		c->verify_ms, c->hops_ms);
-	if (osm_log_is_active(log, OSM_LOG_DEBUG))
-		for (uint32_t s = 0; s < f->num_switches; s++)
-			OSM_LOG(log, OSM_LOG_DEBUG, "%s: switch 0x%016" PRIx64
-				" LID %u default port %u\n", c->engine->name,
-				ibr_switch(f, s)->guid, ibr_switch_lid(f, s),
-				c->result.default_port ?
-				c->result.default_port[s] : IBR_NO_PATH);
+	return 0;
+}
+
+/* Every switch's row of our tables into its new_lft, up to the LIDs
+ * OpenSM sized it for. */
+static int copy_rows(struct engine_ctx *c, struct ibr_error *err)
+{
+	uint32_t S = c->of.fabric->num_switches;
+	uint8_t **rows = malloc(S * sizeof(*rows));
+	uint32_t *len = malloc(S * sizeof(*len));
+
+	if (!rows || !len) {
+		free(rows);
+		free(len);
+		return ibr_error_set(err, "out of memory for %u rows", S);
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		rows[s] = c->of.switches[s]->new_lft;
+		len[s] = c->of.switches[s]->max_lid_ho + 1u;
+	}
+	ibr_result_rows(&c->result, rows, len);
+	free(rows);
+	free(len);
 	return 0;
 }
 
@@ -247,12 +271,10 @@ static int build_fwd_tables(void *context)
 			c->engine->name);
 		return -1;
 	}
-	for (uint32_t s = 0; s < c->of.fabric->num_switches; s++) {
-		osm_switch_t *sw = c->of.switches[s];
-		uint32_t n = c->result.lft_size;
-		if (n > sw->max_lid_ho + 1u)
-			n = sw->max_lid_ho + 1u;
-		memcpy(sw->new_lft, ibr_lft_row(&c->result, s), n);
+	if (copy_rows(c, &err)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB14: %s: %s\n", c->engine->name,
+			err.msg);
+		return -1;
 	}
 	if (c->plugin->opts.dump_dir &&
 	    ibr_dump_write(c->plugin->opts.dump_dir, c->of.fabric, &c->result,
@@ -314,29 +336,35 @@ static int setup(osm_routing_engine_t *re, osm_opensm_t *osm)
 
 static void *create(osm_opensm_t *osm)
 {
-	static const struct ibr_engine *const engines[] = {
-		&ibr_engine_pira, &ibr_engine_fera,
-	};
 	struct plugin *p = calloc(1, sizeof(*p));
+	char names[256];
+	unsigned n = 0;
 
-	if (!p) {
+	while (ibr_engines[n])
+		n++;
+	engine_ctxs = calloc(n, sizeof(*engine_ctxs));
+	if (!p || !engine_ctxs) {
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB20: ibrouting: out of "
 			"memory\n");
+		free(p);
+		free(engine_ctxs);
+		engine_ctxs = NULL;
 		return NULL;
 	}
+	num_engine_ctxs = n;
 	p->osm = osm;
 	ibr_plugin_options_load(&p->opts, &osm->log);
-	for (unsigned i = 0; i < sizeof(engines) / sizeof(*engines); i++) {
+	for (unsigned i = 0; i < n; i++) {
 		external_routing_engine_module_t m = {
-			.name = engines[i]->name, .setup = setup,
+			.name = ibr_engines[i]->name, .setup = setup,
 		};
 		engine_ctxs[i].plugin = p;
-		engine_ctxs[i].engine = engines[i];
+		engine_ctxs[i].engine = ibr_engines[i];
 		if (osm_register_external_routing_engine(osm, &m, &engine_ctxs[i]) !=
 		    CL_SUCCESS)
 			OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB21: ibrouting: "
 				"cannot register routing engine %s\n",
-				engines[i]->name);
+				ibr_engines[i]->name);
 	}
 	if (getenv("IBROUTING_BENCH_ZERO_COST")) {
 		external_routing_engine_module_t m = {
@@ -347,7 +375,8 @@ static void *create(osm_opensm_t *osm)
 			"zero-cost registered (IBROUTING_BENCH_ZERO_COST)\n");
 	}
 	OSM_LOG(&osm->log, OSM_LOG_INFO, "ibrouting %s loaded: routing engines "
-		"pira, fera (built against %s)\n", PACKAGE_VERSION, OSM_VERSION);
+		"%s (built against %s)\n", PACKAGE_VERSION,
+		ibr_engine_names(names, sizeof(names)), OSM_VERSION);
 	return p;
 }
 
@@ -357,6 +386,10 @@ static void delete(void *data)
 
 	ibr_plugin_options_free(&p->opts);
 	free(p);
+	/* OpenSM destroys its routing engines (and our runs) first. */
+	free(engine_ctxs);
+	engine_ctxs = NULL;
+	num_engine_ctxs = 0;
 }
 
 /* OpenSM compares osm_version with its own and skips the plugin on a

@@ -1,180 +1,165 @@
 /*
  * metrics.c - link load and path lengths under uniform all-to-all traffic
- * (lid-assignment-color-l §VI-D; see metrics.h).
+ * along designated DLIDs (lid-assignment-color-l §VI-D; see metrics.h and
+ * flows.h).
  *
  * Per destination DLID the routes form an in-tree towards the owner, so
  * flows are summed, not walked: every switch starts with the number of
  * sources that send to this DLID from its CAs, and switches are settled
- * from the farthest to the nearest (bucketed by hop count), each adding
- * its flow to the channel it forwards on and to the next switch.  O(S)
- * per DLID, O(S * C) in all.
+ * from the farthest to the nearest (bucketed by the walker's hop counts),
+ * each adding its flow to the channel it forwards on and to the next
+ * switch.  O(S) per DLID, O(S * L) in all.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibrouting/metrics.h"
+#include "flows.h"
 
-struct loads {
-	const struct ibr_fabric *f;
-	const struct ibr_result *r;
-	struct ibr_metrics *m;
-	uint64_t *chan;        /* per sw_adj entry */
-	uint64_t *eject;       /* per end port: flows delivered to it */
-	uint64_t *flow;        /* per switch, for the DLID at hand */
-	uint32_t *senders;     /* per switch: sources using the DLID */
-	uint8_t *hops;
-	uint8_t *col;          /* the tables by destination (result.h) */
-	uint32_t *bucket_start, *by_hops;
-	uint8_t *dlid_used;
-};
-
-static uint8_t out_port(const struct loads *w, uint32_t s, ibr_lid_t lid)
+int ibr_flows_init(struct ibr_flows *fl, const struct ibr_fabric *f,
+		   const struct ibr_result *r, struct ibr_metrics *m,
+		   struct ibr_error *err)
 {
-	return w->col[(size_t)lid * w->f->num_switches + s];
+	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
+	size_t ranges = (size_t)S << IBR_MAX_LMC;
+
+	memset(fl, 0, sizeof(*fl));
+	memset(m, 0, sizeof(*m));
+	fl->f = f;
+	fl->r = r;
+	fl->m = m;
+	fl->senders_port = IBR_NONE;
+	fl->chan = calloc(links ? links : 1, sizeof(uint64_t));
+	fl->eject = calloc(f->num_end_ports ? f->num_end_ports : 1,
+			   sizeof(uint64_t));
+	fl->flow = malloc(S * sizeof(uint64_t));
+	fl->senders = malloc((r->designated.offset ? ranges : S) *
+			     sizeof(uint32_t));
+	fl->bucket_start = malloc(257 * sizeof(uint32_t));
+	fl->by_hops = malloc(S * sizeof(uint32_t));
+	fl->dlid_used = calloc(f->max_lid + 1u, 1);
+	if (fl->chan && fl->eject && fl->flow && fl->senders &&
+	    fl->bucket_start && fl->by_hops && fl->dlid_used)
+		return 0;
+	ibr_flows_free(fl);
+	return ibr_error_set(err, "metrics: out of memory (%u switches)", S);
 }
 
-static uint32_t link_index(const struct ibr_fabric *f, uint32_t s, uint8_t port)
+void ibr_flows_free(struct ibr_flows *fl)
 {
-	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
-		if (f->sw_adj[i].port == port)
-			return i;
-	return IBR_NONE;
+	free(fl->chan);
+	free(fl->eject);
+	free(fl->flow);
+	free(fl->senders);
+	free(fl->bucket_start);
+	free(fl->by_hops);
+	free(fl->dlid_used);
+	fl->chan = fl->eject = fl->flow = NULL;
+	fl->senders = fl->bucket_start = fl->by_hops = NULL;
+	fl->dlid_used = NULL;
+}
+
+/* senders[k * S + s]: sources on switch s whose designated DLID to dst is
+ * its base LID + k.  Without a map everything uses offset 0. */
+static void count_senders(struct ibr_flows *fl, uint32_t dst, unsigned count)
+{
+	const struct ibr_fabric *f = fl->f;
+	uint32_t S = f->num_switches;
+
+	if (!fl->r->designated.offset) {
+		for (uint32_t s = 0; s < S; s++)
+			fl->senders[s] = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+		fl->senders[f->end_ports[dst].sw]--;
+	} else {
+		memset(fl->senders, 0, (size_t)count * S * sizeof(uint32_t));
+		for (uint32_t src = 0; src < f->num_end_ports; src++) {
+			uint8_t k = ibr_designated_offset(fl->r, f, src, dst);
+			if (src != dst && k < count)
+				fl->senders[(size_t)k * S + f->end_ports[src].sw]++;
+		}
+	}
+	fl->senders_port = dst;
 }
 
 /* Spreads the flows of one DLID down its in-tree. */
-static void route_flows(struct loads *w, ibr_lid_t lid, uint32_t dst)
+static void spread(struct ibr_flows *fl, const struct ibr_walker *w,
+		   const uint8_t *column, const uint32_t *senders, uint32_t dst)
 {
-	const struct ibr_fabric *f = w->f;
-	uint32_t S = f->num_switches;
+	uint32_t S = fl->f->num_switches;
+	struct ibr_metrics *m = fl->m;
 
-	ibr_hops_along(f, w->col + (size_t)lid * S, lid, w->hops);
-	memset(w->bucket_start, 0, 257 * sizeof(uint32_t));
+	memset(fl->bucket_start, 0, 257 * sizeof(uint32_t));
 	for (uint32_t s = 0; s < S; s++)
-		w->bucket_start[w->hops[s] + 1]++;
+		fl->bucket_start[w->hops[s] + 1]++;
 	for (unsigned h = 1; h <= 256; h++)
-		w->bucket_start[h] += w->bucket_start[h - 1];
+		fl->bucket_start[h] += fl->bucket_start[h - 1];
 	for (uint32_t s = 0; s < S; s++)
-		w->by_hops[w->bucket_start[w->hops[s]]++] = s;
-	/* by_hops is now sorted by hops ascending; walk it backwards. */
+		fl->by_hops[fl->bucket_start[w->hops[s]]++] = s;
 	for (uint32_t s = 0; s < S; s++)
-		w->flow[s] = w->senders[s];
+		fl->flow[s] = senders[s];
+	/* by_hops is sorted by hops ascending: settle the farthest first. */
 	for (uint32_t k = S; k-- > 0;) {
-		uint32_t s = w->by_hops[k], next = 0;
-		uint64_t flow = w->flow[s];
+		uint32_t s = fl->by_hops[k], next = w->next[s];
+		uint64_t flow = fl->flow[s];
+		unsigned len;
 		if (flow == 0)
 			continue;
-		if (w->hops[s] == UINT8_MAX) {
-			w->m->unrouted_flows += w->senders[s];
+		if (w->hops[s] == IBR_HOPS_FAILED) {
+			m->unrouted_flows += senders[s];
 			continue;
 		}
-		unsigned len = w->hops[s] + 1u;
-		w->m->path_len_hist[len < IBR_MAX_PATH_LEN ? len : IBR_MAX_PATH_LEN] +=
-			w->senders[s];
-		if (ibr_port_step(f, s, lid, out_port(w, s, lid), &next) ==
-		    IBR_STEP_NEXT) {
-			w->chan[link_index(f, s, out_port(w, s, lid))] += flow;
-			w->flow[next] += flow;
+		len = w->hops[s] + 1u;
+		m->path_len_hist[len < IBR_MAX_PATH_LEN ? len : IBR_MAX_PATH_LEN] +=
+			senders[s];
+		if (next < S) {
+			fl->chan[ibr_walker_channel(w, s, column[s])] += flow;
+			fl->flow[next] += flow;
 		} else {
-			w->eject[dst] += flow;
+			fl->eject[dst] += flow;
 		}
 	}
 }
 
-static int alloc_loads(struct loads *w)
+void ibr_flows_add_column(struct ibr_flows *fl, const struct ibr_walker *w,
+			  const uint8_t *column, ibr_lid_t lid)
 {
-	const struct ibr_fabric *f = w->f;
-	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
+	const struct ibr_fabric *f = fl->f;
+	uint32_t dst = w->lid_end_port[lid], S = f->num_switches;
+	const struct ibr_port *p;
+	const uint32_t *senders;
+	unsigned k, count;
+	uint64_t n = 0;
 
-	w->chan = calloc(links ? links : 1, sizeof(uint64_t));
-	w->eject = calloc(f->num_end_ports ? f->num_end_ports : 1, sizeof(uint64_t));
-	w->flow = malloc(S * sizeof(uint64_t));
-	w->senders = calloc(S, sizeof(uint32_t));
-	w->hops = malloc(S);
-	w->bucket_start = malloc(257 * sizeof(uint32_t));
-	w->by_hops = malloc(S * sizeof(uint32_t));
-	w->dlid_used = calloc(f->max_lid + 1u, 1);
-	w->col = ibr_result_columns(w->r);
-	return w->chan && w->eject && w->flow && w->senders && w->hops &&
-	       w->bucket_start && w->by_hops && w->dlid_used && w->col ? 0 : -1;
-}
-
-static void free_loads(struct loads *w)
-{
-	free(w->chan);
-	free(w->eject);
-	free(w->flow);
-	free(w->senders);
-	free(w->hops);
-	free(w->bucket_start);
-	free(w->by_hops);
-	free(w->dlid_used);
-	free(w->col);
-}
-
-/* All flows to end port dst, grouped by the DLID their sources use. */
-static void flows_to(struct loads *w, uint32_t dst)
-{
-	const struct ibr_fabric *f = w->f;
-	const struct ibr_port *p = ibr_port(f, f->end_ports[dst].node,
-					    f->end_ports[dst].port);
-	unsigned count = ibr_port_lid_count(p);
-
-	for (unsigned k = 0; k < count; k++) {
-		ibr_lid_t lid = p->base_lid + k;
-		uint64_t n = 0;
-		memset(w->senders, 0, f->num_switches * sizeof(uint32_t));
-		for (uint32_t src = 0; src < f->num_end_ports; src++) {
-			if (src == dst ||
-			    ibr_result_designated_dlid(w->r, f, src, dst) != lid)
-				continue;
-			w->senders[f->end_ports[src].sw]++;
-			n++;
-		}
-		if (n == 0)
-			continue;
-		w->dlid_used[lid] = 1;
-		w->m->flows += n;
-		route_flows(w, lid, dst);
-	}
-}
-
-/* Fast path for single-LID engines: senders = CAs per switch. */
-static void flows_to_base(struct loads *w, uint32_t dst)
-{
-	const struct ibr_fabric *f = w->f;
-	uint32_t S = f->num_switches;
-
+	if (dst == IBR_NONE)
+		return; /* a switch LID: no CA sends to it */
+	p = ibr_port(f, f->end_ports[dst].node, f->end_ports[dst].port);
+	k = lid - p->base_lid;
+	count = ibr_port_lid_count(p);
+	if (!fl->r->designated.offset && k > 0)
+		return; /* single-LID tables: every flow uses the base LID */
+	if (fl->senders_port != dst)
+		count_senders(fl, dst, count);
+	senders = fl->senders + (fl->r->designated.offset ? (size_t)k * S : 0);
 	for (uint32_t s = 0; s < S; s++)
-		w->senders[s] = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
-	w->senders[f->end_ports[dst].sw]--;
-	w->m->flows += f->num_end_ports - 1;
-	w->dlid_used[ibr_end_port_lid(f, dst)] = 1;
-	route_flows(w, ibr_end_port_lid(f, dst), dst);
+		n += senders[s];
+	if (n == 0)
+		return;
+	fl->dlid_used[lid] = 1;
+	fl->m->flows += n;
+	spread(fl, w, column, senders, dst);
 }
 
-int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
-			struct ibr_metrics *m, struct ibr_error *err)
+void ibr_flows_finish(struct ibr_flows *fl)
 {
-	struct loads w = { .f = f, .r = r, .m = m };
+	const struct ibr_fabric *f = fl->f;
+	struct ibr_metrics *m = fl->m;
 	uint64_t len_sum = 0, routed = 0;
 
-	memset(m, 0, sizeof(*m));
-	if (alloc_loads(&w)) {
-		free_loads(&w);
-		return ibr_error_set(err, "metrics: out of memory");
-	}
-	for (uint32_t dst = 0; dst < f->num_end_ports; dst++) {
-		if (r->dlid_offset)
-			flows_to(&w, dst);
-		else
-			flows_to_base(&w, dst);
-	}
 	for (uint32_t i = 0; i < f->sw_adj_start[f->num_switches]; i++)
-		if (w.chan[i] > m->max_link_load)
-			m->max_link_load = w.chan[i];
+		if (fl->chan[i] > m->max_link_load)
+			m->max_link_load = fl->chan[i];
 	for (uint32_t e = 0; e < f->num_end_ports; e++)
-		if (w.eject[e] > m->max_link_load)
-			m->max_link_load = w.eject[e];
+		if (fl->eject[e] > m->max_link_load)
+			m->max_link_load = fl->eject[e];
 	for (unsigned len = 0; len <= IBR_MAX_PATH_LEN; len++) {
 		len_sum += (uint64_t)len * m->path_len_hist[len];
 		routed += m->path_len_hist[len];
@@ -182,8 +167,30 @@ int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
 	m->mean_path_len = routed ? (double)len_sum / routed : 0.0;
 	for (uint32_t l = 1; l <= f->max_lid; l++) {
 		m->lids_assigned += f->lid_owner[l].node != IBR_NONE;
-		m->lids_used += w.dlid_used[l];
+		m->lids_used += fl->dlid_used[l];
 	}
-	free_loads(&w);
+}
+
+int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
+			struct ibr_metrics *m, struct ibr_error *err)
+{
+	struct ibr_walker w;
+	struct ibr_flows fl;
+
+	if (ibr_walker_init(&w, f, err))
+		return -1;
+	if (ibr_flows_init(&fl, f, r, m, err)) {
+		ibr_walker_free(&w);
+		return -1;
+	}
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		if (w.lid_end_port[lid] == IBR_NONE)
+			continue;
+		ibr_walk_column(&w, ibr_column(r, lid), lid, NULL);
+		ibr_flows_add_column(&fl, &w, ibr_column(r, lid), lid);
+	}
+	ibr_flows_finish(&fl);
+	ibr_flows_free(&fl);
+	ibr_walker_free(&w);
 	return 0;
 }

@@ -1,22 +1,27 @@
 /*
  * verify.c - the independent check of forwarding tables (see verify.h).
  *
- * Per LID, one pass over the LID's column gives every switch's next hop
- * (next[]), and each faulty entry is counted once, where it is: a port with
- * no link, a port 0 off the owner, IBR_NO_PATH for an owned LID.  Walks
- * over next[] with memoisation (state per switch: unknown, on the current
- * walk, delivers, fails) find loops, counted once per LID and cycle; O(S)
- * per LID.
+ * Per LID, the shared column walk (walk.h) gives every switch's next hop
+ * and reports each faulty entry once, where it is (a port with no link,
+ * port 0 off the owner, IBR_NO_PATH for an owned LID), and each loop once
+ * per cycle; O(S) per LID.
  *
  * While no finding has appeared, the same next[] feeds the channel
  * dependency graph.  A channel is one direction of an inter-switch link
- * (an sw_adj entry).
- * Walking from every source switch to every destination LID adds the
- * dependency (channel into s) -> (channel out of s); walks stop where an
+ * (an sw_adj entry).  Walking from every switch to every LID adds the
+ * dependency (channel into s) -> (channel out of s); a walk stops where an
  * earlier walk to the same LID already went, since the rest of the route
  * is shared.  Dependencies of a channel are a 256-bit set of the far
  * switch's output ports.  Channels to CAs cannot close a cycle (CAs do not
  * forward) and are left out.  A DFS then looks for a cycle.
+ *
+ * Designated DLIDs: each offset must lie inside its destination's range,
+ * and the flows of all pairs along them (flows.h, fed by the same walks)
+ * must all be delivered; they also give the designated paths' lengths and
+ * link load.
+ *
+ * Every allocation is checked and a failure makes ibr_verify() fail: a
+ * verifier that cannot run must never look like one that found nothing.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,234 +29,90 @@
 #include <string.h>
 
 #include "ibrouting/verify.h"
-
-enum { UNKNOWN, ON_WALK, DELIVERS, FAILS };
-
-/* port_peer: the switch index behind a port, or PEER_CA | end port index,
- * or IBR_NONE: one load per hop instead of a walk through the model. */
-#define PEER_CA 0x80000000u
-
-/* next[s] for the LID at hand: a switch index, or one of these. */
-#define NEXT_ARRIVED 0xFFFFFFFEu
-#define NEXT_FAILED  0xFFFFFFFDu
+#include "ibrouting/walk.h"
+#include "flows.h"
 
 struct verifier {
 	const struct ibr_fabric *f;
 	const struct ibr_result *r;
-	const uint8_t *col;       /* the tables by destination (result.h) */
 	struct ibr_verify_report *rep;
-	uint8_t *state;           /* per switch, for the LID being checked */
-	uint32_t *next;           /* per switch, for that LID: see NEXT_* */
-	uint32_t *stack;
-	uint32_t *port_chan;      /* per (switch, port): sw_adj index or NONE */
-	uint32_t *port_peer;      /* per (switch, port): see PEER_CA */
-	uint32_t *port_chan_start;
-	uint32_t *lid_end_port;   /* per LID: owning end port, or NONE */
+	struct ibr_walker w;
+	struct ibr_flows flows;   /* along designated DLIDs */
 	uint64_t (*deps)[4];      /* per channel: bitset of far output ports */
 	uint32_t *seen_stamp;     /* per switch: last LID whose walk passed */
 };
 
-static void note(struct verifier *v, const char *fmt, ...)
+static void note(struct ibr_verify_report *rep, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void note(struct verifier *v, const char *fmt, ...)
+static void note(struct ibr_verify_report *rep, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (v->rep->num_messages >= IBR_VERIFY_MAX_MESSAGES)
+	if (rep->num_messages >= IBR_VERIFY_MAX_MESSAGES)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(v->rep->messages[v->rep->num_messages++], 256, fmt, ap);
+	vsnprintf(rep->messages[rep->num_messages++], 256, fmt, ap);
 	va_end(ap);
 }
 
-static unsigned long long sw_guid(const struct verifier *v, uint32_t s)
+static unsigned long long sw_guid(const struct ibr_fabric *f, uint32_t s)
 {
-	return (unsigned long long)ibr_switch(v->f, s)->guid;
+	return (unsigned long long)ibr_switch(f, s)->guid;
 }
 
 /* ---- pass 1: delivery and loops ---------------------------------------- */
 
-/* The entry of switch s for lid, read from the column copy. */
-static uint8_t entry(const struct verifier *v, uint32_t s, ibr_lid_t lid)
+static void on_bad_step(void *ctx, uint32_t s, ibr_lid_t lid, uint8_t port,
+			enum ibr_step st)
 {
-	return v->col[(size_t)lid * v->f->num_switches + s];
-}
-
-static enum ibr_step step(const struct verifier *v, uint32_t s, ibr_lid_t lid,
-			  uint32_t *next)
-{
-	const struct ibr_fabric *f = v->f;
-	uint8_t port = entry(v, s, lid);
-	uint32_t peer;
-
-	if (port == IBR_NO_PATH)
-		return IBR_STEP_NO_PATH;
-	if (port == 0)
-		return f->lid_owner[lid].node == f->sw_node[s] ?
-		       IBR_STEP_ARRIVED : IBR_STEP_WRONG_END;
-	if (port > ibr_switch(f, s)->num_ports)
-		return IBR_STEP_BAD_PORT;
-	peer = v->port_peer[v->port_chan_start[s] + port];
-	if (peer == IBR_NONE)
-		return IBR_STEP_BAD_PORT;
-	if (peer & PEER_CA)
-		return (peer & ~PEER_CA) == v->lid_end_port[lid] ?
-		       IBR_STEP_ARRIVED : IBR_STEP_WRONG_END;
-	*next = peer;
-	return IBR_STEP_NEXT;
-}
-
-static void report_step_failure(struct verifier *v, uint32_t s, ibr_lid_t lid,
-				enum ibr_step st)
-{
-	uint8_t port = entry(v, s, lid);
+	struct verifier *v = ctx;
 
 	if (st == IBR_STEP_NO_PATH) {
 		v->rep->unreachable++;
-		note(v, "switch 0x%016llx has no route to LID %u", sw_guid(v, s),
-		     lid);
+		note(v->rep, "switch 0x%016llx has no route to LID %u",
+		     sw_guid(v->f, s), lid);
 	} else if (st == IBR_STEP_BAD_PORT) {
 		v->rep->bad_port++;
-		note(v, "switch 0x%016llx routes LID %u to port %u, which has "
-		     "no link", sw_guid(v, s), lid, port);
+		note(v->rep, "switch 0x%016llx routes LID %u to port %u, which "
+		     "has no link", sw_guid(v->f, s), lid, port);
 	} else {
 		v->rep->bad_port++;
-		note(v, "switch 0x%016llx delivers LID %u on port %u, but LID %u "
-		     "is not there", sw_guid(v, s), lid, port, lid);
+		note(v->rep, "switch 0x%016llx delivers LID %u on port %u, but "
+		     "LID %u is not there", sw_guid(v->f, s), lid, port, lid);
 	}
 }
 
-static void report_loop(struct verifier *v, ibr_lid_t lid, uint32_t *stack,
-			uint32_t depth, uint32_t again)
+static void on_loop(void *ctx, ibr_lid_t lid, const uint32_t *cycle,
+		    uint32_t len)
 {
+	struct verifier *v = ctx;
 	char buf[200];
-	int len = 0;
-	uint32_t from = depth;
+	int used = 0;
 
-	while (from > 0 && stack[from - 1] != again)
-		from--;
-	for (uint32_t i = from ? from - 1 : 0; i < depth && len < 150; i++)
-		len += snprintf(buf + len, sizeof(buf) - len, "0x%016llx -> ",
-				sw_guid(v, stack[i]));
-	snprintf(buf + len, sizeof(buf) - len, "0x%016llx", sw_guid(v, again));
+	for (uint32_t i = 0; i < len && used < 150; i++)
+		used += snprintf(buf + used, sizeof(buf) - used, "0x%016llx -> ",
+				 sw_guid(v->f, cycle[i]));
+	snprintf(buf + used, sizeof(buf) - used, "0x%016llx",
+		 sw_guid(v->f, cycle[0]));
 	v->rep->loops++;
-	note(v, "LID %u loops: %s", lid, buf);
-}
-
-/* One step of every switch towards lid, in one pass over its column. */
-static void compute_next(struct verifier *v, ibr_lid_t lid)
-{
-	for (uint32_t s = 0; s < v->f->num_switches; s++) {
-		uint32_t n = 0;
-		enum ibr_step st = step(v, s, lid, &n);
-		if (st == IBR_STEP_NEXT) {
-			v->next[s] = n;
-		} else if (st == IBR_STEP_ARRIVED) {
-			v->next[s] = NEXT_ARRIVED;
-		} else {
-			report_step_failure(v, s, lid, st);
-			v->next[s] = NEXT_FAILED;
-		}
-	}
-	v->rep->walks += v->f->num_switches;
-}
-
-/* Loops: follow next[] with memoisation, O(S) per LID. */
-static void check_lid(struct verifier *v, ibr_lid_t lid)
-{
-	uint32_t S = v->f->num_switches;
-
-	compute_next(v, lid);
-	memset(v->state, UNKNOWN, S);
-	for (uint32_t start = 0; start < S; start++) {
-		uint32_t depth = 0, s = start;
-		uint8_t outcome;
-
-		while (v->state[s] == UNKNOWN) {
-			if (v->next[s] == NEXT_ARRIVED) {
-				v->state[s] = DELIVERS;
-				break;
-			}
-			if (v->next[s] == NEXT_FAILED) {
-				v->state[s] = FAILS;
-				break;
-			}
-			v->state[s] = ON_WALK;
-			v->stack[depth++] = s;
-			s = v->next[s];
-		}
-		if (v->state[s] == ON_WALK) {
-			report_loop(v, lid, v->stack, depth, s);
-			outcome = FAILS;
-		} else {
-			outcome = v->state[s];
-		}
-		while (depth > 0)
-			v->state[v->stack[--depth]] = outcome;
-	}
+	note(v->rep, "LID %u loops: %s", lid, buf);
 }
 
 static void check_unowned_lid(struct verifier *v, ibr_lid_t lid)
 {
-	for (uint32_t s = 0; s < v->f->num_switches; s++) {
-		uint8_t port = entry(v, s, lid);
-		if (port != IBR_NO_PATH) {
+	const uint8_t *col = ibr_column(v->r, lid);
+
+	for (uint32_t s = 0; s < v->f->num_switches; s++)
+		if (col[s] != IBR_NO_PATH) {
 			v->rep->bad_port++;
-			note(v, "switch 0x%016llx routes LID %u to port %u, but no "
-			     "port owns LID %u", sw_guid(v, s), lid, port, lid);
+			note(v->rep, "switch 0x%016llx routes LID %u to port %u, "
+			     "but no port owns LID %u", sw_guid(v->f, s), lid,
+			     col[s], lid);
 		}
-	}
 }
 
 /* ---- pass 2: channel dependency graph --------------------------------- */
-
-static uint32_t channel_of(const struct verifier *v, uint32_t s, uint8_t port)
-{
-	return v->port_chan[v->port_chan_start[s] + port];
-}
-
-static int index_channels(struct verifier *v)
-{
-	const struct ibr_fabric *f = v->f;
-	uint32_t S = f->num_switches, total = 0;
-
-	v->port_chan_start = malloc((S + 1) * sizeof(uint32_t));
-	if (!v->port_chan_start)
-		return -1;
-	for (uint32_t s = 0; s < S; s++) {
-		v->port_chan_start[s] = total;
-		total += ibr_switch(f, s)->num_ports + 1u;
-	}
-	v->port_chan_start[S] = total;
-	v->port_chan = malloc(total * sizeof(uint32_t));
-	v->port_peer = malloc(total * sizeof(uint32_t));
-	v->lid_end_port = malloc((f->max_lid + 1u) * sizeof(uint32_t));
-	v->deps = calloc(f->sw_adj_start[S] ? f->sw_adj_start[S] : 1,
-			 sizeof(*v->deps));
-	v->seen_stamp = calloc(S, sizeof(uint32_t));
-	if (!v->port_chan || !v->port_peer || !v->lid_end_port || !v->deps ||
-	    !v->seen_stamp)
-		return -1;
-	for (uint32_t i = 0; i < total; i++)
-		v->port_chan[i] = v->port_peer[i] = IBR_NONE;
-	for (uint32_t s = 0; s < S; s++)
-		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
-			v->port_chan[v->port_chan_start[s] + f->sw_adj[i].port] = i;
-			v->port_peer[v->port_chan_start[s] + f->sw_adj[i].port] =
-				f->sw_adj[i].peer;
-		}
-	for (uint32_t l = 0; l <= f->max_lid; l++)
-		v->lid_end_port[l] = IBR_NONE;
-	for (uint32_t e = 0; e < f->num_end_ports; e++) {
-		const struct ibr_end_port *ep = &f->end_ports[e];
-		const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
-		v->port_peer[v->port_chan_start[ep->sw] + ep->sw_port] = PEER_CA | e;
-		for (unsigned k = 0; k < ibr_port_lid_count(p); k++)
-			v->lid_end_port[p->base_lid + k] = e;
-	}
-	return 0;
-}
 
 static void add_dependency(struct verifier *v, uint32_t in, uint8_t out_port)
 {
@@ -264,64 +125,72 @@ static void add_dependency(struct verifier *v, uint32_t in, uint8_t out_port)
 	}
 }
 
-/* Dependencies of the walk from src to the current LID (next[] holds
- * its steps and is loop-free), stopping where an earlier walk to the same
- * LID went on. */
-static void add_walk_dependencies(struct verifier *v, uint32_t src,
-				  ibr_lid_t lid, uint32_t stamp)
+/* Dependencies of the walk from src to lid (next[] holds its steps and is
+ * loop-free), stopping where an earlier walk to the same LID went on. */
+static void add_walk_dependencies(struct verifier *v, const uint8_t *col,
+				  uint32_t src, uint32_t stamp)
 {
 	uint32_t s = src, in = IBR_NONE;
 
 	for (;;) {
 		bool merged = v->seen_stamp[s] == stamp;
-		uint8_t port;
 
 		v->seen_stamp[s] = stamp;
-		if (v->next[s] >= NEXT_FAILED)
+		if (v->w.next[s] >= IBR_WALK_FAILED)
 			return; /* delivered: the last channel goes to a CA */
-		port = entry(v, s, lid);
 		if (in != IBR_NONE)
-			add_dependency(v, in, port);
+			add_dependency(v, in, col[s]);
 		if (merged)
 			return;
-		in = channel_of(v, s, port);
-		s = v->next[s];
+		in = ibr_walker_channel(&v->w, s, col[s]);
+		s = v->w.next[s];
 	}
 }
 
-static bool is_source(const struct verifier *v, uint32_t s,
-		      const struct ibr_verify_options *opts)
+static void add_lid_dependencies(struct verifier *v, ibr_lid_t lid)
 {
-	return opts->all_sources ||
-	       v->f->sw_ca_start[s + 1] > v->f->sw_ca_start[s];
+	const uint8_t *col = ibr_column(v->r, lid);
+
+	for (uint32_t s = 0; s < v->f->num_switches; s++)
+		add_walk_dependencies(v, col, s, lid);
 }
 
-/* The dependencies of every walk from a source switch to lid. */
-static void add_lid_dependencies(struct verifier *v, ibr_lid_t lid,
-				 const struct ibr_verify_options *opts)
+static void report_cycle(struct verifier *v, const uint32_t *path,
+			 uint32_t depth, uint32_t d, const uint32_t *chan_switch)
 {
 	const struct ibr_fabric *f = v->f;
-	const struct ibr_lid_owner *o = &f->lid_owner[lid];
+	char buf[200];
+	int used = 0;
+	uint32_t k = depth;
 
-	if (f->nodes[o->node].type == IBR_NODE_SWITCH && !opts->switch_lids)
-		return;
-	for (uint32_t s = 0; s < f->num_switches; s++)
-		if (is_source(v, s, opts))
-			add_walk_dependencies(v, s, lid, lid);
+	while (k > 0 && path[k - 1] != d)
+		k--;
+	for (uint32_t i = k - 1; i < depth && used < 160; i++)
+		used += snprintf(buf + used, sizeof(buf) - used, "0x%016llx[%u] -> ",
+				 sw_guid(f, chan_switch[path[i]]),
+				 f->sw_adj[path[i]].port);
+	snprintf(buf + used, sizeof(buf) - used, "0x%016llx[%u]",
+		 sw_guid(f, chan_switch[d]), f->sw_adj[d].port);
+	v->rep->cycles = 1;
+	note(v->rep, "credit loop: channel dependency cycle %s", buf);
 }
 
 /* Iterative DFS over channels: 0 white, 1 grey (on path), 2 black. */
-static void find_cycle(struct verifier *v)
+static int find_cycle(struct verifier *v, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = v->f;
-	uint32_t C = f->sw_adj_start[f->num_switches];
-	uint8_t *color = calloc(C ? C : 1, 1);
-	uint32_t *path = malloc((C ? C : 1) * sizeof(uint32_t));
-	uint16_t *next_port = malloc((C ? C : 1) * sizeof(uint16_t));
-	uint32_t *chan_switch = malloc((C ? C : 1) * sizeof(uint32_t));
+	uint32_t C = f->sw_adj_start[f->num_switches], n = C ? C : 1;
+	uint8_t *color = calloc(n, 1);
+	uint32_t *path = malloc(n * sizeof(uint32_t));
+	uint16_t *next_port = malloc(n * sizeof(uint16_t));
+	uint32_t *chan_switch = malloc(n * sizeof(uint32_t));
+	int rc = -1;
 
-	if (!color || !path || !next_port || !chan_switch)
+	if (!color || !path || !next_port || !chan_switch) {
+		ibr_error_set(err, "verify: out of memory for the dependency "
+			      "graph search (%u channels)", C);
 		goto out;
+	}
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
 			chan_switch[i] = s;
@@ -333,8 +202,7 @@ static void find_cycle(struct verifier *v)
 		color[root] = 1;
 		next_port[root] = 0;
 		while (depth > 0 && !v->rep->cycles) {
-			uint32_t c = path[depth - 1];
-			uint32_t t = f->sw_adj[c].peer;
+			uint32_t c = path[depth - 1], d;
 			uint16_t q = next_port[c];
 			while (q < 256 && !(v->deps[c][q >> 6] >> (q & 63) & 1))
 				q++;
@@ -344,24 +212,11 @@ static void find_cycle(struct verifier *v)
 				continue;
 			}
 			next_port[c] = q + 1;
-			uint32_t d = channel_of(v, t, (uint8_t)q);
+			d = ibr_walker_channel(&v->w, f->sw_adj[c].peer, (uint8_t)q);
 			if (d == IBR_NONE || color[d] == 2)
 				continue;
 			if (color[d] == 1) {
-				char buf[200];
-				int len = 0;
-				uint32_t k = depth;
-				while (k > 0 && path[k - 1] != d)
-					k--;
-				for (uint32_t i = k - 1; i < depth && len < 160; i++)
-					len += snprintf(buf + len, sizeof(buf) - len,
-							"0x%016llx[%u] -> ",
-							sw_guid(v, chan_switch[path[i]]),
-							f->sw_adj[path[i]].port);
-				snprintf(buf + len, sizeof(buf) - len, "0x%016llx[%u]",
-					 sw_guid(v, chan_switch[d]), f->sw_adj[d].port);
-				v->rep->cycles = 1;
-				note(v, "credit loop: channel dependency cycle %s", buf);
+				report_cycle(v, path, depth, d, chan_switch);
 				break;
 			}
 			color[d] = 1;
@@ -369,35 +224,83 @@ static void find_cycle(struct verifier *v)
 			path[depth++] = d;
 		}
 	}
+	rc = 0;
 out:
 	free(color);
 	free(path);
 	free(next_port);
 	free(chan_switch);
+	return rc;
 }
 
+/* ---- pass 3: designated DLIDs ----------------------------------------- */
+
+static void check_offsets(struct verifier *v)
+{
+	const struct ibr_fabric *f = v->f;
+	const struct ibr_designated *d = &v->r->designated;
+
+	if (!d->offset)
+		return;
+	for (uint32_t row = 0; row < d->rows; row++)
+		for (uint32_t dst = 0; dst < d->cols; dst++) {
+			const struct ibr_end_port *e = &f->end_ports[dst];
+			const struct ibr_port *p = ibr_port(f, e->node, e->port);
+			uint8_t k = d->offset[(size_t)row * d->cols + dst];
+			if (k < ibr_port_lid_count(p))
+				continue;
+			v->rep->bad_designated++;
+			note(v->rep, "designated DLID %u of %s %u to CA 0x%016llx "
+			     "port %u is outside its LIDs %u..%u",
+			     p->base_lid + k, d->by_switch ? "switch" : "end port",
+			     row, (unsigned long long)f->nodes[e->node].guid,
+			     e->port, p->base_lid,
+			     p->base_lid + ibr_port_lid_count(p) - 1);
+		}
+}
+
+static void check_designated(struct verifier *v)
+{
+	const struct ibr_metrics *m = &v->rep->designated;
+	uint64_t E = v->f->num_end_ports, pairs = E * (E ? E - 1 : 0);
+	uint64_t delivered = m->flows - m->unrouted_flows;
+
+	check_offsets(v);
+	if (v->rep->bad_designated == 0 && delivered != pairs) {
+		v->rep->bad_designated += pairs - delivered;
+		note(v->rep, "%llu of %llu end-port pairs are not delivered "
+		     "along their designated DLIDs",
+		     (unsigned long long)(pairs - delivered),
+		     (unsigned long long)pairs);
+	}
+}
+
+/* ---- the check ---------------------------------------------------------- */
+
 int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
-	       const struct ibr_verify_options *opts,
 	       struct ibr_verify_report *rep, struct ibr_error *err)
 {
-	static const struct ibr_verify_options defaults;
 	struct verifier v = { .f = f, .r = r, .rep = rep };
-	uint32_t S = f->num_switches;
+	struct ibr_walk_observer obs = { &v, on_bad_step, on_loop };
+	uint32_t S = f->num_switches, C = f->sw_adj_start[S];
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
-	if (!opts)
-		opts = &defaults;
-	if (r->num_switches != S || r->lft_size != f->max_lid + 1u)
-		return ibr_error_set(err, "verify: tables are %u x %u, fabric "
-				     "needs %u x %u", r->num_switches,
-				     r->lft_size, S, f->max_lid + 1u);
-	v.state = malloc(S);
-	v.next = malloc(S * sizeof(uint32_t));
-	v.stack = malloc(S * sizeof(uint32_t));
-	v.col = ibr_result_columns(r);
-	if (!v.state || !v.next || !v.stack || !v.col || index_channels(&v)) {
-		ibr_error_set(err, "verify: out of memory");
+	if (r->num_switches != S || r->num_lids != f->max_lid + 1u)
+		return ibr_error_set(err, "verify: tables are %u switches x %u "
+				     "LIDs, the fabric has %u x %u",
+				     r->num_switches, r->num_lids, S,
+				     f->max_lid + 1u);
+	if (ibr_walker_init(&v.w, f, err))
+		return -1;
+	if (ibr_flows_init(&v.flows, f, r, &rep->designated, err)) {
+		ibr_walker_free(&v.w);
+		return -1;
+	}
+	v.deps = calloc(C ? C : 1, sizeof(*v.deps));
+	v.seen_stamp = calloc(S, sizeof(uint32_t));
+	if (!v.deps || !v.seen_stamp) {
+		ibr_error_set(err, "verify: out of memory for %u channels", C);
 		goto out;
 	}
 	/* Dependencies are gathered while the tables look sound; one bad
@@ -407,22 +310,23 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 			check_unowned_lid(&v, lid);
 			continue;
 		}
-		check_lid(&v, lid);
-		if (ibr_verify_findings(rep) == 0)
-			add_lid_dependencies(&v, lid, opts);
+		ibr_walk_column(&v.w, ibr_column(r, lid), lid, &obs);
+		rep->walks += S;
+		if (ibr_verify_findings(rep) == 0) {
+			add_lid_dependencies(&v, lid);
+			ibr_flows_add_column(&v.flows, &v.w, ibr_column(r, lid), lid);
+		}
 	}
-	if (ibr_verify_findings(rep) == 0)
-		find_cycle(&v);
+	if (ibr_verify_findings(rep) == 0 && find_cycle(&v, err))
+		goto out;
+	if (ibr_verify_findings(rep) == 0) {
+		ibr_flows_finish(&v.flows);
+		check_designated(&v);
+	}
 	rc = 0;
 out:
-	free((void *)v.col);
-	free(v.state);
-	free(v.next);
-	free(v.stack);
-	free(v.port_chan);
-	free(v.port_peer);
-	free(v.lid_end_port);
-	free(v.port_chan_start);
+	ibr_flows_free(&v.flows);
+	ibr_walker_free(&v.w);
 	free(v.deps);
 	free(v.seen_stamp);
 	return rc;

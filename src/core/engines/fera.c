@@ -17,8 +17,8 @@
  *     switches) gives every other switch 1 + the best route of its up
  *     neighbours, which are all settled before it;
  * CA LIDs take the route of their switch plus the final link, so CAs
- * cost only their table writes.  Total O(S * (E + L)).  Tables are built
- * by destination column (one memcpy per LID) and transposed once.
+ * cost only their table writes.  Total O(S * (E + L)).  The tables are
+ * stored by destination, so each LID's column is one memcpy.
  *
  * Invariant per destination: route_dist[s] is the length of the route
  * switch s's entry starts; every entry leads to the destination along a
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibrouting/engine.h"
+#include "engines.h"
 
 #define FAR UINT32_MAX
 
@@ -40,7 +40,6 @@ struct fera {
 	uint32_t *route_dist;   /* per switch */
 	uint8_t *out_port;      /* per switch: the chosen port */
 	uint32_t *queue;
-	uint8_t *col;           /* the tables by destination, (max_lid+1) x S */
 };
 
 /* Shortest all-down distances to d: BFS that climbs up links from d. */
@@ -118,40 +117,41 @@ static void route_to_switch(struct fera *w, uint32_t d)
 }
 
 /* Writes the column of every LID of `lid`'s range: one contiguous copy of
- * the switches' ports per LID; the row-major tables are written once at
- * the end by a cache-friendly transpose. */
+ * the switches' ports per LID. */
 static void write_lids(struct fera *w, ibr_lid_t lid, unsigned count,
 		       uint32_t at_switch, uint8_t final_port)
 {
 	uint32_t S = w->f->num_switches;
 
 	for (unsigned k = 0; k < count; k++) {
-		uint8_t *col = w->col + (size_t)(lid + k) * S;
+		uint8_t *col = ibr_column(w->r, lid + k);
 		memcpy(col, w->out_port, S);
 		col[at_switch] = final_port;
 	}
 }
 
-static int fera_route(const struct ibr_fabric *f, const struct ibr_updown *ud,
-		      struct ibr_result *r, struct ibr_error *err)
+static int fera_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
+		      struct ibr_error *err)
 {
+	const struct ibr_fabric *f = ctx->f;
+	const struct ibr_updown *ud = ibr_ctx_updown(ctx, err);
 	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
 	struct fera w = { .f = f, .ud = ud, .r = r };
 	uint64_t lids = 0;
 	int rc = -1;
 
+	if (!ud)
+		return -1;
 	w.link_up = malloc(links ? links : 1);
 	w.down_dist = malloc(S * sizeof(uint32_t));
 	w.route_dist = malloc(S * sizeof(uint32_t));
 	w.out_port = malloc(S);
 	w.queue = malloc(S * sizeof(uint32_t));
-	w.col = malloc((size_t)r->lft_size * S);
 	if (!w.link_up || !w.down_dist || !w.route_dist || !w.out_port ||
-	    !w.queue || !w.col) {
+	    !w.queue) {
 		ibr_error_set(err, "fera: out of memory");
 		goto out;
 	}
-	memset(w.col, IBR_NO_PATH, (size_t)r->lft_size * S);
 	for (uint32_t s = 0; s < S; s++)
 		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
 			w.link_up[i] = ibr_link_is_up(f, ud, s, f->sw_adj[i].peer);
@@ -169,9 +169,7 @@ static int fera_route(const struct ibr_fabric *f, const struct ibr_updown *ud,
 			lids += ibr_port_lid_count(p);
 		}
 	}
-	ibr_result_set_columns(r, w.col);
-	r->stats.explicit_entries = lids * S;
-	r->stats.default_ports = 0;
+	ibr_stat_set(r, "explicit entries", lids * S);
 	rc = 0;
 out:
 	free(w.link_up);
@@ -179,7 +177,6 @@ out:
 	free(w.route_dist);
 	free(w.out_port);
 	free(w.queue);
-	free(w.col);
 	return rc;
 }
 

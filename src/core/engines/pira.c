@@ -14,26 +14,26 @@
  * where an entry equal to the default port is not added (it stays
  * implicit).  Up segments ride default ports, down segments are explicit.
  *
- * Layout: the tables are built by destination column, col[lid][switch],
- * because the last rule copies the father's whole column: one memcpy of S
- * bytes per node, O(n * S) in all (the paper's O(n^2)).  IMPLICIT marks an
- * entry left to the default port; a final blocked transpose writes the
- * linear tables, expanding IMPLICIT to the switch's default port (the LFT
- * realisation of DESIGN.md) and recording which entries were explicit.
+ * Layout: the result's tables are stored by destination column, and the
+ * last rule copies the father's whole column: one memcpy of S bytes (and
+ * S bits of "explicit") per node, O(n * S) in all (the paper's O(n^2)).
+ * Whether an entry is explicit lives in a bitmap beside the column, never
+ * in the port byte, so no port number (1..254) can be mistaken for a
+ * marker.  At the end every implicit entry of an owned LID gets its
+ * switch's default port: the LFT realisation of doc/design.md.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibrouting/engine.h"
-
-#define IMPLICIT 0xFE
+#include "engines.h"
+#include "ibrouting/pira.h"
 
 struct pira {
 	const struct ibr_fabric *f;
 	const struct ibr_updown *ud;
 	struct ibr_result *r;
+	struct ibr_pira_detail *d;
 	uint32_t S, n;          /* switches; nodes = switches + end ports */
-	uint8_t *col;           /* (max_lid + 1) rows of S entries */
 	uint32_t *step;         /* per node: step it was explored at, 0 = not */
 	uint32_t *pending;      /* per node: unexplored up links */
 	uint32_t *heap;         /* eligible nodes, min-heap by LID */
@@ -49,7 +49,32 @@ static ibr_lid_t node_lid(const struct pira *w, uint32_t x)
 
 static uint8_t *column(const struct pira *w, uint32_t x)
 {
-	return w->col + (size_t)node_lid(w, x) * w->S;
+	return ibr_column(w->r, node_lid(w, x));
+}
+
+static uint64_t *explicit_column(const struct pira *w, ibr_lid_t lid)
+{
+	return w->d->explicit_bits + (size_t)lid * w->d->words;
+}
+
+static void set_explicit(const struct pira *w, uint32_t x, uint32_t s,
+			 uint8_t port)
+{
+	column(w, x)[s] = port;
+	explicit_column(w, node_lid(w, x))[s / 64] |= 1ull << (s % 64);
+}
+
+static bool is_explicit(const struct pira *w, uint32_t x, uint32_t s)
+{
+	return ibr_pira_is_explicit(w->d, node_lid(w, x), s);
+}
+
+/* Column of LID `to` := column of LID `from`, ports and explicit bits. */
+static void copy_column(const struct pira *w, ibr_lid_t to, ibr_lid_t from)
+{
+	memcpy(ibr_column(w->r, to), ibr_column(w->r, from), w->S);
+	memcpy(explicit_column(w, to), explicit_column(w, from),
+	       w->d->words * sizeof(uint64_t));
 }
 
 static void heap_push(struct pira *w, uint32_t x)
@@ -128,72 +153,35 @@ static void explore_switch(struct pira *w, uint32_t x, uint32_t step)
 	uint32_t father = IBR_NONE;
 
 	if (step > 1) {
-		uint8_t def = father_port(w, x, &father);
-		w->r->default_port[x] = def;
+		w->d->default_port[x] = father_port(w, x, &father);
 		/* FT(y, x) = FT(y, father) for all explored y outside PREV(x) */
-		memcpy(cx, column(w, father), w->S);
+		copy_column(w, node_lid(w, x), node_lid(w, father));
 	}
-	cx[x] = 0;
+	set_explicit(w, x, x, 0);
 	/* FT(y, x) = y's port to x for y in PREV(x); of parallel links the
 	 * lowest port on y's side.  0 marks "not set yet": y != x. */
 	for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++)
 		if (ibr_link_is_up(f, w->ud, x, f->sw_adj[i].peer))
-			cx[f->sw_adj[i].peer] = 0;
+			set_explicit(w, x, f->sw_adj[i].peer, 0);
 	for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
 		const struct ibr_sw_link *l = &f->sw_adj[i];
-		uint8_t *cy;
 		if (!ibr_link_is_up(f, w->ud, x, l->peer))
 			continue;
 		if (cx[l->peer] == 0 || l->peer_port < cx[l->peer])
 			cx[l->peer] = l->peer_port;
 		/* FT(x, y) = x's port to y, y != father; links are in port
 		 * order, so the first one seen is the lowest. */
-		cy = column(w, l->peer);
-		if (l->peer != father && cy[x] == IMPLICIT)
-			cy[x] = l->port;
+		if (l->peer != father && !is_explicit(w, l->peer, x))
+			set_explicit(w, l->peer, x, l->port);
 	}
 }
 
 static void explore_end_port(struct pira *w, uint32_t x)
 {
 	const struct ibr_end_port *e = &w->f->end_ports[x - w->S];
-	uint8_t *cx = column(w, x);
 
-	memcpy(cx, column(w, e->sw), w->S);
-	cx[e->sw] = e->sw_port;
-}
-
-/* col -> linear tables, IMPLICIT -> default port.  Blocked 64 x 64 so
- * both the columns read and the rows written stay in cache.  Explicit
- * entries are few (PIRa's point), so their bits are set one by one. */
-static void write_tables(struct pira *w)
-{
-	struct ibr_result *r = w->r;
-	uint64_t explicit_entries = 0, stride = ibr_explicit_stride(r);
-	enum { B = 64 };
-
-	for (uint32_t l0 = 0; l0 < r->lft_size; l0 += B) {
-		uint32_t l1 = l0 + B < r->lft_size ? l0 + B : r->lft_size;
-		for (uint32_t s0 = 0; s0 < w->S; s0 += B) {
-			uint32_t s1 = s0 + B < w->S ? s0 + B : w->S;
-			for (uint32_t s = s0; s < s1; s++) {
-				uint8_t *row = ibr_lft_row(r, s);
-				uint8_t *bits = r->explicit_bits + (s * stride >> 3);
-				uint8_t def = r->default_port[s];
-				for (uint32_t lid = l0; lid < l1; lid++) {
-					uint8_t v = w->col[(size_t)lid * w->S + s];
-					if (v == IMPLICIT) {
-						v = def;
-					} else if (v != IBR_NO_PATH) {
-						bits[lid >> 3] |= 1u << (lid & 7);
-						explicit_entries++;
-					}
-					row[lid] = v;
-				}
-			}
-		}
-	}
-	r->stats.explicit_entries = explicit_entries;
+	copy_column(w, node_lid(w, x), node_lid(w, e->sw));
+	set_explicit(w, x, e->sw, e->sw_port);
 }
 
 /* LMC > 0: every LID of a range routes as its base LID. */
@@ -208,41 +196,72 @@ static void copy_lid_ranges(struct pira *w)
 			continue;
 		base = ibr_port(f, o->node, o->port)->base_lid;
 		if (base != lid)
-			memcpy(w->col + (size_t)lid * w->S,
-			       w->col + (size_t)base * w->S, w->S);
+			copy_column(w, lid, base);
 	}
 }
 
-static int pira_route(const struct ibr_fabric *f, const struct ibr_updown *ud,
-		      struct ibr_result *r, struct ibr_error *err)
+/* Implicit entries of owned LIDs take the switch's default port. */
+static uint64_t expand_defaults(struct pira *w)
 {
-	struct pira w = { .f = f, .ud = ud, .r = r, .S = f->num_switches };
-	size_t cells = (size_t)r->lft_size * w.S;
+	const struct ibr_fabric *f = w->f;
+	uint64_t explicit_entries = 0;
+
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		const uint64_t *bits = explicit_column(w, lid);
+		uint8_t *col = ibr_column(w->r, lid);
+		if (f->lid_owner[lid].node == IBR_NONE)
+			continue;
+		for (uint32_t s = 0; s < w->S; s++) {
+			if (bits[s / 64] >> (s % 64) & 1)
+				explicit_entries++;
+			else
+				col[s] = w->d->default_port[s];
+		}
+	}
+	return explicit_entries;
+}
+
+static int alloc_work(struct pira *w, struct ibr_error *err)
+{
+	size_t bits_words;
+
+	w->n = w->S + w->f->num_end_ports;
+	w->d->words = (w->S + 63) / 64;
+	bits_words = (size_t)w->r->num_lids * w->d->words;
+	w->d->default_port = malloc(w->S);
+	w->d->explicit_bits = calloc(bits_words, sizeof(uint64_t));
+	w->step = calloc(w->n, sizeof(uint32_t));
+	w->pending = calloc(w->n, sizeof(uint32_t));
+	w->heap = malloc(w->n * sizeof(uint32_t));
+	w->lid_of = malloc(w->n * sizeof(ibr_lid_t));
+	if (!w->d->default_port || !w->d->explicit_bits || !w->step ||
+	    !w->pending || !w->heap || !w->lid_of)
+		return ibr_error_set(err, "pira: out of memory (%zu bytes of "
+				     "explicit bits)", bits_words * 8);
+	memset(w->d->default_port, IBR_NO_PATH, w->S);
+	return 0;
+}
+
+int ibr_pira_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
+			  struct ibr_pira_detail *d, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = ctx->f;
+	struct pira w = { .f = f, .r = r, .d = d, .S = f->num_switches };
 	uint32_t step = 0;
 	int rc = -1;
 
-	w.n = w.S + f->num_end_ports;
-	w.col = malloc(cells);
-	w.step = calloc(w.n, sizeof(uint32_t));
-	w.pending = calloc(w.n, sizeof(uint32_t));
-	w.heap = malloc(w.n * sizeof(uint32_t));
-	w.lid_of = malloc(w.n * sizeof(ibr_lid_t));
-	if (!w.col || !w.step || !w.pending || !w.heap || !w.lid_of ||
-	    ibr_result_alloc_defaults(r, err)) {
-		ibr_error_set(err, "pira: out of memory (%zu bytes of columns)",
-			      cells);
+	memset(d, 0, sizeof(*d));
+	w.ud = ibr_ctx_updown(ctx, err);
+	if (!w.ud || alloc_work(&w, err))
 		goto out;
-	}
 	for (uint32_t x = 0; x < w.n; x++)
-		w.lid_of[x] = x < w.S ? ibr_switch_lid(f, x) : ibr_end_port_lid(f, x - w.S);
-	memset(w.col, IBR_NO_PATH, cells);
-	for (uint32_t x = 0; x < w.n; x++)
-		memset(column(&w, x), IMPLICIT, w.S);
+		w.lid_of[x] = x < w.S ? ibr_switch_lid(f, x) :
+			      ibr_end_port_lid(f, x - w.S);
 	for (uint32_t s = 0; s < w.S; s++)
 		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
-			w.pending[s] += ibr_link_is_up(f, ud, s, f->sw_adj[i].peer);
+			w.pending[s] += ibr_link_is_up(f, w.ud, s, f->sw_adj[i].peer);
 
-	heap_push(&w, ud->root);
+	heap_push(&w, w.ud->root);
 	while (w.heap_len > 0) {
 		uint32_t x = heap_pop(&w);
 		w.step[x] = ++step;
@@ -258,11 +277,10 @@ static int pira_route(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		goto out;
 	}
 	copy_lid_ranges(&w);
-	write_tables(&w);
-	r->stats.default_ports = w.S - 1;
+	ibr_stat_set(r, "explicit entries", expand_defaults(&w));
+	ibr_stat_set(r, "default ports", w.S - 1);
 	rc = 0;
 out:
-	free(w.col);
 	free(w.step);
 	free(w.pending);
 	free(w.heap);
@@ -270,8 +288,26 @@ out:
 	return rc;
 }
 
+void ibr_pira_detail_free(struct ibr_pira_detail *d)
+{
+	free(d->default_port);
+	free(d->explicit_bits);
+	memset(d, 0, sizeof(*d));
+}
+
+static int pira_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
+		      struct ibr_error *err)
+{
+	struct ibr_pira_detail d;
+	int rc = ibr_pira_route_detail(ctx, r, &d, err);
+
+	ibr_pira_detail_free(&d);
+	return rc;
+}
+
 const struct ibr_engine ibr_engine_pira = {
 	.name = "pira",
-	.summary = "partially implicit up/down routing (PIRa)",
+	.summary = "partially implicit up/down routing (PIRa): explicit down "
+		   "segments, up segments on one default port per switch",
 	.route = pira_route,
 };

@@ -689,8 +689,9 @@ static void copy_rows(const struct reader *rd, struct ibr_result *r)
 
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		const struct lft_row *row = &rd->rows[f->sw_node[s]];
-		unsigned len = row->len < r->lft_size ? row->len : r->lft_size;
-		memcpy(ibr_lft_row(r, s), row->port, len);
+		unsigned len = row->len < r->num_lids ? row->len : r->num_lids;
+		for (unsigned lid = 0; lid < len; lid++)
+			ibr_set_entry(r, s, lid, row->port[lid]);
 	}
 }
 
@@ -717,6 +718,8 @@ int ibr_dump_read(const char *dir, struct ibr_fabric **fp,
 	if (check_names(&rd) || ibr_result_init(r, rd.f, err))
 		goto out;
 	copy_rows(&rd, r);
+	if (ibr_dlids_read(dir, rd.f, r, err))
+		goto out;
 	*fp = rd.f;
 	rd.f = NULL;
 	rc = 0;

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "ibrouting/dump.h"
+#include "ibrouting/walk.h"
 
 #define DUMP_VENDOR_ID 0x000000u
 #define DUMP_DEVICE_ID 0x0000u
@@ -174,16 +175,16 @@ static void write_lfts(FILE *out, const struct writer *w)
 	for (uint32_t i = 0; i < f->num_switches; i++) {
 		uint32_t s = w->sw_order[i];
 		const struct ibr_node *n = ibr_switch(f, s);
-		const uint8_t *row = ibr_lft_row(w->r, s);
 		char desc[DESC_MAX + 1];
 
 		fprintf(out, "Unicast lids [0-%u] of switch Lid %u guid 0x%016"
 			PRIx64 " ('%s'):\n", max_lid, ibr_switch_lid(f, s),
 			n->guid, print_desc(n->desc, desc));
 		for (unsigned lid = 1; lid <= max_lid; lid++) {
-			if (row[lid] > n->num_ports)
+			uint8_t port = ibr_entry(w->r, s, lid);
+			if (port > n->num_ports)
 				continue;
-			fprintf(out, "0x%04x %03u # ", lid, row[lid]);
+			fprintf(out, "0x%04x %03u # ", lid, port);
 			write_lid_owner(out, f, lid);
 			fputc('\n', out);
 		}
@@ -262,7 +263,7 @@ static void write_fdb_entry(FILE *out, const struct writer *w, uint32_t s,
 {
 	const struct ibr_fabric *f = w->f;
 	const struct ibr_lid_owner *o = &f->lid_owner[lid];
-	unsigned port = ibr_lft_row(w->r, s)[lid];
+	unsigned port = ibr_entry(w->r, s, lid);
 	unsigned hops, best;
 	uint32_t t;
 
@@ -272,7 +273,7 @@ static void write_fdb_entry(FILE *out, const struct writer *w, uint32_t s,
 		return;
 	}
 	hops = w->hops[(size_t)lid * f->num_switches + s];
-	if (hops == UINT8_MAX) {
+	if (hops == IBR_HOPS_FAILED) {
 		fprintf(out, "%03u  : HOPS UNKNOWN\n", port);
 		return;
 	}
@@ -299,6 +300,26 @@ static void write_fdbs(FILE *out, const struct writer *w)
 		for (unsigned lid = 1; lid <= f->max_lid; lid++)
 			write_fdb_entry(out, w, s, lid);
 	}
+}
+
+/* hops[lid * S + s] along the tables, IBR_HOPS_FAILED where a walk fails. */
+static int hops_along_tables(struct writer *w, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t S = f->num_switches;
+	struct ibr_walker walker;
+
+	if (ibr_walker_init(&walker, f, err))
+		return -1;
+	memset(w->hops, IBR_HOPS_FAILED, (size_t)w->r->num_lids * S);
+	for (unsigned lid = 1; lid <= f->max_lid; lid++) {
+		if (f->lid_owner[lid].node == IBR_NONE)
+			continue;
+		ibr_walk_column(&walker, ibr_column(w->r, lid), lid, NULL);
+		memcpy(w->hops + (size_t)lid * S, walker.hops, S);
+	}
+	ibr_walker_free(&walker);
+	return 0;
 }
 
 /* ---- files ---------------------------------------------------------- */
@@ -336,26 +357,26 @@ int ibr_dump_write(const char *dir, const struct ibr_fabric *f,
 	if (!f->finalized)
 		return ibr_error_set(err, "dump %s: the fabric is not finalized",
 				     dir);
-	if (r->num_switches != S || r->lft_size != f->max_lid + 1u)
+	if (r->num_switches != S || r->num_lids != f->max_lid + 1u)
 		return ibr_error_set(err, "dump %s: tables are for %u switches "
 				     "and %u LIDs, the fabric has %u and %u",
-				     dir, r->num_switches, r->lft_size, S,
+				     dir, r->num_switches, r->num_lids, S,
 				     f->max_lid + 1u);
 	w.node_order = sorted_ids(f, f->num_nodes, false);
 	w.sw_order = sorted_ids(f, S, true);
-	w.hops = malloc((size_t)r->lft_size * S);
+	w.hops = malloc((size_t)r->num_lids * S);
 	w.dist = malloc((size_t)S * S);
 	if (!w.node_order || !w.sw_order || !w.hops || !w.dist ||
 	    switch_distances(&w)) {
 		ibr_error_set(err, "dump %s: out of memory", dir);
 		goto out;
 	}
-	for (unsigned lid = 1; lid <= f->max_lid; lid++)
-		ibr_result_hops_to(r, f, lid, w.hops + (size_t)lid * S);
-
+	if (hops_along_tables(&w, err))
+		goto out;
 	if (write_file(dir, "opensm-subnet.lst", &w, write_subnet_lst, err) ||
 	    write_file(dir, "opensm-lfts.dump", &w, write_lfts, err) ||
-	    write_file(dir, "opensm.fdbs", &w, write_fdbs, err))
+	    write_file(dir, "opensm.fdbs", &w, write_fdbs, err) ||
+	    ibr_dlids_write(dir, f, r, err))
 		goto out;
 	rc = 0;
 out:

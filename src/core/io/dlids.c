@@ -1,0 +1,179 @@
+/*
+ * dlids.c - the designated DLIDs file, ibrouting-dlids.dump (format in
+ * dump.h), written and read.
+ *
+ * Invariants: the writer lists exactly the pairs whose designated offset
+ * is not 0, in (source, destination) end-port order; the reader accepts
+ * only lines whose GUIDs name end ports of the fabric, whose LIDs are
+ * those ports' LIDs and whose DLID lies in the destination's range, so a
+ * file read back gives the map it was written from.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibrouting/dump.h"
+
+#define DLIDS_FILE "ibrouting-dlids.dump"
+
+static uint64_t end_port_guid(const struct ibr_fabric *f, uint32_t e)
+{
+	return ibr_port(f, f->end_ports[e].node, f->end_ports[e].port)->guid;
+}
+
+static int dlids_path(char *path, size_t len, const char *dir,
+		      struct ibr_error *err)
+{
+	if ((size_t)snprintf(path, len, "%s/" DLIDS_FILE, dir) >= len)
+		return ibr_error_set(err, "%s/" DLIDS_FILE ": path too long", dir);
+	return 0;
+}
+
+int ibr_dlids_write(const char *dir, const struct ibr_fabric *f,
+		    const struct ibr_result *r, struct ibr_error *err)
+{
+	char path[4096];
+	FILE *out;
+	int bad;
+
+	if (dlids_path(path, sizeof(path), dir, err))
+		return -1;
+	out = fopen(path, "w");
+	if (!out)
+		return ibr_error_set(err, "%s: cannot create: %s", path,
+				     strerror(errno));
+	fputs("# ibrouting designated DLIDs: end port SRC sends to end port "
+	      "DST on DLID.\n# Pairs not listed use DST's base LID.\n"
+	      "# SRC-PORT-GUID SRC-LID DST-PORT-GUID DST-BASE-LID DLID\n", out);
+	for (uint32_t src = 0; r->designated.offset && src < f->num_end_ports;
+	     src++)
+		for (uint32_t dst = 0; dst < f->num_end_ports; dst++) {
+			uint8_t k = ibr_designated_offset(r, f, src, dst);
+			if (k == 0 || src == dst)
+				continue;
+			fprintf(out, "0x%016" PRIx64 " %u 0x%016" PRIx64 " %u %u\n",
+				end_port_guid(f, src), ibr_end_port_lid(f, src),
+				end_port_guid(f, dst), ibr_end_port_lid(f, dst),
+				ibr_end_port_lid(f, dst) + k);
+		}
+	bad = ferror(out);
+	if (fclose(out) != 0 || bad)
+		return ibr_error_set(err, "%s: write failed: %s", path,
+				     strerror(errno ? errno : EIO));
+	return 0;
+}
+
+struct guid_end_port {
+	uint64_t guid;
+	uint32_t e;
+};
+
+static int by_guid(const void *a, const void *b)
+{
+	uint64_t x = ((const struct guid_end_port *)a)->guid;
+	uint64_t y = ((const struct guid_end_port *)b)->guid;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t find_end_port(const struct guid_end_port *index, uint32_t n,
+			      uint64_t guid)
+{
+	struct guid_end_port key = { guid, 0 };
+	const struct guid_end_port *hit = bsearch(&key, index, n, sizeof(key),
+						  by_guid);
+
+	return hit ? hit->e : IBR_NONE;
+}
+
+/* One line: the pair and its offset, or a message naming path:line. */
+static int parse_line(const char *line, const char *path, unsigned lineno,
+		      const struct ibr_fabric *f,
+		      const struct guid_end_port *index, uint32_t *src,
+		      uint32_t *dst, uint8_t *offset, struct ibr_error *err)
+{
+	uint64_t sg, dg;
+	unsigned sl, dl, dlid, count;
+	const struct ibr_port *dp;
+	int used = 0;
+
+	if (sscanf(line, "%" SCNx64 " %u %" SCNx64 " %u %u %n", &sg, &sl, &dg,
+		   &dl, &dlid, &used) != 5 || line[used] != '\0')
+		return ibr_error_set(err, "%s:%u: expected SRC-PORT-GUID SRC-LID "
+				     "DST-PORT-GUID DST-BASE-LID DLID", path,
+				     lineno);
+	*src = find_end_port(index, f->num_end_ports, sg);
+	*dst = find_end_port(index, f->num_end_ports, dg);
+	if (*src == IBR_NONE || *dst == IBR_NONE)
+		return ibr_error_set(err, "%s:%u: port 0x%016" PRIx64 " is not "
+				     "an end port of the fabric", path, lineno,
+				     *src == IBR_NONE ? sg : dg);
+	if (sl != ibr_end_port_lid(f, *src) || dl != ibr_end_port_lid(f, *dst))
+		return ibr_error_set(err, "%s:%u: LIDs %u and %u, the fabric "
+				     "gives these ports %u and %u", path, lineno,
+				     sl, dl, ibr_end_port_lid(f, *src),
+				     ibr_end_port_lid(f, *dst));
+	dp = ibr_port(f, f->end_ports[*dst].node, f->end_ports[*dst].port);
+	count = ibr_port_lid_count(dp);
+	if (dlid < dl || dlid >= dl + count)
+		return ibr_error_set(err, "%s:%u: DLID %u is not one of the "
+				     "destination's LIDs %u..%u", path, lineno,
+				     dlid, dl, dl + count - 1);
+	*offset = (uint8_t)(dlid - dl);
+	return 0;
+}
+
+int ibr_dlids_read(const char *dir, const struct ibr_fabric *f,
+		   struct ibr_result *r, struct ibr_error *err)
+{
+	char path[4096];
+	struct guid_end_port *index = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	FILE *in;
+	int rc = -1;
+
+	if (dlids_path(path, sizeof(path), dir, err))
+		return -1;
+	in = fopen(path, "r");
+	if (!in)
+		return errno == ENOENT ? 0 :
+		       ibr_error_set(err, "%s: cannot open: %s", path,
+				     strerror(errno));
+	index = malloc((f->num_end_ports ? f->num_end_ports : 1) * sizeof(*index));
+	if (!index) {
+		ibr_error_set(err, "%s: out of memory", path);
+		goto out;
+	}
+	for (uint32_t e = 0; e < f->num_end_ports; e++)
+		index[e] = (struct guid_end_port){ end_port_guid(f, e), e };
+	qsort(index, f->num_end_ports, sizeof(*index), by_guid);
+	errno = 0;
+	while (getline(&line, &cap, in) != -1) {
+		uint32_t src = 0, dst = 0;
+		uint8_t k = 0;
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		if (parse_line(line, path, lineno, f, index, &src, &dst, &k, err))
+			goto out;
+		if (!r->designated.offset && ibr_designated_init(r, f, false, err))
+			goto out;
+		r->designated.offset[(size_t)src * r->designated.cols + dst] = k;
+	}
+	if (ferror(in) || errno == ENOMEM) {
+		ibr_error_set(err, "%s: read error after line %u: %s", path,
+			      lineno, strerror(errno ? errno : EIO));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(line);
+	free(index);
+	fclose(in);
+	return rc;
+}

@@ -1,0 +1,53 @@
+/*
+ * failing_alloc.c - the counter behind failing_alloc.h.
+ *
+ * Invariant: while armed, `made` counts every wrapped allocation request,
+ * and exactly the request numbered fail_at (if any) is refused.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "failing_alloc.h"
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+static bool armed;
+static long fail_at = -1, made;
+
+void failing_alloc_arm(long at)
+{
+	armed = true;
+	fail_at = at;
+	made = 0;
+}
+
+long failing_alloc_disarm(void)
+{
+	armed = false;
+	return made;
+}
+
+static bool refuse(void)
+{
+	return armed && made++ == fail_at;
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return refuse() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return refuse() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	return refuse() ? NULL : __real_realloc(p, size);
+}

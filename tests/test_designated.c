@@ -1,0 +1,261 @@
+/*
+ * test_designated.c - designated DLIDs by hand: a two-LID example where
+ * one pair is sent off the base route on its destination's second LID.
+ *
+ *        s0 (root, LID 1)          every switch: ports 1, 2 to switches,
+ *       /p1    \p2                 port 3 to its host h0..h3 (LMC 1:
+ *     s1        s2                 h0 = 8-9, h1 = 10-11, h2 = 12-13,
+ *       \p2    /p2                 h3 = 14-15)
+ *        s3
+ *
+ * FERa sends h0 -> h3 through s1 (lowest port).  The path set realises
+ * h0 -> h3 through s2 on LID 15, the rest of LID 15 completed with the
+ * base tree: the verifier must accept it, walk the designated pair along
+ * s2, count its load there; the dump must carry it and read it back; a
+ * path that would split from it on LID 15 must be refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ibrouting/dump.h"
+#include "ibrouting/engine.h"
+#include "ibrouting/pathset.h"
+#include "ibrouting/verify.h"
+
+struct fixture {
+	struct ibr_fabric *f;
+	struct ibr_result r;
+	uint32_t sw[4], host[4];   /* switch indexes, end port indexes */
+};
+
+static uint32_t end_port_of(const struct ibr_fabric *f, uint32_t node)
+{
+	for (uint32_t e = 0; e < f->num_end_ports; e++)
+		if (f->end_ports[e].node == node)
+			return e;
+	fail_msg("node %u is no end port", node);
+	return IBR_NONE;
+}
+
+static int setup(void **state)
+{
+	static struct fixture fx;
+	static const unsigned links[][4] = {
+		{ 0, 1, 1, 1 }, { 0, 2, 2, 1 }, { 1, 2, 3, 1 }, { 2, 2, 3, 2 },
+	};
+	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_error err = { "" };
+	uint32_t sw[4], ca[4];
+
+	memset(&fx, 0, sizeof(fx));
+	fx.f = ibr_fabric_new();
+	for (unsigned i = 0; i < 4; i++) {
+		sw[i] = ibr_fabric_add_node(fx.f, IBR_NODE_SWITCH, 0x200000 + i, 3,
+					    "square switch", NULL, &err);
+		ca[i] = ibr_fabric_add_node(fx.f, IBR_NODE_CA, 0x100000 + 2 * i, 1,
+					    "square host", NULL, &err);
+		ibr_fabric_set_lid(fx.f, sw[i], 0, 1 + i, 0);
+		ibr_fabric_set_lid(fx.f, ca[i], 1, 8 + 2 * i, 1);
+		if (ibr_fabric_connect(fx.f, sw[i], 3, ca[i], 1, &err))
+			fail_msg("%s", err.msg);
+	}
+	for (unsigned i = 0; i < 4; i++)
+		if (ibr_fabric_connect(fx.f, sw[links[i][0]], links[i][1],
+				       sw[links[i][2]], links[i][3], &err))
+			fail_msg("%s", err.msg);
+	if (ibr_fabric_finalize(fx.f, 1, &err) ||
+	    ibr_route_once(fx.f, ibr_engine_find("fera"), &root, NULL, &fx.r,
+			   &err))
+		fail_msg("%s", err.msg);
+	for (unsigned i = 0; i < 4; i++) {
+		fx.sw[i] = fx.f->nodes[sw[i]].sw_index;
+		fx.host[i] = end_port_of(fx.f, ca[i]);
+	}
+	*state = &fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	ibr_result_free(&fx->r);
+	ibr_fabric_free(fx->f);
+	return 0;
+}
+
+/* h0 -> h3 through s2: s0 port 2, s2 port 2, s3 port 3 (to h3). */
+static uint32_t add_detour(struct fixture *fx, struct ibr_pathset *ps)
+{
+	const uint32_t sw[] = { fx->sw[0], fx->sw[2], fx->sw[3] };
+	const uint8_t port[] = { 2, 2, 3 };
+	struct ibr_error err = { "" };
+
+	return ibr_pathset_add(ps, fx->host[0], fx->host[3], sw, port, 3, &err);
+}
+
+/* Offset 1 of h3 holds the detour; every other entry of it follows the
+ * base tree, as an engine would complete it. */
+static void realise_detour(struct fixture *fx)
+{
+	struct ibr_pathset ps;
+	struct ibr_error err = { "" };
+	const uint8_t offset[] = { 1 };
+	uint8_t *second = ibr_column(&fx->r, 15), *base = ibr_column(&fx->r, 14);
+
+	ibr_pathset_init(&ps);
+	assert_int_equal(add_detour(fx, &ps), 0);
+	memset(second, IBR_NO_PATH, fx->f->num_switches);
+	if (ibr_pathset_realise(&ps, fx->f, offset, &fx->r, &err))
+		fail_msg("%s", err.msg);
+	for (uint32_t s = 0; s < fx->f->num_switches; s++)
+		if (second[s] == IBR_NO_PATH)
+			second[s] = base[s];
+	ibr_pathset_free(&ps);
+}
+
+static void test_base_route_goes_through_s1(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(ibr_entry(&fx->r, fx->sw[0], 14), 1);
+	assert_int_equal(ibr_designated_dlid(&fx->r, fx->f, fx->host[0],
+					     fx->host[3]), 14);
+}
+
+static void test_detour_is_designated_and_verified(void **state)
+{
+	struct fixture *fx = *state;
+	struct ibr_verify_report before, after;
+	struct ibr_error err = { "" };
+
+	assert_int_equal(ibr_verify(fx->f, &fx->r, &before, &err), 0);
+	realise_detour(fx);
+	assert_int_equal(ibr_designated_dlid(&fx->r, fx->f, fx->host[0],
+					     fx->host[3]), 15);
+	assert_int_equal(ibr_designated_dlid(&fx->r, fx->f, fx->host[1],
+					     fx->host[3]), 14);
+	assert_int_equal(ibr_entry(&fx->r, fx->sw[0], 15), 2);
+	assert_int_equal(ibr_verify(fx->f, &fx->r, &after, &err), 0);
+	if (ibr_verify_findings(&after))
+		fail_msg("%s", after.messages[0]);
+	/* both routes are 4 links long: the mean stays, the load moves:
+	 * 12 pairs; LIDs 14 and 15 of h3 are both used now. */
+	assert_int_equal(after.designated.flows, 12);
+	assert_true(after.designated.mean_path_len == before.designated.mean_path_len);
+	assert_int_equal(after.designated.lids_used,
+			 before.designated.lids_used + 1);
+}
+
+static void test_designated_walk_failure_is_found(void **state)
+{
+	struct fixture *fx = *state;
+	struct ibr_verify_report rep;
+	struct ibr_error err = { "" };
+
+	realise_detour(fx);
+	/* s2 drops LID 15: the column check and the designated walk fail */
+	ibr_column(&fx->r, 15)[fx->sw[2]] = IBR_NO_PATH;
+	assert_int_equal(ibr_verify(fx->f, &fx->r, &rep, &err), 0);
+	assert_int_equal(rep.unreachable, 1);
+	ibr_column(&fx->r, 15)[fx->sw[2]] = 2;
+}
+
+static void test_split_is_refused(void **state)
+{
+	struct fixture *fx = *state;
+	/* h2 -> h3 through s0 and s1 on LID 15: at s2 it leaves by port 1
+	 * where the detour leaves by port 2. */
+	const uint32_t sw[] = { fx->sw[2], fx->sw[0], fx->sw[1], fx->sw[3] };
+	const uint8_t port[] = { 1, 1, 2, 3 };
+	const uint8_t offset[] = { 1, 1 };
+	struct ibr_pathset ps;
+	struct ibr_error err = { "" };
+
+	memset(ibr_column(&fx->r, 15), IBR_NO_PATH, fx->f->num_switches);
+	ibr_pathset_init(&ps);
+	assert_int_equal(add_detour(fx, &ps), 0);
+	assert_int_equal(ibr_pathset_add(&ps, fx->host[2], fx->host[3], sw, port,
+					 4, &err), 1);
+	assert_int_equal(ibr_path_len(&ps, 1), 4);
+	assert_int_equal(ibr_pathset_realise(&ps, fx->f, offset, &fx->r, &err), -1);
+	assert_non_null(strstr(err.msg, "splits at switch 0x0000000000200002"));
+	ibr_pathset_free(&ps);
+}
+
+static void test_offset_beyond_range_is_refused(void **state)
+{
+	struct fixture *fx = *state;
+	const uint8_t offset[] = { 2 };   /* LMC 1: offsets 0 and 1 */
+	struct ibr_pathset ps;
+	struct ibr_error err = { "" };
+
+	ibr_pathset_init(&ps);
+	add_detour(fx, &ps);
+	assert_int_equal(ibr_pathset_realise(&ps, fx->f, offset, &fx->r, &err), -1);
+	assert_non_null(strstr(err.msg, "beyond the destination's 2 LIDs"));
+	ibr_pathset_free(&ps);
+}
+
+/* The walk of the tables as a path, and the dump round trip. */
+static void test_walk_and_dump_roundtrip(void **state)
+{
+	struct fixture *fx = *state;
+	char dir[] = "/tmp/ibr-designated-XXXXXX", path[64];
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+	struct ibr_fabric *g = NULL;
+	struct ibr_result back;
+	struct ibr_pathset ps;
+	struct ibr_walker w;
+
+	realise_detour(fx);
+	assert_int_equal(ibr_walker_init(&w, fx->f, &err), 0);
+	ibr_pathset_init(&ps);
+	assert_int_equal(ibr_pathset_add_walk(&ps, &w, &fx->r, fx->host[0],
+					      fx->host[3], 15, &err), 0);
+	assert_int_equal(ibr_path_len(&ps, 0), 3);
+	assert_int_equal(ps.hop_switch[1], fx->sw[2]);
+	ibr_pathset_free(&ps);
+	ibr_walker_free(&w);
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ibr_dump_write(dir, fx->f, &fx->r, &err), 0);
+	assert_int_equal(ibr_dump_read(dir, &g, &back, &err), 0);
+	assert_non_null(back.designated.offset);
+	for (uint32_t src = 0; src < 4; src++)
+		for (uint32_t dst = 0; dst < 4; dst++)
+			assert_int_equal(ibr_designated_dlid(&back, g, src, dst),
+					 ibr_designated_dlid(&fx->r, fx->f, src, dst));
+	assert_int_equal(ibr_verify(g, &back, &rep, &err), 0);
+	assert_int_equal(ibr_verify_findings(&rep), 0);
+	ibr_result_free(&back);
+	ibr_fabric_free(g);
+	for (const char *const *name = (const char *const[]){ "opensm-subnet.lst",
+		"opensm-lfts.dump", "opensm.fdbs", "ibrouting-dlids.dump", NULL };
+	     *name; name++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, *name);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_base_route_goes_through_s1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_detour_is_designated_and_verified, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_designated_walk_failure_is_found, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offset_beyond_range_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_and_dump_roundtrip, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
