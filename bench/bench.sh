@@ -52,7 +52,9 @@ cc -O2 -o "$TMP/memset_bound" "$top/bench/memset_bound.c"
 # our engines once more with verify_before_push no: the price of the check
 printf 'verify_before_push no\n' > "$TMP/noverify.conf"
 
-ours="pira fera"
+# our engines: the registry's, as `ibrouting engines` lists them
+ours=$("$IBROUTING" engines --names | tr '\n' ' ')
+noverify=$(for e in $ours; do printf '%s-noverify ' "$e"; done)
 opensm_engines="minhop updn dnup dfsssp nue lash"
 if $smoke; then
 	fabrics="random:sw=16,ca=128,seed=1 clos:leaf=4,spine=2,ca=32,seed=1 torus:dims=3x3,ca=1,broken=2,seed=1"
@@ -124,8 +126,8 @@ measure() {
 			loops=$(grep -c "Found credit loop" "$dir/ibdmchk.out" || true)
 		fi
 	fi
-	explicit=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) explicit entries, \([0-9]*\) default ports.*/\1/p" "$dir/osm.log" | head -n 1)
-	defaults=$(sed -n "s/.*build_lid_matrices: $engine: .* explicit entries, \([0-9]*\) default ports.*/\1/p" "$dir/osm.log" | head -n 1)
+	explicit=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) explicit entries.*/\1/p" "$dir/osm.log" | head -n 1)
+	defaults=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) default ports.*/\1/p" "$dir/osm.log" | head -n 1)
 	[ "$engine" = "$label" ] || used=$used-noverify
 	echo "$(echo "$spec" | tr , ';'),$switches,$cas,$label,${used:-none},$route_ms,$findings,$loops,$load,$mean,$dlids,${explicit:-},${defaults:-},$unreachable,$cycles" >> "$csv"
 	echo "  $label: used ${used:-none}, ${route_ms} ms, verifier findings $findings ($unreachable unreachable, $cycles CDG cycles), ibdmchk credit loops $loops, max load $load"
@@ -140,7 +142,7 @@ for spec in $fabrics $big_fabrics; do
 	sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
 	echo "== $spec ($switches switches, $cas CAs)"
 	ibsim_start "$net"
-	engines="zero-cost $ours pira-noverify fera-noverify $opensm_engines"
+	engines="zero-cost $ours $noverify $opensm_engines"
 	case " $big_fabrics " in *" $spec "*) engines="zero-cost $ours updn" repeats=1 ;; esac
 	case $spec in clos:*) engines="$engines ftree" ;; esac
 	for engine in $engines; do
@@ -169,9 +171,10 @@ done
 
 if $smoke; then
 	# our engines: used as asked, no finding, no credit loop, on every fabric
-	bad=$(awk -F, 'NR > 1 && ($4 == "pira" || $4 == "fera") &&
-		($5 != $4 || $7 != "0" || $8 != "0") { print }' "$csv")
-	rows=$(awk -F, 'NR > 1 && ($4 == "pira" || $4 == "fera")' "$csv" | wc -l)
+	bad=$(awk -F, -v ours="$ours" 'BEGIN { n = split(ours, o, " "); for (i = 1; i <= n; i++) mine[o[i]] = 1 }
+		NR > 1 && ($4 in mine) && ($5 != $4 || $7 != "0" || $8 != "0") { print }' "$csv")
+	rows=$(awk -F, -v ours="$ours" 'BEGIN { n = split(ours, o, " "); for (i = 1; i <= n; i++) mine[o[i]] = 1 }
+		NR > 1 && ($4 in mine)' "$csv" | wc -l)
 	if [ -n "$bad" ] || [ "$rows" = 0 ]; then
 		echo "bench smoke: our engines failed:"; echo "$bad"
 		echo "bench smoke: 0 passed, 1 failed"
