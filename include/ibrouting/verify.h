@@ -21,6 +21,7 @@
 #ifndef IBROUTING_VERIFY_H
 #define IBROUTING_VERIFY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ibrouting/fabric.h"
@@ -44,6 +45,12 @@ struct ibr_verify_report {
 
 int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 	       struct ibr_verify_report *rep, struct ibr_error *err);
+
+/* Every walk delivers (whatever the dependency graph says). */
+static inline bool ibr_verify_delivers(const struct ibr_verify_report *rep)
+{
+	return rep->bad_port + rep->loops + rep->unreachable == 0;
+}
 
 static inline uint64_t ibr_verify_findings(const struct ibr_verify_report *rep)
 {
