@@ -157,6 +157,28 @@ static void log_findings(osm_log_t *log, const char *name,
 			rep->messages[i]);
 }
 
+/* One line for the switches and CA ports OpenSM gave no LID: routing
+ * leaves them out, and says which. */
+static void log_lidless(osm_log_t *log, const char *name,
+			const struct ibr_osm_fabric *of)
+{
+	char guids[IBR_OSM_LIDLESS_NAMED * 20 + 16] = "";
+	size_t len = 0;
+	uint32_t named = of->num_lidless < IBR_OSM_LIDLESS_NAMED ?
+			 of->num_lidless : IBR_OSM_LIDLESS_NAMED;
+
+	if (of->num_lidless == 0)
+		return;
+	for (uint32_t i = 0; i < named; i++)
+		len += snprintf(guids + len, sizeof(guids) - len, " 0x%016" PRIx64,
+				of->lidless_guid[i]);
+	if (of->num_lidless > named)
+		snprintf(guids + len, sizeof(guids) - len, " ...");
+	OSM_LOG(log, OSM_LOG_INFO, "WRN IB16: %s: %u switches or CA ports have "
+		"no LID from OpenSM and are left out of routing:%s\n", name,
+		of->num_lidless, guids);
+}
+
 static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
 		 struct ibr_error *err)
 {
@@ -191,9 +213,12 @@ static int build_lid_matrices(void *context)
 	struct ibr_verify_report rep;
 	const struct ibr_fabric *f;
 	const struct ibr_node *root;
+	int rc;
 
 	drop_run(c);
-	if (route(c, &rep, &err)) {
+	rc = route(c, &rep, &err);
+	log_lidless(log, c->engine->name, &c->of);
+	if (rc) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
 			c->engine->name, err.msg);
 		drop_run(c);
