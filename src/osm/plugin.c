@@ -98,9 +98,9 @@ int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
 
 /* OpenSM's multicast manager and its dumps read hop counts per (switch,
  * LID, port).  We record the hops of the port our tables use, for every
- * switch LID, and for a CA LID wherever its port differs from the port
- * to the CA's switch (OpenSM derives the others from the switch's row).
- * O(S) per switch LID. */
+ * switch LID, and for every LID of a CA port's range wherever its port
+ * differs from the port to the CA's switch (OpenSM derives the others
+ * from the switch's row).  O(S) per switch LID. */
 static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = c->of.fabric;
@@ -123,17 +123,22 @@ static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 			osm_switch_set_hops(c->of.switches[s], lid, sw_col[s],
 					    sw_hops[s]);
 		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
-			ibr_lid_t ca = ibr_end_port_lid(f, f->sw_cas[i]);
-			const uint8_t *ca_col = col + (size_t)ca * S;
-			bool computed = false;
-			for (uint32_t s = 0; s < S; s++) {
-				if (s == d || ca_col[s] == sw_col[s])
-					continue;
-				if (!computed)
-					ibr_hops_along(f, ca_col, ca, hops);
-				computed = true;
-				osm_switch_set_hops(c->of.switches[s], ca, ca_col[s],
-						    hops[s]);
+			const struct ibr_end_port *e = &f->end_ports[f->sw_cas[i]];
+			const struct ibr_port *p = ibr_port(f, e->node, e->port);
+			/* every LID of the CA port's range, not just the base */
+			for (unsigned ca = p->base_lid;
+			     ca < p->base_lid + ibr_port_lid_count(p); ca++) {
+				const uint8_t *ca_col = col + (size_t)ca * S;
+				bool computed = false;
+				for (uint32_t s = 0; s < S; s++) {
+					if (s == d || ca_col[s] == sw_col[s])
+						continue;
+					if (!computed)
+						ibr_hops_along(f, ca_col, ca, hops);
+					computed = true;
+					osm_switch_set_hops(c->of.switches[s], ca,
+							    ca_col[s], hops[s]);
+				}
 			}
 		}
 	}
