@@ -132,10 +132,28 @@ routing_ms() {
 		END { if (start && end) printf "%.1f\n", end - start; else print "?" }' "$1"
 }
 
-# "SWITCH LID PORT HOPS" from an opensm.fdbs, whoever wrote it.
+# fdbs_port_hops FDBS SUBNET-LST: "SWITCH LID PORT HOPS" from an
+# opensm.fdbs, whoever wrote it; HOPS is "-" for a LID that is not a
+# switch's in SUBNET-LST.  The hops OpenSM prints for a CA LID are not its
+# hop table's: with no entry for the CA LID (the plugin sets one only where
+# the CA's port differs from its switch's), dump_ucast_routes prints the
+# hops to the CA's switch plus one, but without the plus one once an
+# earlier CA LID of the same switch had an entry (OpenSM 3.3.23 never
+# resets direct_route_exists); so they depend on the LID order.
 fdbs_port_hops() {
-	awk '/^dump_ucast_routes: Switch/ { sw = $3 }
-	     /^0x[0-9A-F]+ : [0-9]+ +: [0-9]+/ { print sw, $1, $3, $5 }' "$1" | sort
+	awk 'FNR == NR {
+		line = $0
+		while (match(line, /[{] SW[^{]*[{][^}]*[}] LID:[0-9A-Fa-f]+/)) {
+			lid = substr(line, RSTART, RLENGTH)
+			sub(/.*LID:/, "", lid)
+			sw_lid["0x" toupper(lid)] = 1
+			line = substr(line, RSTART + RLENGTH)
+		}
+		next
+	}
+	/^dump_ucast_routes: Switch/ { sw = $3 }
+	/^0x[0-9A-F]+ : [0-9]+ +: [0-9]+/ { print sw, $1, $3, ($1 in sw_lid) ? $5 : "-" }' \
+		"$2" "$1" | sort
 }
 
 # The node GUID OpenSM ran on, from its subnet list ("-SM" marks it).
@@ -144,16 +162,17 @@ sm_node_guid() {
 		if ($j ~ /^NodeGUID:/) { print "0x" substr($j, 10); exit } } }' "$1"
 }
 
-# check_run NAME ENGINE NETFILE: after opensm_run NAME ENGINE, the checks
-# of every end-to-end test:
+# check_run NAME ENGINE NETFILE [LMC]: after opensm_run NAME ENGINE (with
+# `lmc LMC` in its conf if given), the checks of every end-to-end test:
 #   (e) OpenSM used our engine, no fallback, and logged no error;
 #   (b) the switches' tables equal what `ibrouting route` computes offline
-#       for the same fabric, LIDs and SM: on OpenSM's subnet list, and on
-#       the topology file when it gives the LIDs;
+#       for the same fabric and SM: on OpenSM's subnet list (OpenSM's
+#       LIDs), and on the topology file (its LIDs, or, where it gives
+#       none, those ibrouting assigns as OpenSM does, with --lmc LMC);
 #   (c) `ibrouting verify` accepts OpenSM's own dumps;
 #   (d) ibdmchk finds no credit loop in them.
 check_run() {
-	name=$1 engine=$2 net=$3 dir=$TMP/$1
+	name=$1 engine=$2 net=$3 dir=$TMP/$1 lmc=${4:-0}
 	if grep -q "$engine tables configured on all switches" "$dir/osm.log" &&
 	   grep -q "build_lid_matrices: $engine: .*verified" "$dir/osm.log" &&
 	   ! grep -q "building routing with 'minhop'" "$dir/osm.log"; then
@@ -174,13 +193,12 @@ check_run() {
 
 	sm=$(sm_node_guid "$dir/dump/opensm-subnet.lst")
 	switch_lfts > "$dir/switches.lft"
-	# Offline on the fabric OpenSM discovered (its subnet list and LIDs),
-	# and on the topology file itself when the file fixes the LIDs.
-	sources="$dir/dump"
-	grep -q ' lid [0-9]' "$net" && sources="$sources $net"
-	for src in $sources; do
+	# Offline on the topology file itself, LIDs given or not, and on the
+	# fabric OpenSM discovered (its subnet list and LIDs; its offline dump
+	# is the one compared below).
+	for src in "$net" "$dir/dump"; do
 		rm -rf "$dir/offline-dump"
-		"$IBROUTING" route -e "$engine" --sm "$sm" --print-lfts \
+		"$IBROUTING" route -e "$engine" --sm "$sm" --lmc "$lmc" --print-lfts \
 			--dump-dir "$dir/offline-dump" "$src" |
 			grep '^0x' | sort > "$dir/offline.lft"
 		if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/offline.lft"; then
@@ -193,11 +211,12 @@ check_run() {
 
 	# The hop tables we fill for OpenSM (read by its multicast manager and
 	# its fdbs dump) agree with the walks of our tables: OpenSM's
-	# opensm.fdbs and ours give every (switch, LID) the same port and hops.
-	fdbs_port_hops "$dir/dump/opensm.fdbs" > "$dir/osm.fdbs"
-	fdbs_port_hops "$dir/offline-dump/opensm.fdbs" > "$dir/our.fdbs"
+	# opensm.fdbs and ours give every (switch, LID) the same port, and
+	# every switch LID the same hops (see fdbs_port_hops for CA LIDs).
+	fdbs_port_hops "$dir/dump/opensm.fdbs" "$dir/dump/opensm-subnet.lst" > "$dir/osm.fdbs"
+	fdbs_port_hops "$dir/offline-dump/opensm.fdbs" "$dir/dump/opensm-subnet.lst" > "$dir/our.fdbs"
 	if [ -s "$dir/osm.fdbs" ] && cmp -s "$dir/osm.fdbs" "$dir/our.fdbs"; then
-		pass "$name: OpenSM's hop tables match our routes ($(wc -l < "$dir/osm.fdbs") port:hops entries in opensm.fdbs)"
+		pass "$name: OpenSM's hop tables match our routes ($(wc -l < "$dir/osm.fdbs") ports, $(grep -vc ' -$' "$dir/osm.fdbs") switch-LID hops in opensm.fdbs)"
 	else
 		flunk "$name: OpenSM's opensm.fdbs disagrees with our routes' hops"
 		diff "$dir/osm.fdbs" "$dir/our.fdbs" | head -6 | sed 's/^/# /'

@@ -285,6 +285,8 @@ static uint32_t node_by_guid(const struct ibr_fabric *f, uint64_t guid)
  *   ca2 -2             3|
  *                      ca4 (its port 2)
  * Inserted out of GUID order (sw-b first); LMC 1; the SM is ca1 port 1.
+ * LIDs fixed here, switches 1-3 in node order then CAs by 2 from 4 (the
+ * dumps are under test, not the LID assignment of lids.c).
  */
 static struct ibr_fabric *line_fabric(void)
 {
@@ -303,6 +305,13 @@ static struct ibr_fabric *line_fabric(void)
 	link2(f, a, 2, c2, 1);
 	link2(f, c, 1, c3, 1);
 	link2(f, b, 3, c4, 2);
+	ibr_fabric_set_lid(f, b, 0, 1, 0);
+	ibr_fabric_set_lid(f, a, 0, 2, 0);
+	ibr_fabric_set_lid(f, c, 0, 3, 0);
+	ibr_fabric_set_lid(f, c1, 1, 4, 1);
+	ibr_fabric_set_lid(f, c2, 1, 6, 1);
+	ibr_fabric_set_lid(f, c3, 1, 8, 1);
+	ibr_fabric_set_lid(f, c4, 2, 10, 1);
 	f->sm_node = c1;
 	f->sm_port = 1;
 	finalize(f, 1);
@@ -370,7 +379,7 @@ static void test_roundtrip(void **state)
 	const char *dir = *state;
 	char dir2[512];
 
-	/* LIDs as finalize hands them out, in node order */
+	/* LIDs as line_fabric fixes them */
 	assert_int_equal(ibr_switch_lid(f, 0), 1); /* sw-b */
 	assert_int_equal(ibr_switch_lid(f, 1), 2); /* sw-a */
 	assert_int_equal(ibr_switch_lid(f, 2), 3); /* sw-c */
@@ -488,12 +497,19 @@ static void test_fdbs_judgements(void **state)
 	const char *dir = *state;
 	char *fdbs, *lfts, *s3_fdbs, *s3_lfts;
 
-	link2(f, s1, 1, add(f, IBR_NODE_CA, 0x100, 1, "ca1"), 1);
-	link2(f, s2, 1, add(f, IBR_NODE_CA, 0x200, 1, "ca2"), 1);
-	link2(f, s3, 1, add(f, IBR_NODE_CA, 0x300, 1, "ca3"), 1);
+	uint32_t ca1 = add(f, IBR_NODE_CA, 0x100, 1, "ca1");
+	uint32_t ca2 = add(f, IBR_NODE_CA, 0x200, 1, "ca2");
+	uint32_t ca3 = add(f, IBR_NODE_CA, 0x300, 1, "ca3");
+
+	link2(f, s1, 1, ca1, 1);
+	link2(f, s2, 1, ca2, 1);
+	link2(f, s3, 1, ca3, 1);
 	link2(f, s1, 2, s2, 3);
 	link2(f, s1, 3, s3, 2);
 	link2(f, s2, 2, s3, 3);
+	/* switches 1-3, CAs 4-6 */
+	for (uint32_t n = 0; n < 6; n++)
+		ibr_fabric_set_lid(f, n, n < 3 ? 0 : 1, n + 1, 0);
 	finalize(f, 0);
 	route_minhop(f, &r);
 	ENTRY(&r, 0, 6) = 2; /* s1 -> ca3 the long way, via s2 */

@@ -10,9 +10,17 @@
  *   ...
  *   ibr_fabric_connect(f, sw, 3, ca, 1, &err);
  *   ibr_fabric_set_lid(f, ca, 1, lid, lmc);     (optional)
- *   ibr_fabric_finalize(f, &opts, &err);       (assigns missing LIDs, indexes)
+ *   ibr_fabric_finalize(f, lmc, &err);
  *
- * Invariants after a successful ibr_fabric_finalize():
+ * Finalizing is two steps, also callable on their own:
+ *   ibr_lids_assign(f, lmc, &err)   (lids.h) validates the LIDs set and
+ *                                   gives the missing ones as OpenSM would;
+ *   ibr_fabric_index(f, &err)       indexes the fabric, LIDs as they are:
+ *                                   every LID holder must have one (the
+ *                                   OpenSM adapter, whose LIDs are OpenSM's,
+ *                                   calls only this).
+ *
+ * Invariants after a successful ibr_fabric_index() (or _finalize()):
  *   - node ids are dense 0..num_nodes-1 in insertion order; switches also
  *     have a dense switch index 0..num_switches-1 (sw_node[] / node.sw_index),
  *     and every connected CA port an end-port index 0..num_end_ports-1.
@@ -89,7 +97,7 @@ struct ibr_fabric {
 	struct ibr_port *ports;      /* every node's ports 0..num_ports */
 	uint32_t num_ports, ports_cap;
 
-	/* Set by ibr_fabric_finalize(). */
+	/* Set by ibr_fabric_index(). */
 	bool finalized;
 	uint32_t num_switches;
 	uint32_t *sw_node;           /* switch index -> node id */
@@ -106,7 +114,7 @@ struct ibr_fabric {
 	uint32_t sm_node;
 	uint8_t sm_port;
 	bool lmc_esp0;               /* switches get 2^lmc LIDs as well */
-	uint8_t lmc;                 /* subnet LMC used for unassigned LIDs */
+	uint8_t lmc;                 /* subnet LMC (set by ibr_lids_assign) */
 
 	/* Interned strings (descriptions, origins); freed with the fabric. */
 	char **strings;
@@ -136,10 +144,18 @@ void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 /* Looks a node up by node GUID; IBR_NONE if absent.  Linear: for setup. */
 uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid);
 
-/* Assigns every missing LID, validates and builds the routing indexes.
- * lmc: LMC for CA ports (and switches with lmc_esp0) that have none.
+/* Validates and builds the routing indexes, taking every LID as set:
+ * lid_owner, max_lid, the switch and end-port indexes, the CSR lists.
+ * A switch without lmc_esp0 is taken to own one LID (its lmc is set 0).
  * Errors: no switch, disconnected fabric (names a node of the part cut
- * off), overlapping LIDs, LMC > 7, LID space exhausted, CA-to-CA links. */
+ * off), CA-to-CA links, a switch or connected CA port without a LID
+ * (named), LIDs beyond 0xBFFF or held twice, LMC > 7.  Does nothing on a
+ * fabric already indexed. */
+int ibr_fabric_index(struct ibr_fabric *f, struct ibr_error *err);
+
+/* ibr_lids_assign(f, lmc, err) (see lids.h), then ibr_fabric_index().
+ * lmc: LMC for CA ports (and switches with lmc_esp0) that have no LID.
+ * Errors: those of both.  Does nothing on a fabric already indexed. */
 int ibr_fabric_finalize(struct ibr_fabric *f, unsigned lmc,
 			struct ibr_error *err);
 

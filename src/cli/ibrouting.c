@@ -102,10 +102,34 @@ static struct ibr_fabric *read_dump_fabric(const char *dir,
 	return f;
 }
 
+/* --sm: the node the SM runs on, from a switch GUID, a CA port GUID or a
+ * CA node GUID (then its port 1, where ibsim attaches a client). */
+static int set_sm(struct ibr_fabric *f, uint64_t guid)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
+			if (ibr_port(f, n, p)->guid == guid &&
+			    (p > 0 || f->nodes[n].type == IBR_NODE_SWITCH)) {
+				f->sm_node = n;
+				f->sm_port = f->nodes[n].type == IBR_NODE_SWITCH ? 0 : p;
+				return 0;
+			}
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (f->nodes[n].guid == guid) {
+			f->sm_node = n;
+			f->sm_port = 1;
+			return 0;
+		}
+	fprintf(stderr, "ibrouting: --sm 0x%016" PRIx64 ": no such node or "
+		"port GUID in the fabric\n", guid);
+	return -1;
+}
+
 /* A finalized fabric from a file, an OpenSM dump directory or a gen:
- * spec; NULL after a message. */
+ * spec, with the SM on sm_guid if not 0 (set before the missing LIDs are
+ * assigned: OpenSM gives its own port the first); NULL after a message. */
 static struct ibr_fabric *load_fabric(const char *source, unsigned lmc,
-				      bool lmc_given)
+				      bool lmc_given, uint64_t sm_guid)
 {
 	struct ibr_error err = { "" };
 	struct ibr_fabric *f;
@@ -123,6 +147,10 @@ static struct ibr_fabric *load_fabric(const char *source, unsigned lmc,
 		}
 	} else
 		f = ibr_fabric_read_file(source, &err);
+	if (f && sm_guid && set_sm(f, sm_guid)) {
+		ibr_fabric_free(f);
+		return NULL;
+	}
 	if (f && ibr_fabric_finalize(f, lmc, &err) == 0)
 		return f;
 	fprintf(stderr, "ibrouting: %s\n", err.msg[0] ? err.msg : "cannot load fabric");
@@ -210,22 +238,6 @@ static void print_route_summary(const struct ibr_fabric *f,
 		       repeat);
 	else
 		printf("time      %.3f ms compute\n", best_ms);
-}
-
-/* --sm: the node (switch, or CA port GUID's node) the SM runs on. */
-static int set_sm(struct ibr_fabric *f, uint64_t guid)
-{
-	for (uint32_t n = 0; n < f->num_nodes; n++)
-		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
-			if (ibr_port(f, n, p)->guid == guid &&
-			    (p > 0 || f->nodes[n].type == IBR_NODE_SWITCH)) {
-				f->sm_node = n;
-				f->sm_port = f->nodes[n].type == IBR_NODE_SWITCH ? 0 : p;
-				return 0;
-			}
-	fprintf(stderr, "ibrouting: --sm 0x%016" PRIx64 ": no such node or "
-		"port GUID in the fabric\n", guid);
-	return -1;
 }
 
 /* --print-lfts: "SWITCH-GUID LID PORT" per routed entry, the form the
@@ -325,13 +337,9 @@ static int cmd_route(int argc, char **argv)
 		return fail("route: expected one FABRIC argument%s%s", "", "");
 	if (ibr_options_check(&engine_opts, e, &err))
 		return fail("%s%s", err.msg, "");
-	f = load_fabric(argv[optind], lmc, lmc_given);
+	f = load_fabric(argv[optind], lmc, lmc_given, sm_guid);
 	if (!f)
 		return EXIT_USAGE;
-	if (sm_guid && set_sm(f, sm_guid)) {
-		ibr_fabric_free(f);
-		return EXIT_USAGE;
-	}
 	print_fabric(argv[optind], f);
 	for (unsigned i = 0; i < repeat; i++) {
 		if (i > 0)

@@ -4,9 +4,13 @@
  * Called from the routing callback, with OpenSM's lock held by OpenSM.
  * Every node of node_guid_tbl becomes a node (routers count as CAs: they
  * are end-points to unicast routing); every physical port with a remote
- * port becomes a link; LIDs and LMCs are OpenSM's, never reassigned: a CA
- * port OpenSM gave no LID is left unlinked, since nothing can route to it,
- * and a CA with no such port is left out.
+ * port becomes a link; LIDs and LMCs are OpenSM's, taken as they are and
+ * never invented: the fabric is indexed with ibr_fabric_index(), not
+ * finalized.  A switch OpenSM gave no LID is left out with its links, a
+ * CA port OpenSM gave no LID is left unlinked (nothing can route to
+ * either), and a CA with no linked port left is left out; the switches
+ * and CA ports left out for want of a LID are counted (num_lidless) for
+ * the plugin's log.
  * Invariant: switches[s] is the osm_switch_t of our switch index s.
  */
 #include <stdlib.h>
@@ -37,11 +41,20 @@ static uint32_t find_ref(const struct node_ref *refs, uint32_t n,
 	return hit ? hit->id : IBR_NONE;
 }
 
-/* A CA port counts only if OpenSM gave it a LID. */
-static bool port_is_routable(const osm_node_t *node, const osm_physp_t *p)
+/* OpenSM gave it a LID: a switch on its port 0, a CA port itself. */
+static bool has_lid(const osm_node_t *node, const osm_physp_t *p)
 {
-	return osm_node_get_type(node) == IB_NODE_TYPE_SWITCH ||
-	       osm_physp_get_base_lid(p) != 0;
+	if (osm_node_get_type(node) == IB_NODE_TYPE_SWITCH)
+		return osm_node_get_base_lid(node, 0) != 0;
+	return osm_physp_get_base_lid(p) != 0;
+}
+
+/* A link routing can use: both ends have LIDs. */
+static bool link_is_routable(const osm_node_t *node, const osm_physp_t *p)
+{
+	const osm_physp_t *remote = osm_physp_get_remote(p);
+
+	return remote && has_lid(node, p) && has_lid(remote->p_node, remote);
 }
 
 /* A CA with no LID'd, linked port is nothing routing can reach: leave it
@@ -50,16 +63,37 @@ static bool ca_has_routable_link(osm_node_t *node)
 {
 	for (uint32_t p = 1; p < osm_node_get_num_physp(node); p++) {
 		osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
-		if (physp && osm_physp_get_remote(physp) &&
-		    port_is_routable(node, physp))
+		if (physp && link_is_routable(node, physp))
 			return true;
 	}
 	return false;
 }
 
+static void note_lidless(struct ibr_osm_fabric *out, uint64_t guid)
+{
+	if (out->num_lidless < IBR_OSM_LIDLESS_NAMED)
+		out->lidless_guid[out->num_lidless] = guid;
+	out->num_lidless++;
+}
+
+/* Counts the switch, or the linked CA ports, OpenSM left without a LID. */
+static void count_lidless(osm_node_t *node, struct ibr_osm_fabric *out)
+{
+	if (osm_node_get_type(node) == IB_NODE_TYPE_SWITCH) {
+		if (!has_lid(node, NULL))
+			note_lidless(out, cl_ntoh64(osm_node_get_node_guid(node)));
+		return;
+	}
+	for (uint32_t p = 1; p < osm_node_get_num_physp(node); p++) {
+		osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
+		if (physp && osm_physp_get_remote(physp) && !has_lid(node, physp))
+			note_lidless(out, cl_ntoh64(osm_physp_get_port_guid(physp)));
+	}
+}
+
 static int add_nodes(osm_subn_t *subn, struct ibr_fabric *f,
 		     struct node_ref *refs, osm_node_t **by_id,
-		     struct ibr_error *err)
+		     struct ibr_osm_fabric *out, struct ibr_error *err)
 {
 	uint32_t n = 0;
 
@@ -69,7 +103,8 @@ static int add_nodes(osm_subn_t *subn, struct ibr_fabric *f,
 		osm_node_t *node = (osm_node_t *)item;
 		bool is_switch = osm_node_get_type(node) == IB_NODE_TYPE_SWITCH;
 		uint32_t id;
-		if (!is_switch && !ca_has_routable_link(node))
+		count_lidless(node, out);
+		if (is_switch ? !has_lid(node, NULL) : !ca_has_routable_link(node))
 			continue;
 		id = ibr_fabric_add_node(f, is_switch ? IBR_NODE_SWITCH :
 						  IBR_NODE_CA,
@@ -107,11 +142,9 @@ static int add_links(osm_subn_t *subn, struct ibr_fabric *f,
 		for (uint32_t p = 1; p < osm_node_get_num_physp(node); p++) {
 			osm_physp_t *physp = osm_node_get_physp_ptr(node, p);
 			osm_physp_t *remote;
-			if (!physp || !(remote = osm_physp_get_remote(physp)))
+			if (!physp || !link_is_routable(node, physp))
 				continue;
-			if (!port_is_routable(node, physp) ||
-			    !port_is_routable(remote->p_node, remote))
-				continue;
+			remote = osm_physp_get_remote(physp);
 			if (osm_node_get_type(node) != IB_NODE_TYPE_SWITCH)
 				ibr_fabric_set_lid(f, id, p,
 						   cl_ntoh16(osm_physp_get_base_lid(physp)),
@@ -154,10 +187,12 @@ int ibr_osm_fabric_build(osm_opensm_t *osm, struct ibr_osm_fabric *out,
 		goto out;
 	}
 	f->lmc_esp0 = subn->opt.lmc_esp0;
-	if (add_nodes(subn, f, refs, by_id, err) || add_links(subn, f, refs, err))
+	f->lmc = subn->opt.lmc;
+	if (add_nodes(subn, f, refs, by_id, out, err) ||
+	    add_links(subn, f, refs, err))
 		goto out;
 	find_sm(subn, f, refs);
-	if (ibr_fabric_finalize(f, subn->opt.lmc, err))
+	if (ibr_fabric_index(f, err))
 		goto out;
 	out->switches = malloc(f->num_switches * sizeof(*out->switches));
 	if (!out->switches) {

@@ -101,9 +101,9 @@ int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
 
 /* OpenSM's multicast manager and its dumps read hop counts per (switch,
  * LID, port).  We record the hops of the port our tables use, for every
- * switch LID, and for a CA LID wherever its port differs from the port
- * to the CA's switch (OpenSM derives the others from the switch's row).
- * O(S) per switch LID. */
+ * switch LID, and for every LID of a CA port's range wherever its port
+ * differs from the port to the CA's switch (OpenSM derives the others
+ * from the switch's row).  O(S) per switch LID. */
 static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = c->of.fabric;
@@ -127,17 +127,22 @@ static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 			osm_switch_set_hops(c->of.switches[s], lid, sw_col[s],
 					    sw_hops[s]);
 		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
-			ibr_lid_t ca = ibr_end_port_lid(f, f->sw_cas[i]);
-			const uint8_t *ca_col = ibr_column(r, ca);
-			bool walked = false;
-			for (uint32_t s = 0; s < S; s++) {
-				if (s == d || ca_col[s] == sw_col[s])
-					continue;
-				if (!walked)
-					ibr_walk_column(&w, ca_col, ca, NULL);
-				walked = true;
-				osm_switch_set_hops(c->of.switches[s], ca, ca_col[s],
-						    w.hops[s]);
+			const struct ibr_end_port *e = &f->end_ports[f->sw_cas[i]];
+			const struct ibr_port *p = ibr_port(f, e->node, e->port);
+			/* every LID of the CA port's range, not just the base */
+			for (unsigned ca = p->base_lid;
+			     ca < p->base_lid + ibr_port_lid_count(p); ca++) {
+				const uint8_t *ca_col = ibr_column(r, ca);
+				bool walked = false;
+				for (uint32_t s = 0; s < S; s++) {
+					if (s == d || ca_col[s] == sw_col[s])
+						continue;
+					if (!walked)
+						ibr_walk_column(&w, ca_col, ca, NULL);
+					walked = true;
+					osm_switch_set_hops(c->of.switches[s], ca,
+							    ca_col[s], w.hops[s]);
+				}
 			}
 		}
 	}
@@ -159,6 +164,28 @@ static void log_findings(osm_log_t *log, const char *name,
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB11: %s: %s\n", name,
 			rep->messages[i]);
+}
+
+/* One line for the switches and CA ports OpenSM gave no LID: routing
+ * leaves them out, and says which. */
+static void log_lidless(osm_log_t *log, const char *name,
+			const struct ibr_osm_fabric *of)
+{
+	char guids[IBR_OSM_LIDLESS_NAMED * 20 + 16] = "";
+	size_t len = 0;
+	uint32_t named = of->num_lidless < IBR_OSM_LIDLESS_NAMED ?
+			 of->num_lidless : IBR_OSM_LIDLESS_NAMED;
+
+	if (of->num_lidless == 0)
+		return;
+	for (uint32_t i = 0; i < named; i++)
+		len += snprintf(guids + len, sizeof(guids) - len, " 0x%016" PRIx64,
+				of->lidless_guid[i]);
+	if (of->num_lidless > named)
+		snprintf(guids + len, sizeof(guids) - len, " ...");
+	OSM_LOG(log, OSM_LOG_INFO, "WRN IB16: %s: %u switches or CA ports have "
+		"no LID from OpenSM and are left out of routing:%s\n", name,
+		of->num_lidless, guids);
 }
 
 static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
@@ -198,9 +225,12 @@ static int build_lid_matrices(void *context)
 	const struct ibr_node *root;
 	uint32_t lids = 0;
 	char stats[256];
+	int rc;
 
 	drop_run(c);
-	if (route(c, &rep, &err)) {
+	rc = route(c, &rep, &err);
+	log_lidless(log, c->engine->name, &c->of);
+	if (rc) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
 			c->engine->name, err.msg);
 		drop_run(c);

@@ -34,13 +34,22 @@ struct ibr_plugin_options {
 void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log);
 void ibr_plugin_options_free(struct ibr_plugin_options *o);
 
+#define IBR_OSM_LIDLESS_NAMED 4
+
 /* A fabric built from OpenSM's discovered subnet, and the way back from
  * our switch indexes to OpenSM's switches. */
 struct ibr_osm_fabric {
 	struct ibr_fabric *fabric;
 	osm_switch_t **switches;       /* per switch index */
+	/* Switches and linked CA ports OpenSM left without a LID, left out
+	 * of the fabric; the GUIDs of the first IBR_OSM_LIDLESS_NAMED (node
+	 * GUID of a switch, port GUID of a CA port).  Set even when the
+	 * build fails later. */
+	uint32_t num_lidless;
+	uint64_t lidless_guid[IBR_OSM_LIDLESS_NAMED];
 };
 
+/* LIDs are OpenSM's: none is assigned here (see adapter.c). */
 int ibr_osm_fabric_build(osm_opensm_t *osm, struct ibr_osm_fabric *out,
 			 struct ibr_error *err);
 void ibr_osm_fabric_free(struct ibr_osm_fabric *of);

@@ -2,15 +2,18 @@
  * fabric.c - building and indexing the fabric model (see fabric.h).
  *
  * Building is append-only: nodes and their ports grow in two arrays, links
- * are written on both ends at once.  ibr_fabric_finalize() is the only
- * place that derives state (switch and end-port indexes, CSR adjacency,
- * LIDs, the LID owner table); routing code reads only derived state.
+ * are written on both ends at once.  ibr_fabric_index() is the only place
+ * that derives state (switch and end-port indexes, CSR adjacency, the LID
+ * owner table); routing code reads only derived state.  It takes the LIDs
+ * as they are: giving the missing ones is ibr_lids_assign()'s job (lids.c),
+ * and ibr_fabric_finalize() is the two in a row.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ibrouting/fabric.h"
+#include "ibrouting/lids.h"
 
 static char *intern(struct ibr_fabric *f, const char *s)
 {
@@ -353,175 +356,119 @@ static int check_connected(struct ibr_fabric *f, struct ibr_error *err)
 	return rc;
 }
 
-/* ---- finalize: LIDs ------------------------------------------------- */
+/* ---- index: the LID owner table ------------------------------------ */
 
-/* The end-points that own LIDs, in node order: switch port 0, CA ports. */
-static int for_each_lid_holder(struct ibr_fabric *f,
-			       int (*fn)(struct ibr_fabric *, uint32_t, unsigned,
-					 void *), void *ctx)
-{
-	for (uint32_t i = 0; i < f->num_nodes; i++) {
-		const struct ibr_node *n = &f->nodes[i];
-		if (n->type == IBR_NODE_SWITCH) {
-			if (fn(f, i, 0, ctx))
-				return -1;
-			continue;
-		}
-		for (unsigned p = 1; p <= n->num_ports; p++)
-			if (ibr_port(f, i, p)->remote_node != IBR_NONE &&
-			    fn(f, i, p, ctx))
-				return -1;
-	}
-	return 0;
-}
-
-struct lid_ctx {
-	uint8_t *taken;            /* per LID 0..IBR_MAX_UCAST_LID */
-	uint32_t *claimed_by;      /* node holding a LID, for messages */
-	unsigned lmc;
-	unsigned cursor[IBR_MAX_LMC + 1]; /* per block size: no free block below */
-	struct ibr_error *err;
-};
-
-static const char *lid_holder_name(const struct ibr_fabric *f, uint32_t node,
-				   unsigned port, char *buf, size_t len)
+static const char *holder_name(const struct ibr_fabric *f, uint32_t node,
+			       unsigned port, char *buf, size_t len)
 {
 	const struct ibr_node *n = &f->nodes[node];
 
 	if (n->type == IBR_NODE_SWITCH)
-		snprintf(buf, len, "switch 0x%016llx \"%s\"",
-			 (unsigned long long)n->guid, n->desc);
+		snprintf(buf, len, "switch 0x%016llx \"%s\"%s%s",
+			 (unsigned long long)n->guid, n->desc,
+			 n->origin ? " at " : "", where(n));
 	else
-		snprintf(buf, len, "CA 0x%016llx \"%s\" port %u",
-			 (unsigned long long)n->guid, n->desc, port);
+		snprintf(buf, len, "CA 0x%016llx \"%s\" port %u%s%s",
+			 (unsigned long long)n->guid, n->desc, port,
+			 n->origin ? " at " : "", where(n));
 	return buf;
 }
 
-static int claim_given_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
-			   void *vctx)
+/* One LID holder's range, checked: set, LMC in range, aligned, in the LID
+ * space.
+ * A switch without lmc_esp0 owns one LID whatever LMC it was given. */
+static int holder_range(struct ibr_fabric *f, uint32_t node, unsigned port,
+			unsigned *first, unsigned *count, struct ibr_error *err)
 {
-	struct lid_ctx *c = vctx;
 	struct ibr_port *p = ibr_port(f, node, port);
-	char a[160], b[160];
-	unsigned count;
+	char a[200];
 
 	if (p->base_lid == 0)
-		return 0;
+		return ibr_error_set(err, "%s has no LID",
+				     holder_name(f, node, port, a, sizeof(a)));
 	if (p->lmc > IBR_MAX_LMC)
-		return ibr_error_set(c->err, "%s: LMC %u out of range 0..%u",
-				     lid_holder_name(f, node, port, a, sizeof(a)),
+		return ibr_error_set(err, "%s: LMC %u out of range 0..%u",
+				     holder_name(f, node, port, a, sizeof(a)),
 				     p->lmc, IBR_MAX_LMC);
 	if (f->nodes[node].type == IBR_NODE_SWITCH && !f->lmc_esp0)
 		p->lmc = 0;
-	count = ibr_port_lid_count(p);
-	if (p->base_lid & (count - 1))
-		return ibr_error_set(c->err, "%s: base LID %u is not aligned to "
+	*first = p->base_lid;
+	*count = ibr_port_lid_count(p);
+	if (*first & (*count - 1))
+		return ibr_error_set(err, "%s: base LID %u is not aligned to "
 				     "its LMC %u (multiple of %u expected)",
-				     lid_holder_name(f, node, port, a, sizeof(a)),
-				     p->base_lid, p->lmc, count);
-	if ((unsigned)p->base_lid + count - 1 > IBR_MAX_UCAST_LID)
-		return ibr_error_set(c->err, "%s: LID %u+%u is beyond the "
-				     "unicast LID space (max 0x%X)",
-				     lid_holder_name(f, node, port, a, sizeof(a)),
-				     p->base_lid, count - 1, IBR_MAX_UCAST_LID);
-	for (unsigned l = p->base_lid; l < p->base_lid + count; l++) {
-		if (c->taken[l]) {
-			uint32_t other = c->claimed_by[l];
-			return ibr_error_set(c->err, "LID %u is given twice: to %s "
-					     "and to %s", l,
-					     lid_holder_name(f, other >> 8,
-							     other & 0xFF, b,
-							     sizeof(b)),
-					     lid_holder_name(f, node, port, a,
-							     sizeof(a)));
-		}
-		c->taken[l] = 1;
-		c->claimed_by[l] = node << 8 | port;
-	}
+				     holder_name(f, node, port, a, sizeof(a)),
+				     *first, p->lmc, *count);
+	if (*first + *count - 1 > IBR_MAX_UCAST_LID)
+		return ibr_error_set(err, "%s: LID %u+%u is beyond the unicast "
+				     "LID space (max 0x%X)",
+				     holder_name(f, node, port, a, sizeof(a)),
+				     *first, *count - 1, IBR_MAX_UCAST_LID);
 	return 0;
 }
 
-static int assign_missing_lid(struct ibr_fabric *f, uint32_t node,
-			      unsigned port, void *vctx)
+/* lid_owner[] from the LIDs the holders have: every switch and every end
+ * port (the CA ports index_links found) must have one, none shared. */
+static int index_lids(struct ibr_fabric *f, struct ibr_error *err)
 {
-	struct lid_ctx *c = vctx;
-	struct ibr_port *p = ibr_port(f, node, port);
-	bool is_switch = f->nodes[node].type == IBR_NODE_SWITCH;
-	unsigned lmc = is_switch && !f->lmc_esp0 ? 0 : c->lmc;
-	unsigned count = 1u << lmc, lid;
-	char a[160];
+	unsigned first, count, max = 0;
+	char a[200], b[200];
 
-	if (p->base_lid != 0)
-		return 0;
-	/* Lowest aligned free block, as OpenSM's LID manager hands them out.
-	 * LIDs are only ever taken, so the search resumes where the last one
-	 * of this size ended: linear in the LID space over all holders. */
-	if (c->cursor[lmc] < count)
-		c->cursor[lmc] = count;
-	for (lid = c->cursor[lmc]; lid + count - 1 <= IBR_MAX_UCAST_LID; lid += count) {
-		unsigned l = lid;
-		while (l < lid + count && !c->taken[l])
-			l++;
-		if (l == lid + count)
-			break;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		if (holder_range(f, f->sw_node[s], 0, &first, &count, err))
+			return -1;
+		if (first + count - 1 > max)
+			max = first + count - 1;
 	}
-	if (lid + count - 1 > IBR_MAX_UCAST_LID)
-		return ibr_error_set(c->err, "more LIDs than the LID space: no "
-				     "free block of %u LIDs left for %s", count,
-				     lid_holder_name(f, node, port, a, sizeof(a)));
-	c->cursor[lmc] = lid + count;
-	memset(c->taken + lid, 1, count);
-	for (unsigned l = lid; l < lid + count; l++)
-		c->claimed_by[l] = node << 8 | port;
-	p->base_lid = lid;
-	p->lmc = lmc;
-	return 0;
-}
-
-static int assign_lids(struct ibr_fabric *f, unsigned lmc, struct ibr_error *err)
-{
-	struct lid_ctx c = { .lmc = lmc, .err = err };
-	int rc = -1;
-
-	if (lmc > IBR_MAX_LMC)
-		return ibr_error_set(err, "LMC %u out of range 0..%u", lmc,
-				     IBR_MAX_LMC);
-	f->lmc = lmc;
-	c.taken = calloc(IBR_MAX_UCAST_LID + 1, 1);
-	c.claimed_by = malloc((IBR_MAX_UCAST_LID + 1) * sizeof(uint32_t));
-	if (!c.taken || !c.claimed_by) {
-		ibr_error_set(err, "out of memory");
-		goto out;
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		if (holder_range(f, f->end_ports[e].node, f->end_ports[e].port,
+				 &first, &count, err))
+			return -1;
+		if (first + count - 1 > max)
+			max = first + count - 1;
 	}
-	c.taken[0] = 1; /* LID 0 is reserved */
-	if (for_each_lid_holder(f, claim_given_lid, &c) ||
-	    for_each_lid_holder(f, assign_missing_lid, &c))
-		goto out;
-
-	f->max_lid = 0;
-	for (unsigned l = IBR_MAX_UCAST_LID; l > 0; l--)
-		if (c.taken[l]) {
-			f->max_lid = l;
-			break;
-		}
-	f->lid_owner = malloc((f->max_lid + 1u) * sizeof(*f->lid_owner));
-	if (!f->lid_owner) {
-		ibr_error_set(err, "out of memory");
-		goto out;
-	}
-	for (unsigned l = 0; l <= f->max_lid; l++) {
+	f->max_lid = max;
+	f->lid_owner = malloc((max + 1u) * sizeof(*f->lid_owner));
+	if (!f->lid_owner)
+		return ibr_error_set(err, "out of memory");
+	for (unsigned l = 0; l <= max; l++) {
 		f->lid_owner[l].node = IBR_NONE;
 		f->lid_owner[l].port = 0;
-		if (l > 0 && c.taken[l]) {
-			f->lid_owner[l].node = c.claimed_by[l] >> 8;
-			f->lid_owner[l].port = c.claimed_by[l] & 0xFF;
+	}
+	for (uint32_t i = 0; i < f->num_switches + f->num_end_ports; i++) {
+		uint32_t node = i < f->num_switches ? f->sw_node[i] :
+				f->end_ports[i - f->num_switches].node;
+		unsigned port = i < f->num_switches ? 0 :
+				f->end_ports[i - f->num_switches].port;
+		holder_range(f, node, port, &first, &count, err);
+		for (unsigned l = first; l < first + count; l++) {
+			struct ibr_lid_owner *o = &f->lid_owner[l];
+			if (o->node != IBR_NONE)
+				return ibr_error_set(err, "LID %u is held twice: "
+						     "by %s and by %s", l,
+						     holder_name(f, o->node,
+								 o->port, b,
+								 sizeof(b)),
+						     holder_name(f, node, port,
+								 a, sizeof(a)));
+			o->node = node;
+			o->port = port;
 		}
 	}
-	rc = 0;
-out:
-	free(c.taken);
-	free(c.claimed_by);
-	return rc;
+	return 0;
+}
+
+int ibr_fabric_index(struct ibr_fabric *f, struct ibr_error *err)
+{
+	if (f->finalized)
+		return 0;
+	if (f->num_nodes >= (1u << 24))
+		return ibr_error_set(err, "too many nodes: %u", f->num_nodes);
+	if (index_switches(f, err) || index_links(f, err) ||
+	    check_connected(f, err) || index_lids(f, err))
+		return -1;
+	f->finalized = true;
+	return 0;
 }
 
 int ibr_fabric_finalize(struct ibr_fabric *f, unsigned lmc,
@@ -529,11 +476,7 @@ int ibr_fabric_finalize(struct ibr_fabric *f, unsigned lmc,
 {
 	if (f->finalized)
 		return 0;
-	if (f->num_nodes >= (1u << 24))
-		return ibr_error_set(err, "too many nodes: %u", f->num_nodes);
-	if (index_switches(f, err) || index_links(f, err) ||
-	    check_connected(f, err) || assign_lids(f, lmc, err))
+	if (ibr_lids_assign(f, lmc, err))
 		return -1;
-	f->finalized = true;
-	return 0;
+	return ibr_fabric_index(f, err);
 }
