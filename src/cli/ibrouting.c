@@ -24,6 +24,7 @@
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
+#include "ibrouting/load.h"
 #include "ibrouting/metrics.h"
 #include "ibrouting/topo_io.h"
 #include "ibrouting/verify.h"
@@ -82,79 +83,16 @@ static int parse_guid(const char *opt, const char *text, uint64_t *guid)
 	return 0;
 }
 
-static bool is_directory(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The fabric OpenSM discovered, with its LIDs, from its dump directory. */
-static struct ibr_fabric *read_dump_fabric(const char *dir,
-					   struct ibr_error *err)
-{
-	struct ibr_fabric *f = NULL;
-	struct ibr_result tables;
-
-	if (ibr_dump_read(dir, &f, &tables, err))
-		return NULL;
-	ibr_result_free(&tables);
-	return f;
-}
-
-/* --sm: the node the SM runs on, from a switch GUID, a CA port GUID or a
- * CA node GUID (then its port 1, where ibsim attaches a client). */
-static int set_sm(struct ibr_fabric *f, uint64_t guid)
-{
-	for (uint32_t n = 0; n < f->num_nodes; n++)
-		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
-			if (ibr_port(f, n, p)->guid == guid &&
-			    (p > 0 || f->nodes[n].type == IBR_NODE_SWITCH)) {
-				f->sm_node = n;
-				f->sm_port = f->nodes[n].type == IBR_NODE_SWITCH ? 0 : p;
-				return 0;
-			}
-	for (uint32_t n = 0; n < f->num_nodes; n++)
-		if (f->nodes[n].guid == guid) {
-			f->sm_node = n;
-			f->sm_port = 1;
-			return 0;
-		}
-	fprintf(stderr, "ibrouting: --sm 0x%016" PRIx64 ": no such node or "
-		"port GUID in the fabric\n", guid);
-	return -1;
-}
-
-/* A finalized fabric from a file, an OpenSM dump directory or a gen:
- * spec, with the SM on sm_guid if not 0 (set before the missing LIDs are
- * assigned: OpenSM gives its own port the first); NULL after a message. */
-static struct ibr_fabric *load_fabric(const char *source, unsigned lmc,
-				      bool lmc_given, uint64_t sm_guid)
+/* A finalized fabric (load.h); NULL after a message. */
+static struct ibr_fabric *load_fabric(const char *source,
+				      const struct ibr_load_options *o)
 {
 	struct ibr_error err = { "" };
 	struct ibr_fabric *f;
 
-	if (strncmp(source, "gen:", 4) == 0) {
-		f = ibr_generate(source + 4, &err);
-	} else if (is_directory(source)) {
-		f = read_dump_fabric(source, &err);
-		if (f && lmc_given && lmc != f->lmc) {
-			fprintf(stderr, "ibrouting: --lmc %u: %s is an OpenSM dump "
-				"whose LIDs and LMC (%u) are OpenSM's; route it "
-				"without --lmc\n", lmc, source, f->lmc);
-			ibr_fabric_free(f);
-			return NULL;
-		}
-	} else
-		f = ibr_fabric_read_file(source, &err);
-	if (f && sm_guid && set_sm(f, sm_guid)) {
-		ibr_fabric_free(f);
-		return NULL;
-	}
-	if (f && ibr_fabric_finalize(f, lmc, &err) == 0)
+	if (ibr_load(source, o, &f, NULL, &err) == 0)
 		return f;
 	fprintf(stderr, "ibrouting: %s\n", err.msg[0] ? err.msg : "cannot load fabric");
-	ibr_fabric_free(f);
 	return NULL;
 }
 
@@ -270,9 +208,9 @@ static int cmd_route(int argc, char **argv)
 	struct ibr_options engine_opts = { 0 };
 	const struct ibr_engine *e = NULL;
 	const char *dump_dir = NULL, *how = "default: SM's switch, else lowest LID";
-	unsigned lmc = 0, repeat = 1;
-	bool lmc_given = false, print_lfts = false;
-	uint64_t sm_guid = 0;
+	struct ibr_load_options load = { 0 };
+	unsigned repeat = 1;
+	bool print_lfts = false;
 	struct ibr_fabric *f;
 	struct ibr_result r;
 	struct ibr_error err = { "" };
@@ -306,9 +244,9 @@ static int cmd_route(int argc, char **argv)
 			how = ibr_root_strategy_name(root.strategy);
 			break;
 		case 'l':
-			if (parse_uint("--lmc", optarg, IBR_MAX_LMC, &lmc))
+			if (parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
 				return EXIT_USAGE;
-			lmc_given = true;
+			load.lmc_given = true;
 			break;
 		case 'd':
 			dump_dir = optarg;
@@ -319,7 +257,7 @@ static int cmd_route(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'm':
-			if (parse_guid("--sm", optarg, &sm_guid))
+			if (parse_guid("--sm", optarg, &load.sm_guid))
 				return EXIT_USAGE;
 			break;
 		case 'p':
@@ -337,7 +275,7 @@ static int cmd_route(int argc, char **argv)
 		return fail("route: expected one FABRIC argument%s%s", "", "");
 	if (ibr_options_check(&engine_opts, e, &err))
 		return fail("%s%s", err.msg, "");
-	f = load_fabric(argv[optind], lmc, lmc_given, sm_guid);
+	f = load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;
 	print_fabric(argv[optind], f);
@@ -431,7 +369,8 @@ static int cmd_generate(int argc, char **argv)
 	const char *out_path = NULL;
 	struct ibr_error err = { "" };
 	struct ibr_fabric *f;
-	unsigned lmc = 0;
+	struct ibr_load_options load = { .lmc_given = true };
+	char source[4096];
 	FILE *out = stdout;
 	int i, rc;
 
@@ -439,7 +378,7 @@ static int cmd_generate(int argc, char **argv)
 		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc - 1) {
 			out_path = argv[++i];
 		} else if (strcmp(argv[i], "--lmc") == 0 && i + 1 < argc - 1) {
-			if (parse_uint("--lmc", argv[++i], IBR_MAX_LMC, &lmc))
+			if (parse_uint("--lmc", argv[++i], IBR_MAX_LMC, &load.lmc))
 				return EXIT_USAGE;
 		} else {
 			break;
@@ -447,12 +386,10 @@ static int cmd_generate(int argc, char **argv)
 	}
 	if (i != argc - 1)
 		return fail("generate: expected [-o FILE] [--lmc N] SPEC%s%s", "", "");
-	f = ibr_generate(argv[i], &err);
-	if (!f || ibr_fabric_finalize(f, lmc, &err)) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
-		ibr_fabric_free(f);
+	snprintf(source, sizeof(source), "gen:%s", argv[i]);
+	f = load_fabric(source, &load);
+	if (!f)
 		return EXIT_USAGE;
-	}
 	if (out_path && !(out = fopen(out_path, "w"))) {
 		fprintf(stderr, "ibrouting: cannot write %s: %s\n", out_path,
 			strerror(errno));

@@ -1,0 +1,45 @@
+/*
+ * load.h - the one way a fabric comes in, whatever FABRIC names.
+ *
+ *   ibr_load("gen:SPEC" | DIR | FILE, &opts, &f, &tables, &err)
+ *
+ * SOURCE is a generator spec (gen:random:..., generate.h), a directory of
+ * OpenSM dumps (opensm-subnet.lst and opensm-lfts.dump, dump.h) or an
+ * ibnetdiscover / ibsim topology file (topo_io.h).  The contract is the
+ * same for all three: on success *fp is a finalized fabric (fabric.h
+ * invariants hold), its LIDs those the source fixes and, for the others,
+ * the ones OpenSM gives over ibsim with the SM on opts->sm_guid
+ * (lids.h); with `tables`, a dump's tables are returned too (others
+ * leave tables zeroed).  On failure *fp is NULL and err names the file,
+ * the line where there is one, and what was wrong.
+ *
+ * The LMC: opts->lmc applies to every LID the source leaves to us.  An
+ * LMC asked for explicitly (lmc_given) that the source contradicts (a
+ * dump's, or a LID range a topology file fixes with another LMC) is
+ * refused rather than silently ignored.
+ */
+#ifndef IBROUTING_LOAD_H
+#define IBROUTING_LOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ibrouting/fabric.h"
+#include "ibrouting/result.h"
+
+struct ibr_load_options {
+	unsigned lmc;        /* LMC of the LIDs the source does not fix */
+	bool lmc_given;      /* asked for explicitly: contradictions refused */
+	uint64_t sm_guid;    /* the SM's switch, CA port or CA node; 0: none */
+};
+
+int ibr_load(const char *source, const struct ibr_load_options *opts,
+	     struct ibr_fabric **fp, struct ibr_result *tables,
+	     struct ibr_error *err);
+
+/* The node the SM runs on, from a switch GUID, a CA port GUID or a CA
+ * node GUID (then its port 1, where ibsim attaches a client). */
+int ibr_fabric_set_sm(struct ibr_fabric *f, uint64_t guid,
+		      struct ibr_error *err);
+
+#endif

@@ -1,0 +1,127 @@
+/*
+ * load.c - one loader contract for every kind of FABRIC (see load.h).
+ *
+ * The builders (topology reader, generator, dump reader) differ only in
+ * where nodes, links and LIDs come from; everything after that is here,
+ * once: the SM is placed before missing LIDs are assigned (OpenSM gives
+ * its own port the first), an explicit LMC the source contradicts is
+ * refused, and the fabric is finalized.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ibrouting/dump.h"
+#include "ibrouting/generate.h"
+#include "ibrouting/load.h"
+#include "ibrouting/topo_io.h"
+
+int ibr_fabric_set_sm(struct ibr_fabric *f, uint64_t guid,
+		      struct ibr_error *err)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
+			if (ibr_port(f, n, p)->guid == guid &&
+			    (p > 0 || f->nodes[n].type == IBR_NODE_SWITCH)) {
+				f->sm_node = n;
+				f->sm_port = f->nodes[n].type == IBR_NODE_SWITCH ? 0 : p;
+				return 0;
+			}
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (f->nodes[n].guid == guid) {
+			f->sm_node = n;
+			f->sm_port = 1;
+			return 0;
+		}
+	return ibr_error_set(err, "SM 0x%016" PRIx64 ": no such node or port "
+			     "GUID in the fabric", guid);
+}
+
+static bool is_directory(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A CA port whose LIDs the file fixes with another LMC than the one asked
+ * for: OpenSM run with that LMC would move them, so we cannot honour
+ * both. */
+static int check_fixed_lmc(const struct ibr_fabric *f, unsigned lmc,
+			   struct ibr_error *err)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct ibr_node *node = &f->nodes[n];
+		if (node->type != IBR_NODE_CA)
+			continue;
+		for (unsigned p = 1; p <= node->num_ports; p++) {
+			const struct ibr_port *port = ibr_port(f, n, p);
+			if (port->base_lid && port->lmc != lmc)
+				return ibr_error_set(err, "%s%sCA \"%s\" port %u "
+						     "has LID %u lmc %u in the "
+						     "file: LMC %u cannot apply "
+						     "(drop the file's lid "
+						     "comments, or the LMC)",
+						     node->origin ? node->origin : "",
+						     node->origin ? ": " : "",
+						     node->desc, p, port->base_lid,
+						     port->lmc, lmc);
+		}
+	}
+	return 0;
+}
+
+static int load_dump(const char *dir, const struct ibr_load_options *o,
+		     struct ibr_fabric **fp, struct ibr_result *tables,
+		     struct ibr_error *err)
+{
+	struct ibr_result r;
+
+	if (ibr_dump_read(dir, fp, &r, err))
+		return -1;
+	if (tables)
+		*tables = r;
+	else
+		ibr_result_free(&r);
+	if (o->lmc_given && o->lmc != (*fp)->lmc)
+		ibr_error_set(err, "%s is an OpenSM dump whose LIDs and LMC (%u) "
+			      "are OpenSM's: LMC %u cannot apply", dir,
+			      (*fp)->lmc, o->lmc);
+	else if (!o->sm_guid || ibr_fabric_set_sm(*fp, o->sm_guid, err) == 0)
+		return 0;
+	if (tables)
+		ibr_result_free(tables);
+	ibr_fabric_free(*fp);
+	*fp = NULL;
+	return -1;
+}
+
+int ibr_load(const char *source, const struct ibr_load_options *opts,
+	     struct ibr_fabric **fp, struct ibr_result *tables,
+	     struct ibr_error *err)
+{
+	static const struct ibr_load_options defaults;
+	const struct ibr_load_options *o = opts ? opts : &defaults;
+	struct ibr_fabric *f;
+
+	*fp = NULL;
+	if (tables)
+		memset(tables, 0, sizeof(*tables));
+	if (strncmp(source, "gen:", 4) != 0 && is_directory(source))
+		return load_dump(source, o, fp, tables, err);
+	if (strncmp(source, "gen:", 4) == 0)
+		f = ibr_generate(source + 4, err);
+	else
+		f = ibr_fabric_read_file(source, err);
+	if (!f)
+		return -1;
+	if ((o->lmc_given && check_fixed_lmc(f, o->lmc, err)) ||
+	    (o->sm_guid && ibr_fabric_set_sm(f, o->sm_guid, err)) ||
+	    ibr_fabric_finalize(f, o->lmc, err)) {
+		ibr_fabric_free(f);
+		return -1;
+	}
+	*fp = f;
+	return 0;
+}
