@@ -136,14 +136,14 @@ static void test_detour_is_designated_and_verified(void **state)
 	struct ibr_verify_report before, after;
 	struct ibr_error err = { "" };
 
-	assert_int_equal(ibr_verify(fx->f, &fx->r, &before, &err), 0);
+	assert_int_equal(ibr_verify(fx->f, &fx->r, NULL, &before, &err), 0);
 	realise_detour(fx);
 	assert_int_equal(ibr_designated_dlid(&fx->r, fx->f, fx->host[0],
 					     fx->host[3]), 15);
 	assert_int_equal(ibr_designated_dlid(&fx->r, fx->f, fx->host[1],
 					     fx->host[3]), 14);
 	assert_int_equal(ibr_entry(&fx->r, fx->sw[0], 15), 2);
-	assert_int_equal(ibr_verify(fx->f, &fx->r, &after, &err), 0);
+	assert_int_equal(ibr_verify(fx->f, &fx->r, NULL, &after, &err), 0);
 	if (ibr_verify_findings(&after))
 		fail_msg("%s", after.messages[0]);
 	/* both routes are 4 links long: the mean stays, the load moves:
@@ -163,7 +163,7 @@ static void test_designated_walk_failure_is_found(void **state)
 	realise_detour(fx);
 	/* s2 drops LID 15: the column check and the designated walk fail */
 	ibr_column(&fx->r, 15)[fx->sw[2]] = IBR_NO_PATH;
-	assert_int_equal(ibr_verify(fx->f, &fx->r, &rep, &err), 0);
+	assert_int_equal(ibr_verify(fx->f, &fx->r, NULL, &rep, &err), 0);
 	assert_int_equal(rep.unreachable, 1);
 	ibr_column(&fx->r, 15)[fx->sw[2]] = 2;
 }
@@ -234,7 +234,7 @@ static void test_walk_and_dump_roundtrip(void **state)
 		for (uint32_t dst = 0; dst < 4; dst++)
 			assert_int_equal(ibr_designated_dlid(&back, g, src, dst),
 					 ibr_designated_dlid(&fx->r, fx->f, src, dst));
-	assert_int_equal(ibr_verify(g, &back, &rep, &err), 0);
+	assert_int_equal(ibr_verify(g, &back, NULL, &rep, &err), 0);
 	assert_int_equal(ibr_verify_findings(&rep), 0);
 	ibr_result_free(&back);
 	ibr_fabric_free(g);

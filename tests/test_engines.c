@@ -239,7 +239,7 @@ static void check_engine_on(const struct ibr_engine *e, const char *spec,
 	assert_non_null(ud);
 	assert_int_equal(ibr_walker_init(&w, f, &err), 0);
 
-	if (ibr_verify(f, &r, &rep, &err))
+	if (ibr_verify(f, &r, NULL, &rep, &err))
 		fail_msg("%s: verify: %s", what, err.msg);
 	if (ibr_verify_findings(&rep))
 		fail_msg("%s: %s", what, rep.messages[0]);
@@ -308,7 +308,7 @@ static void test_root_strategies(void **state)
 			struct ibr_result r;
 			assert_int_equal(ibr_route_once(f, ibr_engine_find("pira"),
 							&root, NULL, &r, &err), 0);
-			assert_int_equal(ibr_verify(f, &r, &rep, &err), 0);
+			assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
 			assert_int_equal(ibr_verify_findings(&rep), 0);
 			roots[k] = r.root;
 			ibr_result_free(&r);

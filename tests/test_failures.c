@@ -96,13 +96,13 @@ static void test_verify_fails_closed(void **state)
 						NULL, &r, &err), 0);
 		assert_int_equal(ibr_designated_init(&r, f, true, &err), 0);
 		failing_alloc_arm(-1);
-		assert_int_equal(ibr_verify(f, &r, &rep, &err), 0);
+		assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
 		total = failing_alloc_disarm();
 		assert_int_equal(ibr_verify_findings(&rep), 0);
 		for (long k = 0; k < total; k++, injected++) {
 			memset(&err, 0, sizeof(err));
 			failing_alloc_arm(k);
-			int rc = ibr_verify(f, &r, &rep, &err);
+			int rc = ibr_verify(f, &r, NULL, &rep, &err);
 			failing_alloc_disarm();
 			if (rc != -1)
 				fail_msg("%s: allocation %ld of %ld failed, verify "

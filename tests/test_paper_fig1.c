@@ -234,7 +234,7 @@ static void route(const struct ibr_fabric *f, const char *engine,
 	if (ibr_route_once(f, ibr_engine_find(engine), &root, NULL, r, &err) != 0)
 		fail_msg("%s: %s", engine, err.msg);
 	assert_int_equal(ibr_entry(r, r->root, 1), 0); /* root = LID 1 */
-	assert_int_equal(ibr_verify(f, r, &rep, &err), 0);
+	assert_int_equal(ibr_verify(f, r, NULL, &rep, &err), 0);
 	if (ibr_verify_findings(&rep) != 0)
 		fail_msg("%s: %s", engine, rep.messages[0]);
 	assert_true(rep.dependencies > 0);

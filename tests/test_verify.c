@@ -66,7 +66,7 @@ static struct ibr_verify_report check(struct fixture *fx)
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 
-	assert_int_equal(ibr_verify(fx->f, &fx->r, &rep, &err), 0);
+	assert_int_equal(ibr_verify(fx->f, &fx->r, NULL, &rep, &err), 0);
 	return rep;
 }
 
@@ -196,6 +196,13 @@ static void test_designated_out_of_range_is_found(void **state)
 	rep = check(fx);
 	assert_int_equal(rep.bad_designated, 1);
 	assert_non_null(strstr(rep.messages[0], "outside its LIDs"));
+	/* checking without measuring finds the same, measures nothing */
+	{
+		struct ibr_verify_options only = { .check_only = true };
+		assert_int_equal(ibr_verify(fx->f, &fx->r, &only, &rep, &err), 0);
+		assert_int_equal(rep.bad_designated, 1);
+		assert_int_equal(rep.designated.flows, 0);
+	}
 	free(fx->r.designated.offset);
 	fx->r.designated.offset = NULL;
 }

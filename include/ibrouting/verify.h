@@ -43,7 +43,18 @@ struct ibr_verify_report {
 	char messages[IBR_VERIFY_MAX_MESSAGES][256];
 };
 
+struct ibr_verify_options {
+	/* Skip measuring the designated paths' lengths and load (rep->
+	 * designated stays zero).  The checks are the same: a designated DLID
+	 * inside its destination's range is delivered from every switch once
+	 * its column is, so the measurement adds no finding; the plugin,
+	 * which logs no load, saves its cost. */
+	bool check_only;
+};
+
+/* opts may be NULL: check and measure. */
 int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
+	       const struct ibr_verify_options *opts,
 	       struct ibr_verify_report *rep, struct ibr_error *err);
 
 /* Every walk delivers (whatever the dependency graph says). */

@@ -11,7 +11,10 @@
  *   hops[s]  links from switch s to the LID's owner (0 at the owning
  *            switch, 1 from a CA's switch to the CA), or IBR_HOPS_FAILED
  *            when the walk from s fails or loops (saturates at
- *            IBR_HOPS_MAX).
+ *            IBR_HOPS_MAX);
+ *   order[]  every switch once, each after the switch it forwards to: in
+ *            reverse, an order in which traffic can be pushed along the
+ *            tree towards the owner.
  * Every fault is reported once, where it is, through the optional
  * observer: a bad step at the switch holding the entry, a loop once per
  * cycle.  Nothing here trusts the tables.
@@ -58,6 +61,7 @@ struct ibr_walker {
 	/* results of the last ibr_walk_column() */
 	uint32_t *next;
 	uint8_t *hops;
+	uint32_t *order;
 	/* scratch */
 	uint32_t *stack;
 	uint8_t *state;
@@ -67,9 +71,32 @@ int ibr_walker_init(struct ibr_walker *w, const struct ibr_fabric *f,
 		    struct ibr_error *err);
 void ibr_walker_free(struct ibr_walker *w);
 
+#define IBR_PEER_CA 0x80000000u   /* peer[]: a CA end port, not a switch */
+
 /* The step a packet for lid takes from switch s on `port`. */
-enum ibr_step ibr_walker_step(const struct ibr_walker *w, uint32_t s,
-			      ibr_lid_t lid, uint8_t port, uint32_t *next);
+static inline enum ibr_step ibr_walker_step(const struct ibr_walker *w,
+					    uint32_t s, ibr_lid_t lid,
+					    uint8_t port, uint32_t *next)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t peer;
+
+	if (port == IBR_NO_PATH)
+		return IBR_STEP_NO_PATH;
+	if (port == 0)
+		return f->lid_owner[lid].node == f->sw_node[s] ?
+		       IBR_STEP_ARRIVED : IBR_STEP_WRONG_END;
+	if (w->port_start[s] + port >= w->port_start[s + 1])
+		return IBR_STEP_BAD_PORT;
+	peer = w->peer[w->port_start[s] + port];
+	if (peer == IBR_NONE)
+		return IBR_STEP_BAD_PORT;
+	if (peer & IBR_PEER_CA)
+		return (peer & ~IBR_PEER_CA) == w->lid_end_port[lid] ?
+		       IBR_STEP_ARRIVED : IBR_STEP_WRONG_END;
+	*next = peer;
+	return IBR_STEP_NEXT;
+}
 
 /* Every switch's walk to lid along column[0 .. S); fills next[] and
  * hops[].  lid must be owned (f->lid_owner[lid].node != IBR_NONE). */
@@ -78,8 +105,13 @@ void ibr_walk_column(struct ibr_walker *w, const uint8_t *column,
 
 /* The index of the channel (sw_adj entry) leaving switch s on port, or
  * IBR_NONE when the port does not lead to a switch. */
-uint32_t ibr_walker_channel(const struct ibr_walker *w, uint32_t s,
-			    uint8_t port);
+static inline uint32_t ibr_walker_channel(const struct ibr_walker *w,
+					  uint32_t s, uint8_t port)
+{
+	if (w->port_start[s] + port >= w->port_start[s + 1])
+		return IBR_NONE;
+	return w->chan[w->port_start[s] + port];
+}
 
 /* The step from switch s for lid along the tables r. */
 static inline enum ibr_step ibr_walker_entry_step(const struct ibr_walker *w,

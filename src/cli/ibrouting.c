@@ -29,6 +29,7 @@
 #include "ibrouting/topo_io.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
+#include "util/timer.h"
 
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
@@ -134,15 +135,15 @@ static void print_load(const struct ibr_verify_report *rep)
 	print_path_lengths(m);
 }
 
-static int print_verdict(const struct ibr_verify_report *rep)
+static int print_verdict(const struct ibr_verify_report *rep, double ms)
 {
 	uint64_t findings = ibr_verify_findings(rep);
 
 	if (findings == 0) {
 		printf("verify    OK: %" PRIu64 " walks delivered, no loop, %" PRIu64
 		       " channel dependencies, acyclic; %" PRIu64 " designated "
-		       "pairs delivered\n", rep->walks, rep->dependencies,
-		       rep->designated.flows);
+		       "pairs delivered (%.3f ms)\n", rep->walks,
+		       rep->dependencies, rep->designated.flows, ms);
 		return 0;
 	}
 	printf("verify    FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
@@ -216,7 +217,7 @@ static int cmd_route(int argc, char **argv)
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
 	char names[256];
-	double best = 0;
+	double best = 0, verify_ms;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "e:o:", opts, NULL)) != -1) {
@@ -291,7 +292,9 @@ static int cmd_route(int argc, char **argv)
 			best = r.stats.compute_ms;
 	}
 	print_route_summary(f, e, &r, how, best, repeat);
-	rc = ibr_verify(f, &r, &rep, &err);
+	verify_ms = ibr_now_ms();
+	rc = ibr_verify(f, &r, NULL, &rep, &err);
+	verify_ms = ibr_now_ms() - verify_ms;
 	if (rc == 0 && dump_dir && mkdir(dump_dir, 0777) != 0 && errno != EEXIST)
 		rc = ibr_error_set(&err, "--dump-dir %s: %s", dump_dir,
 				   strerror(errno));
@@ -302,7 +305,7 @@ static int cmd_route(int argc, char **argv)
 		rc = EXIT_USAGE;
 	} else {
 		print_load(&rep);
-		rc = print_verdict(&rep);
+		rc = print_verdict(&rep, verify_ms);
 		if (print_lfts)
 			print_tables(f, &r);
 		if (dump_dir)
@@ -320,6 +323,7 @@ static int cmd_verify(int argc, char **argv)
 	struct ibr_verify_report rep;
 	struct ibr_fabric *f = NULL;
 	struct ibr_result r;
+	double verify_ms;
 	int rc;
 
 	if (argc != 2)
@@ -330,12 +334,13 @@ static int cmd_verify(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	print_fabric(argv[1], f);
-	if (ibr_verify(f, &r, &rep, &err)) {
+	verify_ms = ibr_now_ms();
+	if (ibr_verify(f, &r, NULL, &rep, &err)) {
 		fprintf(stderr, "ibrouting: %s\n", err.msg);
 		rc = EXIT_USAGE;
 	} else {
 		print_load(&rep);
-		rc = print_verdict(&rep);
+		rc = print_verdict(&rep, ibr_now_ms() - verify_ms);
 	}
 	ibr_result_free(&r);
 	ibr_fabric_free(f);

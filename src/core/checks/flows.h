@@ -25,7 +25,6 @@ struct ibr_flows {
 	uint64_t *flow;          /* per switch, for the LID at hand */
 	uint32_t *senders;       /* per (offset, switch) of the current port */
 	uint32_t senders_port;   /* end port senders[] was counted for */
-	uint32_t *bucket_start, *by_hops;
 	uint8_t *dlid_used;      /* per LID */
 };
 

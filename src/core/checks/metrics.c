@@ -6,7 +6,7 @@
  * Per destination DLID the routes form an in-tree towards the owner, so
  * flows are summed, not walked: every switch starts with the number of
  * sources that send to this DLID from its CAs, and switches are settled
- * from the farthest to the nearest (bucketed by the walker's hop counts),
+ * in reverse of the walk's order (each before the switch it forwards to),
  * each adding its flow to the channel it forwards on and to the next
  * switch.  O(S) per DLID, O(S * L) in all.
  */
@@ -34,11 +34,8 @@ int ibr_flows_init(struct ibr_flows *fl, const struct ibr_fabric *f,
 	fl->flow = malloc(S * sizeof(uint64_t));
 	fl->senders = malloc((r->designated.offset ? ranges : S) *
 			     sizeof(uint32_t));
-	fl->bucket_start = malloc(257 * sizeof(uint32_t));
-	fl->by_hops = malloc(S * sizeof(uint32_t));
 	fl->dlid_used = calloc(f->max_lid + 1u, 1);
-	if (fl->chan && fl->eject && fl->flow && fl->senders &&
-	    fl->bucket_start && fl->by_hops && fl->dlid_used)
+	if (fl->chan && fl->eject && fl->flow && fl->senders && fl->dlid_used)
 		return 0;
 	ibr_flows_free(fl);
 	return ibr_error_set(err, "metrics: out of memory (%u switches)", S);
@@ -50,11 +47,9 @@ void ibr_flows_free(struct ibr_flows *fl)
 	free(fl->eject);
 	free(fl->flow);
 	free(fl->senders);
-	free(fl->bucket_start);
-	free(fl->by_hops);
 	free(fl->dlid_used);
 	fl->chan = fl->eject = fl->flow = NULL;
-	fl->senders = fl->bucket_start = fl->by_hops = NULL;
+	fl->senders = NULL;
 	fl->dlid_used = NULL;
 }
 
@@ -80,25 +75,18 @@ static void count_senders(struct ibr_flows *fl, uint32_t dst, unsigned count)
 	fl->senders_port = dst;
 }
 
-/* Spreads the flows of one DLID down its in-tree. */
+/* Spreads the flows of one DLID down its in-tree: in reverse of the
+ * walk's order every switch comes before the one it forwards to. */
 static void spread(struct ibr_flows *fl, const struct ibr_walker *w,
 		   const uint8_t *column, const uint32_t *senders, uint32_t dst)
 {
 	uint32_t S = fl->f->num_switches;
 	struct ibr_metrics *m = fl->m;
 
-	memset(fl->bucket_start, 0, 257 * sizeof(uint32_t));
-	for (uint32_t s = 0; s < S; s++)
-		fl->bucket_start[w->hops[s] + 1]++;
-	for (unsigned h = 1; h <= 256; h++)
-		fl->bucket_start[h] += fl->bucket_start[h - 1];
-	for (uint32_t s = 0; s < S; s++)
-		fl->by_hops[fl->bucket_start[w->hops[s]]++] = s;
 	for (uint32_t s = 0; s < S; s++)
 		fl->flow[s] = senders[s];
-	/* by_hops is sorted by hops ascending: settle the farthest first. */
 	for (uint32_t k = S; k-- > 0;) {
-		uint32_t s = fl->by_hops[k], next = w->next[s];
+		uint32_t s = w->order[k], next = w->next[s];
 		uint64_t flow = fl->flow[s];
 		unsigned len;
 		if (flow == 0)

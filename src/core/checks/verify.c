@@ -15,10 +15,11 @@
  * switch's output ports.  Channels to CAs cannot close a cycle (CAs do not
  * forward) and are left out.  A DFS then looks for a cycle.
  *
- * Designated DLIDs: each offset must lie inside its destination's range,
- * and the flows of all pairs along them (flows.h, fed by the same walks)
- * must all be delivered; they also give the designated paths' lengths and
- * link load.
+ * Designated DLIDs: each offset must lie inside its destination's range
+ * (then its walk delivers from every switch, since its column does); when
+ * measuring, the flows of all pairs along them (flows.h, fed by the same
+ * walks) cross-check that pair by pair and give the designated paths'
+ * lengths and link load.
  *
  * Every allocation is checked and a failure makes ibr_verify() fail: a
  * verifier that cannot run must never look like one that found nothing.
@@ -259,14 +260,15 @@ static void check_offsets(struct verifier *v)
 		}
 }
 
-static void check_designated(struct verifier *v)
+static void check_designated(struct verifier *v, bool measured)
 {
 	const struct ibr_metrics *m = &v->rep->designated;
 	uint64_t E = v->f->num_end_ports, pairs = E * (E ? E - 1 : 0);
 	uint64_t delivered = m->flows - m->unrouted_flows;
 
 	check_offsets(v);
-	if (v->rep->bad_designated == 0 && delivered != pairs) {
+	/* Measured, the flows cross-check delivery pair by pair. */
+	if (measured && v->rep->bad_designated == 0 && delivered != pairs) {
 		v->rep->bad_designated += pairs - delivered;
 		note(v->rep, "%llu of %llu end-port pairs are not delivered "
 		     "along their designated DLIDs",
@@ -278,9 +280,11 @@ static void check_designated(struct verifier *v)
 /* ---- the check ---------------------------------------------------------- */
 
 int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
+	       const struct ibr_verify_options *opts,
 	       struct ibr_verify_report *rep, struct ibr_error *err)
 {
 	struct verifier v = { .f = f, .r = r, .rep = rep };
+	bool measure = !opts || !opts->check_only;
 	struct ibr_walk_observer obs = { &v, on_bad_step, on_loop };
 	uint32_t S = f->num_switches, C = f->sw_adj_start[S];
 	int rc = -1;
@@ -293,7 +297,7 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 				     f->max_lid + 1u);
 	if (ibr_walker_init(&v.w, f, err))
 		return -1;
-	if (ibr_flows_init(&v.flows, f, r, &rep->designated, err)) {
+	if (measure && ibr_flows_init(&v.flows, f, r, &rep->designated, err)) {
 		ibr_walker_free(&v.w);
 		return -1;
 	}
@@ -314,7 +318,9 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 		rep->walks += S;
 		if (ibr_verify_findings(rep) == 0) {
 			add_lid_dependencies(&v, lid);
-			ibr_flows_add_column(&v.flows, &v.w, ibr_column(r, lid), lid);
+			if (measure)
+				ibr_flows_add_column(&v.flows, &v.w,
+						     ibr_column(r, lid), lid);
 		}
 	}
 	if (ibr_verify_findings(rep) == 0 && find_cycle(&v, err))
@@ -322,12 +328,14 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 	/* A dependency cycle does not stop packets: the designated paths
 	 * are still measured, so OpenSM's engines can be compared. */
 	if (ibr_verify_delivers(rep)) {
-		ibr_flows_finish(&v.flows);
-		check_designated(&v);
+		if (measure)
+			ibr_flows_finish(&v.flows);
+		check_designated(&v, measure);
 	}
 	rc = 0;
 out:
-	ibr_flows_free(&v.flows);
+	if (measure)
+		ibr_flows_free(&v.flows);
 	ibr_walker_free(&v.w);
 	free(v.deps);
 	free(v.seen_stamp);

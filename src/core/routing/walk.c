@@ -2,8 +2,10 @@
  * walk.c - one step, and every switch's walk to one LID (see walk.h).
  *
  * peer[port_start[s] + p] says what is behind port p of switch s:
- *   a switch index, PEER_CA | end port index, or IBR_NONE (no link; also
- *   port 0, which is handled before the lookup).
+ *   a switch index, IBR_PEER_CA | end port index, or IBR_NONE (no link; also
+ *   port 0, which is handled before the lookup); port_start[S] ends the
+ *   last switch's ports, so a port beyond a switch's count is caught by
+ *   the same bound.
  * A column walk is two passes: next[] for every switch (each bad entry
  * reported where it is), then the memoised walks over next[]: a walk
  * stops at the first switch whose outcome is known and unwinds its stack
@@ -13,8 +15,6 @@
 #include <string.h>
 
 #include "ibrouting/walk.h"
-
-#define PEER_CA 0x80000000u
 
 enum { UNKNOWN, ON_WALK, KNOWN };
 
@@ -38,10 +38,11 @@ int ibr_walker_init(struct ibr_walker *w, const struct ibr_fabric *f,
 	w->lid_end_port = malloc((f->max_lid + 1u) * sizeof(uint32_t));
 	w->next = malloc(S * sizeof(uint32_t));
 	w->hops = malloc(S);
+	w->order = malloc(S * sizeof(uint32_t));
 	w->stack = malloc(S * sizeof(uint32_t));
 	w->state = malloc(S);
 	if (!w->peer || !w->chan || !w->lid_end_port || !w->next || !w->hops ||
-	    !w->stack || !w->state)
+	    !w->order || !w->stack || !w->state)
 		goto oom;
 	for (uint32_t i = 0; i < total; i++)
 		w->peer[i] = w->chan[i] = IBR_NONE;
@@ -55,7 +56,7 @@ int ibr_walker_init(struct ibr_walker *w, const struct ibr_fabric *f,
 	for (uint32_t e = 0; e < f->num_end_ports; e++) {
 		const struct ibr_end_port *ep = &f->end_ports[e];
 		const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
-		w->peer[w->port_start[ep->sw] + ep->sw_port] = PEER_CA | e;
+		w->peer[w->port_start[ep->sw] + ep->sw_port] = IBR_PEER_CA | e;
 		for (unsigned k = 0; k < ibr_port_lid_count(p); k++)
 			w->lid_end_port[p->base_lid + k] = e;
 	}
@@ -74,48 +75,18 @@ void ibr_walker_free(struct ibr_walker *w)
 	free(w->lid_end_port);
 	free(w->next);
 	free(w->hops);
+	free(w->order);
 	free(w->stack);
 	free(w->state);
 	memset(w, 0, sizeof(*w));
 }
 
-enum ibr_step ibr_walker_step(const struct ibr_walker *w, uint32_t s,
-			      ibr_lid_t lid, uint8_t port, uint32_t *next)
-{
-	const struct ibr_fabric *f = w->f;
-	uint32_t peer;
-
-	if (port == IBR_NO_PATH)
-		return IBR_STEP_NO_PATH;
-	if (port == 0)
-		return f->lid_owner[lid].node == f->sw_node[s] ?
-		       IBR_STEP_ARRIVED : IBR_STEP_WRONG_END;
-	if (port > ibr_switch(f, s)->num_ports)
-		return IBR_STEP_BAD_PORT;
-	peer = w->peer[w->port_start[s] + port];
-	if (peer == IBR_NONE)
-		return IBR_STEP_BAD_PORT;
-	if (peer & PEER_CA)
-		return (peer & ~PEER_CA) == w->lid_end_port[lid] ?
-		       IBR_STEP_ARRIVED : IBR_STEP_WRONG_END;
-	*next = peer;
-	return IBR_STEP_NEXT;
-}
-
-uint32_t ibr_walker_channel(const struct ibr_walker *w, uint32_t s,
-			    uint8_t port)
-{
-	if (port > ibr_switch(w->f, s)->num_ports)
-		return IBR_NONE;
-	return w->chan[w->port_start[s] + port];
-}
-
 /* Pass 1: every switch's next hop, faults reported where they are. */
-static void compute_next(struct ibr_walker *w, const uint8_t *column,
-			 ibr_lid_t lid, const struct ibr_walk_observer *obs)
+static uint32_t compute_next(struct ibr_walker *w, const uint8_t *column,
+			     ibr_lid_t lid, const struct ibr_walk_observer *obs)
 {
 	const struct ibr_fabric *f = w->f;
-	uint32_t owner = f->lid_owner[lid].node;
+	uint32_t owner = f->lid_owner[lid].node, known = 0;
 
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		uint32_t n = 0;
@@ -127,22 +98,25 @@ static void compute_next(struct ibr_walker *w, const uint8_t *column,
 			w->next[s] = IBR_WALK_ARRIVED;
 			w->hops[s] = owner == f->sw_node[s] ? 0 : 1;
 			w->state[s] = KNOWN;
+			w->order[known++] = s;
 		} else {
 			w->next[s] = IBR_WALK_FAILED;
 			w->hops[s] = IBR_HOPS_FAILED;
 			w->state[s] = KNOWN;
+			w->order[known++] = s;
 			if (obs && obs->bad_step)
 				obs->bad_step(obs->ctx, s, lid, column[s], st);
 		}
 	}
+	return known;
 }
 
 void ibr_walk_column(struct ibr_walker *w, const uint8_t *column,
 		     ibr_lid_t lid, const struct ibr_walk_observer *obs)
 {
-	uint32_t S = w->f->num_switches;
+	uint32_t S = w->f->num_switches, known;
 
-	compute_next(w, column, lid, obs);
+	known = compute_next(w, column, lid, obs);
 	for (uint32_t start = 0; start < S; start++) {
 		uint32_t depth = 0, s = start;
 		uint8_t tail;
@@ -170,6 +144,7 @@ void ibr_walk_column(struct ibr_walker *w, const uint8_t *column,
 				tail++;
 			w->hops[t] = tail;
 			w->state[t] = KNOWN;
+			w->order[known++] = t;
 			if (tail == IBR_HOPS_FAILED)
 				w->next[t] = IBR_WALK_FAILED;
 		}
