@@ -28,7 +28,7 @@ if [ $status != 0 ]; then
 fi
 
 echo "== valgrind: repeated routing runs must not leak"
-for e in pira fera; do
+for e in $(./ibrouting engines --names); do
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		-q ./ibrouting route -e "$e" --repeat 3 --dump-dir "$(mktemp -d)" \
 		"$top/tests/fabrics/fig1.net" >/dev/null

@@ -1,8 +1,9 @@
 #!/bin/sh
 # e2e_fabrics.sh - the bundled example fabrics and generated ones (random
 # irregular up to 128 switches / 1024 CAs, 2-level Clos, 3D torus with
-# broken links) served by ibsim and routed by stock OpenSM with pira and
-# fera: every common end-to-end check of e2e_lib.sh holds for each.
+# broken links) served by ibsim and routed by stock OpenSM with every
+# engine of the registry (`ibrouting engines`): every common end-to-end
+# check of e2e_lib.sh holds for each.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
@@ -18,7 +19,7 @@ done
 
 for net in $fabrics; do
 	ibsim_start "$net"
-	for engine in pira fera; do
+	for engine in $("$IBROUTING" engines --names); do
 		name=$(basename "$net" .net)-$engine
 		opensm_run "$name" "$engine"
 		check_run "$name" "$engine" "$net"

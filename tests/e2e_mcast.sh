@@ -290,7 +290,7 @@ check_group() {
 	fi
 }
 
-for engine in pira fera; do
+for engine in $("$IBROUTING" engines --names); do
 	dir=$TMP/mc-$engine
 	if ! opensm_daemon "$dir" "$engine"; then
 		flunk "$engine: OpenSM did not come up"

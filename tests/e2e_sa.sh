@@ -19,7 +19,7 @@ net=$FABRICS_DIR/fig1.net
 hosts="4 7 11 12 13 14 15"
 ibsim_start "$net"
 
-for engine in pira fera; do
+for engine in $("$IBROUTING" engines --names); do
 	dir=$TMP/sa-$engine
 	opensm_daemon "$dir" "$engine" || flunk "$engine: OpenSM did not come up"
 	"$IBROUTING" route -e "$engine" --print-lfts "$net" | grep '^0x' > "$dir/offline.lft"
