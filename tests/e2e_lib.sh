@@ -10,11 +10,10 @@ UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 IBSIM_PID=
 
 e2e_requirements() {
-	for tool in ibsim opensm dump_fts ibdmchk; do
-		command -v "$tool" >/dev/null 2>&1 ||
-			[ -x "/usr/sbin/$tool" ] || { echo "# $tool missing"; exit 77; }
-	done
-	[ -f "$UMAD2SIM" ] || { echo "# $UMAD2SIM missing"; exit 77; }
+	need_tool ibsim opensm dump_fts ibroute smpdump ibnetdiscover ibdmchk
+	[ -f "$UMAD2SIM" ] || skip "$UMAD2SIM is not installed (Debian libumad2sim0)"
+	[ -f "$PLUGIN_DIR/libibrouting.so" ] ||
+		skip "the OpenSM plugin was not built ($PLUGIN_DIR/libibrouting.so; configure found no OpenSM headers, or --without-opensm)"
 	PATH=$PATH:/usr/sbin
 }
 

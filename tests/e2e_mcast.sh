@@ -19,10 +19,9 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_requirements
-command -v ibroute >/dev/null 2>&1 || [ -x /usr/sbin/ibroute ] ||
-	{ echo "# ibroute missing"; exit 77; }
+need_tool saquery
 MCJOIN=${MCJOIN:-$(dirname "$IBROUTING")/tests/mcjoin}
-[ -x "$MCJOIN" ] || { echo "# $MCJOIN not built (make check builds it)"; exit 77; }
+[ -x "$MCJOIN" ] || skip "$MCJOIN was not built (configure found no libibmad/libibumad: Debian libibmad-dev, libibumad-dev)"
 
 net=$FABRICS_DIR/fig1.net
 mgid=ff12:401b:ffff::1234

@@ -12,7 +12,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_requirements
-command -v valgrind >/dev/null 2>&1 || { echo "# valgrind missing"; exit 77; }
+need_tool valgrind
 
 net=$FABRICS_DIR/fig1.net
 ibsim_start "$net"

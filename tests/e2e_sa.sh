@@ -10,10 +10,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_requirements
-for tool in saquery ibtracert; do
-	command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] ||
-		{ echo "# $tool missing"; exit 77; }
-done
+need_tool saquery ibtracert
 
 net=$FABRICS_DIR/fig1.net
 hosts="4 7 11 12 13 14 15"
