@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "ibrouting/error.h"
+#include "ibrouting/guid_map.h"
 
 #define IBR_NONE           UINT32_MAX /* no node / no index */
 #define IBR_NO_PATH        0xFF       /* LFT entry: no route */
@@ -119,6 +120,10 @@ struct ibr_fabric {
 	/* Interned strings (descriptions, origins); freed with the fabric. */
 	char **strings;
 	uint32_t num_strings, strings_cap;
+
+	/* Node GUID -> node id of the first node added with that GUID,
+	 * maintained by ibr_fabric_add_node(). */
+	struct ibr_guid_map guid_index;
 };
 
 struct ibr_fabric *ibr_fabric_new(void);
@@ -141,7 +146,8 @@ int ibr_fabric_connect(struct ibr_fabric *f, uint32_t a, unsigned pa,
 void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 			ibr_lid_t base_lid, unsigned lmc);
 
-/* Looks a node up by node GUID; IBR_NONE if absent.  Linear: for setup. */
+/* Looks a node up by node GUID (the first added with it); IBR_NONE if
+ * absent.  O(1): a hash index the fabric keeps as nodes are added. */
 uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid);
 
 /* Validates and builds the routing indexes, taking every LID as set:

@@ -31,66 +31,7 @@
 #include <string.h>
 
 #include "ibrouting/dump.h"
-
-/* ---- GUID -> id hash map (open addressing, IBR_NONE = empty) --------- */
-
-struct guid_map {
-	uint64_t *key;
-	uint32_t *val;
-	uint32_t cap, count;   /* cap is a power of two */
-};
-
-static uint32_t guid_slot(const struct guid_map *m, uint64_t guid)
-{
-	uint32_t i = (uint32_t)((guid * 0x9E3779B97F4A7C15ull) >> 32) &
-		     (m->cap - 1);
-
-	while (m->val[i] != IBR_NONE && m->key[i] != guid)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static uint32_t guid_map_get(const struct guid_map *m, uint64_t guid)
-{
-	return m->cap ? m->val[guid_slot(m, guid)] : IBR_NONE;
-}
-
-static int guid_map_put(struct guid_map *m, uint64_t guid, uint32_t val)
-{
-	if (2 * (m->count + 1) > m->cap) {
-		struct guid_map n = { .cap = m->cap ? 2 * m->cap : 256 };
-		n.key = malloc(n.cap * sizeof(*n.key));
-		n.val = malloc(n.cap * sizeof(*n.val));
-		if (!n.key || !n.val) {
-			free(n.key);
-			free(n.val);
-			return -1;
-		}
-		memset(n.val, 0xFF, n.cap * sizeof(*n.val));
-		for (uint32_t i = 0; i < m->cap; i++)
-			if (m->val[i] != IBR_NONE) {
-				uint32_t j = guid_slot(&n, m->key[i]);
-				n.key[j] = m->key[i];
-				n.val[j] = m->val[i];
-			}
-		n.count = m->count;
-		free(m->key);
-		free(m->val);
-		*m = n;
-	}
-	uint32_t i = guid_slot(m, guid);
-	if (m->val[i] == IBR_NONE)
-		m->count++;
-	m->key[i] = guid;
-	m->val[i] = val;
-	return 0;
-}
-
-static void guid_map_free(struct guid_map *m)
-{
-	free(m->key);
-	free(m->val);
-}
+#include "ibrouting/guid_map.h"
 
 /* ---- reader state --------------------------------------------------- */
 
@@ -110,8 +51,7 @@ struct reader {
 	struct ibr_error *err;
 	char path[4096];         /* file being read, for messages */
 	unsigned line;
-	struct guid_map nodes;   /* node GUID -> node id */
-	struct guid_map ports;   /* port GUID -> node id << 8 | port */
+	struct ibr_guid_map ports; /* port GUID -> node id << 8 | port */
 	struct lft_row *rows;    /* per node id (switches only) */
 	uint32_t rows_cap;
 	struct lid_name *names;  /* per LID */
@@ -296,7 +236,7 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 			    const char *which)
 {
 	struct ibr_fabric *f = rd->f;
-	uint32_t n = guid_map_get(&rd->nodes, rec->node_guid);
+	uint32_t n = ibr_fabric_find_guid(rd->f, rec->node_guid);
 	unsigned lid_port = rec->sw ? 0 : rec->port;
 	struct ibr_port *lp;
 	char origin[4200], where[16] = "";
@@ -309,10 +249,6 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 					origin, &e);
 		if (n == IBR_NONE) {
 			ibr_error_set(rd->err, "%s", e.msg);
-			return IBR_NONE;
-		}
-		if (guid_map_put(&rd->nodes, rec->node_guid, n)) {
-			ibr_error_set(rd->err, "out of memory");
 			return IBR_NONE;
 		}
 		if (rec->sw) /* every port of a switch has port 0's GUID */
@@ -335,7 +271,7 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 	lp = ibr_port(f, n, lid_port);
 	if (lp->base_lid == 0) {
 		/* first record of this LID holder: its GUID and LID */
-		uint32_t holder = guid_map_get(&rd->ports, rec->port_guid);
+		uint32_t holder = ibr_guid_map_get(&rd->ports, rec->port_guid);
 		if (holder != IBR_NONE) {
 			fail(rd, "%s: port GUID 0x%016" PRIx64 " of %s 0x%016"
 			     PRIx64 "%s is also a port of node 0x%016" PRIx64,
@@ -343,7 +279,7 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 			     where, f->nodes[holder >> 8].guid);
 			return IBR_NONE;
 		}
-		if (guid_map_put(&rd->ports, rec->port_guid, n << 8 | lid_port)) {
+		if (ibr_guid_map_put(&rd->ports, rec->port_guid, n << 8 | lid_port)) {
 			ibr_error_set(rd->err, "out of memory");
 			return IBR_NONE;
 		}
@@ -437,7 +373,7 @@ static int name_lid(struct reader *rd, unsigned lid, uint64_t guid)
 {
 	struct lid_name *nm;
 
-	if (guid_map_get(&rd->ports, guid) == IBR_NONE)
+	if (ibr_guid_map_get(&rd->ports, guid) == IBR_NONE)
 		return fail(rd, "LID 0x%04x: port GUID 0x%016" PRIx64 " is not "
 			    "in opensm-subnet.lst", lid, guid);
 	if (lid >= rd->names_cap) {
@@ -478,7 +414,7 @@ static int lft_header(struct reader *rd, const char *line, uint32_t *sw)
 			    " of switch Lid <lid> guid 0x<guid> ('<desc>'):\"");
 	if (max_lid > IBR_MAX_UCAST_LID)
 		return fail(rd, "max LID %u beyond the unicast LID space", max_lid);
-	n = guid_map_get(&rd->nodes, guid);
+	n = ibr_fabric_find_guid(rd->f, guid);
 	if (n == IBR_NONE)
 		return fail(rd, "switch 0x%016" PRIx64 " is not in "
 			    "opensm-subnet.lst", guid);
@@ -730,8 +666,7 @@ out:
 		free(rd.rows[i].port);
 	free(rd.rows);
 	free(rd.names);
-	guid_map_free(&rd.nodes);
-	guid_map_free(&rd.ports);
+	ibr_guid_map_free(&rd.ports);
 	ibr_fabric_free(rd.f);
 	return rc;
 }

@@ -65,8 +65,7 @@ struct reader {
 	size_t *node_name;      /* arena offset of each node's id */
 	uint32_t node_name_cap;
 	uint32_t *id_slot;      /* open hash on ids: node + 1, 0 = free */
-	uint32_t *guid_slot;    /* open hash on node GUIDs, same */
-	uint32_t slots;         /* size of both tables, a power of two */
+	uint32_t slots;         /* size of the table, a power of two */
 
 	struct pending *pend;
 	size_t npend, pend_cap;
@@ -202,7 +201,7 @@ static int skip_ext_port(const char **pp)
 	return 0;
 }
 
-/* ---- node ids and GUIDs: arena and hash tables ---------------------- */
+/* ---- node ids: arena and hash table (GUIDs: the fabric's index) ---- */
 
 static uint32_t hash_bytes(const char *s, size_t n)
 {
@@ -211,14 +210,6 @@ static uint32_t hash_bytes(const char *s, size_t n)
 	while (n--)
 		h = (h ^ (unsigned char)*s++) * 16777619u;
 	return h;
-}
-
-static uint32_t hash_guid(uint64_t g)
-{
-	g ^= g >> 33;
-	g *= 0xff51afd7ed558ccdull;
-	g ^= g >> 33;
-	return (uint32_t)g;
 }
 
 static bool same_id(const struct reader *r, uint32_t node, const char *s,
@@ -241,18 +232,6 @@ static uint32_t find_id(const struct reader *r, const char *s, size_t n)
 	return IBR_NONE;
 }
 
-static uint32_t find_guid(const struct reader *r, uint64_t guid)
-{
-	uint32_t mask = r->slots - 1, i;
-
-	if (!r->slots)
-		return IBR_NONE;
-	for (i = hash_guid(guid) & mask; r->guid_slot[i]; i = (i + 1) & mask)
-		if (r->f->nodes[r->guid_slot[i] - 1].guid == guid)
-			return r->guid_slot[i] - 1;
-	return IBR_NONE;
-}
-
 static void put_slots(struct reader *r, uint32_t node)
 {
 	uint32_t mask = r->slots - 1, i;
@@ -262,23 +241,17 @@ static void put_slots(struct reader *r, uint32_t node)
 	     i = (i + 1) & mask)
 		;
 	r->id_slot[i] = node + 1;
-	for (i = hash_guid(r->f->nodes[node].guid) & mask; r->guid_slot[i];
-	     i = (i + 1) & mask)
-		;
-	r->guid_slot[i] = node + 1;
 }
 
-/* Rebuilds both tables twice as large, with every node read so far. */
+/* Rebuilds the id table twice as large, with every node read so far. */
 static int grow_slots(struct reader *r)
 {
 	uint32_t n = r->slots ? 2 * r->slots : 256;
 
 	free(r->id_slot);
-	free(r->guid_slot);
 	r->id_slot = calloc(n, sizeof(uint32_t));
-	r->guid_slot = calloc(n, sizeof(uint32_t));
 	r->slots = n;
-	if (!r->id_slot || !r->guid_slot || n == 0) {
+	if (!r->id_slot || n == 0) {
 		r->slots = 0;
 		return fail(r, "out of memory");
 	}
@@ -472,7 +445,7 @@ static int open_record(struct reader *r, bool sw, const char *id, size_t n,
 	if (other != IBR_NONE)
 		return fail(r, "duplicate node id \"%.*s\", first declared at %s",
 			    (int)n, id, r->f->nodes[other].origin);
-	other = find_guid(r, guid);
+	other = ibr_fabric_find_guid(r->f, guid);
 	if (other != IBR_NONE)
 		return fail(r, "node \"%.*s\" gets GUID 0x%016llx, already the "
 			    "GUID of \"%s\" declared at %s (check the "
@@ -1009,7 +982,6 @@ struct ibr_fabric *ibr_fabric_read_stream(FILE *in, const char *name,
 	free(r.names);
 	free(r.node_name);
 	free(r.id_slot);
-	free(r.guid_slot);
 	free(r.pend);
 	return f;
 }

@@ -49,6 +49,7 @@ void ibr_fabric_free(struct ibr_fabric *f)
 	for (uint32_t i = 0; i < f->num_strings; i++)
 		free(f->strings[i]);
 	free(f->strings);
+	ibr_guid_map_free(&f->guid_index);
 	free(f->nodes);
 	free(f->ports);
 	free(f->sw_node);
@@ -113,7 +114,9 @@ uint32_t ibr_fabric_add_node(struct ibr_fabric *f, enum ibr_node_type type,
 	n->sw_index = IBR_NONE;
 	n->desc = intern(f, desc ? desc : "");
 	n->origin = origin ? intern(f, origin) : NULL;
-	if (!n->desc || (origin && !n->origin)) {
+	if (!n->desc || (origin && !n->origin) ||
+	    (ibr_fabric_find_guid(f, guid) == IBR_NONE &&
+	     ibr_guid_map_put(&f->guid_index, guid, id))) {
 		ibr_error_set(err, "out of memory adding node %u", id);
 		return IBR_NONE;
 	}
@@ -192,10 +195,7 @@ void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 
 uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid)
 {
-	for (uint32_t i = 0; i < f->num_nodes; i++)
-		if (f->nodes[i].guid == guid)
-			return i;
-	return IBR_NONE;
+	return ibr_guid_map_get(&f->guid_index, guid);
 }
 
 /* ---- finalize: indexes ---------------------------------------------- */
