@@ -1,0 +1,86 @@
+/*
+ * build.c - blocks every kind builds with: switches, links on the next free
+ * port, CAs spread over the switches, the GUID range check.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+int oom(struct ibr_error *err)
+{
+	return ibr_error_set(err, "generate: out of memory");
+}
+
+/* Switches come first, so a switch's index is its node id. */
+int add_switch(struct gen *g, unsigned ports, const char *desc,
+	       struct ibr_error *err)
+{
+	uint64_t guid = SW_GUID_BASE + g->f->num_nodes;
+
+	return ibr_fabric_add_node(g->f, IBR_NODE_SWITCH, guid, ports, desc,
+				   NULL, err) == IBR_NONE ? -1 : 0;
+}
+
+/* Links a and b on their next free ports. */
+int link_next(struct gen *g, uint32_t a, uint32_t b,
+	      struct ibr_error *err)
+{
+	return ibr_fabric_connect(g->f, a, g->next_port[a]++, b,
+				  g->next_port[b]++, err);
+}
+
+/* ibsim hands CA i the GUIDs 0x100000+i*(ports+1) onwards: keep them
+ * below the switches' 0x200000. */
+int check_ca_guids(struct gen *g, uint64_t cas, struct ibr_error *err)
+{
+	uint64_t per = g->v[K_CAPORTS] + 1;
+
+	if (cas * per > CA_GUID_BASE)
+		return ibr_error_set(err, "generate: %s: %llu CAs of %llu ports "
+				     "overflow the CA GUID range (at most %llu)",
+				     g->kind->name, (unsigned long long)cas,
+				     (unsigned long long)g->v[K_CAPORTS],
+				     (unsigned long long)(CA_GUID_BASE / per));
+	return 0;
+}
+
+/* CA ports go round-robin over order[0..n) (identity if NULL): the k-th
+ * CA port ever placed sits on order[k % n].  So per-switch counts differ
+ * by at most one, the extra ones on the first switches of `order`, and
+ * the two ports of a 2-port CA land on two switches whenever n >= 2. */
+int attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
+	       uint32_t n, struct ibr_error *err)
+{
+	unsigned k = (unsigned)g->v[K_CAPORTS];
+	uint64_t slot = 0;
+	char desc[32];
+
+	for (uint64_t i = 0; i < cas; i++) {
+		uint64_t guid = CA_GUID_BASE + i * (k + 1);
+		uint32_t id;
+		snprintf(desc, sizeof(desc), "ca%llu", (unsigned long long)i);
+		id = ibr_fabric_add_node(g->f, IBR_NODE_CA, guid, k, desc, NULL,
+					 err);
+		if (id == IBR_NONE)
+			return -1;
+		for (unsigned p = 1; p <= k; p++, slot++) {
+			uint32_t sw = (uint32_t)(slot % n);
+			if (order)
+				sw = order[sw];
+			if (ibr_fabric_connect(g->f, sw, g->next_port[sw]++, id,
+					       p, err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* CA ports that attach_cas() puts on position pos of an n-long order. */
+uint32_t ca_ports_at(uint64_t total, uint32_t n, uint32_t pos)
+{
+	return (uint32_t)(total / n + (pos < total % n));
+}

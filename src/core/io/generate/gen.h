@@ -1,0 +1,91 @@
+/*
+ * gen.h - what the generator's files share (internal to src/core/io/
+ * generate/): the spec as parsed, the private RNG, the building blocks
+ * every kind uses, and one builder per kind.  See generate.c for the
+ * invariants of every fabric generated.
+ */
+#ifndef IBROUTING_CORE_GEN_H
+#define IBROUTING_CORE_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ibrouting/generate.h"
+
+#define SW_GUID_BASE 0x200000ull
+#define CA_GUID_BASE 0x100000ull
+#define MAX_SWITCHES 65536u
+#define TRIES        64     /* random attempts before a costlier fallback */
+#define SCAN_MAX     64     /* open switches few enough to try every pair */
+/* CA GUIDs must stay below the switch range: ca * (caports+1) <= 2^20. */
+#define MAX_CAS (CA_GUID_BASE / 2)
+
+/* ---- rng.c: xorshift64*, private so that a spec is reproducible ---- */
+
+struct rng {
+	uint64_t s;
+};
+
+void rng_seed(struct rng *r, uint64_t seed);
+uint64_t rng_next(struct rng *r);
+uint32_t rng_below(struct rng *r, uint32_t n);
+void shuffle(uint32_t *a, uint32_t n, struct rng *r);
+uint32_t *permutation(uint32_t n, struct rng *r);
+
+/* ---- spec.c: the spec, parsed ------------------------------------- */
+
+enum key {
+	K_SW, K_CA, K_DEG, K_PORTS, K_LEAF, K_SPINE, K_UPLINKS, K_DIMS,
+	K_BROKEN, K_CAPORTS, K_SEED, K_COUNT
+};
+
+
+/* One key a kind accepts; min/max do not apply to dims. */
+struct param {
+	enum key key;
+	bool required;
+	uint64_t def, min, max;
+};
+
+struct gen;
+
+struct kind {
+	const char *name;
+	const struct param *params; /* ends with key == K_COUNT */
+	int (*build)(struct gen *g, struct ibr_error *err);
+};
+
+struct gen {
+	const char *spec;
+	const struct kind *kind;
+	uint64_t v[K_COUNT];
+	bool given[K_COUNT];
+	unsigned dims[3], ndims;
+	struct rng rng;
+	struct ibr_fabric *f;
+	uint8_t *next_port;       /* per switch: the next port to fill */
+};
+
+/* CA GUIDs must stay below the switch range: ca * (caports+1) <= 2^20. */
+
+int parse_spec(struct gen *g, struct ibr_error *err);
+
+/* ---- build.c: blocks shared by the kinds ----------------------------- */
+
+int oom(struct ibr_error *err);
+int add_switch(struct gen *g, unsigned ports, const char *desc,
+	       struct ibr_error *err);
+int link_next(struct gen *g, uint32_t a, uint32_t b,
+	      struct ibr_error *err);
+int check_ca_guids(struct gen *g, uint64_t cas, struct ibr_error *err);
+int attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
+	       uint32_t n, struct ibr_error *err);
+uint32_t ca_ports_at(uint64_t total, uint32_t n, uint32_t pos);
+
+/* ---- one builder per kind: random.c, clos.c, torus.c ----------------- */
+
+int random_build(struct gen *g, struct ibr_error *err);
+int clos_build(struct gen *g, struct ibr_error *err);
+int torus_build(struct gen *g, struct ibr_error *err);
+
+#endif

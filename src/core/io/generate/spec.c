@@ -1,0 +1,244 @@
+/*
+ * spec.c - parsing a spec, `kind:key=value,...`: the kinds, the keys each
+ * accepts with their defaults and ranges, and messages naming the
+ * offending key and value.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+#define END_PARAMS { K_COUNT, false, 0, 0, 0 }
+
+static const char *const key_name[K_COUNT] = {
+	"sw", "ca", "deg", "ports", "leaf", "spine", "uplinks", "dims",
+	"broken", "caports", "seed"
+};
+
+static const struct param random_params[] = {
+	{ K_SW, true, 0, 1, MAX_SWITCHES },
+	{ K_CA, false, 0, 0, MAX_CAS },
+	{ K_DEG, false, 8, 0, IBR_MAX_PORTS - 1 },
+	{ K_PORTS, false, 36, 1, IBR_MAX_PORTS },
+	{ K_CAPORTS, false, 1, 1, 2 },
+	{ K_SEED, false, 1, 0, UINT64_MAX },
+	END_PARAMS
+};
+
+static const struct param clos_params[] = {
+	{ K_LEAF, true, 0, 1, IBR_MAX_PORTS },
+	{ K_SPINE, true, 0, 1, IBR_MAX_PORTS },
+	{ K_CA, false, 0, 0, MAX_CAS },
+	{ K_UPLINKS, false, 1, 1, IBR_MAX_PORTS },
+	{ K_CAPORTS, false, 1, 1, 2 },
+	{ K_SEED, false, 1, 0, UINT64_MAX },
+	END_PARAMS
+};
+
+static const struct param torus_params[] = {
+	{ K_DIMS, true, 0, 0, 0 },
+	{ K_CA, false, 1, 0, IBR_MAX_PORTS - 6 },
+	{ K_BROKEN, false, 0, 0, UINT32_MAX },
+	{ K_CAPORTS, false, 1, 1, 2 },
+	{ K_SEED, false, 1, 0, UINT64_MAX },
+	END_PARAMS
+};
+
+static const struct kind kinds[] = {
+	{ "random", random_params, random_build },
+	{ "clos", clos_params, clos_build },
+	{ "torus", torus_params, torus_build },
+};
+
+static const struct kind *find_kind(const char *s, size_t len)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i].name) == len &&
+		    memcmp(kinds[i].name, s, len) == 0)
+			return &kinds[i];
+	return NULL;
+}
+
+static const struct param *find_param(const struct kind *k, const char *s,
+				      size_t len)
+{
+	for (const struct param *p = k->params; p->key != K_COUNT; p++)
+		if (strlen(key_name[p->key]) == len &&
+		    memcmp(key_name[p->key], s, len) == 0)
+			return p;
+	return NULL;
+}
+
+/* "sw, ca, deg, ..." for messages. */
+static const char *key_list(const struct kind *k, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const struct param *p = k->params; p->key != K_COUNT; p++) {
+		if (used >= len)
+			break;
+		used += snprintf(buf + used, len - used, "%s%s",
+				 p == k->params ? "" : ", ", key_name[p->key]);
+	}
+	return buf;
+}
+
+/* Decimal or 0x hex, digits only.  0: ok, -1: not a number, -2: too big. */
+static int parse_number(const char *s, size_t len, uint64_t *out)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		len -= 2;
+	}
+	if (len == 0)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d;
+		if (s[i] >= '0' && s[i] <= '9')
+			d = s[i] - '0';
+		else if (base == 16 && s[i] >= 'a' && s[i] <= 'f')
+			d = s[i] - 'a' + 10;
+		else if (base == 16 && s[i] >= 'A' && s[i] <= 'F')
+			d = s[i] - 'A' + 10;
+		else
+			return -1;
+		if (v > (UINT64_MAX - d) / base)
+			return -2;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* dims=AxB or AxBxC, each 2..256, at most 65536 switches. */
+static int parse_dims(struct gen *g, const char *s, size_t len,
+		      struct ibr_error *err)
+{
+	const char *end = s + len, *p = s;
+	uint64_t total = 1;
+
+	g->ndims = 0;
+	while (p <= end) {
+		const char *x = memchr(p, 'x', end - p);
+		size_t n = x ? (size_t)(x - p) : (size_t)(end - p);
+		uint64_t v;
+		if (g->ndims == 3 || parse_number(p, n, &v) || v < 2 || v > 256)
+			return ibr_error_set(err, "generate: torus: dims=%.*s must be "
+					     "AxB or AxBxC with each size 2..256",
+					     (int)len, s);
+		g->dims[g->ndims++] = (unsigned)v;
+		total *= v;
+		p += n + 1;
+	}
+	if (g->ndims < 2)
+		return ibr_error_set(err, "generate: torus: dims=%.*s must be AxB "
+				     "or AxBxC with each size 2..256", (int)len, s);
+	if (total > MAX_SWITCHES)
+		return ibr_error_set(err, "generate: torus: dims=%.*s makes %llu "
+				     "switches, more than %u", (int)len, s,
+				     (unsigned long long)total, MAX_SWITCHES);
+	return 0;
+}
+
+static int parse_value(struct gen *g, const struct param *p, const char *val,
+		       size_t len, struct ibr_error *err)
+{
+	const char *kind = g->kind->name, *name = key_name[p->key];
+	uint64_t v;
+	int rc;
+
+	if (p->key == K_DIMS)
+		return parse_dims(g, val, len, err);
+	rc = parse_number(val, len, &v);
+	if (rc == -1)
+		return ibr_error_set(err, "generate: %s: %s=%.*s is not a number",
+				     kind, name, (int)len, val);
+	if (rc == -2 || v < p->min || v > p->max)
+		return ibr_error_set(err, "generate: %s: %s=%.*s out of range "
+				     "%llu..%llu", kind, name, (int)len, val,
+				     (unsigned long long)p->min,
+				     (unsigned long long)p->max);
+	g->v[p->key] = v;
+	return 0;
+}
+
+static int parse_item(struct gen *g, const char *item, size_t len,
+		      struct ibr_error *err)
+{
+	const char *eq = memchr(item, '=', len);
+	size_t klen = eq ? (size_t)(eq - item) : len;
+	const struct param *p;
+	char keys[128];
+
+	if (len == 0)
+		return ibr_error_set(err, "generate: empty key=value item in "
+				     "\"%s\"", g->spec);
+	p = find_param(g->kind, item, klen);
+	if (!p)
+		return ibr_error_set(err, "generate: unknown key \"%.*s\" in \"%s\" "
+				     "(%s takes %s)", (int)klen, item, g->spec,
+				     g->kind->name,
+				     key_list(g->kind, keys, sizeof(keys)));
+	if (!eq || klen + 1 == len)
+		return ibr_error_set(err, "generate: %s: key \"%s\" has no value in "
+				     "\"%s\"", g->kind->name, key_name[p->key],
+				     g->spec);
+	if (g->given[p->key])
+		return ibr_error_set(err, "generate: %s: key \"%s\" given twice in "
+				     "\"%s\"", g->kind->name, key_name[p->key],
+				     g->spec);
+	g->given[p->key] = true;
+	return parse_value(g, p, eq + 1, len - klen - 1, err);
+}
+
+/* Defaults for the keys not given; required ones must be there. */
+static int finish_params(struct gen *g, struct ibr_error *err)
+{
+	for (const struct param *p = g->kind->params; p->key != K_COUNT; p++) {
+		if (g->given[p->key])
+			continue;
+		if (p->required)
+			return ibr_error_set(err, "generate: %s: missing key \"%s\" "
+					     "in \"%s\"", g->kind->name,
+					     key_name[p->key], g->spec);
+		g->v[p->key] = p->def;
+	}
+	return 0;
+}
+
+int parse_spec(struct gen *g, struct ibr_error *err)
+{
+	const char *s = g->spec, *colon;
+	size_t klen;
+
+	if (!s || !*s)
+		return ibr_error_set(err, "generate: empty spec, expected "
+				     "kind:key=value,... with kind random, clos "
+				     "or torus");
+	colon = strchr(s, ':');
+	klen = colon ? (size_t)(colon - s) : strlen(s);
+	g->kind = find_kind(s, klen);
+	if (!g->kind)
+		return ibr_error_set(err, "generate: unknown kind \"%.*s\" in \"%s\" "
+				     "(expected random, clos or torus)",
+				     (int)klen, s, s);
+	/* "kind" and "kind:" alike mean: all defaults */
+	for (s = colon ? colon + 1 : ""; *s; ) {
+		size_t len = strcspn(s, ",");
+		if (parse_item(g, s, len, err))
+			return -1;
+		s += len;
+		if (*s == ',' && *++s == '\0')
+			return ibr_error_set(err, "generate: empty key=value item "
+					     "in \"%s\"", g->spec);
+	}
+	return finish_params(g, err);
+}
