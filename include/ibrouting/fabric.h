@@ -146,6 +146,11 @@ int ibr_fabric_connect(struct ibr_fabric *f, uint32_t a, unsigned pa,
 void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 			ibr_lid_t base_lid, unsigned lmc);
 
+/* "switch 0x... \"desc\" at file:line" or "CA 0x... \"desc\" port N at
+ * file:line" into buf, for messages about a LID holder; returns buf. */
+const char *ibr_lid_holder_name(const struct ibr_fabric *f, uint32_t node,
+				unsigned port, char *buf, size_t len);
+
 /* Looks a node up by node GUID (the first added with it); IBR_NONE if
  * absent.  O(1): a hash index the fabric keeps as nodes are added. */
 uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid);

@@ -358,8 +358,8 @@ static int check_connected(struct ibr_fabric *f, struct ibr_error *err)
 
 /* ---- index: the LID owner table ------------------------------------ */
 
-static const char *holder_name(const struct ibr_fabric *f, uint32_t node,
-			       unsigned port, char *buf, size_t len)
+const char *ibr_lid_holder_name(const struct ibr_fabric *f, uint32_t node,
+				unsigned port, char *buf, size_t len)
 {
 	const struct ibr_node *n = &f->nodes[node];
 
@@ -385,10 +385,10 @@ static int holder_range(struct ibr_fabric *f, uint32_t node, unsigned port,
 
 	if (p->base_lid == 0)
 		return ibr_error_set(err, "%s has no LID",
-				     holder_name(f, node, port, a, sizeof(a)));
+				     ibr_lid_holder_name(f, node, port, a, sizeof(a)));
 	if (p->lmc > IBR_MAX_LMC)
 		return ibr_error_set(err, "%s: LMC %u out of range 0..%u",
-				     holder_name(f, node, port, a, sizeof(a)),
+				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     p->lmc, IBR_MAX_LMC);
 	if (f->nodes[node].type == IBR_NODE_SWITCH && !f->lmc_esp0)
 		p->lmc = 0;
@@ -397,12 +397,12 @@ static int holder_range(struct ibr_fabric *f, uint32_t node, unsigned port,
 	if (*first & (*count - 1))
 		return ibr_error_set(err, "%s: base LID %u is not aligned to "
 				     "its LMC %u (multiple of %u expected)",
-				     holder_name(f, node, port, a, sizeof(a)),
+				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     *first, p->lmc, *count);
 	if (*first + *count - 1 > IBR_MAX_UCAST_LID)
 		return ibr_error_set(err, "%s: LID %u+%u is beyond the unicast "
 				     "LID space (max 0x%X)",
-				     holder_name(f, node, port, a, sizeof(a)),
+				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     *first, *count - 1, IBR_MAX_UCAST_LID);
 	return 0;
 }
@@ -446,10 +446,10 @@ static int index_lids(struct ibr_fabric *f, struct ibr_error *err)
 			if (o->node != IBR_NONE)
 				return ibr_error_set(err, "LID %u is held twice: "
 						     "by %s and by %s", l,
-						     holder_name(f, o->node,
+						     ibr_lid_holder_name(f, o->node,
 								 o->port, b,
 								 sizeof(b)),
-						     holder_name(f, node, port,
+						     ibr_lid_holder_name(f, node, port,
 								 a, sizeof(a)));
 			o->node = node;
 			o->port = port;

@@ -33,20 +33,6 @@ struct lid_state {
 	uint32_t first[IBR_MAX_LMC + 1]; /* per block size: no fit before */
 };
 
-static const char *holder_name(const struct ibr_fabric *f, uint32_t node,
-			       unsigned port, char *buf, size_t len)
-{
-	const struct ibr_node *n = &f->nodes[node];
-
-	if (n->type == IBR_NODE_SWITCH)
-		snprintf(buf, len, "switch 0x%016llx \"%s\"",
-			 (unsigned long long)n->guid, n->desc);
-	else
-		snprintf(buf, len, "CA 0x%016llx \"%s\" port %u",
-			 (unsigned long long)n->guid, n->desc, port);
-	return buf;
-}
-
 static bool holds_lid(const struct ibr_fabric *f, uint32_t node,
 		      unsigned port)
 {
@@ -66,7 +52,7 @@ static int claim(struct ibr_fabric *f, struct lid_state *s, uint32_t node,
 
 	if (p->lmc > IBR_MAX_LMC)
 		return ibr_error_set(err, "%s: LMC %u out of range 0..%u",
-				     holder_name(f, node, port, a, sizeof(a)),
+				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     p->lmc, IBR_MAX_LMC);
 	if (f->nodes[node].type == IBR_NODE_SWITCH && !f->lmc_esp0)
 		p->lmc = 0;
@@ -74,21 +60,21 @@ static int claim(struct ibr_fabric *f, struct lid_state *s, uint32_t node,
 	if (p->base_lid & (count - 1))
 		return ibr_error_set(err, "%s: base LID %u is not aligned to "
 				     "its LMC %u (multiple of %u expected)",
-				     holder_name(f, node, port, a, sizeof(a)),
+				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     p->base_lid, p->lmc, count);
 	if ((unsigned)p->base_lid + count - 1 > IBR_MAX_UCAST_LID)
 		return ibr_error_set(err, "%s: LID %u+%u is beyond the "
 				     "unicast LID space (max 0x%X)",
-				     holder_name(f, node, port, a, sizeof(a)),
+				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     p->base_lid, count - 1, IBR_MAX_UCAST_LID);
 	for (unsigned l = p->base_lid; l < p->base_lid + count; l++) {
 		if (s->owner[l].node != IBR_NONE)
 			return ibr_error_set(err, "LID %u is given twice: to %s "
 					     "and to %s", l,
-					     holder_name(f, s->owner[l].node,
+					     ibr_lid_holder_name(f, s->owner[l].node,
 							 s->owner[l].port, b,
 							 sizeof(b)),
-					     holder_name(f, node, port, a,
+					     ibr_lid_holder_name(f, node, port, a,
 							 sizeof(a)));
 		s->owner[l].node = node;
 		s->owner[l].port = port;
@@ -153,7 +139,7 @@ static int assign(struct ibr_fabric *f, struct lid_state *s,
 	if (take_block(s, lmc, &lid))
 		return ibr_error_set(err, "more LIDs than the LID space: no "
 				     "free block of %u LIDs left for %s",
-				     1u << lmc, holder_name(f, h->node, h->port,
+				     1u << lmc, ibr_lid_holder_name(f, h->node, h->port,
 							    a, sizeof(a)));
 	for (unsigned l = lid; l < lid + (1u << lmc); l++) {
 		s->owner[l].node = h->node;
