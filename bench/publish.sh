@@ -55,7 +55,8 @@ Offline at 1024 switches / 16384 CAs: pira $(off1024 pira 5) ms, fera
 $(off1024 fera 5) ms; writing every LFT byte once takes $(off1024 pira 7) ms
 into warm memory (the tables fit this machine's 32 MiB L3) and $(off1024 pira 8) ms
 into fresh pages: pira is $(ratio "$(off1024 pira 5)" "$(off1024 pira 8)")x the fresh-page bound
-and $(ratio "$(off1024 pira 5)" "$(off1024 pira 7)")x the warm one (target: within 5x).
+and $(ratio "$(off1024 pira 5)" "$(off1024 pira 7)")x the warm one (target: within 5x of the fresh-page
+bound: $(awk -v r="$(ratio "$(off1024 pira 5)" "$(off1024 pira 8)")" 'BEGIN { print (r != "?" && r <= 5) ? "met" : "not met" }')).
 
 Our engines: $ours_runs runs on $fabrics fabrics; runs with a fallback, a
 verifier finding or an ibdmchk credit loop: $ours_bad.

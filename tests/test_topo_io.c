@@ -966,9 +966,39 @@ static void test_fuzz(void **state)
 	free(written);
 }
 
+/* The fabric's GUID index: every node found as it is added (readers look
+ * GUIDs up while building), misses and GUID 0 too, and of two nodes that
+ * share a GUID the first. */
+static void test_find_guid(void **state)
+{
+	struct ibr_fabric *f = ibr_fabric_new();
+	struct ibr_error err = { "" };
+	const uint32_t n = 5000; /* the index grows several times */
+	uint64_t vendor = 0x0002c90300000000ull;
+
+	(void)state;
+	assert_int_equal(ibr_fabric_find_guid(f, 0), IBR_NONE);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t guid = i == 0 ? 0 : vendor + 8 * (uint64_t)i;
+		assert_int_equal(ibr_fabric_add_node(f, IBR_NODE_CA, guid, 1,
+						     NULL, NULL, &err), i);
+		assert_int_equal(ibr_fabric_find_guid(f, guid), i);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t guid = i == 0 ? 0 : vendor + 8 * (uint64_t)i;
+		assert_int_equal(ibr_fabric_find_guid(f, guid), i);
+		assert_int_equal(ibr_fabric_find_guid(f, guid + 1), IBR_NONE);
+	}
+	assert_int_equal(ibr_fabric_add_node(f, IBR_NODE_SWITCH, vendor + 8, 4,
+					     NULL, NULL, &err), n);
+	assert_int_equal(ibr_fabric_find_guid(f, vendor + 8), 1);
+	ibr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_find_guid),
 		cmocka_unit_test(test_ibsim_guid_numbering),
 		cmocka_unit_test(test_guid_directives),
 		cmocka_unit_test(test_ids_are_not_guids),

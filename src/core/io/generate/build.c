@@ -10,14 +10,14 @@
 
 #include "gen.h"
 
-int oom(struct ibr_error *err)
+int gen_oom(struct ibr_error *err)
 {
 	return ibr_error_set(err, "generate: out of memory");
 }
 
 /* Switches come first, so a switch's index is its node id. */
-int add_switch(struct gen *g, unsigned ports, const char *desc,
-	       struct ibr_error *err)
+int gen_add_switch(struct gen *g, unsigned ports, const char *desc,
+		   struct ibr_error *err)
 {
 	uint64_t guid = SW_GUID_BASE + g->f->num_nodes;
 
@@ -26,8 +26,8 @@ int add_switch(struct gen *g, unsigned ports, const char *desc,
 }
 
 /* Links a and b on their next free ports. */
-int link_next(struct gen *g, uint32_t a, uint32_t b,
-	      struct ibr_error *err)
+int gen_link_next(struct gen *g, uint32_t a, uint32_t b,
+		  struct ibr_error *err)
 {
 	return ibr_fabric_connect(g->f, a, g->next_port[a]++, b,
 				  g->next_port[b]++, err);
@@ -35,7 +35,7 @@ int link_next(struct gen *g, uint32_t a, uint32_t b,
 
 /* ibsim hands CA i the GUIDs 0x100000+i*(ports+1) onwards: keep them
  * below the switches' 0x200000. */
-int check_ca_guids(struct gen *g, uint64_t cas, struct ibr_error *err)
+int gen_check_ca_guids(struct gen *g, uint64_t cas, struct ibr_error *err)
 {
 	uint64_t per = g->v[K_CAPORTS] + 1;
 
@@ -52,8 +52,8 @@ int check_ca_guids(struct gen *g, uint64_t cas, struct ibr_error *err)
  * CA port ever placed sits on order[k % n].  So per-switch counts differ
  * by at most one, the extra ones on the first switches of `order`, and
  * the two ports of a 2-port CA land on two switches whenever n >= 2. */
-int attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
-	       uint32_t n, struct ibr_error *err)
+int gen_attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
+		   uint32_t n, struct ibr_error *err)
 {
 	unsigned k = (unsigned)g->v[K_CAPORTS];
 	uint64_t slot = 0;
@@ -79,8 +79,8 @@ int attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
 	return 0;
 }
 
-/* CA ports that attach_cas() puts on position pos of an n-long order. */
-uint32_t ca_ports_at(uint64_t total, uint32_t n, uint32_t pos)
+/* CA ports that gen_attach_cas() puts on position pos of an n-long order. */
+uint32_t gen_ca_ports_at(uint64_t total, uint32_t n, uint32_t pos)
 {
 	return (uint32_t)(total / n + (pos < total % n));
 }

@@ -24,7 +24,7 @@ static int clos_check(struct gen *g, unsigned leaf_ports, unsigned spine_ports,
 				     "ca=%llu needs %u ports per leaf, more than %u",
 				     spine, up, (unsigned long long)g->v[K_CA],
 				     leaf_ports, IBR_MAX_PORTS);
-	return check_ca_guids(g, g->v[K_CA], err);
+	return gen_check_ca_guids(g, g->v[K_CA], err);
 }
 
 static int clos_emit(struct gen *g, unsigned leaf_ports, unsigned spine_ports,
@@ -38,7 +38,7 @@ static int clos_emit(struct gen *g, unsigned leaf_ports, unsigned spine_ports,
 			snprintf(desc, sizeof(desc), "leaf%u", i);
 		else
 			snprintf(desc, sizeof(desc), "spine%u", i - leaves);
-		if (add_switch(g, i < leaves ? leaf_ports : spine_ports, desc,
+		if (gen_add_switch(g, i < leaves ? leaf_ports : spine_ports, desc,
 			       err))
 			return -1;
 		g->next_port[i] = 1;
@@ -46,17 +46,17 @@ static int clos_emit(struct gen *g, unsigned leaf_ports, unsigned spine_ports,
 	for (uint32_t i = 0; i < leaves; i++)
 		for (uint32_t j = 0; j < spines; j++)
 			for (uint64_t u = 0; u < g->v[K_UPLINKS]; u++)
-				if (link_next(g, i, leaves + j, err))
+				if (gen_link_next(g, i, leaves + j, err))
 					return -1;
 	return 0;
 }
 
-int clos_build(struct gen *g, struct ibr_error *err)
+int gen_clos_build(struct gen *g, struct ibr_error *err)
 {
 	uint32_t leaves = (uint32_t)g->v[K_LEAF], spines = (uint32_t)g->v[K_SPINE];
 	uint64_t ca_ports = g->v[K_CA] * g->v[K_CAPORTS];
 	uint64_t up = g->v[K_UPLINKS] * spines;
-	uint64_t leaf_ports = up + ca_ports_at(ca_ports, leaves, 0);
+	uint64_t leaf_ports = up + gen_ca_ports_at(ca_ports, leaves, 0);
 	uint64_t spine_ports = g->v[K_UPLINKS] * leaves;
 	uint32_t *order;
 	int rc;
@@ -64,14 +64,14 @@ int clos_build(struct gen *g, struct ibr_error *err)
 	if (clos_check(g, (unsigned)leaf_ports, (unsigned)spine_ports, err))
 		return -1;
 	g->next_port = malloc(leaves + spines);
-	order = permutation(leaves, &g->rng);
+	order = gen_permutation(leaves, &g->rng);
 	if (!g->next_port || !order) {
 		free(order);
-		return oom(err);
+		return gen_oom(err);
 	}
 	rc = clos_emit(g, (unsigned)leaf_ports, (unsigned)spine_ports, err);
 	if (rc == 0)
-		rc = attach_cas(g, g->v[K_CA], order, leaves, err);
+		rc = gen_attach_cas(g, g->v[K_CA], order, leaves, err);
 	free(order);
 	return rc;
 }

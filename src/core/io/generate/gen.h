@@ -26,11 +26,11 @@ struct rng {
 	uint64_t s;
 };
 
-void rng_seed(struct rng *r, uint64_t seed);
-uint64_t rng_next(struct rng *r);
-uint32_t rng_below(struct rng *r, uint32_t n);
-void shuffle(uint32_t *a, uint32_t n, struct rng *r);
-uint32_t *permutation(uint32_t n, struct rng *r);
+void gen_rng_seed(struct rng *r, uint64_t seed);
+uint64_t gen_rng_next(struct rng *r);
+uint32_t gen_rng_below(struct rng *r, uint32_t n);
+void gen_shuffle(uint32_t *a, uint32_t n, struct rng *r);
+uint32_t *gen_permutation(uint32_t n, struct rng *r);
 
 /* ---- spec.c: the spec, parsed ------------------------------------- */
 
@@ -68,24 +68,24 @@ struct gen {
 
 /* CA GUIDs must stay below the switch range: ca * (caports+1) <= 2^20. */
 
-int parse_spec(struct gen *g, struct ibr_error *err);
+int gen_parse_spec(struct gen *g, struct ibr_error *err);
 
 /* ---- build.c: blocks shared by the kinds ----------------------------- */
 
-int oom(struct ibr_error *err);
-int add_switch(struct gen *g, unsigned ports, const char *desc,
-	       struct ibr_error *err);
-int link_next(struct gen *g, uint32_t a, uint32_t b,
-	      struct ibr_error *err);
-int check_ca_guids(struct gen *g, uint64_t cas, struct ibr_error *err);
-int attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
-	       uint32_t n, struct ibr_error *err);
-uint32_t ca_ports_at(uint64_t total, uint32_t n, uint32_t pos);
+int gen_oom(struct ibr_error *err);
+int gen_add_switch(struct gen *g, unsigned ports, const char *desc,
+		   struct ibr_error *err);
+int gen_link_next(struct gen *g, uint32_t a, uint32_t b,
+		  struct ibr_error *err);
+int gen_check_ca_guids(struct gen *g, uint64_t cas, struct ibr_error *err);
+int gen_attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
+		   uint32_t n, struct ibr_error *err);
+uint32_t gen_ca_ports_at(uint64_t total, uint32_t n, uint32_t pos);
 
 /* ---- one builder per kind: random.c, clos.c, torus.c ----------------- */
 
-int random_build(struct gen *g, struct ibr_error *err);
-int clos_build(struct gen *g, struct ibr_error *err);
-int torus_build(struct gen *g, struct ibr_error *err);
+int gen_random_build(struct gen *g, struct ibr_error *err);
+int gen_clos_build(struct gen *g, struct ibr_error *err);
+int gen_torus_build(struct gen *g, struct ibr_error *err);
 
 #endif

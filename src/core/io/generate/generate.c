@@ -50,12 +50,12 @@ struct ibr_fabric *ibr_generate(const char *spec, struct ibr_error *err)
 	struct gen g = { .spec = spec };
 	struct ibr_fabric *f = NULL;
 
-	if (parse_spec(&g, err))
+	if (gen_parse_spec(&g, err))
 		return NULL;
-	rng_seed(&g.rng, g.v[K_SEED]);
+	gen_rng_seed(&g.rng, g.v[K_SEED]);
 	g.f = ibr_fabric_new();
 	if (!g.f)
-		oom(err);
+		gen_oom(err);
 	else if (g.kind->build(&g, err) == 0)
 		f = g.f;
 	else

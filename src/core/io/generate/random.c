@@ -144,13 +144,13 @@ static void rewire(struct rnd *r, uint32_t k, uint32_t a, uint32_t u,
  * have a free port left for the next one. */
 static int random_tree(struct rnd *r, struct ibr_error *err)
 {
-	uint32_t *perm = permutation(r->sw, &r->g->rng), *order, n = 0;
+	uint32_t *perm = gen_permutation(r->sw, &r->g->rng), *order, n = 0;
 
 	order = malloc(r->sw * sizeof(*order));
 	if (!perm || !order) {
 		free(perm);
 		free(order);
-		return oom(err);
+		return gen_oom(err);
 	}
 	for (uint32_t i = 0; i < r->sw; i++)
 		if (r->cap[perm[i]] >= 2)
@@ -169,7 +169,7 @@ static int random_tree(struct rnd *r, struct ibr_error *err)
 					     "free port left for the spanning tree");
 		}
 		open_add(r, s);
-		add_link(r, r->open[rng_below(&r->g->rng, r->nopen - 1)], s);
+		add_link(r, r->open[gen_rng_below(&r->g->rng, r->nopen - 1)], s);
 	}
 	free(order);
 	return 0;
@@ -178,8 +178,8 @@ static int random_tree(struct rnd *r, struct ibr_error *err)
 /* Two distinct open switches. */
 static void open_pair(struct rnd *r, uint32_t *a, uint32_t *b)
 {
-	uint32_t i = rng_below(&r->g->rng, r->nopen);
-	uint32_t j = rng_below(&r->g->rng, r->nopen - 1);
+	uint32_t i = gen_rng_below(&r->g->rng, r->nopen);
+	uint32_t j = gen_rng_below(&r->g->rng, r->nopen - 1);
 
 	*a = r->open[i];
 	*b = r->open[j >= i ? j + 1 : j];
@@ -213,8 +213,8 @@ static bool try_simple_pair(struct rnd *r)
 static bool try_rewire_pair(struct rnd *r)
 {
 	for (int t = 0; t < TRIES; t++) {
-		uint32_t a, b, k = rng_below(&r->g->rng, r->ls.n);
-		uint32_t flip = rng_below(&r->g->rng, 2);
+		uint32_t a, b, k = gen_rng_below(&r->g->rng, r->ls.n);
+		uint32_t flip = gen_rng_below(&r->g->rng, 2);
 		uint32_t u = r->ls.e[k][flip], v = r->ls.e[k][!flip];
 		open_pair(r, &a, &b);
 		if (u == a || u == b || v == a || v == b ||
@@ -239,7 +239,7 @@ static bool single_ok(struct rnd *r, uint32_t x, uint32_t k, bool simple)
 static bool find_splice(struct rnd *r, uint32_t x, uint32_t *k)
 {
 	for (int t = 0; t < TRIES; t++) {
-		*k = rng_below(&r->g->rng, r->ls.n);
+		*k = gen_rng_below(&r->g->rng, r->ls.n);
 		if (single_ok(r, x, *k, true))
 			return true;
 	}
@@ -312,7 +312,7 @@ static int random_check(struct gen *g, uint32_t want, struct ibr_error *err)
 				     (unsigned long long)g->v[K_CA],
 				     (unsigned long long)g->v[K_CAPORTS],
 				     (unsigned long long)g->v[K_PORTS]);
-	return check_ca_guids(g, g->v[K_CA], err);
+	return gen_check_ca_guids(g, g->v[K_CA], err);
 }
 
 /* Nodes and ports from the link list: links first, in creation order. */
@@ -324,17 +324,17 @@ static int random_emit(struct rnd *r, const uint32_t *ca_order,
 
 	for (uint32_t s = 0; s < r->sw; s++) {
 		snprintf(desc, sizeof(desc), "sw%u", s);
-		if (add_switch(g, (unsigned)g->v[K_PORTS], desc, err))
+		if (gen_add_switch(g, (unsigned)g->v[K_PORTS], desc, err))
 			return -1;
 		g->next_port[s] = 1;
 	}
 	for (uint32_t i = 0; i < r->ls.n; i++)
-		if (link_next(g, r->ls.e[i][0], r->ls.e[i][1], err))
+		if (gen_link_next(g, r->ls.e[i][0], r->ls.e[i][1], err))
 			return -1;
-	return attach_cas(g, g->v[K_CA], ca_order, r->sw, err);
+	return gen_attach_cas(g, g->v[K_CA], ca_order, r->sw, err);
 }
 
-int random_build(struct gen *g, struct ibr_error *err)
+int gen_random_build(struct gen *g, struct ibr_error *err)
 {
 	struct rnd r = { .g = g, .sw = (uint32_t)g->v[K_SW] };
 	uint64_t ca_ports = g->v[K_CA] * g->v[K_CAPORTS];
@@ -350,15 +350,15 @@ int random_build(struct gen *g, struct ibr_error *err)
 	r.open = malloc(r.sw * sizeof(*r.open));
 	r.pos = malloc(r.sw * sizeof(*r.pos));
 	g->next_port = malloc(r.sw);
-	ca_order = permutation(r.sw, &g->rng);
+	ca_order = gen_permutation(r.sw, &g->rng);
 	if (links_init(&r.ls, r.want) || !r.cap || !r.open || !r.pos ||
 	    !g->next_port || !ca_order) {
-		oom(err);
+		gen_oom(err);
 		goto out;
 	}
 	for (uint32_t i = 0; i < r.sw; i++)
 		r.cap[ca_order[i]] = (uint32_t)g->v[K_PORTS] -
-				     ca_ports_at(ca_ports, r.sw, i);
+				     gen_ca_ports_at(ca_ports, r.sw, i);
 	if (random_tree(&r, err) == 0 && random_extra(&r, err) == 0)
 		rc = random_emit(&r, ca_order, err);
 out:

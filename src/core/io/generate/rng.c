@@ -10,7 +10,7 @@
 
 #include "gen.h"
 
-void rng_seed(struct rng *r, uint64_t seed)
+void gen_rng_seed(struct rng *r, uint64_t seed)
 {
 	/* splitmix64: neighbouring seeds give unrelated streams, never 0 */
 	uint64_t z = seed + 0x9E3779B97F4A7C15ull;
@@ -21,7 +21,7 @@ void rng_seed(struct rng *r, uint64_t seed)
 	r->s = z ? z : 1;
 }
 
-uint64_t rng_next(struct rng *r)
+uint64_t gen_rng_next(struct rng *r)
 {
 	r->s ^= r->s >> 12;
 	r->s ^= r->s << 25;
@@ -30,22 +30,22 @@ uint64_t rng_next(struct rng *r)
 }
 
 /* In [0, n): n < 2^32, so the modulo bias is below 2^-32. */
-uint32_t rng_below(struct rng *r, uint32_t n)
+uint32_t gen_rng_below(struct rng *r, uint32_t n)
 {
-	return (uint32_t)(rng_next(r) % n);
+	return (uint32_t)(gen_rng_next(r) % n);
 }
 
-void shuffle(uint32_t *a, uint32_t n, struct rng *r)
+void gen_shuffle(uint32_t *a, uint32_t n, struct rng *r)
 {
 	for (uint32_t i = n; i > 1; i--) {
-		uint32_t j = rng_below(r, i), t = a[i - 1];
+		uint32_t j = gen_rng_below(r, i), t = a[i - 1];
 		a[i - 1] = a[j];
 		a[j] = t;
 	}
 }
 
 /* 0..n-1 in random order; NULL when out of memory. */
-uint32_t *permutation(uint32_t n, struct rng *r)
+uint32_t *gen_permutation(uint32_t n, struct rng *r)
 {
 	uint32_t *a = malloc((n ? n : 1) * sizeof(*a));
 
@@ -53,6 +53,6 @@ uint32_t *permutation(uint32_t n, struct rng *r)
 		return NULL;
 	for (uint32_t i = 0; i < n; i++)
 		a[i] = i;
-	shuffle(a, n, r);
+	gen_shuffle(a, n, r);
 	return a;
 }

@@ -48,9 +48,9 @@ static const struct param torus_params[] = {
 };
 
 static const struct kind kinds[] = {
-	{ "random", random_params, random_build },
-	{ "clos", clos_params, clos_build },
-	{ "torus", torus_params, torus_build },
+	{ "random", random_params, gen_random_build },
+	{ "clos", clos_params, gen_clos_build },
+	{ "torus", torus_params, gen_torus_build },
 };
 
 static const struct kind *find_kind(const char *s, size_t len)
@@ -214,7 +214,7 @@ static int finish_params(struct gen *g, struct ibr_error *err)
 	return 0;
 }
 
-int parse_spec(struct gen *g, struct ibr_error *err)
+int gen_parse_spec(struct gen *g, struct ibr_error *err)
 {
 	const char *s = g->spec, *colon;
 	size_t klen;

@@ -51,13 +51,13 @@ static uint32_t torus_links(const struct gen *g, uint32_t sw, struct tlink *l)
 static int torus_break(struct gen *g, struct tlink *l, uint32_t n, uint32_t sw,
 		       struct ibr_error *err)
 {
-	uint32_t *order = permutation(n, &g->rng);
+	uint32_t *order = gen_permutation(n, &g->rng);
 	uint32_t *parent = malloc(sw * sizeof(*parent)), left;
 
 	if (!order || !parent) {
 		free(order);
 		free(parent);
-		return oom(err);
+		return gen_oom(err);
 	}
 	for (uint32_t s = 0; s < sw; s++)
 		parent[s] = s;
@@ -92,7 +92,7 @@ static int torus_emit(struct gen *g, const struct tlink *l, uint32_t n,
 				 s / (g->dims[0] * g->dims[1]));
 		else
 			snprintf(desc, sizeof(desc), "sw(%u,%u)", x, y);
-		if (add_switch(g, ports, desc, err))
+		if (gen_add_switch(g, ports, desc, err))
 			return -1;
 		g->next_port[s] = (uint8_t)(2 * g->ndims + 1);
 	}
@@ -100,10 +100,10 @@ static int torus_emit(struct gen *g, const struct tlink *l, uint32_t n,
 		if (!l[i].broken &&
 		    ibr_fabric_connect(g->f, l[i].a, l[i].pa, l[i].b, l[i].pb, err))
 			return -1;
-	return attach_cas(g, g->v[K_CA] * sw, NULL, sw, err);
+	return gen_attach_cas(g, g->v[K_CA] * sw, NULL, sw, err);
 }
 
-int torus_build(struct gen *g, struct ibr_error *err)
+int gen_torus_build(struct gen *g, struct ibr_error *err)
 {
 	uint32_t sw = 1, n;
 	uint64_t ports = 2 * g->ndims + g->v[K_CA] * g->v[K_CAPORTS];
@@ -118,13 +118,13 @@ int torus_build(struct gen *g, struct ibr_error *err)
 				     (unsigned long long)g->v[K_CA],
 				     (unsigned long long)g->v[K_CAPORTS],
 				     (unsigned long long)ports, IBR_MAX_PORTS);
-	if (check_ca_guids(g, g->v[K_CA] * sw, err))
+	if (gen_check_ca_guids(g, g->v[K_CA] * sw, err))
 		return -1;
 	l = malloc(g->ndims * sw * sizeof(*l));
 	g->next_port = malloc(sw);
 	if (!l || !g->next_port) {
 		free(l);
-		return oom(err);
+		return gen_oom(err);
 	}
 	n = torus_links(g, sw, l);
 	if (g->v[K_BROKEN] > n - (sw - 1))
