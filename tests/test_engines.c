@@ -29,6 +29,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
 #include "ibrouting/verify.h"
@@ -99,16 +100,6 @@ struct cell {
 	const struct ibr_engine *engine;
 	const struct family *family;
 };
-
-static struct ibr_fabric *make(const char *spec, unsigned lmc)
-{
-	struct ibr_error err = { "" };
-	struct ibr_fabric *f = ibr_generate(spec, &err);
-
-	if (!f || ibr_fabric_finalize(f, lmc, &err))
-		fail_msg("%s: %s", spec, err.msg);
-	return f;
-}
 
 /* Walks every (switch, LID) and checks it is a legal up/down route. */
 static void assert_legal_updown(const struct ibr_walker *w,
@@ -222,7 +213,7 @@ static void route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
 static void check_engine_on(const struct ibr_engine *e, const char *spec,
 			    unsigned lmc)
 {
-	struct ibr_fabric *f = make(spec, lmc);
+	struct ibr_fabric *f = generated_fabric(spec, lmc);
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
@@ -299,7 +290,7 @@ static void test_root_strategies(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < 12; i++) {
-		struct ibr_fabric *f = make(random_specs[i], 0);
+		struct ibr_fabric *f = generated_fabric(random_specs[i], 0);
 		uint32_t roots[3];
 		for (unsigned k = 0; k < N(strategies); k++) {
 			struct ibr_root_choice root = { 0, strategies[k] };
@@ -322,7 +313,7 @@ static void test_root_strategies(void **state)
 
 static void test_explicit_root_guid(void **state)
 {
-	struct ibr_fabric *f = make("random:sw=16,ca=32,seed=3", 0);
+	struct ibr_fabric *f = generated_fabric("random:sw=16,ca=32,seed=3", 0);
 	const struct ibr_engine *fera = ibr_engine_find("fera");
 	struct ibr_root_choice root = { ibr_switch(f, 7)->guid, IBR_ROOT_SM };
 	struct ibr_root_choice ca = { 0, IBR_ROOT_SM };
@@ -350,7 +341,7 @@ static void test_explicit_root_guid(void **state)
  * premise): the orientation is built once and both see the same root. */
 static void test_context_shares_orientation(void **state)
 {
-	struct ibr_fabric *f = make("random:sw=32,ca=64,seed=4", 0);
+	struct ibr_fabric *f = generated_fabric("random:sw=32,ca=64,seed=4", 0);
 	struct ibr_root_choice root = { 0, IBR_ROOT_CENTER };
 	struct ibr_error err = { "" };
 	struct ibr_route_ctx ctx;
@@ -375,7 +366,7 @@ static void test_context_shares_orientation(void **state)
 /* Options: an engine refuses what it does not declare. */
 static void test_options_are_checked(void **state)
 {
-	struct ibr_fabric *f = make("random:sw=8,ca=16,seed=1", 0);
+	struct ibr_fabric *f = generated_fabric("random:sw=8,ca=16,seed=1", 0);
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
 	struct ibr_options o = { 0 };
 	struct ibr_error err = { "" };

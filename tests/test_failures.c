@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
 #include "ibrouting/metrics.h"
@@ -25,16 +26,6 @@ static const char *const specs[] = {
 	"random:sw=12,ca=24,seed=2", "torus:dims=3x3,ca=1,broken=1,seed=3",
 };
 
-static struct ibr_fabric *make(const char *spec, unsigned lmc)
-{
-	struct ibr_error err = { "" };
-	struct ibr_fabric *f = ibr_generate(spec, &err);
-
-	if (!f || ibr_fabric_finalize(f, lmc, &err))
-		fail_msg("%s: %s", spec, err.msg);
-	return f;
-}
-
 /* Each engine: allocation k of ibr_route_once fails -> -1, a message,
  * no tables left behind. */
 static void test_route_fails_cleanly(void **state)
@@ -44,7 +35,7 @@ static void test_route_fails_cleanly(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
-		struct ibr_fabric *f = make(specs[i], 1);
+		struct ibr_fabric *f = generated_fabric(specs[i], 1);
 		for (unsigned e = 0; ibr_engines[e]; e++) {
 			struct ibr_error err = { "" };
 			struct ibr_result r;
@@ -85,7 +76,7 @@ static void test_verify_fails_closed(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
-		struct ibr_fabric *f = make(specs[i], 1);
+		struct ibr_fabric *f = generated_fabric(specs[i], 1);
 		struct ibr_error err = { "" };
 		struct ibr_verify_report rep;
 		struct ibr_metrics m;
@@ -129,7 +120,7 @@ static void test_verify_fails_closed(void **state)
 /* Paths: growing a set and realising it fail cleanly too. */
 static void test_pathset_fails_cleanly(void **state)
 {
-	struct ibr_fabric *f = make(specs[0], 1);
+	struct ibr_fabric *f = generated_fabric(specs[0], 1);
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 	struct ibr_result r;
