@@ -56,6 +56,10 @@ struct ibr_engine {
 	const char *name;
 	const char *summary;
 	const struct ibr_option_spec *options;  /* NULL or {NULL}-terminated */
+	/* The LMC the engine needs to do its work (multi-LID engines: 1);
+	 * below it the engine still routes (e.g. dr as FERa) and the CLI and
+	 * the plugin warn. */
+	unsigned min_lmc;
 	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		     struct ibr_error *err);
 };

@@ -61,6 +61,28 @@ static inline bool ibr_link_is_up(const struct ibr_fabric *f,
 	return ibr_switch_lid(f, b) < ibr_switch_lid(f, a);
 }
 
+/* ---- legal distances to one destination switch ----------------------- */
+
+#define IBR_FAR UINT32_MAX   /* no legal route */
+
+/* link_up[i] = 1 when sw_adj entry i points up (one byte per entry). */
+void ibr_updown_link_flags(const struct ibr_fabric *f,
+			   const struct ibr_updown *ud, uint8_t *link_up);
+
+/* down_dist[s]: links of the shortest all-down route from switch s to
+ * switch d, IBR_FAR when s has none.  A BFS from d climbing up links;
+ * leaves in queue[] (num_switches entries) the switches reached, d first,
+ * in BFS order, and returns how many.  O(E). */
+uint32_t ibr_down_distances(const struct ibr_fabric *f, const uint8_t *link_up,
+			uint32_t d, uint32_t *down_dist, uint32_t *queue);
+
+/* legal_dist[s]: links of the shortest legal route (up links, then down
+ * links) from s to d: min(down_dist[s], 1 + legal_dist of an up
+ * neighbour), swept in `order` so up neighbours come first.  O(E). */
+void ibr_legal_distances(const struct ibr_fabric *f,
+			 const struct ibr_updown *ud, const uint8_t *link_up,
+			 const uint32_t *down_dist, uint32_t *legal_dist);
+
 const char *ibr_root_strategy_name(enum ibr_root_strategy s);
 int ibr_root_strategy_parse(const char *name, enum ibr_root_strategy *s);
 

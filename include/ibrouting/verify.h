@@ -3,15 +3,18 @@
  * designated DLIDs (doc/design.md, "Contracts").
  *
  * The verifier trusts nothing the engine says: it walks the tables.
- *  - delivery and loop-freedom: from every switch, for every LID of every
- *    range (switch LIDs included), the walk reaches the LID's owner; no
- *    walk revisits a switch, no entry names an unconnected port, port 0
- *    only at the owner; a LID nobody owns has IBR_NO_PATH everywhere;
+ *  - delivery and loop-freedom: from every switch, for every base LID and
+ *    switch LID, the walk reaches the LID's owner; for a LID above its
+ *    range's base (multi-LID engines), from every switch whose entry is
+ *    not IBR_NO_PATH; no walk revisits a switch, no entry names an
+ *    unconnected port, port 0 only at the owner; a LID nobody owns has
+ *    IBR_NO_PATH everywhere;
  *  - deadlock-freedom on one VL: the channel dependency graph of all those
  *    walks (every switch, every LID) is acyclic;
  *  - designated DLIDs: every (source end port, destination end port) pair
  *    has a DLID inside the destination's range whose walk from the
- *    source's switch delivers; the designated paths' lengths and link load
+ *    source's switch delivers (checked walk by walk for DLIDs above the
+ *    base); the designated paths' lengths and link load
  *    under uniform all-to-all traffic are reported.
  * It fails closed: ibr_verify() returns 0 only when the whole check ran;
  * any allocation failure is an error, never a clean report.
@@ -45,10 +48,10 @@ struct ibr_verify_report {
 
 struct ibr_verify_options {
 	/* Skip measuring the designated paths' lengths and load (rep->
-	 * designated stays zero).  The checks are the same: a designated DLID
-	 * inside its destination's range is delivered from every switch once
-	 * its column is, so the measurement adds no finding; the plugin,
-	 * which logs no load, saves its cost. */
+	 * designated stays zero).  The checks are the same: delivery of every
+	 * designated DLID is checked from the walks either way, so the
+	 * measurement adds no finding; the plugin, which logs no load, saves
+	 * its cost. */
 	bool check_only;
 };
 

@@ -4,7 +4,11 @@
  * Per LID, the shared column walk (walk.h) gives every switch's next hop
  * and reports each faulty entry once, where it is (a port with no link,
  * port 0 off the owner, IBR_NO_PATH for an owned LID), and each loop once
- * per cycle; O(S) per LID.
+ * per cycle; O(S) per LID.  A LID above its range's base (a renamed LID
+ * of a multi-LID engine) may hold IBR_NO_PATH off the paths designated
+ * on it (doc/design.md, Contracts 1 and 3), but every entry that is not
+ * IBR_NO_PATH must still deliver: a walk that ends at a switch without a
+ * route is a finding at the switch it started from.
  *
  * While no finding has appeared, the same next[] feeds the channel
  * dependency graph.  A channel is one direction of an inter-switch link
@@ -15,11 +19,13 @@
  * switch's output ports.  Channels to CAs cannot close a cycle (CAs do not
  * forward) and are left out.  A DFS then looks for a cycle.
  *
- * Designated DLIDs: each offset must lie inside its destination's range
- * (then its walk delivers from every switch, since its column does); when
- * measuring, the flows of all pairs along them (flows.h, fed by the same
- * walks) cross-check that pair by pair and give the designated paths'
- * lengths and link load.
+ * Designated DLIDs: each offset must lie inside its destination's range,
+ * and a DLID above the base must be delivered from the source's switch
+ * (a bit per (renamed LID, switch) records where walks deliver; base LIDs
+ * deliver from everywhere or are findings already); when measuring, the
+ * flows of all pairs along them (flows.h, fed by the same walks)
+ * cross-check that pair by pair and give the designated paths' lengths
+ * and link load.
  *
  * Every allocation is checked and a failure makes ibr_verify() fail: a
  * verifier that cannot run must never look like one that found nothing.
@@ -41,7 +47,22 @@ struct verifier {
 	struct ibr_flows flows;   /* along designated DLIDs */
 	uint64_t (*deps)[4];      /* per channel: bitset of far output ports */
 	uint32_t *seen_stamp;     /* per switch: last LID whose walk passed */
+	bool renamed_lid;         /* the LID walked is not its range's base */
+	uint64_t column_faults;   /* faults the walk of this LID reported */
+	/* Per (LID above a base, switch): the walk from there delivers.
+	 * Only with a designated map; a bit per pair. */
+	uint64_t *delivers;
+	uint32_t words;           /* per LID, in delivers */
 };
+
+/* LIDs above their range's base may have IBR_NO_PATH off the paths
+ * designated on them (doc/design.md, Contracts 1 and 3). */
+static bool is_renamed_lid(const struct ibr_fabric *f, ibr_lid_t lid)
+{
+	const struct ibr_lid_owner *o = &f->lid_owner[lid];
+
+	return lid != ibr_port(f, o->node, o->port)->base_lid;
+}
 
 static void note(struct ibr_verify_report *rep, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -69,6 +90,9 @@ static void on_bad_step(void *ctx, uint32_t s, ibr_lid_t lid, uint8_t port,
 {
 	struct verifier *v = ctx;
 
+	if (st == IBR_STEP_NO_PATH && v->renamed_lid)
+		return; /* allowed; an entry leading here is caught later */
+	v->column_faults++;
 	if (st == IBR_STEP_NO_PATH) {
 		v->rep->unreachable++;
 		note(v->rep, "switch 0x%016llx has no route to LID %u",
@@ -97,6 +121,7 @@ static void on_loop(void *ctx, ibr_lid_t lid, const uint32_t *cycle,
 	snprintf(buf + used, sizeof(buf) - used, "0x%016llx",
 		 sw_guid(v->f, cycle[0]));
 	v->rep->loops++;
+	v->column_faults++;
 	note(v->rep, "LID %u loops: %s", lid, buf);
 }
 
@@ -111,6 +136,27 @@ static void check_unowned_lid(struct verifier *v, ibr_lid_t lid)
 			     "but no port owns LID %u", sw_guid(v->f, s), lid,
 			     col[s], lid);
 		}
+}
+
+/* On a LID above its base, an entry that is not IBR_NO_PATH must still
+ * deliver: its walk may not end at a switch without a route.  Records
+ * where the walks deliver, for the designated pairs. */
+static void check_renamed_column(struct verifier *v, ibr_lid_t lid)
+{
+	const uint8_t *col = ibr_column(v->r, lid);
+	uint64_t *bits = v->delivers ? v->delivers + (size_t)lid * v->words : NULL;
+
+	for (uint32_t s = 0; s < v->f->num_switches; s++) {
+		bool delivered = v->w.hops[s] != IBR_HOPS_FAILED;
+		if (bits && delivered)
+			bits[s / 64] |= 1ull << (s % 64);
+		if (delivered || col[s] == IBR_NO_PATH || v->column_faults)
+			continue;
+		v->rep->unreachable++;
+		note(v->rep, "switch 0x%016llx routes LID %u to port %u, but "
+		     "the walk from there ends at a switch with no route",
+		     sw_guid(v->f, s), lid, col[s]);
+	}
 }
 
 /* ---- pass 2: channel dependency graph --------------------------------- */
@@ -248,8 +294,23 @@ static void check_offsets(struct verifier *v)
 			const struct ibr_end_port *e = &f->end_ports[dst];
 			const struct ibr_port *p = ibr_port(f, e->node, e->port);
 			uint8_t k = d->offset[(size_t)row * d->cols + dst];
-			if (k < ibr_port_lid_count(p))
+			uint32_t sw = d->by_switch ? row : f->end_ports[row].sw;
+			const uint64_t *bits;
+			if (k >= ibr_port_lid_count(p))
+				goto outside;
+			if (k == 0 || (!d->by_switch && row == dst))
+				continue; /* base LIDs deliver from everywhere */
+			bits = v->delivers + (size_t)(p->base_lid + k) * v->words;
+			if (bits[sw / 64] >> (sw % 64) & 1)
 				continue;
+			v->rep->bad_designated++;
+			note(v->rep, "designated DLID %u of %s %u to CA 0x%016llx "
+			     "port %u is not delivered from switch 0x%016llx",
+			     p->base_lid + k, d->by_switch ? "switch" : "end port",
+			     row, (unsigned long long)f->nodes[e->node].guid,
+			     e->port, sw_guid(f, sw));
+			continue;
+outside:
 			v->rep->bad_designated++;
 			note(v->rep, "designated DLID %u of %s %u to CA 0x%016llx "
 			     "port %u is outside its LIDs %u..%u",
@@ -303,7 +364,10 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 	}
 	v.deps = calloc(C ? C : 1, sizeof(*v.deps));
 	v.seen_stamp = calloc(S, sizeof(uint32_t));
-	if (!v.deps || !v.seen_stamp) {
+	v.words = (S + 63) / 64;
+	if (r->designated.offset)
+		v.delivers = calloc((size_t)r->num_lids * v.words, sizeof(uint64_t));
+	if (!v.deps || !v.seen_stamp || (r->designated.offset && !v.delivers)) {
 		ibr_error_set(err, "verify: out of memory for %u channels", C);
 		goto out;
 	}
@@ -314,7 +378,11 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 			check_unowned_lid(&v, lid);
 			continue;
 		}
+		v.renamed_lid = is_renamed_lid(f, lid);
+		v.column_faults = 0;
 		ibr_walk_column(&v.w, ibr_column(r, lid), lid, &obs);
+		if (v.renamed_lid)
+			check_renamed_column(&v, lid);
 		rep->walks += S;
 		if (ibr_verify_findings(rep) == 0) {
 			add_lid_dependencies(&v, lid);
@@ -339,5 +407,6 @@ out:
 	ibr_walker_free(&v.w);
 	free(v.deps);
 	free(v.seen_stamp);
+	free(v.delivers);
 	return rc;
 }

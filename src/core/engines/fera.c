@@ -29,41 +29,16 @@
 
 #include "engines.h"
 
-#define FAR UINT32_MAX
-
 struct fera {
 	const struct ibr_fabric *f;
 	const struct ibr_updown *ud;
 	struct ibr_result *r;
 	uint8_t *link_up;       /* per sw_adj entry: 1 if it points up */
-	uint32_t *down_dist;    /* per switch, FAR outside D */
+	uint32_t *down_dist;    /* per switch, IBR_FAR outside D */
 	uint32_t *route_dist;   /* per switch */
 	uint8_t *out_port;      /* per switch: the chosen port */
 	uint32_t *queue;
 };
-
-/* Shortest all-down distances to d: BFS that climbs up links from d. */
-static void find_down_routes(struct fera *w, uint32_t d)
-{
-	const struct ibr_fabric *f = w->f;
-	uint32_t head = 0, tail = 0;
-
-	for (uint32_t s = 0; s < f->num_switches; s++)
-		w->down_dist[s] = FAR;
-	w->down_dist[d] = 0;
-	w->queue[tail++] = d;
-	while (head < tail) {
-		uint32_t x = w->queue[head++];
-		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
-			uint32_t y = f->sw_adj[i].peer;
-			/* x -> y up means y -> x down: y can descend to x. */
-			if (w->link_up[i] && w->down_dist[y] == FAR) {
-				w->down_dist[y] = w->down_dist[x] + 1;
-				w->queue[tail++] = y;
-			}
-		}
-	}
-}
 
 /* Rule 1 then rule 3: the lowest down port one step closer to d. */
 static uint8_t best_down_port(const struct fera *w, uint32_t s)
@@ -82,12 +57,12 @@ static uint8_t best_down_port(const struct fera *w, uint32_t s)
 static void best_up_route(struct fera *w, uint32_t s)
 {
 	const struct ibr_fabric *f = w->f;
-	uint32_t best = FAR;
+	uint32_t best = IBR_FAR;
 	uint8_t port = IBR_NO_PATH;
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
 		uint32_t t = f->sw_adj[i].peer;
-		if (w->link_up[i] && w->route_dist[t] != FAR &&
+		if (w->link_up[i] && w->route_dist[t] != IBR_FAR &&
 		    w->route_dist[t] + 1 < best) {
 			best = w->route_dist[t] + 1;
 			port = f->sw_adj[i].port;
@@ -101,13 +76,13 @@ static void route_to_switch(struct fera *w, uint32_t d)
 {
 	const struct ibr_updown *ud = w->ud;
 
-	find_down_routes(w, d);
+	ibr_down_distances(w->f, w->link_up, d, w->down_dist, w->queue);
 	for (uint32_t k = 0; k < ud->num_switches; k++) {
 		uint32_t s = ud->order[k];
 		if (s == d) {
 			w->route_dist[s] = 0;
 			w->out_port[s] = 0;
-		} else if (w->down_dist[s] != FAR) {
+		} else if (w->down_dist[s] != IBR_FAR) {
 			w->route_dist[s] = w->down_dist[s];
 			w->out_port[s] = best_down_port(w, s);
 		} else {
@@ -152,9 +127,7 @@ static int fera_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		ibr_error_set(err, "fera: out of memory");
 		goto out;
 	}
-	for (uint32_t s = 0; s < S; s++)
-		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
-			w.link_up[i] = ibr_link_is_up(f, ud, s, f->sw_adj[i].peer);
+	ibr_updown_link_flags(f, ud, w.link_up);
 
 	for (uint32_t d = 0; d < S; d++) {
 		const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);

@@ -196,3 +196,50 @@ void ibr_updown_free(struct ibr_updown *ud)
 	free(ud->position);
 	memset(ud, 0, sizeof(*ud));
 }
+
+void ibr_updown_link_flags(const struct ibr_fabric *f,
+			   const struct ibr_updown *ud, uint8_t *link_up)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
+			link_up[i] = ibr_link_is_up(f, ud, s, f->sw_adj[i].peer);
+}
+
+uint32_t ibr_down_distances(const struct ibr_fabric *f, const uint8_t *link_up,
+			    uint32_t d, uint32_t *down_dist, uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0;
+
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		down_dist[s] = IBR_FAR;
+	down_dist[d] = 0;
+	queue[tail++] = d;
+	while (head < tail) {
+		uint32_t x = queue[head++];
+		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
+			uint32_t y = f->sw_adj[i].peer;
+			/* x -> y up means y -> x down: y can descend to x. */
+			if (link_up[i] && down_dist[y] == IBR_FAR) {
+				down_dist[y] = down_dist[x] + 1;
+				queue[tail++] = y;
+			}
+		}
+	}
+	return tail;
+}
+
+void ibr_legal_distances(const struct ibr_fabric *f,
+			 const struct ibr_updown *ud, const uint8_t *link_up,
+			 const uint32_t *down_dist, uint32_t *legal_dist)
+{
+	for (uint32_t k = 0; k < ud->num_switches; k++) {
+		uint32_t s = ud->order[k], best = down_dist[s];
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+			uint32_t t = f->sw_adj[i].peer;
+			if (link_up[i] && legal_dist[t] != IBR_FAR &&
+			    legal_dist[t] + 1 < best)
+				best = legal_dist[t] + 1;
+		}
+		legal_dist[s] = best;
+	}
+}

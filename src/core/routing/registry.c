@@ -14,6 +14,7 @@
 const struct ibr_engine *const ibr_engines[] = {
 	&ibr_engine_pira,
 	&ibr_engine_fera,
+	&ibr_engine_dr,
 	NULL,
 };
 

@@ -1,0 +1,395 @@
+/*
+ * dr.c - destination renaming (PIRa paper §2.4, after López, Flich and
+ * Duato, ICPP 2001): every pair of hosts takes a shortest legal up/down
+ * path, and a destination gets as many of its LIDs as its paths need.
+ *
+ * Why: destination-based tables with one LID per port cannot hold every
+ * minimal legal path.  At n2 of Fig. 5 packets from n2's own host would go
+ * up port 1 (3 hops) while packets coming down from n3 must go on down
+ * port 3, or the down-up turn could deadlock; FERa keeps one LID and gives
+ * the short path up, DR renames n1 for it (Fig. 7).
+ *
+ * Offsets (doc/design.md, Contracts):
+ *   - offset 0 of every range is exactly FERa's complete legal tree (FERa
+ *     is run first), so hosts and switches that ignore designated DLIDs,
+ *     and every switch LID, are routed as `fera` routes them;
+ *   - offset k >= 1 of a CA's range holds only the paths placed on it and
+ *     IBR_NO_PATH elsewhere: a host using a DLID it was not given is
+ *     dropped or follows the suffix of a legal path, never a down-up turn.
+ *
+ * Paths.  The CAs of one switch share their paths: a path is chosen per
+ * (source switch, destination end port) and the designated map is by
+ * switch.  Per destination switch d, the all-down and the legal distances
+ * of every switch to d (updown.h); a path then leaves s with "links left
+ * = legal distance of s" and at each switch takes a link that keeps it
+ * minimal and legal: in the up phase an up link to a switch whose legal
+ * distance is one less, or a down link to a switch whose all-down
+ * distance is one less (which starts the down phase); in the down phase
+ * only the latter.  Among the links allowed it takes the least loaded so
+ * far, then the lowest port: ties spread load, deterministically.  A
+ * path's pairs (the CAs of its source switch) are added to the load of the
+ * links its pairs finally use.
+ *
+ * Renaming.  Per destination end port, paths are checked one after the
+ * other (source switches in index order) and each joins the first
+ * configuration (configs.h) it splits from no path of; configuration 0 is
+ * seeded with FERa's column, so a path equal to FERa's takes the base LID.
+ * Configuration k is realised on offset k.  A path whose configuration is
+ * 2^LMC or beyond falls back to the base LID (FERa's route) and its pairs
+ * are counted; configurations are still counted without a limit, for the
+ * LIDs the renaming would need (2^ceil(lg k) per destination, as Table VI
+ * of the LID paper counts).  Placing on configurations beyond the limit
+ * changes nothing below it: first fit sees the same paths there.
+ *
+ * Cost: per destination switch O(E); per (source switch, destination end
+ * port) O(length x degree) to choose and O(configurations x length) to
+ * place.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines.h"
+#include "ibrouting/configs.h"
+#include "ibrouting/dr.h"
+
+struct dr {
+	const struct ibr_fabric *f;
+	const struct ibr_updown *ud;
+	struct ibr_result *r;
+	struct ibr_dr_detail *detail;   /* NULL unless asked for */
+	uint8_t *link_up;       /* per sw_adj entry */
+	uint32_t *down_dist;    /* per switch, to the current destination switch */
+	uint32_t *legal_dist;   /* per switch, to the current destination switch */
+	uint32_t *queue;        /* switches in BFS order from it, */
+	uint32_t reached_down;  /*   this many (those with an all-down route) */
+	uint64_t *load;         /* per sw_adj entry: flows placed on it */
+	/* per switch, for the current destination end port: the link a path
+	 * takes there (sw_adj entry) in the up and in the down phase, and the
+	 * heaviest load on the rest of that path */
+	uint32_t *next_up, *next_down;
+	uint64_t *neck_up, *neck_down;
+	uint32_t *path_sw;      /* the path being placed: switches, */
+	uint8_t *path_port;     /*   the ports they leave by, */
+	uint32_t *path_chan;    /*   the channels (sw_adj entries) */
+	uint32_t *fera_chan;    /* channels of FERa's route, when needed */
+	struct ibr_configs configs;
+	/* figures */
+	uint64_t lids_needed, renamed_lids, renamed_pairs, fallback_pairs,
+		 links_saved, links_above_minimal;
+};
+
+static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
+{
+	return f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+}
+
+/* Chooses, for every switch, the link a minimal legal path to switch d
+ * takes there in each phase: the one whose path has the least loaded
+ * link (bottleneck), then the lowest port.  Down phase: over down links
+ * one all-down step closer, switches in BFS order from d (the queue the
+ * distances left).  Up phase, swept in up/down order: over up links one
+ * legal step closer and down links that start a minimal all-down route;
+ * a switch whose all-down route is minimal keeps its down-phase choice,
+ * so paths passing it up or down do not split there (FERa's rule, paid
+ * nothing in length). */
+static void choose_links(struct dr *w, uint32_t d)
+{
+	const struct ibr_fabric *f = w->f;
+	const uint32_t *order = w->queue;
+
+	for (uint32_t x = 0; x < f->num_switches; x++) {
+		w->neck_down[x] = w->neck_up[x] = UINT64_MAX;
+		w->next_down[x] = w->next_up[x] = IBR_NONE;
+	}
+	w->neck_down[d] = w->neck_up[d] = 0;
+	for (uint32_t k = 1; k < w->reached_down; k++) {
+		uint32_t x = order[k], best = IBR_NONE;
+		uint64_t neck = UINT64_MAX;
+		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
+			uint32_t y = f->sw_adj[i].peer;
+			uint64_t n = w->load[i] > w->neck_down[y] ? w->load[i] :
+				     w->neck_down[y];
+			if (!w->link_up[i] && w->down_dist[y] + 1 == w->down_dist[x] &&
+			    n < neck) {
+				neck = n;
+				best = i;
+			}
+		}
+		w->neck_down[x] = neck;
+		w->next_down[x] = best;
+	}
+	for (uint32_t k = 0; k < w->ud->num_switches; k++) {
+		uint32_t x = w->ud->order[k], best = IBR_NONE;
+		uint64_t neck = UINT64_MAX;
+		if (x == d)
+			continue;
+		if (w->down_dist[x] == w->legal_dist[x]) {
+			w->neck_up[x] = w->neck_down[x];
+			w->next_up[x] = w->next_down[x];
+			continue;
+		}
+		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
+			uint32_t y = f->sw_adj[i].peer;
+			bool up = w->link_up[i];
+			uint64_t rest = up ? w->neck_up[y] : w->neck_down[y];
+			uint64_t n = w->load[i] > rest ? w->load[i] : rest;
+			bool minimal = up ? w->legal_dist[y] + 1 == w->legal_dist[x] :
+				       w->down_dist[y] + 1 == w->legal_dist[x];
+			if (minimal && n < neck) {
+				neck = n;
+				best = i;
+			}
+		}
+		w->neck_up[x] = neck;
+		w->next_up[x] = best;
+	}
+}
+
+/* The path from s to end port e on switch d along the chosen links;
+ * returns its length in switches, 0 if it breaks off (a bug). */
+static uint32_t follow_path(struct dr *w, uint32_t s, uint32_t d,
+			    const struct ibr_end_port *e)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t x = s, len = 0;
+	bool down = false;
+
+	while (x != d) {
+		uint32_t i = down ? w->next_down[x] : w->next_up[x];
+		if (i == IBR_NONE || len == f->num_switches)
+			return 0;
+		w->path_sw[len] = x;
+		w->path_port[len] = f->sw_adj[i].port;
+		w->path_chan[len++] = i;
+		down |= !w->link_up[i];
+		x = f->sw_adj[i].peer;
+	}
+	w->path_sw[len] = d;
+	w->path_port[len] = e->sw_port;
+	w->path_chan[len++] = IBR_NONE;
+	return len;
+}
+
+/* The channels of FERa's route from s along column `col` to switch d;
+ * returns their number. */
+static uint32_t fera_route(struct dr *w, const uint8_t *col, uint32_t s,
+			   uint32_t d)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t x = s, n = 0;
+
+	while (x != d && n < f->num_switches) {
+		uint32_t i = f->sw_adj_start[x];
+		while (i < f->sw_adj_start[x + 1] && f->sw_adj[i].port != col[x])
+			i++;
+		if (i == f->sw_adj_start[x + 1])
+			break; /* FERa's tables are complete: not reached */
+		w->fera_chan[n++] = i;
+		x = f->sw_adj[i].peer;
+	}
+	return n;
+}
+
+static void add_load(struct dr *w, const uint32_t *chan, uint32_t n,
+		     uint64_t flows)
+{
+	for (uint32_t i = 0; i < n; i++)
+		w->load[chan[i]] += flows;
+}
+
+static int keep_detail(struct dr *w, uint32_t s, uint32_t e, uint32_t len,
+		       uint8_t offset, struct ibr_error *err)
+{
+	struct ibr_dr_detail *d = w->detail;
+	const struct ibr_fabric *f = w->f;
+	uint32_t src = f->sw_cas[f->sw_ca_start[s]], p;
+
+	p = ibr_pathset_add(&d->paths, src, e, w->path_sw, w->path_port, len,
+			    err);
+	if (p == IBR_NONE)
+		return -1;
+	if (p >= d->offset_cap) {
+		uint32_t cap = d->offset_cap ? 2 * d->offset_cap : 256;
+		uint8_t *o = realloc(d->offset, cap);
+		if (!o)
+			return ibr_error_set(err, "dr: out of memory for %u "
+					     "path offsets", cap);
+		d->offset = o;
+		d->offset_cap = cap;
+	}
+	d->offset[p] = offset;
+	return 0;
+}
+
+/* Places the path of every source switch to end port e (distances to its
+ * switch d are computed) and writes e's LIDs above the base. */
+static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = w->f;
+	const struct ibr_end_port *ep = &f->end_ports[e];
+	const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
+	uint32_t S = f->num_switches, d = ep->sw, lids = ibr_port_lid_count(p);
+	const uint8_t *base = ibr_column(w->r, p->base_lid);
+	struct ibr_configs *c = &w->configs;
+	uint32_t used;
+
+	ibr_configs_clear(c);
+	if (ibr_configs_open(c, err) == IBR_NONE)
+		return -1;
+	memcpy(ibr_configs_column(c, 0), base, S);
+	choose_links(w, d);
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t pairs = cas_on(f, s), len, k, fera_len = 0;
+		if (s == d || pairs == 0)
+			continue;
+		len = follow_path(w, s, d, ep);
+		if (len == 0)
+			return ibr_error_set(err, "dr: no legal path from switch "
+					     "0x%016llx to LID %u",
+					     (unsigned long long)ibr_switch(f, s)->guid,
+					     p->base_lid);
+		k = ibr_configs_first_fit(c, w->path_sw, w->path_port, len, err);
+		if (k == IBR_NONE)
+			return -1;
+		if (k > 0)
+			fera_len = fera_route(w, base, s, d);
+		if (k < lids) {
+			add_load(w, w->path_chan, len - 1, pairs);
+			w->r->designated.offset[(size_t)s * w->r->designated.cols + e] =
+				(uint8_t)k;
+			if (k > 0) {
+				w->renamed_pairs += pairs;
+				w->links_saved += (uint64_t)(fera_len - (len - 1)) * pairs;
+			}
+		} else {
+			add_load(w, w->fera_chan, fera_len, pairs);
+			w->fallback_pairs += pairs;
+			w->links_above_minimal +=
+				(uint64_t)(fera_len - (len - 1)) * pairs;
+		}
+		if (w->detail && keep_detail(w, s, e, len, k < lids ? (uint8_t)k :
+					     IBR_NOT_REALISED, err))
+			return -1;
+	}
+	used = c->count < lids ? c->count : lids;
+	for (uint32_t k = 1; k < lids; k++) {
+		uint8_t *col = ibr_column(w->r, p->base_lid + k);
+		if (k < used)
+			memcpy(col, ibr_configs_column(c, k), S);
+		else
+			memset(col, IBR_NO_PATH, S);
+	}
+	w->lids_needed += ibr_lids_for_configs(c->count);
+	w->renamed_lids += used - 1;
+	return 0;
+}
+
+static int rename_all(struct dr *w, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = w->f;
+
+	for (uint32_t d = 0; d < f->num_switches; d++) {
+		if (f->sw_ca_start[d] == f->sw_ca_start[d + 1])
+			continue;
+		w->reached_down = ibr_down_distances(f, w->link_up, d,
+						     w->down_dist, w->queue);
+		ibr_legal_distances(f, w->ud, w->link_up, w->down_dist,
+				    w->legal_dist);
+		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++)
+			if (rename_destination(w, f->sw_cas[i], err))
+				return -1;
+	}
+	return 0;
+}
+
+static void free_work(struct dr *w)
+{
+	free(w->link_up);
+	free(w->down_dist);
+	free(w->legal_dist);
+	free(w->queue);
+	free(w->load);
+	free(w->path_sw);
+	free(w->path_port);
+	free(w->path_chan);
+	free(w->fera_chan);
+	free(w->next_up);
+	free(w->next_down);
+	free(w->neck_up);
+	free(w->neck_down);
+	ibr_configs_free(&w->configs);
+}
+
+int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
+			struct ibr_dr_detail *d, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = ctx->f;
+	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
+	struct dr w = { .f = f, .r = r, .detail = d };
+	int rc = -1;
+
+	if (d)
+		memset(d, 0, sizeof(*d));
+	/* Offset 0 of every range, and every switch LID, is FERa's. */
+	if (ibr_engine_fera.route(ctx, r, err))
+		return -1;
+	r->stats.count = 0;
+	w.ud = ibr_ctx_updown(ctx, err);
+	if (!w.ud || ibr_designated_init(r, f, true, err))
+		return -1;
+	ibr_configs_init(&w.configs, S);
+	w.link_up = malloc(links ? links : 1);
+	w.down_dist = malloc(S * sizeof(uint32_t));
+	w.legal_dist = malloc(S * sizeof(uint32_t));
+	w.queue = malloc(S * sizeof(uint32_t));
+	w.load = calloc(links ? links : 1, sizeof(uint64_t));
+	w.path_sw = malloc((S + 1) * sizeof(uint32_t));
+	w.path_port = malloc(S + 1);
+	w.path_chan = malloc((S + 1) * sizeof(uint32_t));
+	w.fera_chan = malloc((S + 1) * sizeof(uint32_t));
+	w.next_up = malloc(S * sizeof(uint32_t));
+	w.next_down = malloc(S * sizeof(uint32_t));
+	w.neck_up = malloc(S * sizeof(uint64_t));
+	w.neck_down = malloc(S * sizeof(uint64_t));
+	if (!w.next_up || !w.next_down || !w.neck_up || !w.neck_down ||
+	    !w.link_up || !w.down_dist || !w.legal_dist || !w.queue ||
+	    !w.load || !w.path_sw || !w.path_port || !w.path_chan ||
+	    !w.fera_chan) {
+		ibr_error_set(err, "dr: out of memory (%u switches)", S);
+		goto out;
+	}
+	ibr_updown_link_flags(f, w.ud, w.link_up);
+	if (rename_all(&w, err))
+		goto out;
+	ibr_stat_set(r, "CA LIDs needed", w.lids_needed);
+	ibr_stat_set(r, "renamed LIDs", w.renamed_lids);
+	ibr_stat_set(r, "renamed pairs", w.renamed_pairs);
+	ibr_stat_set(r, "fallback pairs", w.fallback_pairs);
+	ibr_stat_set(r, "links saved against fera", w.links_saved);
+	ibr_stat_set(r, "links above minimal", w.links_above_minimal);
+	rc = 0;
+out:
+	free_work(&w);
+	return rc;
+}
+
+void ibr_dr_detail_free(struct ibr_dr_detail *d)
+{
+	ibr_pathset_free(&d->paths);
+	free(d->offset);
+	memset(d, 0, sizeof(*d));
+}
+
+static int dr_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
+		    struct ibr_error *err)
+{
+	return ibr_dr_route_detail(ctx, r, NULL, err);
+}
+
+const struct ibr_engine ibr_engine_dr = {
+	.name = "dr",
+	.summary = "destination renaming: minimal legal up/down paths, "
+		   "several LIDs per destination (needs lmc >= 1)",
+	.route = dr_route,
+	.min_lmc = 1,
+};
