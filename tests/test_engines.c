@@ -18,7 +18,11 @@
  * Engine-specific properties: FERa starts with a down link wherever an
  * all-down route exists (§2.3, against a plain DFS); PIRa never has more
  * explicit entries than FERa and gives every switch but the root a default
- * port.
+ * port; destination renaming keeps FERa's tables on every base and switch
+ * LID, chooses legal paths as short as a BFS over (switch, phase) finds,
+ * and every designated walk is the path it chose (or FERa's route when
+ * the path fell back), on 43 fabrics at LMC 1, 2 and 3 besides the table.
+ * Walks on LIDs above a base start only where the entry is set.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +34,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "ibrouting/dr.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
 #include "ibrouting/verify.h"
@@ -101,7 +106,17 @@ struct cell {
 	const struct family *family;
 };
 
-/* Walks every (switch, LID) and checks it is a legal up/down route. */
+/* A LID above its range's base: multi-LID engines may leave IBR_NO_PATH
+ * there off the paths designated on it. */
+static int is_renamed_lid(const struct ibr_fabric *f, ibr_lid_t lid)
+{
+	const struct ibr_lid_owner *o = &f->lid_owner[lid];
+
+	return lid != ibr_port(f, o->node, o->port)->base_lid;
+}
+
+/* Walks every (switch, LID) whose entry is set (every one for base and
+ * switch LIDs) and checks it is a delivered, legal up/down route. */
 static void assert_legal_updown(const struct ibr_walker *w,
 				const struct ibr_result *r,
 				const struct ibr_updown *ud, const char *what)
@@ -114,6 +129,9 @@ static void assert_legal_updown(const struct ibr_walker *w,
 		for (uint32_t start = 0; start < f->num_switches; start++) {
 			uint32_t s = start, next = 0, hops = 0;
 			int went_down = 0;
+			if (ibr_entry(r, start, lid) == IBR_NO_PATH &&
+			    is_renamed_lid(f, lid))
+				continue;
 			while (ibr_walker_entry_step(w, r, s, lid, &next) ==
 			       IBR_STEP_NEXT) {
 				int up = ibr_link_is_up(f, ud, s, next);
@@ -201,6 +219,126 @@ static void assert_fera_prefers_down(const struct ibr_walker *w,
 	free(seen);
 }
 
+/* Reference: links of the shortest legal up/down route from switch src
+ * to every switch, by BFS over (switch, phase) states: a packet still
+ * climbing may take any link, one that went down only down links. */
+static void legal_lengths(const struct ibr_fabric *f, const struct ibr_updown *ud,
+			  uint32_t src, uint32_t *len)
+{
+	uint32_t S = f->num_switches, head = 0, tail = 0;
+	uint32_t *dist = malloc(2 * S * sizeof(uint32_t));
+	uint32_t *queue = malloc(2 * S * sizeof(uint32_t));
+
+	for (uint32_t i = 0; i < 2 * S; i++)
+		dist[i] = UINT32_MAX;
+	dist[src] = 0; /* state s: climbing at s; S + s: descending at s */
+	queue[tail++] = src;
+	while (head < tail) {
+		uint32_t st = queue[head++], x = st % S;
+		int descending = st >= S;
+		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
+			uint32_t y = f->sw_adj[i].peer;
+			int up = ibr_link_is_up(f, ud, x, y);
+			uint32_t next = up ? y : S + y;
+			if ((up && descending) || dist[next] != UINT32_MAX)
+				continue;
+			dist[next] = dist[st] + 1;
+			queue[tail++] = next;
+		}
+	}
+	for (uint32_t s = 0; s < S; s++)
+		len[s] = dist[s] < dist[S + s] ? dist[s] : dist[S + s];
+	free(dist);
+	free(queue);
+}
+
+/* Destination renaming: the base LID of every range and every switch LID
+ * carry exactly FERa's tables; every chosen path is legal and minimal
+ * among legal paths; every designated walk of a CA on the path's source
+ * switch is that path (on its offset) or, when it fell back, FERa's route
+ * on the base LID; every pair has a path.  Returns the fallback paths. */
+static unsigned assert_dr_paths(struct ibr_route_ctx *ctx,
+				const struct ibr_walker *w,
+				const struct ibr_result *r,
+				const struct ibr_updown *ud, const char *what)
+{
+	const struct ibr_fabric *f = ctx->f;
+	uint32_t S = f->num_switches, E = f->num_end_ports;
+	uint32_t *len = malloc((size_t)S * S * sizeof(uint32_t));
+	struct ibr_error err = { "" };
+	struct ibr_result fera, again;
+	struct ibr_dr_detail d;
+	uint64_t expected = 0;
+	unsigned fallbacks = 0;
+
+	if (ibr_route(ctx, ibr_engine_find("fera"), &fera, &err))
+		fail_msg("%s: fera: %s", what, err.msg);
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		if (f->lid_owner[lid].node != IBR_NONE && !is_renamed_lid(f, lid))
+			assert_memory_equal(ibr_column(r, lid), ibr_column(&fera, lid), S);
+	assert_int_equal(ibr_result_init(&again, f, &err), 0);
+	if (ibr_dr_route_detail(ctx, &again, &d, &err))
+		fail_msg("%s: dr detail: %s", what, err.msg);
+	assert_memory_equal(again.col, r->col, (size_t)r->num_lids * S);
+
+	for (uint32_t s = 0; s < S; s++)
+		legal_lengths(f, ud, s, len + (size_t)s * S);
+	for (uint32_t p = 0; p < d.paths.num_paths; p++) {
+		const struct ibr_end_port *src = &f->end_ports[d.paths.src[p]];
+		const struct ibr_end_port *dst = &f->end_ports[d.paths.dst[p]];
+		const struct ibr_port *dp = ibr_port(f, dst->node, dst->port);
+		uint32_t a = d.paths.first[p], n = ibr_path_len(&d.paths, p);
+		uint8_t k = d.offset[p];
+		int went_down = 0;
+
+		for (uint32_t i = 0; i + 1 < n; i++) {
+			uint32_t x = d.paths.hop_switch[a + i];
+			uint32_t y = d.paths.hop_switch[a + i + 1];
+			int up = ibr_link_is_up(f, ud, x, y);
+			if (up && went_down)
+				fail_msg("%s: path %u turns down->up", what, p);
+			went_down |= !up;
+		}
+		if (n - 1 != len[(size_t)src->sw * S + dst->sw])
+			fail_msg("%s: path %u has %u links, the shortest legal "
+				 "route %u", what, p, n - 1,
+				 len[(size_t)src->sw * S + dst->sw]);
+		fallbacks += k == IBR_NOT_REALISED;
+		for (uint32_t c = f->sw_ca_start[src->sw]; c < f->sw_ca_start[src->sw + 1]; c++) {
+			uint32_t ca = f->sw_cas[c], x = src->sw, next = 0, i = 0;
+			ibr_lid_t dlid = ibr_designated_dlid(r, f, ca, d.paths.dst[p]);
+			assert_int_equal(dlid, dp->base_lid +
+					 (k == IBR_NOT_REALISED ? 0 : k));
+			if (k == IBR_NOT_REALISED)
+				continue; /* FERa's route: checked above */
+			for (;;) {
+				assert_true(i < n);
+				assert_int_equal(d.paths.hop_switch[a + i], x);
+				assert_int_equal(d.paths.hop_port[a + i],
+						 ibr_entry(r, x, dlid));
+				i++;
+				if (ibr_walker_entry_step(w, r, x, dlid, &next) !=
+				    IBR_STEP_NEXT)
+					break;
+				x = next;
+			}
+			assert_int_equal(i, n);
+		}
+	}
+	/* one path per (source switch with CAs, end port on another switch) */
+	for (uint32_t s = 0; s < S; s++)
+		if (f->sw_ca_start[s + 1] > f->sw_ca_start[s])
+			for (uint32_t e = 0; e < E; e++)
+				expected += f->end_ports[e].sw != s;
+	assert_int_equal(d.paths.num_paths, expected);
+	assert_int_equal(ibr_stat_get(r, "fallback pairs", 0) == 0, fallbacks == 0);
+	ibr_dr_detail_free(&d);
+	ibr_result_free(&again);
+	ibr_result_free(&fera);
+	free(len);
+	return fallbacks;
+}
+
 static void route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
 		  struct ibr_result *r, const char *what)
 {
@@ -241,6 +379,8 @@ static void check_engine_on(const struct ibr_engine *e, const char *spec,
 
 	if (strcmp(e->name, "fera") == 0)
 		assert_fera_prefers_down(&w, &r, ud, what);
+	if (strcmp(e->name, "dr") == 0)
+		assert_dr_paths(&ctx, &w, &r, ud, what);
 	if (strcmp(e->name, "pira") == 0) {
 		struct ibr_result fera;
 		route(&ctx, ibr_engine_find("fera"), &fera, what);
@@ -277,6 +417,25 @@ static void test_cell(void **state)
 		check_engine_on(c->engine, *spec, c->family->lmc);
 	print_message("%s: %u %s fabrics verified\n", c->engine->name, n,
 		      c->family->name);
+}
+
+/* Destination renaming on every generated fabric above (43) at LMC 1, 2
+ * and 3: the generic checks and dr's own (assert_dr_paths). */
+static void test_dr_with_lmc(void **state)
+{
+	const struct ibr_engine *dr = ibr_engine_find("dr");
+	const char *const *lists[] = { random_specs, clos_specs, torus_specs,
+				       lmc_specs };
+	unsigned fabrics = 0;
+
+	(void)state;
+	assert_non_null(dr);
+	for (unsigned l = 0; l < N(lists); l++)
+		for (const char *const *spec = lists[l]; *spec; spec++, fabrics++)
+			for (unsigned lmc = 1; lmc <= 3; lmc++)
+				check_engine_on(dr, *spec, lmc);
+	assert_true(fabrics >= 40);
+	print_message("dr: %u fabrics verified at LMC 1, 2 and 3\n", fabrics);
 }
 
 /* Every root strategy yields verified tables; center differs from sm
@@ -394,7 +553,7 @@ int main(void)
 	while (ibr_engines[engines])
 		engines++;
 	cells = engines * N(families);
-	tests = calloc(cells + 4, sizeof(*tests));
+	tests = calloc(cells + 5, sizeof(*tests));
 	cell = calloc(cells, sizeof(*cell));
 	names = calloc(cells, sizeof(*names));
 	assert_true(tests && cell && names && engines >= 2);
@@ -412,6 +571,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_explicit_root_guid);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_context_shares_orientation);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_options_are_checked);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_dr_with_lmc);
 	rc = _cmocka_run_group_tests("engines", tests, n, NULL, NULL);
 	free(tests);
 	free(cell);
