@@ -179,6 +179,38 @@ static void print_route_summary(const struct ibr_fabric *f,
 		printf("time      %.3f ms compute\n", best_ms);
 }
 
+/* The fewest LIDs a CA port has: 2^LMC of the port with the lowest LMC
+ * (every port has the subnet's LMC unless a file gives others). */
+static unsigned fewest_ca_lids(const struct ibr_fabric *f)
+{
+	unsigned fewest = 1u << IBR_MAX_LMC;
+
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		const struct ibr_end_port *ep = &f->end_ports[e];
+		unsigned n = ibr_port_lid_count(ibr_port(f, ep->node, ep->port));
+		if (n < fewest)
+			fewest = n;
+	}
+	return fewest;
+}
+
+/* A multi-LID engine below the LMC it needs still routes (dr as FERa)
+ * and says so, with what it would need. */
+static void warn_lmc(const struct ibr_fabric *f, const struct ibr_engine *e,
+		     const struct ibr_result *r)
+{
+	unsigned lids = fewest_ca_lids(f);
+
+	if (f->num_end_ports == 0 || lids >= 1u << e->min_lmc)
+		return;
+	printf("warning   %s needs lmc >= %u for several LIDs per "
+	       "destination; with %u LID%s per CA port %" PRIu64 " pairs fall "
+	       "back to FERa's route (without a limit it would need %" PRIu64
+	       " CA LIDs)\n", e->name, e->min_lmc, lids, lids == 1 ? "" : "s",
+	       ibr_stat_get(r, "fallback pairs", 0),
+	       ibr_stat_get(r, "CA LIDs needed", 0));
+}
+
 /* --print-lfts: "SWITCH-GUID LID PORT" per routed entry, the form the
  * end-to-end tests compare with what switches report. */
 static void print_tables(const struct ibr_fabric *f, const struct ibr_result *r)
@@ -292,6 +324,7 @@ static int cmd_route(int argc, char **argv)
 			best = r.stats.compute_ms;
 	}
 	print_route_summary(f, e, &r, how, best, repeat);
+	warn_lmc(f, e, &r);
 	verify_ms = ibr_now_ms();
 	rc = ibr_verify(f, &r, NULL, &rep, &err);
 	verify_ms = ibr_now_ms() - verify_ms;
