@@ -52,6 +52,11 @@ BUILD_DIR=$PWD "$top/bench/bench.sh" --smoke > bench-smoke.log 2>&1 || { cat ben
 tail -n 1 bench-smoke.log
 passed=$((passed + 1))
 
+echo "== destination renaming benchmark smoke run (dr, fera, updn, minhop at lmc 2 over ibsim; not timed)"
+BUILD_DIR=$PWD "$top/bench/bench_dr.sh" --smoke > bench-dr-smoke.log 2>&1 || { cat bench-dr-smoke.log; exit 1; }
+tail -n 1 bench-dr-smoke.log
+passed=$((passed + 1))
+
 echo "== make distcheck"
 make distcheck DISTCHECK_CONFIGURE_FLAGS="${CONFIGURE_FLAGS:-}" >/dev/null
 echo "distcheck: OK"

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# bench_dr.sh - destination renaming against fera, updn and minhop, inside
+# OpenSM over ibsim, on the same fabrics and LMC in one run (issue 8).
+# Never a timed test: it measures and reports.
+#
+#   bench/bench_dr.sh          random 64 switches / 512 CAs (3 seeds) at LMC
+#                              1, 2, 3 and 256 / 4096 (1 seed) at LMC 2, plus
+#                              updn at LMC 0 on each -> bench/results/dr.csv, dr.md
+#   bench/bench_dr.sh --smoke  one small fabric at LMC 2, into a temporary
+#                              directory; non-zero if dr fell back to another
+#                              engine or has a verifier finding or a credit loop
+#
+# Per (fabric, LMC, engine): OpenSM's routing window from its own log, the
+# engine OpenSM used, `ibrouting verify` on OpenSM's dumps (with the
+# plugin's ibrouting-dlids.dump beside them for dr, so flows follow the
+# designated DLIDs hosts get from the SA; OpenSM's engines and fera are
+# measured on base LIDs, what their hosts use): max link load, mean path,
+# findings; ibdmchk's credit loops (base LIDs); and from dr's log line the
+# CA LIDs it would need without a limit, renamed LIDs, fallback pairs and
+# links above the minimal legal length.  updn and dnup need a root: the
+# SM's switch, as ours take by default.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+smoke=false
+out=$top/bench/results
+while [ $# -gt 0 ]; do
+	case $1 in
+	--smoke) smoke=true; out=$(mktemp -d) ;;
+	--out) out=$2; shift ;;
+	*) echo "usage: bench/bench_dr.sh [--smoke] [--out DIR]" >&2; exit 2 ;;
+	esac
+	shift
+done
+mkdir -p "$out"
+build=${BUILD_DIR:-$top/build}
+[ -x "$build/ibrouting" ] && [ -f "$build/.libs/libibrouting.so" ] || {
+	echo "bench_dr.sh: build first (scripts/run-tests.sh or make in $build)" >&2; exit 2; }
+export IBROUTING=$build/ibrouting PLUGIN_DIR=$build/.libs FABRICS_DIR=$top/tests/fabrics
+. "$top/tests/lib.sh"
+. "$top/tests/e2e_lib.sh"
+e2e_requirements
+
+if $smoke; then
+	runs="random:sw=16,ca=128,seed=1@2"
+else
+	runs=""
+	for seed in 1 2 3; do
+		for lmc in 1 2 3; do runs="$runs random:sw=64,ca=512,seed=$seed@$lmc"; done
+	done
+	runs="$runs random:sw=256,ca=4096,seed=1@2"
+fi
+compared="dr fera updn minhop"  # (opensm_run sets $engines)
+csv=$out/dr.csv
+echo "fabric,lmc,engine,used,route_ms,findings,credit_loops,max_link_load,mean_path,ca_lids_needed,ca_lids_available,renamed_lids,fallback_pairs,links_above_minimal" > "$csv"
+
+# field NAME LOGFILE: the counter "N NAME" of dr's INFO line
+field() { sed -n "s/.*build_lid_matrices: dr: .* \([0-9][0-9]*\) $1[,)].*/\1/p" "$2" | head -n 1; }
+
+measure() {
+	local spec=$1 lmc=$2 engine=$3 name dir extra used ms findings load mean loops
+	local needed renamed fallback above
+	name=$(echo "$spec-$lmc-$engine" | tr ':=,' '___')
+	dir=$TMP/$name
+	mkdir -p "$dir/ibr"
+	printf 'dump_dir %s/ibr\n' "$dir" > "$TMP/plugin.conf"
+	extra="lmc $lmc"
+	case $engine in updn|dnup) extra="$extra
+root_guid_file $TMP/roots" ;; esac
+	IBROUTING_CONF=$TMP/plugin.conf opensm_run "$name" "$engine" "$extra" || true
+	used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured on all switches.*/\1/p' "$dir/osm.log" | head -n 1)
+	ms=$(routing_ms "$dir/osm.log")
+	findings=? load=? mean=? loops=?
+	if [ -f "$dir/dump/opensm-lfts.dump" ]; then
+		[ ! -f "$dir/ibr/ibrouting-dlids.dump" ] || cp "$dir/ibr/ibrouting-dlids.dump" "$dir/dump/"
+		"$IBROUTING" verify "$dir/dump" > "$dir/verify.out" 2>&1 || true
+		findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$dir/verify.out")
+		load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$dir/verify.out")
+		mean=$(sed -n 's/.*mean path \([0-9.]*\) links.*/\1/p' "$dir/verify.out")
+		: > "$dir/empty.mcfdbs"
+		(cd "$dir" && timeout 900 ibdmchk -s dump/opensm-subnet.lst -f dump/opensm.fdbs \
+			-m empty.mcfdbs > ibdmchk.out 2>&1) 2>/dev/null || true
+		if grep -q "no credit loops found" "$dir/ibdmchk.out"; then
+			loops=0
+		elif grep -q "credit loops in routing" "$dir/ibdmchk.out"; then
+			loops=$(grep -c "Found credit loop" "$dir/ibdmchk.out" || true)
+		fi
+	fi
+	needed="" renamed="" fallback="" above=""
+	if [ "$engine" = dr ]; then
+		needed=$(field "CA LIDs needed" "$dir/osm.log")
+		renamed=$(field "renamed LIDs" "$dir/osm.log")
+		fallback=$(field "fallback pairs" "$dir/osm.log")
+		above=$(field "links above minimal" "$dir/osm.log")
+	fi
+	echo "$(echo "$spec" | tr , ';'),$lmc,$engine,${used:-none},$ms,$findings,$loops,$load,$mean,$needed,$((cas << lmc)),$renamed,$fallback,$above" >> "$csv"
+	echo "  lmc $lmc $engine: used ${used:-none}, $ms ms, findings $findings, credit loops $loops, max load $load, mean path $mean${needed:+, CA LIDs needed $needed of $((cas << lmc)), fallback pairs $fallback}"
+	# the dumps of the big fabrics run to hundreds of MB
+	rm -rf "$dir/dump" "$dir/ibr"
+}
+
+last=""
+for run in $runs; do
+	spec=${run%@*} lmc=${run#*@}
+	if [ "$spec" != "$last" ]; then
+		[ -z "$last" ] || ibsim_stop
+		net=$TMP/fabric.net
+		"$IBROUTING" generate -o "$net" "$spec"
+		cas=$(grep -c '^Ca' "$net")
+		sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
+		echo "== $spec ($cas CAs)"
+		ibsim_start "$net"
+		measure "$spec" 0 updn
+		last=$spec
+	fi
+	for engine in $compared; do
+		measure "$spec" "$lmc" "$engine"
+	done
+done
+ibsim_stop
+
+# The table: ratios against fera and updn of the same fabric and LMC, and
+# against updn at LMC 0 for the window.
+{
+	echo "| fabric | LMC | engine | used | routing window ms | / updn same LMC | / updn LMC 0 | max link load | / fera | mean path | CA LIDs needed (available) | renamed LIDs | fallback pairs | links above minimal | findings | credit loops |"
+	echo "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	awk -F, 'NR > 1 { row[NR] = $0; k = $1 SUBSEP $2
+		if ($3 == "updn") updn[k] = $5; if ($3 == "fera") fera[k] = $8
+		if ($3 == "updn" && $2 == 0) updn0[$1] = $5 }
+	END { for (i = 2; i <= NR; i++) { split(row[i], f, ","); k = f[1] SUBSEP f[2]
+		r1 = (updn[k] > 0 && f[5] != "?") ? sprintf("%.3f", f[5] / updn[k]) : "-"
+		r0 = (updn0[f[1]] > 0 && f[5] != "?") ? sprintf("%.3f", f[5] / updn0[f[1]]) : "-"
+		rl = (fera[k] > 0 && f[8] != "?") ? sprintf("%.3f", f[8] / fera[k]) : "-"
+		lids = f[10] != "" ? f[10] " (" f[11] ")" : ""
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			f[1], f[2], f[3], f[4], f[5], r1, r0, f[8], rl, f[9], lids, f[12], f[13], f[14], f[6], f[7] } }' "$csv"
+} > "$out/dr.md"
+cat "$out/dr.md"
+
+if $smoke; then
+	bad=$(awk -F, 'NR > 1 && $3 == "dr" && ($4 != "dr" || $6 != "0" || $7 != "0")' "$csv")
+	rows=$(awk -F, 'NR > 1 && $3 == "dr"' "$csv" | wc -l)
+	if [ -n "$bad" ] || [ "$rows" = 0 ]; then
+		echo "bench_dr smoke: dr failed: $bad"
+		exit 1
+	fi
+	echo "bench_dr smoke: dr used as asked, 0 verifier findings, 0 credit loops"
+fi
