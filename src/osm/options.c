@@ -76,6 +76,12 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB02: %s:%u: verify_before_push "
 			"\"%s\": expected yes or no; using yes\n", o->path, line,
 			value);
+	} else if (strcmp(key, "sa_designated_dlids") == 0) {
+		if (parse_bool(value, &o->sa_designated_dlids) == 0)
+			return;
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB05: %s:%u: sa_designated_dlids "
+			"\"%s\": expected yes or no; using yes\n", o->path, line,
+			value);
 	} else if (strcmp(key, "dump_dir") == 0) {
 		free(o->dump_dir);
 		o->dump_dir = *value ? strdup(value) : NULL;
@@ -83,7 +89,8 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 	} else {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB03: %s:%u: unknown key \"%s\" "
 			"(value \"%s\") ignored; known keys: root, "
-			"verify_before_push, dump_dir\n", o->path, line, key, value);
+			"verify_before_push, dump_dir, sa_designated_dlids\n",
+			o->path, line, key, value);
 	}
 }
 
@@ -97,6 +104,7 @@ void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log)
 	memset(o, 0, sizeof(*o));
 	o->root.strategy = IBR_ROOT_SM;
 	o->verify_before_push = true;
+	o->sa_designated_dlids = true;
 	o->path = env && *env ? env : default_path;
 	in = fopen(o->path, "r");
 	if (!in) {
@@ -124,10 +132,12 @@ void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log)
 	}
 	fclose(in);
 	OSM_LOG(log, OSM_LOG_VERBOSE, "read %s: root %s, verify_before_push %s, "
-		"dump_dir %s\n", o->path, o->root.guid ? "by GUID" :
+		"dump_dir %s, sa_designated_dlids %s\n", o->path,
+		o->root.guid ? "by GUID" :
 		ibr_root_strategy_name(o->root.strategy),
 		o->verify_before_push ? "yes" : "no",
-		o->dump_dir ? o->dump_dir : "(none)");
+		o->dump_dir ? o->dump_dir : "(none)",
+		o->sa_designated_dlids ? "yes" : "no");
 }
 
 void ibr_plugin_options_free(struct ibr_plugin_options *o)

@@ -10,7 +10,10 @@
  *                          the root, route, verify; fill the switch hop
  *                          tables with our routes (multicast and the dumps
  *                          read them); keep the result;
- *   ucast_build_fwd_tables copy the kept tables into every new_lft.
+ *   ucast_build_fwd_tables copy the kept tables into every new_lft;
+ *                          hand the designated DLIDs to the SA wrapper
+ *                          (sa_dlids.c), which answers PathRecord Gets
+ *                          with them while OpenSM routes with us.
  * Any failure in the first step returns -1 before a single new_lft byte
  * is written, and OpenSM falls back to the next engine of its list.
  * Nothing here may crash OpenSM: every allocation failure is an error.
@@ -34,6 +37,7 @@
 struct plugin {
 	osm_opensm_t *osm;
 	struct ibr_plugin_options opts;
+	struct ibr_sa_dlids *sa;       /* NULL: the SA is OpenSM's alone */
 };
 
 /* One registered engine; its state lives from one callback to the next. */
@@ -188,6 +192,18 @@ static void log_lidless(osm_log_t *log, const char *name,
 		of->num_lidless, guids);
 }
 
+/* An engine below the LMC it needs still routes, on one LID per
+ * destination (dr as FERa, engine.h); once per run, the log says so. */
+static void warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lmc)
+{
+	if (lmc >= e->min_lmc)
+		return;
+	OSM_LOG(log, OSM_LOG_INFO, "WRN IB22: %s: lmc %u: needs lmc >= %u for "
+		"several LIDs per destination; %s\n", e->name, lmc, e->min_lmc,
+		strcmp(e->name, "dr") == 0 ? "routing as fera" :
+		"routing on base LIDs only");
+}
+
 static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
 		 struct ibr_error *err)
 {
@@ -230,25 +246,23 @@ static int build_lid_matrices(void *context)
 	int rc;
 
 	drop_run(c);
+	warn_lmc(log, c->engine, c->plugin->osm->subn.opt.lmc);
 	rc = route(c, &rep, &err);
 	log_lidless(log, c->engine->name, &c->of);
 	if (rc) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
 			c->engine->name, err.msg);
-		drop_run(c);
-		return -1;
+		goto fail;
 	}
 	if (ibr_verify_findings(&rep)) {
 		log_findings(log, c->engine->name, &rep);
-		drop_run(c);
-		return -1;
+		goto fail;
 	}
 	double t0 = ibr_now_ms();
 	if (fill_hops(c, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->engine->name,
 			err.msg);
-		drop_run(c);
-		return -1;
+		goto fail;
 	}
 	c->hops_ms = ibr_now_ms() - t0;
 	f = c->of.fabric;
@@ -267,6 +281,12 @@ static int build_lid_matrices(void *context)
 		c->engine->name, c->model_ms, c->result.stats.compute_ms,
 		c->verify_ms, c->hops_ms);
 	return 0;
+fail:
+	/* OpenSM falls back to another engine: no DLID of ours stays
+	 * designated (nobody would route it) */
+	ibr_sa_dlids_clear(c->plugin->sa);
+	drop_run(c);
+	return -1;
 }
 
 /* Every switch's row of our tables into its new_lft, up to the LIDs
@@ -301,13 +321,19 @@ static int build_fwd_tables(void *context)
 	if (!c->routed) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB14: %s: no routes to push\n",
 			c->engine->name);
+		ibr_sa_dlids_clear(c->plugin->sa);
 		return -1;
 	}
 	if (copy_rows(c, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB14: %s: %s\n", c->engine->name,
 			err.msg);
+		ibr_sa_dlids_clear(c->plugin->sa);
+		drop_run(c);
 		return -1;
 	}
+	/* the SA's copy, before drop_run frees the fabric and the result */
+	ibr_sa_dlids_publish(c->plugin->sa, c, c->engine->name, c->of.fabric,
+			     &c->result);
 	if (c->plugin->opts.dump_dir &&
 	    ibr_dump_write(c->plugin->opts.dump_dir, c->of.fabric, &c->result,
 			   &err))
@@ -386,6 +412,8 @@ static void *create(osm_opensm_t *osm)
 	num_engine_ctxs = n;
 	p->osm = osm;
 	ibr_plugin_options_load(&p->opts, &osm->log);
+	if (p->opts.sa_designated_dlids)
+		p->sa = ibr_sa_dlids_install(osm);
 	for (unsigned i = 0; i < n; i++) {
 		external_routing_engine_module_t m = {
 			.name = ibr_engines[i]->name, .setup = setup,
@@ -416,6 +444,8 @@ static void delete(void *data)
 {
 	struct plugin *p = data;
 
+	/* after OpenSM's SA shutdown: no SA thread runs our wrapper now */
+	ibr_sa_dlids_uninstall(p->sa);
 	ibr_plugin_options_free(&p->opts);
 	free(p);
 	/* OpenSM destroys its routing engines (and our runs) first. */

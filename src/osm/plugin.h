@@ -25,6 +25,7 @@ struct ibr_plugin_options {
 	struct ibr_root_choice root;   /* used when root_guid_file is unset */
 	bool verify_before_push;
 	char *dump_dir;                /* NULL: no extra dumps */
+	bool sa_designated_dlids;      /* the SA hands out designated DLIDs */
 	const char *path;              /* the file read, for messages */
 };
 
@@ -59,5 +60,30 @@ void ibr_osm_fabric_free(struct ibr_osm_fabric *of);
  * unset), or -1 if the file cannot be read or names no switch. */
 int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
 				uint64_t *guid, struct ibr_error *err);
+
+/* ---- the SA hands out designated DLIDs (sa_dlids.c) ------------------ */
+
+struct ibr_sa_dlids;
+
+/* Wraps OpenSM's PathRecord handler (call from create(): the SA is
+ * initialised, not yet bound).  NULL, after an ERR line, when it cannot;
+ * the SA then answers as OpenSM does.  Every function below takes NULL
+ * and does nothing with it. */
+struct ibr_sa_dlids *ibr_sa_dlids_install(osm_opensm_t *osm);
+
+/* After a successful run of our engine (OpenSM's lock held): copies what
+ * the SA needs of r's designated map and swaps it in; a result without a
+ * map clears the table.  engine_ctx is the routing engine's context
+ * (re->context): the table applies while osm->routing_engine_used has
+ * it.  The fabric and result may be freed right after. */
+void ibr_sa_dlids_publish(struct ibr_sa_dlids *sa, const void *engine_ctx,
+			  const char *engine, const struct ibr_fabric *f,
+			  const struct ibr_result *r);
+
+/* No DLID designated any more (our engine failed). */
+void ibr_sa_dlids_clear(struct ibr_sa_dlids *sa);
+
+/* Puts OpenSM's handler back if ours is still registered, frees. */
+void ibr_sa_dlids_uninstall(struct ibr_sa_dlids *sa);
 
 #endif
