@@ -565,28 +565,65 @@ static unsigned named_run(const struct reader *rd, unsigned base, uint64_t guid)
 	return n;
 }
 
+/* No LFT names a LID of [from, to). */
+static bool lids_unnamed(const struct reader *rd, unsigned from, unsigned to)
+{
+	for (unsigned lid = from; lid < to && lid < rd->names_cap; lid++)
+		if (rd->names[lid].line)
+			return false;
+	return true;
+}
+
+/* A port's range may end in LIDs no switch routes (a multi-LID engine's
+ * unused renamed LIDs have IBR_NO_PATH everywhere, and OpenSM's dump
+ * prints no entry for them): a run of n named LIDs stands for the
+ * 2^ceil(lg n) LIDs of an aligned range whose rest nobody names. */
+static int port_lmc(struct reader *rd, const struct ibr_port *port,
+		    unsigned *lmc)
+{
+	unsigned run = named_run(rd, port->base_lid, port->guid);
+
+	*lmc = 0;
+	while ((1u << *lmc) < run && *lmc < IBR_MAX_LMC)
+		++*lmc;
+	if (run > 1 && (run > 1u << *lmc || port->base_lid % (1u << *lmc) ||
+			!lids_unnamed(rd, port->base_lid + run,
+				      port->base_lid + (1u << *lmc)))) {
+		rd->line = rd->names[port->base_lid].line;
+		return fail(rd, "port 0x%016" PRIx64 " owns %u consecutive LIDs "
+			    "from %u: not 2^LMC, and LIDs %u..%u are no aligned "
+			    "range of its own", port->guid, run, port->base_lid,
+			    port->base_lid, port->base_lid + (1u << *lmc) - 1);
+	}
+	return 0;
+}
+
+/* LMCs from the runs of LIDs the LFTs name per port; then every CA port
+ * whose range the subnet's LMC (the largest) fits, aligned and unnamed by
+ * others, gets it: OpenSM gives all CA ports one LMC, and a port whose
+ * upper LIDs no switch routes shows a shorter run. */
 static int set_lmcs(struct reader *rd, unsigned *subnet_lmc)
 {
 	struct ibr_fabric *f = rd->f;
 
 	*subnet_lmc = 0;
+	for (int pass = 0; pass < 2; pass++)
 	for (uint32_t n = 0; n < f->num_nodes; n++) {
 		bool sw = f->nodes[n].type == IBR_NODE_SWITCH;
 		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0u : f->nodes[n].num_ports);
 		     p++) {
 			struct ibr_port *port = ibr_port(f, n, p);
-			unsigned run, lmc = 0;
+			unsigned lmc, want = *subnet_lmc, run;
 			if (port->base_lid == 0)
 				continue;
+			if (port_lmc(rd, port, &lmc))
+				return -1;
 			run = named_run(rd, port->base_lid, port->guid);
-			while ((2u << lmc) <= run && lmc < IBR_MAX_LMC)
-				lmc++;
-			if (run > 1 && run != 1u << lmc) {
-				rd->line = rd->names[port->base_lid].line;
-				return fail(rd, "port 0x%016" PRIx64 " owns %u "
-					    "consecutive LIDs from %u: not 2^LMC",
-					    port->guid, run, port->base_lid);
-			}
+			if (pass == 1 && !sw && lmc < want &&
+			    port->base_lid % (1u << want) == 0 &&
+			    lids_unnamed(rd, port->base_lid + run,
+					 port->base_lid + (1u << want)))
+				lmc = want;
 			if (sw && lmc)
 				f->lmc_esp0 = true;
 			if (!sw && lmc > *subnet_lmc)
