@@ -310,7 +310,9 @@ static void pr_wrapper(void *context, void *data)
 			 * one port (osm_pr_get_end_points) and then builds the
 			 * record for that DLID alone.  The request is ours to
 			 * change: the dispatcher hands it to this handler
-			 * only, and frees it after. */
+			 * only, and frees it after.  OpenSM copies the
+			 * request's header into the answer, so the answer's
+			 * component mask shows the DLID bit too. */
 			pr->dlid = cl_hton16(dlid);
 			mad->comp_mask |= IB_PR_COMPMASK_DLID;
 			atomic_fetch_add(&sa->designated, 1);
