@@ -107,7 +107,9 @@ int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
  * LID, port).  We record the hops of the port our tables use, for every
  * switch LID, and for every LID of a CA port's range wherever its port
  * differs from the port to the CA's switch (OpenSM derives the others
- * from the switch's row).  O(S) per switch LID. */
+ * from the switch's row), except where a LID above the base has no route
+ * (a multi-LID engine's renamed LIDs off their paths).  O(S) per switch
+ * LID. */
 static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = c->of.fabric;
@@ -139,7 +141,11 @@ static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 				const uint8_t *ca_col = ibr_column(r, ca);
 				bool walked = false;
 				for (uint32_t s = 0; s < S; s++) {
-					if (s == d || ca_col[s] == sw_col[s])
+					/* no route, no hops: OpenSM's own
+					 * default (and port 255 is past
+					 * the end of its hop row) */
+					if (s == d || ca_col[s] == sw_col[s] ||
+					    ca_col[s] == IBR_NO_PATH)
 						continue;
 					if (!walked)
 						ibr_walk_column(&w, ca_col, ca, NULL);
