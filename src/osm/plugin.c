@@ -141,9 +141,9 @@ static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 				const uint8_t *ca_col = ibr_column(r, ca);
 				bool walked = false;
 				for (uint32_t s = 0; s < S; s++) {
-					/* no route, no hops: OpenSM's own
-					 * default (and port 255 is past
-					 * the end of its hop row) */
+					/* no route, no hops (OpenSM's
+					 * default): a renamed LID off its
+					 * paths is not even walked */
 					if (s == d || ca_col[s] == sw_col[s] ||
 					    ca_col[s] == IBR_NO_PATH)
 						continue;
