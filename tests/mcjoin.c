@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <infiniband/mad.h>
+#include "sa_client.h"
 
 /* MCMemberRecord component mask bits (IBA 15.2.5.17) */
 #define MCM_MGID	(1ull << 0)
@@ -57,8 +57,6 @@
 
 #define JOIN_FULL_MEMBER 1
 #define DEFAULT_QKEY	0x0b1b	/* IPoIB's, any value would do */
-#define SA_TIMEOUT_MS	1000
-#define SA_RETRIES	3
 
 static void usage(void)
 {
@@ -98,25 +96,6 @@ static int parse_mgid(const char *s, ibmad_gid_t mgid)
 	return 0;
 }
 
-/* The SA's class-specific status codes (IBA 15.2.1.1, bits 8-15). */
-static const char *sa_status_text(unsigned status)
-{
-	static const char *const sa[] = {
-		"", "no resources", "request invalid", "no records",
-		"too many records", "invalid GID", "insufficient components",
-		"request denied",
-	};
-	unsigned code = (status >> 8) & 0xff;
-
-	if (code && code < sizeof(sa) / sizeof(sa[0]))
-		return sa[code];
-	if (status & 0x1c)
-		return "unsupported method, attribute or value";
-	if (status & 0x1)
-		return "busy";
-	return "unknown status";
-}
-
 static void set_field(uint8_t *rec, enum MAD_FIELDS field, uint32_t value)
 {
 	mad_encode_field(rec, field, &value);
@@ -129,18 +108,13 @@ int main(int argc, char **argv)
 		{ "qkey", required_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS };
-	int leave = 0, opt, portnum;
+	int leave = 0, opt;
 	unsigned long qkey = DEFAULT_QKEY;
-	ibmad_gid_t mgid, port_gid;
-	char mgid_str[INET6_ADDRSTRLEN], *end;
+	ibmad_gid_t mgid;
+	char mgid_str[INET6_ADDRSTRLEN], *end, what[160];
 	uint8_t rec[IB_SA_DATA_SIZE] = { 0 };
-	ib_portid_t self = { 0 }, sm = { 0 };
-	ib_rpc_v1_t rpc = { 0 };
-	struct ibmad_port *port;
-	uint64_t guid;
+	struct sa_client c;
 	uint32_t mlid = 0;
-	void *answer;
 
 	while ((opt = getopt_long(argc, argv, "lq:", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -167,31 +141,11 @@ int main(int argc, char **argv)
 	}
 	inet_ntop(AF_INET6, mgid, mgid_str, sizeof(mgid_str));
 
-	port = mad_rpc_open_port(NULL, 0, classes, 3);
-	if (!port) {
-		fprintf(stderr, "mcjoin: cannot open the local umad port\n");
+	if (sa_client_open(&c, "mcjoin"))
 		return 1;
-	}
-	mad_rpc_set_timeout(port, SA_TIMEOUT_MS);
-	mad_rpc_set_retries(port, SA_RETRIES);
-	if (ib_resolve_self_via(&self, &portnum, &port_gid, port) < 0) {
-		fprintf(stderr, "mcjoin: cannot read our own NodeInfo/PortInfo\n");
-		goto fail;
-	}
-	guid = mad_get_field64(port_gid, 0, IB_GID_GUID_F);
-	if (!guid || !IB_LID_VALID(self.lid)) {
-		fprintf(stderr, "mcjoin: our port (GUID 0x%016llx, LID %d) is "
-			"not configured by an SM yet\n",
-			(unsigned long long)guid, self.lid);
-		goto fail;
-	}
-	if (ib_resolve_smlid_via(&sm, SA_TIMEOUT_MS, port) < 0) {
-		fprintf(stderr, "mcjoin: our PortInfo names no SM LID\n");
-		goto fail;
-	}
 
 	mad_encode_field(rec, IB_SA_MCM_MGID_F, mgid);
-	mad_encode_field(rec, IB_SA_MCM_PORTGID_F, port_gid);
+	mad_encode_field(rec, IB_SA_MCM_PORTGID_F, c.port_gid);
 	set_field(rec, IB_SA_MCM_JOIN_STATE_F, JOIN_FULL_MEMBER);
 	if (!leave) {
 		set_field(rec, IB_SA_MCM_QKEY_F, (uint32_t)qkey);
@@ -201,31 +155,12 @@ int main(int argc, char **argv)
 		set_field(rec, IB_SA_MCM_FLOW_LABEL_F, 0);
 	}
 
-	/* Version 1 of the rpc struct: mad_rpc then reports the MAD status
-	 * and errno, which sa_rpc_call() keeps to itself. */
-	rpc.mgtclass = IB_SA_CLASS | IB_MAD_RPC_VERSION1;
-	rpc.method = leave ? IB_MAD_METHOD_DELETE : IB_MAD_METHOD_SET;
-	rpc.attr.id = IB_SA_ATTR_MCRECORD;
-	rpc.mask = leave ? LEAVE_MASK : JOIN_MASK;
-	rpc.dataoffs = IB_SA_DATA_OFFS;
-	rpc.datasz = IB_SA_DATA_SIZE;
-	rpc.trid = mad_trid();
-	sm.qp = 1;
-	sm.qkey = IB_DEFAULT_QP1_QKEY;
-	answer = mad_rpc(port, (ib_rpc_t *)&rpc, &sm, rec, rec);
-	if (!answer) {
-		if (rpc.rstatus)
-			fprintf(stderr, "mcjoin: the SA (LID %d) refused to %s "
-				"%s for port 0x%016llx: MAD status 0x%04x (%s)\n",
-				sm.lid, leave ? "remove us from" : "join us to",
-				mgid_str, (unsigned long long)guid,
-				rpc.rstatus, sa_status_text(rpc.rstatus));
-		else
-			fprintf(stderr, "mcjoin: no answer from the SA (LID %d) "
-				"after %d tries: %s\n", sm.lid, SA_RETRIES,
-				strerror(rpc.error ? rpc.error : EIO));
+	snprintf(what, sizeof(what), "to %s %s for port 0x%016" PRIx64,
+		 leave ? "remove us from" : "join us to", mgid_str, c.guid);
+	if (sa_client_call(&c, leave ? IB_MAD_METHOD_DELETE : IB_MAD_METHOD_SET,
+			   IB_SA_ATTR_MCRECORD, leave ? LEAVE_MASK : JOIN_MASK,
+			   rec, what))
 		goto fail;
-	}
 
 	if (leave) {
 		printf("left %s\n", mgid_str);
@@ -238,10 +173,10 @@ int main(int argc, char **argv)
 		}
 		printf("mlid 0x%04x\n", mlid);
 	}
-	mad_rpc_close_port(port);
+	sa_client_close(&c);
 	return 0;
 
 fail:
-	mad_rpc_close_port(port);
+	sa_client_close(&c);
 	return 1;
 }
