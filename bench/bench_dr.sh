@@ -10,8 +10,9 @@
 #                              directory; non-zero if dr fell back to another
 #                              engine or has a verifier finding or a credit loop
 #
-# Per (fabric, LMC, engine): OpenSM's routing window from its own log, the
-# engine OpenSM used, `ibrouting verify` on OpenSM's dumps (with the
+# Per (fabric, LMC, engine): OpenSM's routing window from its own log (the
+# plugin writing no dumps of its own: dr is run a second time with them),
+# the engine OpenSM used, `ibrouting verify` on OpenSM's dumps (with the
 # plugin's ibrouting-dlids.dump beside them for dr, so flows follow the
 # designated DLIDs hosts get from the SA; OpenSM's engines and fera are
 # measured on base LIDs, what their hosts use): max link load, mean path,
@@ -32,6 +33,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 mkdir -p "$out"
+git -C "$top" rev-parse --short HEAD > "$out/dr.commit" 2>/dev/null || true
 build=${BUILD_DIR:-$top/build}
 [ -x "$build/ibrouting" ] && [ -f "$build/.libs/libibrouting.so" ] || {
 	echo "bench_dr.sh: build first (scripts/run-tests.sh or make in $build)" >&2; exit 2; }
@@ -61,17 +63,27 @@ measure() {
 	local needed renamed fallback above
 	name=$(echo "$spec-$lmc-$engine" | tr ':=,' '___')
 	dir=$TMP/$name
-	mkdir -p "$dir/ibr"
-	printf 'dump_dir %s/ibr\n' "$dir" > "$TMP/plugin.conf"
 	extra="lmc $lmc"
 	case $engine in updn|dnup) extra="$extra
 root_guid_file $TMP/roots" ;; esac
-	IBROUTING_CONF=$TMP/plugin.conf opensm_run "$name" "$engine" "$extra" || true
+	# the timed run: no plugin dumps (writing them is not routing)
+	IBROUTING_CONF=/dev/null opensm_run "$name" "$engine" "$extra" || true
 	used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured on all switches.*/\1/p' "$dir/osm.log" | head -n 1)
 	ms=$(routing_ms "$dir/osm.log")
+	if [ "$engine" = dr ]; then
+		# once more with the plugin's dumps, for the designated DLIDs
+		mkdir -p "$dir-dumps/ibr"
+		printf 'dump_dir %s/ibr\n' "$dir-dumps" > "$TMP/plugin.conf"
+		mv "$dir/osm.log" "$TMP/timed.log"
+		rm -rf "$dir"
+		IBROUTING_CONF=$TMP/plugin.conf opensm_run "$name" "$engine" "$extra" || true
+		mv "$dir-dumps/ibr" "$dir/ibr"
+		rm -rf "$dir-dumps"
+		mv "$TMP/timed.log" "$dir/osm.log"
+	fi
 	findings=? load=? mean=? loops=?
 	if [ -f "$dir/dump/opensm-lfts.dump" ]; then
-		[ ! -f "$dir/ibr/ibrouting-dlids.dump" ] || cp "$dir/ibr/ibrouting-dlids.dump" "$dir/dump/"
+		[ ! -f "$dir/ibr/ibrouting-dlids.dump" ] || mv "$dir/ibr/ibrouting-dlids.dump" "$dir/dump/"
 		"$IBROUTING" verify "$dir/dump" > "$dir/verify.out" 2>&1 || true
 		findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$dir/verify.out")
 		load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$dir/verify.out")
@@ -135,6 +147,36 @@ ibsim_stop
 			f[1], f[2], f[3], f[4], f[5], r1, r0, f[8], rl, f[9], lids, f[12], f[13], f[14], f[6], f[7] } }' "$csv"
 } > "$out/dr.md"
 cat "$out/dr.md"
+
+# Plots (when gnuplot is there): per (fabric, LMC), max link load against
+# fera's and the routing window against updn's at LMC 0.
+awk -F, 'NR > 1 { k = $1 SUBSEP $2; key[k] = 1
+		load[k, $3] = $8; win[k, $3] = $5
+		if ($3 == "fera") fera[k] = $8; if ($3 == "updn" && $2 == 0) u0[$1] = $5 }
+	END { for (k in key) { split(k, p, SUBSEP); if (p[2] == 0) continue
+		label = p[1] "@" p[2]; gsub(/random:sw=/, "", label); gsub(/;ca=/, "/", label); gsub(/;seed=/, "s", label)
+		printf "%s", label
+		for (i = 1; i <= 4; i++) { e = (i == 1 ? "dr" : i == 2 ? "fera" : i == 3 ? "updn" : "minhop")
+			printf " %s", (fera[k] > 0 && load[k, e] != "") ? load[k, e] / fera[k] : "?" }
+		for (i = 1; i <= 4; i++) { e = (i == 1 ? "dr" : i == 2 ? "fera" : i == 3 ? "updn" : "minhop")
+			printf " %s", (u0[p[1]] > 0 && win[k, e] != "?" && win[k, e] != "") ? win[k, e] / u0[p[1]] : "?" }
+		printf "\n" } }' "$csv" | sort -V > "$out/dr.dat"
+if command -v gnuplot >/dev/null && [ -s "$out/dr.dat" ]; then
+	gnuplot <<GP
+set terminal pngcairo size 1000,520 noenhanced
+set style data histograms; set style histogram clustered; set style fill solid 0.7
+set boxwidth 0.9; set grid y; set key outside right top; set xtics rotate by -30
+set datafile missing '?'
+set output '$out/dr_load.png'
+set title 'max link load against fera on the same fabric and LMC (uniform all-to-all along the DLIDs hosts get)'
+set ylabel 'max link load / fera'; set yrange [0:*]
+plot '$out/dr.dat' using 2:xtic(1) title 'dr', '' using 3 title 'fera', '' using 4 title 'updn', '' using 5 title 'minhop'
+set output '$out/dr_window.png'
+set title 'routing window inside OpenSM against updn at LMC 0 on the same fabric'
+set ylabel 'window / updn at LMC 0'
+plot '$out/dr.dat' using 6:xtic(1) title 'dr', '' using 7 title 'fera', '' using 8 title 'updn', '' using 9 title 'minhop'
+GP
+fi
 
 if $smoke; then
 	bad=$(awk -F, 'NR > 1 && $3 == "dr" && ($4 != "dr" || $6 != "0" || $7 != "0")' "$csv")
