@@ -182,20 +182,11 @@ while read -r src slid dst dbase dlid; do
 				sw = at[1]
 			}
 		}' "$dir/links" "$dir/ours.lft" | sort > "$dir/walk"
-	# ibtracert's "[out] -> ... {guid}" lines: the out port of the previous node
-	# from A itself: a DLID above the base delivers from the switches of
+	# ibtracert from A itself: a DLID above the base delivers from the switches of
 	# its designated paths only, so ibtracert's own MADs to it must
 	# start at A (from the SM's switch they may find no route)
 	SIM_HOST=$(awk -v g="$src" '$1 == g { print $2 }' "$TMP/ca_names") LD_PRELOAD=$UMAD2SIM \
-		ibtracert "$slid" "$dlid" 2>/dev/null | awk -v d="$dlid" '
-		/^From ca/ { prev = ""; next }
-		/^\[[0-9]+\] ->/ {
-			out = substr($1, 2, length($1) - 2) + 0
-			if (prev != "") printf "%s %d %d\n", prev, d, out
-			match($0, /\{0x[0-9a-f]+\}/)
-			guid = substr($0, RSTART + 1, RLENGTH - 2)
-			prev = ($3 == "switch") ? guid : ""
-		}' | sort > "$dir/trace"
+		ibtracert "$slid" "$dlid" 2>/dev/null | trace_hops "$dlid" | sort > "$dir/trace"
 	if [ -s "$dir/trace" ] && cmp -s "$dir/trace" "$dir/walk"; then
 		traced=$((traced + 1))
 	else

@@ -121,6 +121,21 @@ switch_lfts() {
 	grep -v '^TOP ' "$TMP/lfts.raw" | cat - "$TMP/lfts.top" | sort
 }
 
+# trace_hops DLID: ibtracert's output (stdin) as "SWITCH-GUID DLID PORT"
+# lines, one per switch crossed: each "[out] -> ... {guid}" line names the
+# out port of the node before it.
+trace_hops() {
+	awk -v d="$1" '
+		/^From ca/ { prev = ""; next }
+		/^\[[0-9]+\] ->/ {
+			out = substr($1, 2, length($1) - 2) + 0
+			if (prev != "") printf "%s %d %d\n", prev, d, out
+			match($0, /\{0x[0-9a-f]+\}/)
+			guid = substr($0, RSTART + 1, RLENGTH - 2)
+			prev = ($3 == "switch") ? guid : ""
+		}'
+}
+
 # Routing time from OpenSM's own log: 'building routing with' to
 # 'tables configured', in milliseconds.
 routing_ms() {

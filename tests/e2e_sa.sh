@@ -31,16 +31,7 @@ for engine in $("$IBROUTING" engines --names); do
 			else
 				bad="$bad PR($s:$d)"
 			fi
-			# "[out] -> ... {guid}" lines: the out port of the previous node
-			LD_PRELOAD=$UMAD2SIM ibtracert "$s" "$d" 2>/dev/null | awk -v d="$d" '
-				/^From ca/ { prev = ""; next }
-				/^\[[0-9]+\] ->/ {
-					out = substr($1, 2, length($1) - 2) + 0
-					if (prev != "") printf "%s %d %d\n", prev, d, out
-					match($0, /\{0x[0-9a-f]+\}/)
-					guid = substr($0, RSTART + 1, RLENGTH - 2)
-					prev = ($3 == "switch") ? guid : ""
-				}' > "$dir/hops"
+			LD_PRELOAD=$UMAD2SIM ibtracert "$s" "$d" 2>/dev/null | trace_hops "$d" > "$dir/hops"
 			if [ -s "$dir/hops" ] && ! grep -vxFf "$dir/offline.lft" "$dir/hops" >/dev/null; then
 				traced=$((traced + 1))
 			else
