@@ -1,0 +1,82 @@
+/*
+ * paths.h - path computation separated from LID assignment
+ * (lid-assignment-color-l §VI): one path for every pair, among the paths
+ * legal under the run's up/down orientation, chosen for load balance.
+ *
+ * Schemes (§VI):
+ *   shortest-widest  pairs one after the other; every channel starts at
+ *                    weight 1 and gains the pair's flows per path placed
+ *                    on it; among the shortest legal paths of a pair the
+ *                    lightest is taken;
+ *   path selection   up to k shortest legal paths per pair (loop-free),
+ *                    then most-loaded-link-first (Koibuchi et al.): while
+ *                    some pair has several candidates, the most loaded
+ *                    channel (load = flows of the candidates crossing it,
+ *                    each pair's flows spread evenly over its candidates)
+ *                    loses every candidate of pairs that keep another.
+ * Both are deterministic for a fabric, orientation and options.
+ *
+ * Pairs are units: with per_ca, every ordered pair of CA ports on
+ * different switches (src, dst are end ports; flows 1); otherwise every
+ * ordered pair of different switches that both have CAs (src, dst are
+ * switch indexes; flows = CAs on src x CAs on dst), so that all CA pairs
+ * between two switches share one path.  A unit's path runs from the
+ * source's switch to the destination's switch: its hops are the switches
+ * it leaves and the ports it leaves by, the destination switch not
+ * included (the last port depends on the CA).  Units are sorted by
+ * destination, then source, so one destination's units are contiguous.
+ */
+#ifndef IBROUTING_PATHS_H
+#define IBROUTING_PATHS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ibrouting/fabric.h"
+#include "ibrouting/updown.h"
+
+enum ibr_path_scheme {
+	IBR_PATHS_SHORTEST_WIDEST,
+	IBR_PATHS_SELECTION,
+};
+
+/* "shortest-widest" ("sw"), "path-selection" ("ps"). */
+const char *ibr_path_scheme_name(enum ibr_path_scheme s);
+int ibr_path_scheme_parse(const char *name, enum ibr_path_scheme *s);
+
+struct ibr_path_options {
+	enum ibr_path_scheme scheme;
+	unsigned k;                 /* path selection: candidates per pair, 1..16 */
+	bool per_ca;                /* units are CA pairs, not switch pairs */
+};
+
+struct ibr_paths {
+	bool per_ca;
+	uint32_t num_units;
+	uint32_t *src, *dst;        /* per unit: end ports or switch indexes */
+	uint32_t *first;            /* num_units + 1: hops of unit u are [first[u], first[u+1]) */
+	uint32_t *hop_sw;
+	uint8_t *hop_port;
+	uint64_t candidates;        /* path selection: candidates found in all */
+};
+
+static inline uint32_t ibr_unit_src_switch(const struct ibr_fabric *f,
+					   const struct ibr_paths *p, uint32_t u)
+{
+	return p->per_ca ? f->end_ports[p->src[u]].sw : p->src[u];
+}
+
+static inline uint32_t ibr_unit_dst_switch(const struct ibr_fabric *f,
+					   const struct ibr_paths *p, uint32_t u)
+{
+	return p->per_ca ? f->end_ports[p->dst[u]].sw : p->dst[u];
+}
+
+/* Computes one path per unit under orientation ud.  Returns 0, or -1
+ * after a message (no memory, k out of 1..16). */
+int ibr_paths_compute(const struct ibr_fabric *f, const struct ibr_updown *ud,
+		      const struct ibr_path_options *o, struct ibr_paths *out,
+		      struct ibr_error *err);
+void ibr_paths_free(struct ibr_paths *p);
+
+#endif
