@@ -4,8 +4,9 @@
 # fabric served by ibsim:
 #   - `root GUID` in opensm-plugin.conf moves the root; root_guid_file,
 #     when set, wins over it; tables equal `ibrouting route --root`;
-#   - unknown keys and bad values: an ERR line naming file:line, key and
-#     value, the default used, routing still done by our engine;
+#   - unknown keys and bad values (also ENGINE_OPTION lines an engine
+#     refuses): an ERR line naming file:line, key and value, the default
+#     used, routing still done by our engine;
 #   - dump_dir: the plugin writes dumps that equal OpenSM's own;
 #   - an impossible root: ERR line, OpenSM falls back to dfsssp;
 #   - a plugin built for another OpenSM version is refused by OpenSM,
@@ -54,11 +55,12 @@ log_has guid-file "build_lid_matrices: pira: .*root 0x0000000000200006" "root_gu
 tables_equal_offline guid-file -e pira --root 0x200006
 
 # Bad keys and values are reported, defaults kept, routing still ours.
-printf '# a comment\nroot middle\nverify_before_push maybe\ncolour blue\n\n' > "$TMP/bad.conf"
+printf '# a comment\nroot middle\nverify_before_push maybe\ncolour blue\n\npira_depth 3\n' > "$TMP/bad.conf"
 IBROUTING_CONF=$TMP/bad.conf opensm_run bad-conf pira
 log_has bad-conf "ERR IB01: .*bad.conf:2: root \"middle\".*using sm" "bad root value"
 log_has bad-conf "ERR IB02: .*bad.conf:3: verify_before_push \"maybe\".*using yes" "bad boolean"
 log_has bad-conf "ERR IB03: .*bad.conf:4: unknown key \"colour\" \\(value \"blue\"\\)" "unknown key"
+log_has bad-conf "ERR IB06: .*bad.conf:6: pira_depth \"3\": engine pira has no option \"depth\"" "an engine option the engine does not have"
 log_has bad-conf "pira tables configured on all switches" "defaults used, pira still routes"
 log_has bad-conf "build_lid_matrices: pira: .*root 0x0000000000200001, verified" "default root and verification"
 

@@ -32,13 +32,15 @@
 #define IBR_OPTION_VALUE_LEN 96
 
 /* An option an engine accepts: `key`, its default, what it means.  A
- * numeric option gives its range in min..max (max > min), others leave
- * both 0 and check their value themselves. */
+ * numeric option gives its range in min..max (max > min); a word option
+ * lists the words it accepts in `choices` (NULL-terminated); others leave
+ * these empty and check their value themselves. */
 struct ibr_option_spec {
 	const char *key;
 	const char *def;
 	unsigned min, max;
 	const char *help;
+	const char *const *choices;
 };
 
 /* key=value pairs given by the user (CLI -o, the plugin's options file). */
@@ -89,8 +91,9 @@ const char *ibr_engine_names(char *buf, size_t len);
 int ibr_options_add(struct ibr_options *o, const char *key,
 		    const char *value, struct ibr_error *err);
 
-/* Refuses an option the engine does not accept and a numeric value out of
- * its range, naming the key, the value and what is accepted. */
+/* Refuses an option the engine does not accept, a numeric value out of
+ * its range and a word not among its choices, naming the key, the value
+ * and what is accepted. */
 int ibr_options_check(const struct ibr_options *o, const struct ibr_engine *e,
 		      struct ibr_error *err);
 

@@ -61,6 +61,30 @@ static int parse_root(const char *v, struct ibr_root_choice *root)
 	return 0;
 }
 
+/* `ENGINE_KEY VALUE`: option KEY of a registered engine.  Returns -1
+ * when the key names no engine (an unknown key); a value the engine
+ * refuses is logged here, and its default stays. */
+static int apply_engine_option(struct ibr_plugin_options *o, osm_log_t *log,
+			       unsigned line, const char *key, const char *value)
+{
+	for (unsigned i = 0; ibr_engines[i] && i < IBR_PLUGIN_MAX_ENGINES; i++) {
+		const struct ibr_engine *e = ibr_engines[i];
+		size_t n = strlen(e->name);
+		struct ibr_options one = { 0 };
+		struct ibr_error err = { "" };
+		if (strncmp(key, e->name, n) != 0 || key[n] != '_')
+			continue;
+		if (ibr_options_add(&one, key + n + 1, value, &err) ||
+		    ibr_options_check(&one, e, &err) ||
+		    ibr_options_add(&o->engine[i], key + n + 1, value, &err))
+			OSM_LOG(log, OSM_LOG_ERROR, "ERR IB06: %s:%u: %s \"%s\": "
+				"%s; using the default\n", o->path, line, key,
+				value, err.msg);
+		return 0;
+	}
+	return -1;
+}
+
 static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 		  unsigned line, const char *key, const char *value)
 {
@@ -86,11 +110,14 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 		free(o->dump_dir);
 		o->dump_dir = *value ? strdup(value) : NULL;
 		return;
+	} else if (apply_engine_option(o, log, line, key, value) == 0) {
+		return;
 	} else {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB03: %s:%u: unknown key \"%s\" "
 			"(value \"%s\") ignored; known keys: root, "
-			"verify_before_push, dump_dir, sa_designated_dlids\n",
-			o->path, line, key, value);
+			"verify_before_push, dump_dir, sa_designated_dlids, and "
+			"ENGINE_OPTION for the options `ibrouting engines` "
+			"lists\n", o->path, line, key, value);
 	}
 }
 

@@ -217,6 +217,10 @@ static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
 	static const struct ibr_verify_options check_only = { .check_only = true };
 	osm_opensm_t *osm = c->plugin->osm;
 	struct ibr_root_choice root = c->plugin->opts.root;
+	/* engine_ctxs[] follows the registry, as the options do */
+	unsigned index = (unsigned)(c - engine_ctxs);
+	const struct ibr_options *options = index < IBR_PLUGIN_MAX_ENGINES ?
+		&c->plugin->opts.engine[index] : NULL;
 	uint64_t file_root;
 	double t0 = ibr_now_ms(), t1;
 
@@ -226,7 +230,7 @@ static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
 	c->model_ms = ibr_now_ms() - t0;
 	if (file_root)
 		root.guid = file_root;
-	if (ibr_route_once(c->of.fabric, c->engine, &root, NULL, &c->result,
+	if (ibr_route_once(c->of.fabric, c->engine, &root, options, &c->result,
 			   err))
 		return -1;
 	c->routed = true;

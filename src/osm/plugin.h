@@ -21,12 +21,18 @@
 #include "ibrouting/result.h"
 
 /* Options from opensm-plugin.conf (see opensm-plugin.conf(5)). */
+#define IBR_PLUGIN_MAX_ENGINES 16
+
 struct ibr_plugin_options {
 	struct ibr_root_choice root;   /* used when root_guid_file is unset */
 	bool verify_before_push;
 	char *dump_dir;                /* NULL: no extra dumps */
 	bool sa_designated_dlids;      /* the SA hands out designated DLIDs */
 	const char *path;              /* the file read, for messages */
+	/* `ENGINE_KEY VALUE` lines: engine ENGINE's option KEY, per engine
+	 * of the registry (ibr_engines[i]), each checked against what the
+	 * engine declares */
+	struct ibr_options engine[IBR_PLUGIN_MAX_ENGINES];
 };
 
 /* Reads the options; every problem is logged as an ERR line naming the

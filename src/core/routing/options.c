@@ -72,6 +72,22 @@ static int parse_uint(const struct ibr_option_spec *spec, const char *value,
 	return 0;
 }
 
+static int check_choice(const struct ibr_option_spec *spec, const char *value,
+			struct ibr_error *err)
+{
+	char known[256] = "";
+
+	for (const char *const *c = spec->choices; *c; c++) {
+		if (strcmp(*c, value) == 0)
+			return 0;
+		strncat(known, c == spec->choices ? "" : ", ",
+			sizeof(known) - strlen(known) - 1);
+		strncat(known, *c, sizeof(known) - strlen(known) - 1);
+	}
+	return ibr_error_set(err, "option %s=%s: expected one of %s", spec->key,
+			     value, known);
+}
+
 int ibr_options_check(const struct ibr_options *o, const struct ibr_engine *e,
 		      struct ibr_error *err)
 {
@@ -94,6 +110,8 @@ int ibr_options_check(const struct ibr_options *o, const struct ibr_engine *e,
 		}
 		if (spec->max > spec->min &&
 		    parse_uint(spec, o->item[i].value, &v, err))
+			return -1;
+		if (spec->choices && check_choice(spec, o->item[i].value, err))
 			return -1;
 	}
 	return 0;
