@@ -324,6 +324,48 @@ static bool same_fabric(const struct ibr_fabric *a, const struct ibr_fabric *b)
 	return true;
 }
 
+/* m-port n-trees: (2n-1) (m/2)^(n-1) switches of m ports, 2 (m/2)^n
+ * machines, one per leaf down port, (n-1) m (m/2)^(n-1) links less the
+ * broken ones; every level but the roots links up to m/2 parents; an
+ * 8-port 3-tree is the LID paper's: 80 switches, 128 machines. */
+static void test_fattree_shapes(void **state)
+{
+	static const struct { const char *spec; unsigned m, n, broken; } cases[] = {
+		{ "fattree:ports=8,levels=3", 8, 3, 0 },
+		{ "fattree:ports=4,levels=2", 4, 2, 0 },
+		{ "fattree:ports=6,levels=4,broken=5,seed=2", 6, 4, 5 },
+		{ "fattree:ports=8,levels=3,broken=4,seed=7", 8, 3, 4 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		unsigned h = cases[c].m / 2, n = cases[c].n;
+		uint32_t hp = 1, roots, leaves_from;
+		for (unsigned i = 0; i + 1 < n; i++)
+			hp *= h;
+		roots = hp;
+		leaves_from = roots + (n - 2) * hp * 2;
+		assert_int_equal(f->num_switches, (2 * n - 1) * hp);
+		assert_int_equal(count_type(f, IBR_NODE_CA), 2 * hp * h);
+		assert_int_equal(sw_links(f), (n - 1) * 2 * hp * h - cases[c].broken);
+		check_ports(f, cases[c].m, 1);
+		/* machines only on leaves, m/2 each */
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			assert_int_equal(f->sw_ca_start[s + 1] - f->sw_ca_start[s],
+					 s >= leaves_from ? h : 0);
+		if (!cases[c].broken)
+			assert_int_equal(parallel_links(f), 0);
+		ibr_fabric_free(f);
+	}
+	{
+		struct ibr_fabric *f = gen_ok("fattree:ports=8,levels=3");
+		assert_int_equal(f->num_switches, 80);
+		assert_int_equal(count_type(f, IBR_NODE_CA), 128);
+		ibr_fabric_free(f);
+	}
+}
+
 static void test_determinism(void **state)
 {
 	static const char *const specs[][2] = {
@@ -422,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_clos_shapes),
 		cmocka_unit_test(test_torus_shapes),
 		cmocka_unit_test(test_torus_layout),
+		cmocka_unit_test(test_fattree_shapes),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_bad_specs),
 	};

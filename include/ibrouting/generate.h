@@ -12,6 +12,9 @@
  *   torus:dims=4x4x4,ca=1,broken=3,seed=1
  *       2D or 3D torus with `broken` random links removed (never one that
  *       would disconnect the switches); `ca` CAs per switch.
+ *   fattree:ports=8,levels=3,broken=0,seed=1
+ *       m-port n-tree (the fat tree of lid-assignment-color-l §VI-C: 8-port
+ *       3-tree, 80 switches, 128 machines), broken links as the torus's.
  * The same spec always yields the same fabric (a private xorshift RNG).
  * The fabric is returned not finalized, GUIDs and descriptions set as
  * ibsim would number them, LIDs left for ibr_fabric_finalize().

@@ -84,3 +84,52 @@ uint32_t gen_ca_ports_at(uint64_t total, uint32_t n, uint32_t pos)
 {
 	return (uint32_t)(total / n + (pos < total % n));
 }
+
+static uint32_t uf_find(uint32_t *parent, uint32_t x)
+{
+	while (parent[x] != x) {
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+/* Kruskal over a shuffled order picks the tree; links are then broken in
+ * the reverse of that order, skipping tree links. */
+int gen_break_links(struct gen *g, const char *kind, struct gen_link *l,
+		    uint32_t n, uint32_t sw, struct ibr_error *err)
+{
+	uint32_t *order, *parent, left = (uint32_t)g->v[K_BROKEN];
+
+	if (g->v[K_BROKEN] > n - (sw - 1))
+		return ibr_error_set(err, "generate: %s: broken=%llu would "
+				     "disconnect the switches: at most %u of its "
+				     "%u links can break", kind,
+				     (unsigned long long)g->v[K_BROKEN],
+				     n - (sw - 1), n);
+	order = gen_permutation(n, &g->rng);
+	parent = malloc(sw * sizeof(*parent));
+	if (!order || !parent) {
+		free(order);
+		free(parent);
+		return gen_oom(err);
+	}
+	for (uint32_t s = 0; s < sw; s++)
+		parent[s] = s;
+	for (uint32_t i = 0; i < n; i++) {
+		struct gen_link *k = &l[order[i]];
+		uint32_t ra = uf_find(parent, k->a), rb = uf_find(parent, k->b);
+		if (ra != rb) {
+			parent[ra] = rb;
+			k->tree = true;
+		}
+	}
+	for (uint32_t i = n; i > 0 && left > 0; i--)
+		if (!l[order[i - 1]].tree) {
+			l[order[i - 1]].broken = true;
+			left--;
+		}
+	free(order);
+	free(parent);
+	return 0;
+}

@@ -36,7 +36,7 @@ uint32_t *gen_permutation(uint32_t n, struct rng *r);
 
 enum key {
 	K_SW, K_CA, K_DEG, K_PORTS, K_LEAF, K_SPINE, K_UPLINKS, K_DIMS,
-	K_BROKEN, K_CAPORTS, K_SEED, K_COUNT
+	K_BROKEN, K_CAPORTS, K_SEED, K_LEVELS, K_COUNT
 };
 
 
@@ -82,10 +82,25 @@ int gen_attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
 		   uint32_t n, struct ibr_error *err);
 uint32_t gen_ca_ports_at(uint64_t total, uint32_t n, uint32_t pos);
 
-/* ---- one builder per kind: random.c, clos.c, torus.c ----------------- */
+/* A link of a regular fabric (torus, fat tree) before it is made: switch
+ * a's port pa to switch b's port pb. */
+struct gen_link {
+	uint32_t a, b;
+	uint8_t pa, pb;
+	bool tree, broken;
+};
+
+/* Marks g->v[K_BROKEN] random links broken, none of a random spanning
+ * tree of the sw switches, so the rest stays connected; refuses (naming
+ * `kind`) more than the links outside a tree. */
+int gen_break_links(struct gen *g, const char *kind, struct gen_link *l,
+		    uint32_t n, uint32_t sw, struct ibr_error *err);
+
+/* ---- one builder per kind: random.c, clos.c, torus.c, fattree.c ------ */
 
 int gen_random_build(struct gen *g, struct ibr_error *err);
 int gen_clos_build(struct gen *g, struct ibr_error *err);
 int gen_torus_build(struct gen *g, struct ibr_error *err);
+int gen_fattree_build(struct gen *g, struct ibr_error *err);
 
 #endif

@@ -8,6 +8,8 @@
  *           uplinks=1 (parallel links per leaf-spine pair)  caports=1  seed=1
  *   torus   dims=AxB or AxBxC (required, each 2..256)  ca=1 (per switch)
  *           broken=0  caports=1  seed=1
+ *   fattree ports=8 (m, even)  levels=3 (n, 2..8)  broken=0  seed=1: an
+ *           m-port n-tree, one machine per leaf down port
  * caports=2 makes 2-port HCAs whose ports hang off two different switches
  * (whenever there are two).  Anything else in a spec is an error naming
  * the offending key and value.
@@ -31,6 +33,8 @@
  *   - torus: fixed port per direction (2d+1 towards +d, 2d+2 towards -d,
  *     CAs from 2*dims+1), so a broken link leaves its two ports dark as a
  *     pulled cable would; a size-2 ring is one link, not two parallel.
+ *   - fattree: see fattree.c for the labels and ports; broken links as
+ *     the torus's (never disconnecting), machines round robin over leaves.
  *   - random and clos spread CA ports round-robin over a random permutation
  *     of the switches (leaves): per-switch counts differ by at most one.
  *   - the fabric is a function of the spec alone: a private xorshift64*
@@ -38,8 +42,8 @@
  *   - O(switches + CAs + links) time and memory.
  *
  * The work is split by concern in src/core/io/generate/: spec.c (parsing),
- * rng.c (the RNG), build.c (shared blocks), random.c, clos.c, torus.c
- * (one builder per kind); this file is the entry point.
+ * rng.c (the RNG), build.c (shared blocks), random.c, clos.c, torus.c,
+ * fattree.c (one builder per kind); this file is the entry point.
  */
 #include <stdlib.h>
 

@@ -15,7 +15,7 @@
 
 static const char *const key_name[K_COUNT] = {
 	"sw", "ca", "deg", "ports", "leaf", "spine", "uplinks", "dims",
-	"broken", "caports", "seed"
+	"broken", "caports", "seed", "levels"
 };
 
 static const struct param random_params[] = {
@@ -47,10 +47,19 @@ static const struct param torus_params[] = {
 	END_PARAMS
 };
 
+static const struct param fattree_params[] = {
+	{ K_PORTS, false, 8, 4, IBR_MAX_PORTS },
+	{ K_LEVELS, false, 3, 2, 8 },
+	{ K_BROKEN, false, 0, 0, UINT32_MAX },
+	{ K_SEED, false, 1, 0, UINT64_MAX },
+	END_PARAMS
+};
+
 static const struct kind kinds[] = {
 	{ "random", random_params, gen_random_build },
 	{ "clos", clos_params, gen_clos_build },
 	{ "torus", torus_params, gen_torus_build },
+	{ "fattree", fattree_params, gen_fattree_build },
 };
 
 static const struct kind *find_kind(const char *s, size_t len)
@@ -221,14 +230,14 @@ int gen_parse_spec(struct gen *g, struct ibr_error *err)
 
 	if (!s || !*s)
 		return ibr_error_set(err, "generate: empty spec, expected "
-				     "kind:key=value,... with kind random, clos "
-				     "or torus");
+				     "kind:key=value,... with kind random, clos, "
+				     "torus or fattree");
 	colon = strchr(s, ':');
 	klen = colon ? (size_t)(colon - s) : strlen(s);
 	g->kind = find_kind(s, klen);
 	if (!g->kind)
 		return ibr_error_set(err, "generate: unknown kind \"%.*s\" in \"%s\" "
-				     "(expected random, clos or torus)",
+				     "(expected random, clos, torus or fattree)",
 				     (int)klen, s, s);
 	/* "kind" and "kind:" alike mean: all defaults */
 	for (s = colon ? colon + 1 : ""; *s; ) {

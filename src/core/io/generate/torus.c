@@ -9,24 +9,9 @@
 
 #include "gen.h"
 
-struct tlink {
-	uint32_t a, b;            /* a's +d neighbour is b */
-	uint8_t pa, pb;
-	bool tree, broken;
-};
-
-static uint32_t uf_find(uint32_t *parent, uint32_t x)
-{
-	while (parent[x] != x) {
-		parent[x] = parent[parent[x]];
-		x = parent[x];
-	}
-	return x;
-}
-
 /* Every ring link, switch by switch and dimension by dimension; a ring of
  * two is a single link. */
-static uint32_t torus_links(const struct gen *g, uint32_t sw, struct tlink *l)
+static uint32_t torus_links(const struct gen *g, uint32_t sw, struct gen_link *l)
 {
 	uint32_t n = 0;
 
@@ -36,7 +21,7 @@ static uint32_t torus_links(const struct gen *g, uint32_t sw, struct tlink *l)
 			uint32_t size = g->dims[d], c = s / stride % size;
 			if (size > 2 || c == 0) {
 				uint32_t t = s - c * stride + (c + 1) % size * stride;
-				l[n++] = (struct tlink){ s, t, 2 * d + 1, 2 * d + 2,
+				l[n++] = (struct gen_link){ s, t, 2 * d + 1, 2 * d + 2,
 							 false, false };
 			}
 			stride *= size;
@@ -45,42 +30,7 @@ static uint32_t torus_links(const struct gen *g, uint32_t sw, struct tlink *l)
 	return n;
 }
 
-/* Breaks `broken` random links, none of a random spanning tree: Kruskal
- * over a shuffled order picks the tree, links are then broken in the
- * reverse of that order, skipping tree links. */
-static int torus_break(struct gen *g, struct tlink *l, uint32_t n, uint32_t sw,
-		       struct ibr_error *err)
-{
-	uint32_t *order = gen_permutation(n, &g->rng);
-	uint32_t *parent = malloc(sw * sizeof(*parent)), left;
-
-	if (!order || !parent) {
-		free(order);
-		free(parent);
-		return gen_oom(err);
-	}
-	for (uint32_t s = 0; s < sw; s++)
-		parent[s] = s;
-	for (uint32_t i = 0; i < n; i++) {
-		struct tlink *k = &l[order[i]];
-		uint32_t ra = uf_find(parent, k->a), rb = uf_find(parent, k->b);
-		if (ra != rb) {
-			parent[ra] = rb;
-			k->tree = true;
-		}
-	}
-	left = (uint32_t)g->v[K_BROKEN];
-	for (uint32_t i = n; i > 0 && left > 0; i--)
-		if (!l[order[i - 1]].tree) {
-			l[order[i - 1]].broken = true;
-			left--;
-		}
-	free(order);
-	free(parent);
-	return 0;
-}
-
-static int torus_emit(struct gen *g, const struct tlink *l, uint32_t n,
+static int torus_emit(struct gen *g, const struct gen_link *l, uint32_t n,
 		      uint32_t sw, unsigned ports, struct ibr_error *err)
 {
 	char desc[48];
@@ -107,7 +57,7 @@ int gen_torus_build(struct gen *g, struct ibr_error *err)
 {
 	uint32_t sw = 1, n;
 	uint64_t ports = 2 * g->ndims + g->v[K_CA] * g->v[K_CAPORTS];
-	struct tlink *l;
+	struct gen_link *l;
 	int rc = -1;
 
 	for (unsigned d = 0; d < g->ndims; d++)
@@ -127,11 +77,7 @@ int gen_torus_build(struct gen *g, struct ibr_error *err)
 		return gen_oom(err);
 	}
 	n = torus_links(g, sw, l);
-	if (g->v[K_BROKEN] > n - (sw - 1))
-		ibr_error_set(err, "generate: torus: broken=%llu would disconnect "
-			      "the switches: at most %u of its %u links can break",
-			      (unsigned long long)g->v[K_BROKEN], n - (sw - 1), n);
-	else if (torus_break(g, l, n, sw, err) == 0)
+	if (gen_break_links(g, "torus", l, n, sw, err) == 0)
 		rc = torus_emit(g, l, n, sw, (unsigned)ports, err);
 	free(l);
 	return rc;
