@@ -925,8 +925,6 @@ static enum ilp_answer ilp_decide(struct ibr_lid_assigner *a,
 	return ans;
 }
 
-#endif /* HAVE_GLPK */
-
 /* Renumbers colours 0..k-1 in order of first use by distinct index;
  * returns k. */
 static uint32_t compact(uint32_t *col, uint32_t m, uint32_t *map, uint32_t K)
@@ -942,6 +940,8 @@ static uint32_t compact(uint32_t *col, uint32_t m, uint32_t *map, uint32_t K)
 	}
 	return k;
 }
+
+#endif /* HAVE_GLPK */
 
 /* -------------------------------------------------------------- the API */
 
