@@ -14,9 +14,12 @@
  * by switches used by the fewest / most paths first, then greedy merge),
  * color/S and color/L (Fig. 9: colour the split graph taking the node of
  * smallest / largest degree in the working graph first), and the exact
- * 0-1 ILP of §IV solved with GLPK: starting from color/L's k it solves
- * SD(k-1), SD(k-2), ... until one is infeasible; when the time limit runs
- * out, color/L's answer (or the best found) is kept and `exact` is false.
+ * 0-1 ILP of §IV solved with GLPK: starting from the best heuristic's k
+ * (color/L first among equals) it solves SD(k-1), SD(k-2), ... until one
+ * is infeasible or k meets a clique of the split graph; when the time
+ * limit runs out, the best colouring found is kept and `exact` is false.
+ * Split-merge keeps the paths that do not cross the split switch with the
+ * largest port group there (otherwise it would always equal greedy).
  *
  * Invariants of a result: color[i] < k for every path; two paths with the
  * same colour never split; identical paths get the same colour; the same
@@ -67,10 +70,11 @@ int ibr_lid_assigner_new(struct ibr_lid_assigner **a, uint32_t num_switches,
 void ibr_lid_assigner_free(struct ibr_lid_assigner *a);
 
 /* Colours every path of p (color[i], 0-based) and sets *k to the number
- * of colours (configurations); *exact (may be NULL) says whether k is
- * proven minimal (the ILP finished, or k is 1, or k equals a clique of
- * the split graph the heuristic found).  Returns 0, or -1 after a message
- * (no memory; ILP asked for in a build without GLPK). */
+ * of colours (configurations; 0 for no path); *exact (may be NULL) says
+ * whether k is proven minimal (the ILP finished, or k <= 1, or k equals a
+ * clique of the split graph).  Returns 0, or -1 after a message: no
+ * memory, the ILP asked for in a build without GLPK, a switch index out
+ * of range, a path visiting a switch twice, first[] decreasing. */
 int ibr_lid_assign(struct ibr_lid_assigner *a, const struct ibr_dest_paths *p,
 		   const struct ibr_lid_assign_options *o, uint32_t *color,
 		   uint32_t *k, bool *exact, struct ibr_error *err);
