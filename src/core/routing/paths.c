@@ -1,0 +1,904 @@
+/*
+ * paths.c - one legal path per unit (paths.h) by the two schemes of
+ * lid-assignment-color-l §VI: shortest-widest and path selection
+ * (k shortest legal paths, then most-loaded-link-first).
+ *
+ * Channels and states.  A channel is one sw_adj entry (a direction of one
+ * link; parallel links are distinct channels).  A legal path is a walk
+ * over (switch, phase) states: U(x), still climbing at x, may take any
+ * channel (an up one to U(y), a down one to D(y)); D(x), descending, only
+ * down channels (to D(y)).  State U(x) is numbered x, D(x) is S + x.  Up
+ * channels go to earlier switches of ud->order and down channels to later
+ * ones, so the state graph is a DAG, and a walk meets a switch at most
+ * twice: once climbing and once descending.  That is the only loop a
+ * walk can make; a shortest walk never makes it (cutting it out leaves a
+ * shorter legal walk).  The destination switch ends every walk.
+ *
+ * Shortest-widest.  Units one after the other, in their order (by
+ * destination, then source).  Every channel has weight 1 + the flows of
+ * the units placed on it so far.  A unit takes, among the legal paths of
+ * minimal length from its source switch, one of least total weight (sum
+ * over its channels); ties go to the smallest sequence of output ports
+ * (the lowest port at the first switch where two such paths differ).
+ * Then its flows are added to the weights of its channels.  Per unit the
+ * search is confined to the states on minimal legal paths from the
+ * source (a BFS along channels that bring the legal distance down by
+ * one), weighed backwards: cost of the minimal sub-DAG, not of the fabric.
+ *
+ * Path selection.  Candidates of a unit: its k shortest loop-free legal
+ * paths, ordered by length then by sequence of output ports (as above).
+ * Per destination switch one backward pass over the DAG keeps, for every
+ * state, its kmax best walks to the destination in that order (merging
+ * the sorted lists of its successors); a source's walks are then read off
+ * in order and those that visit a switch twice dropped.  The lists are
+ * exact for walks, so the loop-free walks read off are exactly the best
+ * loop-free paths; when fewer than k survive and the list was full,
+ * kmax doubles for that destination (at most KBEST_CAP walks per state:
+ * beyond that a unit keeps the fewer candidates found, never wrong ones).
+ * Then most-loaded-link-first: load[c] = sum over units of
+ * flows / (candidates left) for each candidate left crossing c, kept
+ * exactly as integers in 1/SHARES of a flow.  Repeatedly the channel of
+ * highest load (ties to the lower channel index) among those not yet
+ * taken is taken: every unit with candidates crossing it and another not
+ * crossing it loses the former, and the loads of its channels are
+ * redone.  A channel taken never qualifies again (units only lose
+ * candidates), nor does one that failed to qualify, so each channel is
+ * taken at most once.  Two distinct loop-free paths from s to d differ in
+ * their channel sets, so the loop ends with one candidate per unit.
+ *
+ * Units.  With per_ca, the CA units of one switch pair have the same
+ * candidates and the same fate under most-loaded-link-first (the rule
+ * treats all qualifying units at once), so selection runs on switch
+ * pairs ("groups", flows = CA pairs between them) and every CA unit takes
+ * its group's path; candidates counts per unit.  Shortest-widest places
+ * CA units one by one (weights move between two CAs of a switch).
+ *
+ * Invariants of a result: units sorted by (dst, src), exactly the pairs
+ * paths.h names; unit u's hops run from its source switch, each channel
+ * a real link, up channels then down channels, no switch twice, ending
+ * next to (and excluding) its destination switch; same input, same
+ * output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibrouting/paths.h"
+
+#define MAX_K        16
+#define SHARES       720720u /* lcm(1..16): flows / candidates is integral */
+#define KBEST_SLACK  8       /* walks kept beyond k, for those that loop */
+#define KBEST_CAP    1024    /* walks kept per state at most */
+
+struct work {
+	const struct ibr_fabric *f;
+	const struct ibr_updown *ud;
+	const struct ibr_path_options *o;
+	struct ibr_error *err;
+	uint32_t S, C;          /* switches, channels */
+	uint8_t *link_up;       /* per channel */
+	uint32_t *chan_sw;      /* per channel: the switch it leaves */
+	uint32_t *ca_rank;      /* per switch: rank among switches with CAs */
+	uint32_t hosts;         /* switches with CAs */
+	/* to the current destination switch, per switch */
+	uint32_t *down_dist, *legal_dist, *queue;
+	uint32_t dist_of;       /* switch they are for, IBR_NONE at first */
+	/* the result being built */
+	struct ibr_paths *out;
+	uint32_t hops, hop_cap;
+};
+
+static int oom(struct work *w, const char *what)
+{
+	return ibr_error_set(w->err, "paths: out of memory for %s (%u switches, "
+			     "%u units)", what, w->S, w->out->num_units);
+}
+
+static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
+{
+	return f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+}
+
+static uint64_t switch_flows(const struct work *w, uint32_t s, uint32_t d)
+{
+	return (uint64_t)cas_on(w->f, s) * cas_on(w->f, d);
+}
+
+/* ---- scheme names ------------------------------------------------------ */
+
+const char *ibr_path_scheme_name(enum ibr_path_scheme s)
+{
+	return s == IBR_PATHS_SELECTION ? "path-selection" : "shortest-widest";
+}
+
+int ibr_path_scheme_parse(const char *name, enum ibr_path_scheme *s)
+{
+	if (!name)
+		return -1;
+	if (!strcmp(name, "shortest-widest") || !strcmp(name, "sw"))
+		*s = IBR_PATHS_SHORTEST_WIDEST;
+	else if (!strcmp(name, "path-selection") || !strcmp(name, "ps"))
+		*s = IBR_PATHS_SELECTION;
+	else
+		return -1;
+	return 0;
+}
+
+/* ---- units and the result ----------------------------------------------- */
+
+/* Lists the units in their order: by destination, then source. */
+static int make_units(struct work *w)
+{
+	const struct ibr_fabric *f = w->f;
+	struct ibr_paths *p = w->out;
+	uint64_t n = 0;
+	uint32_t u = 0;
+
+	if (p->per_ca)
+		for (uint32_t e = 0; e < f->num_end_ports; e++)
+			n += f->num_end_ports - cas_on(f, f->end_ports[e].sw);
+	else
+		n = (uint64_t)w->hosts * (w->hosts ? w->hosts - 1 : 0);
+	if (n >= UINT32_MAX)
+		return ibr_error_set(w->err, "paths: %llu pairs, more than a "
+				     "32-bit index holds",
+				     (unsigned long long)n);
+	p->num_units = (uint32_t)n;
+	p->src = malloc((n ? n : 1) * sizeof(uint32_t));
+	p->dst = malloc((n ? n : 1) * sizeof(uint32_t));
+	p->first = malloc((n + 1) * sizeof(uint32_t));
+	if (!p->src || !p->dst || !p->first)
+		return oom(w, "units");
+	if (p->per_ca) {
+		for (uint32_t d = 0; d < f->num_end_ports; d++)
+			for (uint32_t s = 0; s < f->num_end_ports; s++)
+				if (f->end_ports[s].sw != f->end_ports[d].sw) {
+					p->src[u] = s;
+					p->dst[u++] = d;
+				}
+	} else {
+		for (uint32_t d = 0; d < w->S; d++)
+			for (uint32_t s = 0; s < w->S; s++)
+				if (s != d && cas_on(f, s) && cas_on(f, d)) {
+					p->src[u] = s;
+					p->dst[u++] = d;
+				}
+	}
+	return 0;
+}
+
+/* Room for n more hops in the result. */
+static int reserve_hops(struct work *w, uint32_t n)
+{
+	struct ibr_paths *p = w->out;
+	uint64_t cap = w->hop_cap ? w->hop_cap : 1024;
+	uint32_t *sw;
+	uint8_t *port;
+
+	if ((uint64_t)w->hops + n <= w->hop_cap)
+		return 0;
+	while (cap < (uint64_t)w->hops + n)
+		cap *= 2;
+	if (cap > UINT32_MAX)
+		return ibr_error_set(w->err, "paths: more than 2^32 hops");
+	sw = realloc(p->hop_sw, cap * sizeof(uint32_t));
+	if (!sw)
+		return oom(w, "hops");
+	p->hop_sw = sw;
+	port = realloc(p->hop_port, cap);
+	if (!port)
+		return oom(w, "hops");
+	p->hop_port = port;
+	w->hop_cap = (uint32_t)cap;
+	return 0;
+}
+
+/* Appends channel c as a hop (room reserved). */
+static void put_hop(struct work *w, uint32_t c)
+{
+	w->out->hop_sw[w->hops] = w->chan_sw[c];
+	w->out->hop_port[w->hops++] = w->f->sw_adj[c].port;
+}
+
+/* Distances of every switch to switch d (updown.h), unless they are. */
+static void distances_to(struct work *w, uint32_t d)
+{
+	if (w->dist_of == d)
+		return;
+	ibr_down_distances(w->f, w->link_up, d, w->down_dist, w->queue);
+	ibr_legal_distances(w->f, w->ud, w->link_up, w->down_dist,
+			    w->legal_dist);
+	w->dist_of = d;
+}
+
+static int no_path(struct work *w, uint32_t s, uint32_t d)
+{
+	return ibr_error_set(w->err, "paths: no legal path from switch "
+			     "0x%016llx to switch 0x%016llx",
+			     (unsigned long long)ibr_switch(w->f, s)->guid,
+			     (unsigned long long)ibr_switch(w->f, d)->guid);
+}
+
+/* ---- states ------------------------------------------------------------- */
+
+/* The state channel c leads to from state st, IBR_NONE when illegal
+ * (an up channel while descending). */
+static uint32_t next_state(const struct work *w, uint32_t st, uint32_t c)
+{
+	uint32_t y = w->f->sw_adj[c].peer;
+
+	if (w->link_up[c])
+		return st < w->S ? y : IBR_NONE;
+	return w->S + y;
+}
+
+static uint32_t state_switch(const struct work *w, uint32_t st)
+{
+	return st < w->S ? st : st - w->S;
+}
+
+/* Links of the shortest legal walk from state st to the destination. */
+static uint32_t state_dist(const struct work *w, uint32_t st)
+{
+	return st < w->S ? w->legal_dist[st] : w->down_dist[st - w->S];
+}
+
+/* The state channel c leads to from st when that keeps the walk legal
+ * and minimal, else IBR_NONE. */
+static uint32_t minimal_step(const struct work *w, uint32_t st, uint32_t c)
+{
+	uint32_t t = next_state(w, st, c), here = state_dist(w, st);
+
+	if (t == IBR_NONE || state_dist(w, t) == IBR_FAR ||
+	    state_dist(w, t) + 1 != here)
+		return IBR_NONE;
+	return t;
+}
+
+/* ---- shortest-widest ---------------------------------------------------- */
+
+struct widest {
+	uint64_t *weight;       /* per channel: 1 + flows placed on it */
+	uint64_t *best;         /* per state: lightest minimal walk's weight */
+	uint32_t *next;         /* per state: the channel it starts with */
+	uint32_t *seen;         /* per state: tag of the last unit reaching it */
+	uint32_t *reach;        /* states on the unit's minimal walks, BFS order */
+	uint32_t tag;
+};
+
+/* The states on minimal legal walks from switch s, in BFS order; every
+ * minimal step brings the distance down by one, so a state's successors
+ * come after it.  Returns their number. */
+static uint32_t minimal_states(struct work *w, struct widest *b, uint32_t s)
+{
+	uint32_t n = 0;
+
+	b->tag++;
+	b->seen[s] = b->tag;
+	b->reach[n++] = s;
+	for (uint32_t h = 0; h < n; h++) {
+		uint32_t st = b->reach[h], x = state_switch(w, st);
+		for (uint32_t c = w->f->sw_adj_start[x]; c < w->f->sw_adj_start[x + 1]; c++) {
+			uint32_t t = minimal_step(w, st, c);
+			if (t != IBR_NONE && b->seen[t] != b->tag) {
+				b->seen[t] = b->tag;
+				b->reach[n++] = t;
+			}
+		}
+	}
+	return n;
+}
+
+/* Places the lightest minimal legal path from switch s to the current
+ * destination (see the header) and adds flows to its channels. */
+static int place_widest(struct work *w, struct widest *b, uint32_t s,
+			uint64_t flows)
+{
+	uint32_t n;
+
+	if (w->legal_dist[s] == IBR_FAR)
+		return no_path(w, s, w->dist_of);
+	n = minimal_states(w, b, s);
+	while (n-- > 0) {
+		uint32_t st = b->reach[n], x = state_switch(w, st);
+		b->best[st] = state_dist(w, st) ? UINT64_MAX : 0;
+		b->next[st] = IBR_NONE;
+		for (uint32_t c = w->f->sw_adj_start[x]; c < w->f->sw_adj_start[x + 1]; c++) {
+			uint32_t t = minimal_step(w, st, c);
+			/* strict: the lowest port keeps a tie */
+			if (t != IBR_NONE && b->weight[c] + b->best[t] < b->best[st]) {
+				b->best[st] = b->weight[c] + b->best[t];
+				b->next[st] = c;
+			}
+		}
+	}
+	if (reserve_hops(w, w->legal_dist[s]))
+		return -1;
+	for (uint32_t st = s; state_dist(w, st) > 0;) {
+		uint32_t c = b->next[st];
+		put_hop(w, c);
+		b->weight[c] += flows;
+		st = next_state(w, st, c);
+	}
+	return 0;
+}
+
+static int shortest_widest(struct work *w)
+{
+	struct ibr_paths *p = w->out;
+	struct widest b = { 0 };
+	uint32_t states = 2 * w->S;
+	int rc = -1;
+
+	b.weight = malloc((w->C ? w->C : 1) * sizeof(uint64_t));
+	b.best = malloc(states * sizeof(uint64_t));
+	b.next = malloc(states * sizeof(uint32_t));
+	b.seen = calloc(states, sizeof(uint32_t));
+	b.reach = malloc(states * sizeof(uint32_t));
+	if (!b.weight || !b.best || !b.next || !b.seen || !b.reach) {
+		oom(w, "shortest-widest");
+		goto out;
+	}
+	for (uint32_t c = 0; c < w->C; c++)
+		b.weight[c] = 1;
+	for (uint32_t u = 0; u < p->num_units; u++) {
+		uint32_t s = ibr_unit_src_switch(w->f, p, u);
+		uint32_t d = ibr_unit_dst_switch(w->f, p, u);
+		distances_to(w, d);
+		p->first[u] = w->hops;
+		if (place_widest(w, &b, s, p->per_ca ? 1 : switch_flows(w, s, d)))
+			goto out;
+	}
+	p->first[p->num_units] = w->hops;
+	rc = 0;
+out:
+	free(b.weight);
+	free(b.best);
+	free(b.next);
+	free(b.seen);
+	free(b.reach);
+	return rc;
+}
+
+/* ---- path selection: k shortest loop-free legal paths ---------------- */
+
+/* One walk of a state's list: its length, first channel, and which walk
+ * of the next state's list it goes on with.  chan IBR_NONE: arrived. */
+struct kwalk {
+	uint32_t len, chan, j;
+};
+
+struct kbest {
+	uint32_t kmax;          /* walks per state in the lists now */
+	size_t cap;             /* kwalks allocated */
+	struct kwalk *e;        /* state st's list: e[st * kmax + n], */
+	uint32_t *count;        /*   n < count[st] */
+	uint32_t *cursor;       /* per channel, while merging */
+	uint32_t *mark, tag;    /* per switch: visited by the walk read off */
+	uint32_t *walk;         /* its channels */
+};
+
+/* Switch pairs with CAs (group g = units sharing candidates), their
+ * candidates and the candidates' channels. */
+struct cands {
+	uint32_t groups;
+	uint32_t *group_first;  /* groups + 1: candidates of g */
+	uint64_t *flows;        /* per group */
+	uint32_t num, cap;      /* candidates */
+	uint32_t *chan_first;   /* cap + 1: channels of candidate i */
+	uint32_t *chans;
+	uint32_t nchans, chans_cap;
+};
+
+static struct kwalk *kwalks(struct kbest *k, uint32_t st)
+{
+	return &k->e[(size_t)st * k->kmax];
+}
+
+/* State st's kmax best walks, from its successors' lists: shorter first,
+ * then by the channel taken (sw_adj order: lower port), then in the
+ * successor's order; i.e. by (length, sequence of output ports). */
+static void merge_state(struct work *w, struct kbest *k, uint32_t st)
+{
+	uint32_t x = state_switch(w, st), n;
+	uint32_t lo = w->f->sw_adj_start[x], hi = w->f->sw_adj_start[x + 1];
+	struct kwalk *out = kwalks(k, st);
+
+	for (uint32_t c = lo; c < hi; c++)
+		k->cursor[c] = 0;
+	for (n = 0; n < k->kmax; n++) {
+		uint32_t best = IBR_NONE, len = UINT32_MAX;
+		for (uint32_t c = lo; c < hi; c++) {
+			uint32_t t = next_state(w, st, c);
+			if (t != IBR_NONE && k->cursor[c] < k->count[t] &&
+			    kwalks(k, t)[k->cursor[c]].len + 1 < len) {
+				len = kwalks(k, t)[k->cursor[c]].len + 1;
+				best = c;
+			}
+		}
+		if (best == IBR_NONE)
+			break;
+		out[n] = (struct kwalk){ len, best, k->cursor[best]++ };
+	}
+	k->count[st] = n;
+}
+
+/* Every state's list of walks to switch d, successors first: D states
+ * by decreasing position (down channels go to later switches), then U
+ * states by increasing position (up channels go to earlier ones). */
+static void kbest_to(struct work *w, struct kbest *k, uint32_t d)
+{
+	const uint32_t *order = w->ud->order;
+
+	for (uint32_t i = w->S; i-- > 0;) {
+		uint32_t st = w->S + order[i];
+		if (order[i] == d) {
+			kwalks(k, st)[0] = (struct kwalk){ 0, IBR_NONE, 0 };
+			k->count[st] = 1;
+		} else {
+			merge_state(w, k, st);
+		}
+	}
+	for (uint32_t i = 0; i < w->S; i++) {
+		uint32_t st = order[i];
+		if (st == d) {
+			kwalks(k, st)[0] = (struct kwalk){ 0, IBR_NONE, 0 };
+			k->count[st] = 1;
+		} else {
+			merge_state(w, k, st);
+		}
+	}
+}
+
+/* Sets kmax, growing the lists' room; at most KBEST_CAP. */
+static int kbest_size(struct work *w, struct kbest *k, uint32_t kmax)
+{
+	size_t need;
+
+	k->kmax = kmax < KBEST_CAP ? kmax : KBEST_CAP;
+	need = (size_t)2 * w->S * k->kmax;
+	if (need > k->cap) {
+		struct kwalk *e = realloc(k->e, need * sizeof(*e));
+		if (!e)
+			return oom(w, "candidate walks");
+		k->e = e;
+		k->cap = need;
+	}
+	return 0;
+}
+
+/* Reads walk n of switch s's list (U(s)) into k->walk; returns its
+ * length, 0 when it visits a switch twice. */
+static uint32_t read_walk(struct work *w, struct kbest *k, uint32_t s,
+			  uint32_t n)
+{
+	uint32_t st = s, len = 0;
+
+	if (++k->tag == 0) {
+		memset(k->mark, 0, w->S * sizeof(uint32_t));
+		k->tag = 1;
+	}
+	k->mark[s] = k->tag;
+	for (;;) {
+		const struct kwalk *e = &kwalks(k, st)[n];
+		uint32_t y;
+		if (e->chan == IBR_NONE)
+			return len;
+		y = w->f->sw_adj[e->chan].peer;
+		if (k->mark[y] == k->tag)
+			return 0;
+		k->mark[y] = k->tag;
+		k->walk[len++] = e->chan;
+		st = next_state(w, st, e->chan);
+		n = e->j;
+	}
+}
+
+static int add_candidate(struct work *w, struct cands *c, const uint32_t *chans,
+			 uint32_t len)
+{
+	if (c->num == c->cap) {
+		uint32_t cap = c->cap ? 2 * c->cap : 4096;
+		uint32_t *first = realloc(c->chan_first, ((size_t)cap + 1) *
+					  sizeof(uint32_t));
+		if (!first)
+			return oom(w, "candidates");
+		c->chan_first = first;
+		c->cap = cap;
+	}
+	if ((uint64_t)c->nchans + len > c->chans_cap) {
+		uint64_t cap = c->chans_cap ? c->chans_cap : 16384;
+		uint32_t *ch;
+		while (cap < (uint64_t)c->nchans + len)
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			return ibr_error_set(w->err, "paths: more than 2^32 "
+					     "candidate hops");
+		ch = realloc(c->chans, cap * sizeof(uint32_t));
+		if (!ch)
+			return oom(w, "candidate hops");
+		c->chans = ch;
+		c->chans_cap = (uint32_t)cap;
+	}
+	c->chan_first[c->num] = c->nchans;
+	memcpy(c->chans + c->nchans, chans, len * sizeof(uint32_t));
+	c->nchans += len;
+	c->chan_first[++c->num] = c->nchans;
+	return 0;
+}
+
+/* Adds the k best loop-free walks of s's list as candidates.  *more: the
+ * list was full and gave fewer than k, so a longer list may give more;
+ * the caller drops what was added and asks again with a longer one. */
+static int collect(struct work *w, struct kbest *k, struct cands *c,
+		   uint32_t s, bool *more)
+{
+	uint32_t found = 0, n;
+
+	for (n = 0; n < k->count[s] && found < w->o->k; n++) {
+		uint32_t len = read_walk(w, k, s, n);
+		if (len == 0)
+			continue; /* loops (s is not the destination) */
+		if (add_candidate(w, c, k->walk, len))
+			return -1;
+		found++;
+	}
+	*more = found < w->o->k && k->count[s] == k->kmax &&
+		k->kmax < KBEST_CAP;
+	return 0;
+}
+
+/* The candidates of every group in group order (destination, then
+ * source switch). */
+static int find_candidates(struct work *w, struct cands *c)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t states = 2 * w->S, g = 0;
+	struct kbest k = { 0 };
+	int rc = -1;
+
+	k.count = malloc(states * sizeof(uint32_t));
+	k.cursor = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	k.mark = calloc(w->S, sizeof(uint32_t));
+	k.walk = malloc(w->S * sizeof(uint32_t));
+	if (!k.count || !k.cursor || !k.mark || !k.walk) {
+		oom(w, "candidate search");
+		goto out;
+	}
+	c->chan_first = malloc(sizeof(uint32_t));
+	if (!c->chan_first) {
+		oom(w, "candidates");
+		goto out;
+	}
+	c->chan_first[0] = 0;
+	for (uint32_t d = 0; d < w->S; d++) {
+		if (!cas_on(f, d))
+			continue;
+		if (kbest_size(w, &k, w->o->k + KBEST_SLACK))
+			goto out;
+		kbest_to(w, &k, d);
+		for (uint32_t s = 0; s < w->S; s++) {
+			uint32_t num = c->num, nchans = c->nchans;
+			bool more;
+			if (s == d || !cas_on(f, s))
+				continue;
+			if (k.count[s] == 0) {
+				no_path(w, s, d);
+				goto out;
+			}
+			for (;;) {
+				if (collect(w, &k, c, s, &more))
+					goto out;
+				if (!more)
+					break;
+				/* again, with longer lists (same prefix) */
+				c->num = num;
+				c->nchans = nchans;
+				if (kbest_size(w, &k, 2 * k.kmax))
+					goto out;
+				kbest_to(w, &k, d);
+			}
+			c->flows[g] = switch_flows(w, s, d);
+			c->group_first[++g] = c->num;
+		}
+	}
+	rc = 0;
+out:
+	free(k.e);
+	free(k.count);
+	free(k.cursor);
+	free(k.mark);
+	free(k.walk);
+	return rc;
+}
+
+/* ---- path selection: most-loaded-link-first ---------------------------- */
+
+struct mllf {
+	uint64_t *load;         /* per channel, in 1/SHARES of a flow */
+	uint8_t *taken;         /* per channel: taken, or never qualifies */
+	uint32_t *inv_first;    /* C + 1: candidates crossing channel c are */
+	uint32_t *inv;          /*   inv[inv_first[c] .. [c + 1]) */
+	uint32_t *cand_group;   /* per candidate */
+	uint8_t *alive;         /* per candidate */
+	uint8_t *crossing;      /* per candidate: crosses the channel at hand */
+	uint32_t *left;         /* per group: candidates alive */
+	uint32_t *hits;         /* per group: of those, crossing the channel */
+	uint32_t *touched;      /* groups with hits */
+	uint32_t multi;         /* groups with several candidates */
+};
+
+/* Group g's load on every channel of a candidate alive: its flows spread
+ * evenly over its candidates alive. */
+static uint64_t share(const struct cands *c, const struct mllf *m, uint32_t g)
+{
+	return c->flows[g] * (SHARES / m->left[g]);
+}
+
+static void add_load(const struct cands *c, struct mllf *m, uint32_t i,
+		     uint64_t add)
+{
+	for (uint32_t h = c->chan_first[i]; h < c->chan_first[i + 1]; h++)
+		m->load[c->chans[h]] += add;
+}
+
+/* Group g loses its candidates crossing the channel at hand (hits[g] of
+ * them, some left): their load goes, the survivors' shares grow. */
+static void drop_crossing(const struct cands *c, struct mllf *m, uint32_t g)
+{
+	uint64_t before = share(c, m, g), after;
+
+	if (m->left[g] - m->hits[g] == 1)
+		m->multi--;
+	m->left[g] -= m->hits[g];
+	after = share(c, m, g);
+	for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++) {
+		if (!m->alive[i])
+			continue;
+		if (m->crossing[i]) {
+			m->alive[i] = 0;
+			add_load(c, m, i, -before); /* modulo 2^64: subtracts */
+		} else {
+			add_load(c, m, i, after - before);
+		}
+	}
+}
+
+/* Channel -> candidates crossing it (each at most once: loop-free). */
+static void build_index(const struct work *w, const struct cands *c,
+			struct mllf *m)
+{
+	memset(m->inv_first, 0, ((size_t)w->C + 1) * sizeof(uint32_t));
+	for (uint32_t h = 0; h < c->nchans; h++)
+		m->inv_first[c->chans[h] + 1]++;
+	for (uint32_t ch = 0; ch < w->C; ch++)
+		m->inv_first[ch + 1] += m->inv_first[ch];
+	for (uint32_t i = 0; i < c->num; i++)
+		for (uint32_t h = c->chan_first[i]; h < c->chan_first[i + 1]; h++)
+			m->inv[m->inv_first[c->chans[h]]++] = i;
+	/* the fill moved every start to the next channel's */
+	for (uint32_t ch = w->C; ch > 0; ch--)
+		m->inv_first[ch] = m->inv_first[ch - 1];
+	m->inv_first[0] = 0;
+}
+
+/* The most loaded channel not taken, lowest index on ties; IBR_NONE. */
+static uint32_t most_loaded(const struct work *w, const struct mllf *m)
+{
+	uint32_t best = IBR_NONE;
+
+	for (uint32_t ch = 0; ch < w->C; ch++)
+		if (!m->taken[ch] && (best == IBR_NONE || m->load[ch] > m->load[best]))
+			best = ch;
+	return best;
+}
+
+/* Every group with candidates crossing ch and another not crossing it
+ * loses the former. */
+static void take_channel(const struct cands *c, struct mllf *m, uint32_t ch)
+{
+	uint32_t nt = 0;
+
+	m->taken[ch] = 1;
+	for (uint32_t j = m->inv_first[ch]; j < m->inv_first[ch + 1]; j++) {
+		uint32_t i = m->inv[j], g = m->cand_group[i];
+		if (!m->alive[i])
+			continue;
+		m->crossing[i] = 1;
+		if (m->hits[g]++ == 0)
+			m->touched[nt++] = g;
+	}
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t g = m->touched[t];
+		if (m->hits[g] < m->left[g])
+			drop_crossing(c, m, g);
+		m->hits[g] = 0;
+	}
+	for (uint32_t j = m->inv_first[ch]; j < m->inv_first[ch + 1]; j++)
+		m->crossing[m->inv[j]] = 0;
+}
+
+static void free_mllf(struct mllf *m)
+{
+	free(m->load);
+	free(m->taken);
+	free(m->inv_first);
+	free(m->inv);
+	free(m->cand_group);
+	free(m->alive);
+	free(m->crossing);
+	free(m->left);
+	free(m->hits);
+	free(m->touched);
+}
+
+/* Leaves alive exactly one candidate per group. */
+static int most_loaded_link_first(struct work *w, const struct cands *c,
+				  struct mllf *m)
+{
+	uint32_t G = c->groups, n = c->num ? c->num : 1;
+
+	m->load = calloc(w->C ? w->C : 1, sizeof(uint64_t));
+	m->taken = calloc(w->C ? w->C : 1, 1);
+	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
+	m->inv = malloc((c->nchans ? c->nchans : 1) * sizeof(uint32_t));
+	m->cand_group = malloc(n * sizeof(uint32_t));
+	m->alive = malloc(n);
+	m->crossing = calloc(n, 1);
+	m->left = malloc((G ? G : 1) * sizeof(uint32_t));
+	m->hits = calloc(G ? G : 1, sizeof(uint32_t));
+	m->touched = malloc((G ? G : 1) * sizeof(uint32_t));
+	if (!m->load || !m->taken || !m->inv_first || !m->inv ||
+	    !m->cand_group || !m->alive || !m->crossing || !m->left ||
+	    !m->hits || !m->touched)
+		return oom(w, "path selection");
+	build_index(w, c, m);
+	memset(m->alive, 1, n);
+	m->multi = 0;
+	for (uint32_t g = 0; g < G; g++) {
+		m->left[g] = c->group_first[g + 1] - c->group_first[g];
+		m->multi += m->left[g] > 1;
+		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++) {
+			m->cand_group[i] = g;
+			add_load(c, m, i, share(c, m, g));
+		}
+	}
+	while (m->multi > 0) {
+		uint32_t ch = most_loaded(w, m);
+		if (ch == IBR_NONE) /* distinct paths differ in a channel */
+			return ibr_error_set(w->err, "paths: selection left %u "
+					     "pairs with several candidates "
+					     "(a bug)", m->multi);
+		take_channel(c, m, ch);
+	}
+	return 0;
+}
+
+/* Group of the switch pair (s, d), both with CAs, s != d. */
+static uint32_t group_of(const struct work *w, uint32_t s, uint32_t d)
+{
+	uint32_t rs = w->ca_rank[s], rd = w->ca_rank[d];
+
+	return rd * (w->hosts - 1) + rs - (rs > rd);
+}
+
+/* Every unit takes the candidate its group kept. */
+static int write_selected(struct work *w, const struct cands *c,
+			  const struct mllf *m)
+{
+	struct ibr_paths *p = w->out;
+
+	for (uint32_t u = 0; u < p->num_units; u++) {
+		uint32_t g = group_of(w, ibr_unit_src_switch(w->f, p, u),
+				      ibr_unit_dst_switch(w->f, p, u));
+		uint32_t i = c->group_first[g];
+		while (!m->alive[i])
+			i++;
+		p->candidates += c->group_first[g + 1] - c->group_first[g];
+		if (reserve_hops(w, c->chan_first[i + 1] - c->chan_first[i]))
+			return -1;
+		p->first[u] = w->hops;
+		for (uint32_t h = c->chan_first[i]; h < c->chan_first[i + 1]; h++)
+			put_hop(w, c->chans[h]);
+	}
+	p->first[p->num_units] = w->hops;
+	return 0;
+}
+
+static int path_selection(struct work *w)
+{
+	uint64_t groups = (uint64_t)w->hosts * (w->hosts ? w->hosts - 1 : 0);
+	struct cands c = { 0 };
+	struct mllf m = { 0 };
+	int rc = -1;
+
+	c.groups = (uint32_t)groups; /* <= the units, checked */
+	c.group_first = calloc(groups + 1, sizeof(uint32_t));
+	c.flows = malloc((groups ? groups : 1) * sizeof(uint64_t));
+	if (!c.group_first || !c.flows) {
+		oom(w, "switch pairs");
+		goto out;
+	}
+	if (find_candidates(w, &c) || most_loaded_link_first(w, &c, &m) ||
+	    write_selected(w, &c, &m))
+		goto out;
+	rc = 0;
+out:
+	free_mllf(&m);
+	free(c.group_first);
+	free(c.flows);
+	free(c.chan_first);
+	free(c.chans);
+	return rc;
+}
+
+/* ---- entry -------------------------------------------------------------- */
+
+static int init_work(struct work *w)
+{
+	const struct ibr_fabric *f = w->f;
+
+	w->C = f->sw_adj_start[w->S];
+	w->dist_of = IBR_NONE;
+	w->link_up = malloc(w->C ? w->C : 1);
+	w->chan_sw = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	w->ca_rank = malloc(w->S * sizeof(uint32_t));
+	w->down_dist = malloc(w->S * sizeof(uint32_t));
+	w->legal_dist = malloc(w->S * sizeof(uint32_t));
+	w->queue = malloc(w->S * sizeof(uint32_t));
+	if (!w->link_up || !w->chan_sw || !w->ca_rank || !w->down_dist ||
+	    !w->legal_dist || !w->queue)
+		return oom(w, "distances");
+	ibr_updown_link_flags(f, w->ud, w->link_up);
+	for (uint32_t s = 0; s < w->S; s++) {
+		for (uint32_t c = f->sw_adj_start[s]; c < f->sw_adj_start[s + 1]; c++)
+			w->chan_sw[c] = s;
+		w->ca_rank[s] = cas_on(f, s) ? w->hosts++ : IBR_NONE;
+	}
+	return 0;
+}
+
+static void free_work(struct work *w)
+{
+	free(w->link_up);
+	free(w->chan_sw);
+	free(w->ca_rank);
+	free(w->down_dist);
+	free(w->legal_dist);
+	free(w->queue);
+}
+
+int ibr_paths_compute(const struct ibr_fabric *f, const struct ibr_updown *ud,
+		      const struct ibr_path_options *o, struct ibr_paths *out,
+		      struct ibr_error *err)
+{
+	struct work w = { .f = f, .ud = ud, .o = o, .err = err, .out = out,
+			  .S = f->num_switches };
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->per_ca = o->per_ca;
+	if (o->scheme == IBR_PATHS_SELECTION && (o->k < 1 || o->k > MAX_K))
+		return ibr_error_set(err, "paths: k=%u, path selection takes "
+				     "1 to %u candidates per pair", o->k, MAX_K);
+	if (init_work(&w) || make_units(&w) || reserve_hops(&w, 1))
+		goto out;
+	if (o->scheme == IBR_PATHS_SELECTION)
+		rc = path_selection(&w);
+	else
+		rc = shortest_widest(&w);
+out:
+	free_work(&w);
+	if (rc)
+		ibr_paths_free(out);
+	return rc;
+}
+
+void ibr_paths_free(struct ibr_paths *p)
+{
+	free(p->src);
+	free(p->dst);
+	free(p->first);
+	free(p->hop_sw);
+	free(p->hop_port);
+	memset(p, 0, sizeof(*p));
+}

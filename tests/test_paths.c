@@ -1,0 +1,769 @@
+/*
+ * test_paths.c - path computation (paths.h) on generated fabrics.
+ *
+ * Every scheme, on random, clos and torus fabrics (switch pairs, and CA
+ * pairs on the small ones):
+ *   - units are exactly the pairs paths.h promises, sorted by destination
+ *     then source;
+ *   - every unit's path is a chain of real links (followed through the
+ *     fabric's ports, not sw_adj) from the source's switch to the
+ *     destination's switch, legal (no up link after a down link, against
+ *     ibr_link_is_up) and loop-free;
+ *   - shortest-widest and path selection with k=1 are as short as a BFS
+ *     over (switch, phase) finds; every path selection path is at most as
+ *     long as the longest of the unit's k shortest;
+ *   - two runs give identical results.
+ * On fabrics of at most SMALL switches, references built here by plain
+ * enumeration of the legal loop-free paths (DFS over ports) replay the
+ * rules exactly and must agree path for path: shortest-widest (units in
+ * order, weights 1 + flows, least weight, ties to the smaller sequence of
+ * ports) and path selection (the k first paths by (length, ports), then
+ * most-loaded-link-first with exact loads, the most loaded channel by
+ * (switch, port) on ties); the candidate count is checked against the
+ * enumeration.
+ * Loads (flows per channel) against FERa's on random 64/512 are printed.
+ * Every allocation failing in turn gives -1, a message and no result.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "failing_alloc.h"
+#include "fixtures.h"
+#include "ibrouting/engine.h"
+#include "ibrouting/paths.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define SMALL 32           /* switches: references by enumeration */
+#define MAXLEN 64          /* links of a path in the references */
+#define SHARES 720720u     /* lcm(1..16) */
+
+static const char *const specs[] = {
+	"random:sw=8,ca=16,seed=1",      "random:sw=16,ca=128,seed=1",
+	"random:sw=24,ca=48,seed=4",     "random:sw=32,ca=256,seed=2",
+	"random:sw=40,ca=40,deg=8,seed=13", "random:sw=48,ca=96,deg=6,seed=8",
+	"random:sw=64,ca=128,deg=3,seed=9", "random:sw=64,ca=512,seed=1",
+	"random:sw=2,ca=4,deg=1,seed=1", "random:sw=1,ca=8,deg=0,seed=1",
+	"random:sw=3,ca=0,deg=2,seed=2",
+	"clos:leaf=4,spine=2,ca=32,seed=1", "clos:leaf=8,spine=4,ca=128,seed=2",
+	"clos:leaf=12,spine=6,ca=100,seed=4",
+	"torus:dims=4x4,ca=1,broken=0,seed=1", "torus:dims=4x4,ca=2,broken=3,seed=2",
+	"torus:dims=6x6,ca=1,broken=5,seed=3", "torus:dims=3x3x3,ca=1,broken=0,seed=5",
+	"torus:dims=2x2x2,ca=3,broken=1,seed=9", "torus:dims=10x2,ca=1,broken=2,seed=10",
+	"torus:dims=8x8,ca=1,broken=12,seed=11",
+};
+
+/* CA pairs too on these (few CAs) */
+static const char *const per_ca_specs[] = {
+	"random:sw=8,ca=16,seed=1", "random:sw=24,ca=48,seed=4",
+	"clos:leaf=4,spine=2,ca=32,seed=1", "torus:dims=4x4,ca=2,broken=3,seed=2",
+	"torus:dims=2x2x2,ca=3,broken=1,seed=9", "random:sw=1,ca=8,deg=0,seed=1",
+};
+
+struct fab {
+	struct ibr_fabric *f;
+	struct ibr_route_ctx ctx;
+	const struct ibr_updown *ud;
+	uint32_t *peer;         /* [switch * 256 + port]: switch, IBR_NONE */
+};
+
+static uint32_t peer_switch(const struct ibr_fabric *f, uint32_t s,
+			    unsigned port);
+
+static void fab_open(struct fab *x, const char *spec)
+{
+	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_error err = { "" };
+
+	x->f = generated_fabric(spec, 0);
+	assert_int_equal(ibr_ctx_init(&x->ctx, x->f, &root, NULL, &err), 0);
+	x->ud = ibr_ctx_updown(&x->ctx, &err);
+	if (!x->ud)
+		fail_msg("%s: %s", spec, err.msg);
+	x->peer = malloc((size_t)x->f->num_switches * 256 * sizeof(uint32_t));
+	assert_non_null(x->peer);
+	for (uint32_t sw = 0; sw < x->f->num_switches; sw++)
+		for (unsigned q = 0; q < 256; q++)
+			x->peer[sw * 256 + q] = peer_switch(x->f, sw, q);
+}
+
+static void fab_close(struct fab *x)
+{
+	free(x->peer);
+	ibr_ctx_free(&x->ctx);
+	ibr_fabric_free(x->f);
+}
+
+static void compute(const struct fab *x, enum ibr_path_scheme scheme,
+		    unsigned k, bool per_ca, struct ibr_paths *p,
+		    const char *what)
+{
+	struct ibr_path_options o = { scheme, k, per_ca };
+	struct ibr_error err = { "" };
+
+	if (ibr_paths_compute(x->f, x->ud, &o, p, &err))
+		fail_msg("%s: %s", what, err.msg);
+}
+
+static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
+{
+	return f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+}
+
+static uint64_t unit_flows(const struct ibr_fabric *f,
+			   const struct ibr_paths *p, uint32_t u)
+{
+	return p->per_ca ? 1 : (uint64_t)cas_on(f, p->src[u]) * cas_on(f, p->dst[u]);
+}
+
+/* The switch index behind port `port` of switch s, IBR_NONE if none. */
+static uint32_t peer_switch(const struct ibr_fabric *f, uint32_t s,
+			    unsigned port)
+{
+	const struct ibr_node *n = ibr_switch(f, s);
+	const struct ibr_port *p;
+
+	if (port < 1 || port > n->num_ports)
+		return IBR_NONE;
+	p = ibr_port(f, f->sw_node[s], port);
+	if (p->remote_node == IBR_NONE ||
+	    f->nodes[p->remote_node].type != IBR_NODE_SWITCH)
+		return IBR_NONE;
+	return f->nodes[p->remote_node].sw_index;
+}
+
+/* Exactly the units paths.h promises, in its order. */
+static void assert_units(const struct ibr_fabric *f, const struct ibr_paths *p,
+			 const char *what)
+{
+	uint32_t u = 0;
+
+	if (p->per_ca) {
+		for (uint32_t d = 0; d < f->num_end_ports; d++)
+			for (uint32_t s = 0; s < f->num_end_ports; s++) {
+				if (f->end_ports[s].sw == f->end_ports[d].sw)
+					continue;
+				assert_true(u < p->num_units);
+				if (p->src[u] != s || p->dst[u] != d)
+					fail_msg("%s: unit %u is %u->%u, expected "
+						 "%u->%u", what, u, p->src[u],
+						 p->dst[u], s, d);
+				u++;
+			}
+	} else {
+		for (uint32_t d = 0; d < f->num_switches; d++)
+			for (uint32_t s = 0; s < f->num_switches; s++) {
+				if (s == d || !cas_on(f, s) || !cas_on(f, d))
+					continue;
+				assert_true(u < p->num_units);
+				assert_int_equal(p->src[u], s);
+				assert_int_equal(p->dst[u], d);
+				u++;
+			}
+	}
+	assert_int_equal(u, p->num_units);
+	assert_int_equal(p->first[0], 0);
+	for (u = 0; u < p->num_units; u++)
+		assert_true(p->first[u] < p->first[u + 1]);
+}
+
+/* Unit u's path: a chain of links from its source's switch to its
+ * destination's, legal, no switch twice.  Returns its length. */
+static uint32_t assert_path(const struct fab *x, const struct ibr_paths *p,
+			    uint32_t u, uint8_t *seen, const char *what)
+{
+	const struct ibr_fabric *f = x->f;
+	uint32_t s = ibr_unit_src_switch(f, p, u), d = ibr_unit_dst_switch(f, p, u);
+	int went_down = 0;
+
+	memset(seen, 0, f->num_switches);
+	seen[s] = 1;
+	for (uint32_t h = p->first[u]; h < p->first[u + 1]; h++) {
+		uint32_t y = peer_switch(f, s, p->hop_port[h]);
+		int up;
+		if (p->hop_sw[h] != s || y == IBR_NONE)
+			fail_msg("%s: unit %u hop %u: switch %u port %u is no "
+				 "link of the chain", what, u, h - p->first[u],
+				 p->hop_sw[h], p->hop_port[h]);
+		up = ibr_link_is_up(f, x->ud, s, y);
+		if (up && went_down)
+			fail_msg("%s: unit %u turns down->up at switch %u", what,
+				 u, s);
+		if (seen[y])
+			fail_msg("%s: unit %u visits switch %u twice", what, u, y);
+		went_down |= !up;
+		seen[y] = 1;
+		s = y;
+	}
+	if (s != d)
+		fail_msg("%s: unit %u ends at switch %u, not %u", what, u, s, d);
+	return p->first[u + 1] - p->first[u];
+}
+
+/* Reference: links of the shortest legal route from src to every switch,
+ * BFS over (switch, phase) (as test_engines.c). */
+static void legal_lengths(const struct ibr_fabric *f, const struct ibr_updown *ud,
+			  uint32_t src, uint32_t *len)
+{
+	uint32_t S = f->num_switches, head = 0, tail = 0;
+	uint32_t *dist = malloc(2 * S * sizeof(uint32_t));
+	uint32_t *queue = malloc(2 * S * sizeof(uint32_t));
+
+	assert_true(dist && queue);
+	for (uint32_t i = 0; i < 2 * S; i++)
+		dist[i] = UINT32_MAX;
+	dist[src] = 0;
+	queue[tail++] = src;
+	while (head < tail) {
+		uint32_t st = queue[head++], x = st % S;
+		int descending = st >= S;
+		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
+			uint32_t y = f->sw_adj[i].peer;
+			int up = ibr_link_is_up(f, ud, x, y);
+			uint32_t next = up ? y : S + y;
+			if ((up && descending) || dist[next] != UINT32_MAX)
+				continue;
+			dist[next] = dist[st] + 1;
+			queue[tail++] = next;
+		}
+	}
+	for (uint32_t s = 0; s < S; s++)
+		len[s] = dist[s] < dist[S + s] ? dist[s] : dist[S + s];
+	free(dist);
+	free(queue);
+}
+
+/* ---- references by enumeration --------------------------------------- */
+
+struct rpath {
+	uint32_t len;
+	uint32_t sw[MAXLEN];
+	uint8_t port[MAXLEN];
+};
+
+struct rlist {
+	struct rpath *v;
+	uint32_t n, cap;
+};
+
+static void rlist_push(struct rlist *l, const struct rpath *p)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		assert_non_null(l->v);
+	}
+	l->v[l->n++] = *p;
+}
+
+/* Every legal loop-free path from where cur stands to d of at most
+ * `bound` links, ports in increasing order at every switch. */
+static void enumerate(const struct fab *x, struct rpath *cur, uint32_t at,
+		      int descending, uint32_t d, uint32_t bound,
+		      uint8_t *on, struct rlist *out)
+{
+	const struct ibr_fabric *f = x->f;
+
+	if (at == d) {
+		rlist_push(out, cur);
+		return;
+	}
+	if (cur->len == bound)
+		return;
+	on[at] = 1;
+	for (unsigned q = 1; q <= ibr_switch(f, at)->num_ports; q++) {
+		uint32_t y = x->peer[at * 256 + q];
+		int up;
+		if (y == IBR_NONE || on[y])
+			continue;
+		up = ibr_link_is_up(f, x->ud, at, y);
+		if (up && descending)
+			continue;
+		cur->sw[cur->len] = at;
+		cur->port[cur->len++] = (uint8_t)q;
+		enumerate(x, cur, y, !up, d, bound, on, out);
+		cur->len--;
+	}
+	on[at] = 0;
+}
+
+static int rpath_cmp(const void *a, const void *b)
+{
+	const struct rpath *p = a, *q = b;
+
+	if (p->len != q->len)
+		return p->len < q->len ? -1 : 1;
+	return memcmp(p->port, q->port, p->len);
+}
+
+/* The legal loop-free paths s -> d by (length, ports), at least k of
+ * them when there are (all of the lengths needed), from length min_len. */
+static void k_shortest(const struct fab *x, uint32_t s, uint32_t d,
+		       uint32_t min_len, unsigned k, uint8_t *on,
+		       struct rlist *out)
+{
+	struct rpath cur = { 0 };
+
+	for (uint32_t bound = min_len;; bound++) {
+		out->n = 0;
+		enumerate(x, &cur, s, 0, d, bound, on, out);
+		if (out->n >= k || bound + 1 >= x->f->num_switches ||
+		    bound + 1 >= MAXLEN)
+			break;
+	}
+	qsort(out->v, out->n, sizeof(*out->v), rpath_cmp);
+}
+
+static int same_path(const struct ibr_paths *p, uint32_t u,
+		     const struct rpath *r)
+{
+	uint32_t a = p->first[u];
+
+	if (p->first[u + 1] - a != r->len)
+		return 0;
+	for (uint32_t i = 0; i < r->len; i++)
+		if (p->hop_sw[a + i] != r->sw[i] || p->hop_port[a + i] != r->port[i])
+			return 0;
+	return 1;
+}
+
+/* Channel (switch, port) as one index, in sw_adj's order. */
+static size_t chan(uint32_t sw, uint8_t port)
+{
+	return (size_t)sw * 256 + port;
+}
+
+/* Shortest-widest replayed: every unit, in order, takes the least heavy
+ * minimal legal path, ties to the smaller port sequence. */
+static void assert_widest_reference(const struct fab *x,
+				    const struct ibr_paths *p, const char *what)
+{
+	const struct ibr_fabric *f = x->f;
+	uint32_t S = f->num_switches, *len = malloc(S * S * sizeof(uint32_t));
+	uint64_t *weight = malloc(S * 256 * sizeof(uint64_t));
+	uint8_t *on = calloc(S, 1);
+	struct rlist *minimal = calloc(S * S, sizeof(*minimal));
+
+	assert_true(len && weight && on && minimal);
+	for (uint32_t s = 0; s < S; s++)
+		legal_lengths(f, x->ud, s, len + (size_t)s * S);
+	for (size_t c = 0; c < (size_t)S * 256; c++)
+		weight[c] = 1;
+	for (uint32_t u = 0; u < p->num_units; u++) {
+		uint32_t s = ibr_unit_src_switch(f, p, u), d = ibr_unit_dst_switch(f, p, u);
+		struct rlist l = minimal[s * S + d];
+		struct rpath cur = { 0 };
+		uint64_t best = UINT64_MAX;
+		uint32_t pick = 0;
+		if (!l.n) { /* the minimal paths s -> d, by ports */
+			enumerate(x, &cur, s, 0, d, len[(size_t)s * S + d], on, &l);
+			qsort(l.v, l.n, sizeof(*l.v), rpath_cmp);
+			minimal[s * S + d] = l;
+		}
+		for (uint32_t i = 0; i < l.n; i++) {
+			uint64_t sum = 0;
+			for (uint32_t h = 0; h < l.v[i].len; h++)
+				sum += weight[chan(l.v[i].sw[h], l.v[i].port[h])];
+			if (sum < best) {
+				best = sum;
+				pick = i;
+			}
+		}
+		assert_true(l.n > 0);
+		if (!same_path(p, u, &l.v[pick]))
+			fail_msg("%s: shortest-widest unit %u (%u->%u) differs from "
+				 "the reference (of %u minimal paths)", what, u,
+				 p->src[u], p->dst[u], l.n);
+		for (uint32_t h = 0; h < l.v[pick].len; h++)
+			weight[chan(l.v[pick].sw[h], l.v[pick].port[h])] +=
+				unit_flows(f, p, u);
+	}
+	for (uint32_t g = 0; g < S * S; g++)
+		free(minimal[g].v);
+	free(minimal);
+	free(len);
+	free(weight);
+	free(on);
+}
+
+/* Path selection replayed on switch pairs: candidates by enumeration,
+ * most-loaded-link-first naively (loads recomputed every round). */
+static void assert_selection_reference(const struct fab *x,
+				       const struct ibr_paths *p, unsigned k,
+				       const char *what)
+{
+	const struct ibr_fabric *f = x->f;
+	uint32_t S = f->num_switches, *len = malloc(S * S * sizeof(uint32_t));
+	uint64_t *load = malloc(S * 256 * sizeof(uint64_t));
+	struct rlist *cand = calloc(S * S, sizeof(*cand));
+	uint8_t *alive = NULL, *on = calloc(S, 1), *dead = calloc(S * 256, 1);
+	uint64_t candidates = 0;
+	uint32_t total = 0, multi = 0, *base = calloc(S * S, sizeof(uint32_t));
+
+	assert_true(len && load && cand && on && base && dead);
+	for (uint32_t s = 0; s < S; s++)
+		legal_lengths(f, x->ud, s, len + (size_t)s * S);
+	for (uint32_t d = 0; d < S; d++)
+		for (uint32_t s = 0; s < S; s++) {
+			struct rlist *l = &cand[s * S + d];
+			if (s == d || !cas_on(f, s) || !cas_on(f, d))
+				continue;
+			k_shortest(x, s, d, len[(size_t)s * S + d], k, on, l);
+			if (l->n > k)
+				l->n = k;
+			base[s * S + d] = total;
+			total += l->n;
+			multi += l->n > 1;
+		}
+	alive = malloc(total ? total : 1);
+	assert_non_null(alive);
+	memset(alive, 1, total ? total : 1);
+	/* A channel that makes no pair lose candidates never will (pairs
+	 * only lose candidates), so it is dropped for good. */
+	while (multi) {
+		size_t best = SIZE_MAX;
+		memset(load, 0, S * 256 * sizeof(uint64_t));
+		for (uint32_t g = 0; g < S * S; g++) {
+			uint32_t left = 0;
+			for (uint32_t i = 0; i < cand[g].n; i++)
+				left += alive[base[g] + i];
+			for (uint32_t i = 0; i < cand[g].n; i++)
+				for (uint32_t h = 0; alive[base[g] + i] && h < cand[g].v[i].len; h++)
+					load[chan(cand[g].v[i].sw[h], cand[g].v[i].port[h])] +=
+						(uint64_t)cas_on(f, g / S) * cas_on(f, g % S) *
+						(SHARES / left);
+		}
+		for (size_t i = 0; i < (size_t)S * 256; i++)
+			if (!dead[i] && (best == SIZE_MAX || load[i] > load[best]))
+				best = i;
+		assert_true(best != SIZE_MAX);
+		dead[best] = 1;
+		for (uint32_t g = 0; g < S * S; g++) {
+			uint32_t in = 0, left = 0;
+			for (uint32_t i = 0; i < cand[g].n; i++) {
+				const struct rpath *r = &cand[g].v[i];
+				int crosses = 0;
+				if (!alive[base[g] + i])
+					continue;
+				left++;
+				for (uint32_t h = 0; h < r->len; h++)
+					crosses |= chan(r->sw[h], r->port[h]) == best;
+				in += crosses;
+			}
+			if (in == 0 || in == left)
+				continue;
+			for (uint32_t i = 0; i < cand[g].n; i++) {
+				const struct rpath *r = &cand[g].v[i];
+				for (uint32_t h = 0; h < r->len; h++)
+					if (chan(r->sw[h], r->port[h]) == best)
+						alive[base[g] + i] = 0;
+			}
+			multi -= left - in == 1;
+		}
+	}
+	for (uint32_t u = 0; u < p->num_units; u++) {
+		uint32_t s = ibr_unit_src_switch(f, p, u), d = ibr_unit_dst_switch(f, p, u);
+		uint32_t g = s * S + d, i = 0;
+		while (!alive[base[g] + i])
+			i++;
+		candidates += cand[g].n;
+		if (!same_path(p, u, &cand[g].v[i]))
+			fail_msg("%s: path selection unit %u (%u->%u) differs from "
+				 "the reference", what, u, p->src[u], p->dst[u]);
+	}
+	assert_int_equal(p->candidates, candidates);
+	for (uint32_t g = 0; g < S * S; g++)
+		free(cand[g].v);
+	free(cand);
+	free(alive);
+	free(base);
+	free(len);
+	free(load);
+	free(on);
+	free(dead);
+}
+
+/* ---- checks per fabric ------------------------------------------------- */
+
+static void assert_same(const struct ibr_paths *a, const struct ibr_paths *b)
+{
+	assert_int_equal(a->num_units, b->num_units);
+	assert_int_equal(a->candidates, b->candidates);
+	assert_memory_equal(a->src, b->src, a->num_units * sizeof(uint32_t));
+	assert_memory_equal(a->dst, b->dst, a->num_units * sizeof(uint32_t));
+	assert_memory_equal(a->first, b->first, (a->num_units + 1) * sizeof(uint32_t));
+	assert_memory_equal(a->hop_sw, b->hop_sw, a->first[a->num_units] * sizeof(uint32_t));
+	assert_memory_equal(a->hop_port, b->hop_port, a->first[a->num_units]);
+}
+
+/* One scheme on one fabric: structure, lengths, determinism, and the
+ * references on small fabrics. */
+static void check_scheme(const struct fab *x, enum ibr_path_scheme scheme,
+			 unsigned k, bool per_ca, const char *spec)
+{
+	const struct ibr_fabric *f = x->f;
+	uint32_t S = f->num_switches, *len = malloc(S * sizeof(uint32_t));
+	uint8_t *seen = malloc(S);
+	struct ibr_paths p, again;
+	char what[200];
+	uint32_t last = IBR_NONE;
+
+	assert_true(len && seen);
+	snprintf(what, sizeof(what), "%s %s k=%u%s", spec,
+		 ibr_path_scheme_name(scheme), k, per_ca ? " per CA" : "");
+	compute(x, scheme, k, per_ca, &p, what);
+	assert_int_equal(p.per_ca, per_ca);
+	assert_units(f, &p, what);
+	for (uint32_t u = 0; u < p.num_units; u++) {
+		uint32_t s = ibr_unit_src_switch(f, &p, u), n;
+		if (s != last)
+			legal_lengths(f, x->ud, s, len);
+		last = s;
+		n = assert_path(x, &p, u, seen, what);
+		if ((scheme == IBR_PATHS_SHORTEST_WIDEST || k == 1) &&
+		    n != len[ibr_unit_dst_switch(f, &p, u)])
+			fail_msg("%s: unit %u has %u links, the shortest legal "
+				 "route %u", what, u, n,
+				 len[ibr_unit_dst_switch(f, &p, u)]);
+	}
+	if (scheme == IBR_PATHS_SELECTION) {
+		assert_true(p.candidates >= p.num_units);
+		assert_true(p.candidates <= (uint64_t)k * p.num_units);
+	} else {
+		assert_int_equal(p.candidates, 0);
+	}
+	compute(x, scheme, k, per_ca, &again, what);
+	assert_same(&p, &again);
+	if (S <= SMALL && (!per_ca || f->num_end_ports <= 64)) {
+		if (scheme == IBR_PATHS_SHORTEST_WIDEST)
+			assert_widest_reference(x, &p, what);
+		else
+			assert_selection_reference(x, &p, k, what);
+	}
+	ibr_paths_free(&again);
+	ibr_paths_free(&p);
+	free(len);
+	free(seen);
+}
+
+static void test_families(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < N(specs); i++) {
+		struct fab x;
+		fab_open(&x, specs[i]);
+		check_scheme(&x, IBR_PATHS_SHORTEST_WIDEST, 16, false, specs[i]);
+		check_scheme(&x, IBR_PATHS_SELECTION, 16, false, specs[i]);
+		check_scheme(&x, IBR_PATHS_SELECTION, 1, false, specs[i]);
+		check_scheme(&x, IBR_PATHS_SELECTION, 4, false, specs[i]);
+		fab_close(&x);
+	}
+	print_message("paths: %zu fabrics, shortest-widest and path selection "
+		      "(k 16, 4, 1)\n", N(specs));
+}
+
+static void test_per_ca(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < N(per_ca_specs); i++) {
+		struct fab x;
+		fab_open(&x, per_ca_specs[i]);
+		check_scheme(&x, IBR_PATHS_SHORTEST_WIDEST, 16, true, per_ca_specs[i]);
+		check_scheme(&x, IBR_PATHS_SELECTION, 16, true, per_ca_specs[i]);
+		check_scheme(&x, IBR_PATHS_SELECTION, 1, true, per_ca_specs[i]);
+		fab_close(&x);
+	}
+}
+
+/* A torus has many shortest paths: most pairs get all k candidates. */
+static void test_torus_candidates(void **state)
+{
+	static const char *const tori[] = {
+		"torus:dims=4x4,ca=1,broken=0,seed=1",
+		"torus:dims=8x8,ca=1,broken=12,seed=11",
+	};
+	static const unsigned at_least[] = { 4, 8 }; /* per pair, on average */
+
+	(void)state;
+	for (unsigned i = 0; i < N(tori); i++) {
+		struct fab x;
+		struct ibr_paths p;
+		fab_open(&x, tori[i]);
+		compute(&x, IBR_PATHS_SELECTION, 16, false, &p, tori[i]);
+		print_message("%s: %.2f candidates per pair\n", tori[i],
+			      (double)p.candidates / p.num_units);
+		assert_true(p.candidates >= (uint64_t)at_least[i] * p.num_units);
+		ibr_paths_free(&p);
+		fab_close(&x);
+	}
+}
+
+/* Flows per inter-switch channel of a set of unit paths: the largest. */
+static uint64_t paths_max_load(const struct ibr_fabric *f,
+			       const struct ibr_paths *p)
+{
+	uint64_t *load = calloc((size_t)f->num_switches * 256, sizeof(uint64_t));
+	uint64_t max = 0;
+
+	assert_non_null(load);
+	for (uint32_t u = 0; u < p->num_units; u++)
+		for (uint32_t h = p->first[u]; h < p->first[u + 1]; h++) {
+			size_t c = chan(p->hop_sw[h], p->hop_port[h]);
+			load[c] += unit_flows(f, p, u);
+			if (load[c] > max)
+				max = load[c];
+		}
+	free(load);
+	return max;
+}
+
+/* The same for FERa's tables: every CA pair on different switches walks
+ * the destination's base LID from the source's switch. */
+static uint64_t fera_max_load(struct fab *x)
+{
+	const struct ibr_fabric *f = x->f;
+	uint64_t *load = calloc((size_t)f->num_switches * 256, sizeof(uint64_t));
+	struct ibr_error err = { "" };
+	struct ibr_result r;
+	uint64_t max = 0;
+
+	assert_non_null(load);
+	if (ibr_route(&x->ctx, ibr_engine_find("fera"), &r, &err))
+		fail_msg("fera: %s", err.msg);
+	for (uint32_t d = 0; d < f->num_end_ports; d++) {
+		ibr_lid_t lid = ibr_end_port_lid(f, d);
+		for (uint32_t s = 0; s < f->num_end_ports; s++) {
+			uint32_t sw = f->end_ports[s].sw, steps = 0;
+			while (sw != f->end_ports[d].sw) {
+				uint8_t port = ibr_entry(&r, sw, lid);
+				size_t c = chan(sw, port);
+				if (++load[c] > max)
+					max = load[c];
+				sw = peer_switch(f, sw, port);
+				assert_true(sw != IBR_NONE && ++steps <= f->num_switches);
+			}
+		}
+	}
+	ibr_result_free(&r);
+	free(load);
+	return max;
+}
+
+/* Load balance against FERa on random 64/512: printed; the balanced
+ * schemes must not be worse than twice FERa (a sanity bound only). */
+static void test_loads(void **state)
+{
+	static const char *const randoms[] = {
+		"random:sw=64,ca=512,seed=1", "random:sw=64,ca=512,seed=2",
+		"random:sw=64,ca=512,seed=3",
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < N(randoms); i++) {
+		struct fab x;
+		struct ibr_paths sw, ps;
+		uint64_t fera, lsw, lps;
+		fab_open(&x, randoms[i]);
+		compute(&x, IBR_PATHS_SHORTEST_WIDEST, 16, false, &sw, randoms[i]);
+		compute(&x, IBR_PATHS_SELECTION, 16, false, &ps, randoms[i]);
+		fera = fera_max_load(&x);
+		lsw = paths_max_load(x.f, &sw);
+		lps = paths_max_load(x.f, &ps);
+		print_message("%s: max link load fera %llu, shortest-widest %llu "
+			      "(%.2fx), path selection %llu (%.2fx)\n", randoms[i],
+			      (unsigned long long)fera, (unsigned long long)lsw,
+			      (double)lsw / fera, (unsigned long long)lps,
+			      (double)lps / fera);
+		assert_true(lsw <= 2 * fera && lps <= 2 * fera);
+		ibr_paths_free(&sw);
+		ibr_paths_free(&ps);
+		fab_close(&x);
+	}
+}
+
+static void test_options(void **state)
+{
+	struct fab x;
+	struct ibr_paths p;
+	struct ibr_path_options o = { IBR_PATHS_SELECTION, 0, false };
+	struct ibr_error err = { "" };
+	enum ibr_path_scheme s;
+
+	(void)state;
+	fab_open(&x, "random:sw=8,ca=16,seed=1");
+	assert_int_equal(ibr_paths_compute(x.f, x.ud, &o, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "k=0"));
+	assert_null(p.src);
+	o.k = 17;
+	assert_int_equal(ibr_paths_compute(x.f, x.ud, &o, &p, &err), -1);
+	fab_close(&x);
+
+	assert_int_equal(ibr_path_scheme_parse("sw", &s), 0);
+	assert_int_equal(s, IBR_PATHS_SHORTEST_WIDEST);
+	assert_int_equal(ibr_path_scheme_parse("path-selection", &s), 0);
+	assert_int_equal(s, IBR_PATHS_SELECTION);
+	assert_int_equal(ibr_path_scheme_parse("ps", &s), 0);
+	assert_int_equal(ibr_path_scheme_parse(ibr_path_scheme_name(IBR_PATHS_SHORTEST_WIDEST), &s), 0);
+	assert_int_equal(s, IBR_PATHS_SHORTEST_WIDEST);
+	assert_int_equal(ibr_path_scheme_parse("widest", &s), -1);
+	assert_int_equal(ibr_path_scheme_parse(NULL, &s), -1);
+}
+
+/* Every allocation of a run failing in turn: -1 with a message, the
+ * result left empty (valgrind sees nothing leaked). */
+static void test_allocation_failures(void **state)
+{
+	static const struct { const char *spec; enum ibr_path_scheme scheme;
+			      bool per_ca; } runs[] = {
+		/* 24/48 doubles its lists of walks */
+		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SELECTION, false },
+		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SHORTEST_WIDEST, false },
+		{ "random:sw=8,ca=16,seed=1", IBR_PATHS_SELECTION, true },
+		{ "random:sw=8,ca=16,seed=1", IBR_PATHS_SHORTEST_WIDEST, true },
+	};
+
+	(void)state;
+	for (unsigned r = 0; r < N(runs); r++) {
+		struct ibr_path_options o = { runs[r].scheme, 16, runs[r].per_ca };
+		struct ibr_error err = { "" };
+		struct ibr_paths p;
+		struct fab x;
+		long total;
+		fab_open(&x, runs[r].spec);
+		failing_alloc_arm(-1);
+		assert_int_equal(ibr_paths_compute(x.f, x.ud, &o, &p, &err), 0);
+		total = failing_alloc_disarm();
+		ibr_paths_free(&p);
+		assert_true(total > 5);
+		for (long k = 0; k < total; k++) {
+			memset(&err, 0, sizeof(err));
+			failing_alloc_arm(k);
+			assert_int_equal(ibr_paths_compute(x.f, x.ud, &o, &p, &err), -1);
+			failing_alloc_disarm();
+			assert_non_null(strstr(err.msg, "out of memory"));
+			assert_null(p.src);
+			assert_null(p.hop_sw);
+			assert_int_equal(p.num_units, 0);
+		}
+		fab_close(&x);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_per_ca),
+		cmocka_unit_test(test_torus_candidates),
+		cmocka_unit_test(test_loads),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_allocation_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
