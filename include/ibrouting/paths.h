@@ -7,8 +7,12 @@
  *   shortest-widest  pairs one after the other; every channel starts at
  *                    weight 1 and gains the pair's flows per path placed
  *                    on it; among the shortest legal paths of a pair the
- *                    lightest is taken;
- *   path selection   up to k shortest legal paths per pair (loop-free),
+ *                    lightest (least sum of weights) is taken, ties to
+ *                    the smaller sequence of output ports;
+ *   path selection   up to k shortest legal paths per pair (loop-free,
+ *                    by length then sequence of output ports; fewer when
+ *                    the pair has fewer, or in rare fabrics where over
+ *                    1024 looping walks hide them: never wrong ones),
  *                    then most-loaded-link-first (Koibuchi et al.): while
  *                    some pair has several candidates, the most loaded
  *                    channel (load = flows of the candidates crossing it,
@@ -57,7 +61,8 @@ struct ibr_paths {
 	uint32_t *first;            /* num_units + 1: hops of unit u are [first[u], first[u+1]) */
 	uint32_t *hop_sw;
 	uint8_t *hop_port;
-	uint64_t candidates;        /* path selection: candidates found in all */
+	uint64_t candidates;        /* path selection: sum over units of their
+				     * candidates (0 for shortest-widest) */
 };
 
 static inline uint32_t ibr_unit_src_switch(const struct ibr_fabric *f,
@@ -73,7 +78,8 @@ static inline uint32_t ibr_unit_dst_switch(const struct ibr_fabric *f,
 }
 
 /* Computes one path per unit under orientation ud.  Returns 0, or -1
- * after a message (no memory, k out of 1..16). */
+ * after a message (no memory, k out of 1..16 with path selection;
+ * shortest-widest ignores k), out then empty. */
 int ibr_paths_compute(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		      const struct ibr_path_options *o, struct ibr_paths *out,
 		      struct ibr_error *err);
