@@ -392,7 +392,9 @@ static void assert_widest_reference(const struct fab *x,
 }
 
 /* Path selection replayed on switch pairs: candidates by enumeration,
- * most-loaded-link-first naively (loads recomputed every round). */
+ * most-loaded-link-first naively (loads recomputed every round): at the
+ * heaviest channel, the pairs crossing it and not only that have the most
+ * candidates left lose the crossing ones. */
 static void assert_selection_reference(const struct fab *x,
 				       const struct ibr_paths *p, unsigned k,
 				       const char *what)
@@ -423,8 +425,6 @@ static void assert_selection_reference(const struct fab *x,
 	alive = malloc(total ? total : 1);
 	assert_non_null(alive);
 	memset(alive, 1, total ? total : 1);
-	/* A channel that makes no pair lose candidates never will (pairs
-	 * only lose candidates), so it is dropped for good. */
 	while (multi) {
 		size_t best = SIZE_MAX;
 		memset(load, 0, S * 256 * sizeof(uint64_t));
@@ -442,29 +442,43 @@ static void assert_selection_reference(const struct fab *x,
 			if (!dead[i] && (best == SIZE_MAX || load[i] > load[best]))
 				best = i;
 		assert_true(best != SIZE_MAX);
-		dead[best] = 1;
-		for (uint32_t g = 0; g < S * S; g++) {
-			uint32_t in = 0, left = 0;
-			for (uint32_t i = 0; i < cand[g].n; i++) {
-				const struct rpath *r = &cand[g].v[i];
-				int crosses = 0;
-				if (!alive[base[g] + i])
+		/* the pairs that qualify at best: crossing it and not only */
+		uint32_t most = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (uint32_t g = 0; g < S * S; g++) {
+				uint32_t in = 0, left = 0;
+				for (uint32_t i = 0; i < cand[g].n; i++) {
+					const struct rpath *r = &cand[g].v[i];
+					int crosses = 0;
+					if (!alive[base[g] + i])
+						continue;
+					left++;
+					for (uint32_t h = 0; h < r->len; h++)
+						crosses |= chan(r->sw[h], r->port[h]) == best;
+					in += crosses;
+				}
+				if (in == 0 || in == left)
 					continue;
-				left++;
-				for (uint32_t h = 0; h < r->len; h++)
-					crosses |= chan(r->sw[h], r->port[h]) == best;
-				in += crosses;
+				if (pass == 0) {
+					most = left > most ? left : most;
+					continue;
+				}
+				if (left != most)
+					continue;
+				/* those with the most candidates left lose the
+				 * crossing ones */
+				for (uint32_t i = 0; i < cand[g].n; i++) {
+					const struct rpath *r = &cand[g].v[i];
+					for (uint32_t h = 0; h < r->len; h++)
+						if (chan(r->sw[h], r->port[h]) == best)
+							alive[base[g] + i] = 0;
+				}
+				multi -= left - in == 1;
 			}
-			if (in == 0 || in == left)
-				continue;
-			for (uint32_t i = 0; i < cand[g].n; i++) {
-				const struct rpath *r = &cand[g].v[i];
-				for (uint32_t h = 0; h < r->len; h++)
-					if (chan(r->sw[h], r->port[h]) == best)
-						alive[base[g] + i] = 0;
-			}
-			multi -= left - in == 1;
-		}
+		/* a channel where no pair qualifies never will (pairs only
+		 * lose candidates): dropped for good */
+		if (most == 0)
+			dead[best] = 1;
 	}
 	for (uint32_t u = 0; u < p->num_units; u++) {
 		uint32_t s = ibr_unit_src_switch(f, p, u), d = ibr_unit_dst_switch(f, p, u);

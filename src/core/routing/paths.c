@@ -37,18 +37,19 @@
  * beyond that a unit keeps the fewer candidates found, never wrong ones).
  * Then most-loaded-link-first: load[c] = sum over units of
  * flows / (candidates left) for each candidate left crossing c, kept
- * exactly as integers in 1/SHARES of a flow.  Repeatedly the channel of
- * highest load (ties to the lower channel index) among those not yet
- * taken is taken: every unit with candidates crossing it and another not
- * crossing it loses the former, and the loads of its channels are
- * redone.  A channel taken never qualifies again (units only lose
- * candidates), nor does one that failed to qualify, so each channel is
- * taken at most once.  Two distinct loop-free paths from s to d differ in
- * their channel sets, so the loop ends with one candidate per unit.
+ * exactly as integers in 1/SHARES of a flow.  Repeatedly, at the channel
+ * of highest load (ties to the lower channel index; a max-heap), one
+ * unit with candidates crossing it and another not crossing it, the one
+ * with the most candidates left (lowest index on ties), loses the
+ * former, and the loads of its channels are redone; then the heaviest
+ * channel is looked for again, so the load a removal shifts elsewhere
+ * is seen before the next.  A channel where no unit qualifies is
+ * exhausted for good (units only lose candidates).  Two distinct
+ * loop-free paths from s to d differ in their channel sets, so the loop
+ * ends with one candidate per unit.
  *
  * Units.  With per_ca, the CA units of one switch pair have the same
- * candidates and the same fate under most-loaded-link-first (the rule
- * treats all qualifying units at once), so selection runs on switch
+ * candidates and the same load per candidate, so selection runs on switch
  * pairs ("groups", flows = CA pairs between them) and every CA unit takes
  * its group's path; candidates counts per unit.  Shortest-widest places
  * CA units one by one (weights move between two CAs of a switch).
@@ -615,9 +616,9 @@ out:
 
 struct mllf {
 	uint64_t *load;         /* per channel, in 1/SHARES of a flow */
-	uint8_t *taken;         /* per channel: taken, or never qualifies */
 	uint32_t *inv_first;    /* C + 1: candidates crossing channel c are */
 	uint32_t *inv;          /*   inv[inv_first[c] .. [c + 1]) */
+	uint32_t *inv_end;      /* per channel: its list's live end (shrinks) */
 	uint32_t *cand_group;   /* per candidate */
 	uint8_t *alive;         /* per candidate */
 	uint8_t *crossing;      /* per candidate: crosses the channel at hand */
@@ -625,7 +626,60 @@ struct mllf {
 	uint32_t *hits;         /* per group: of those, crossing the channel */
 	uint32_t *touched;      /* groups with hits */
 	uint32_t multi;         /* groups with several candidates */
+	/* channels not yet exhausted, a max-heap by (load, lower index) */
+	uint32_t *heap, *heap_pos, heap_len;
 };
+
+/* ---- the heap of channels ------------------------------------------- */
+
+static bool heavier(const struct mllf *m, uint32_t a, uint32_t b)
+{
+	return m->load[a] != m->load[b] ? m->load[a] > m->load[b] : a < b;
+}
+
+static void heap_swap(struct mllf *m, uint32_t i, uint32_t j)
+{
+	uint32_t a = m->heap[i], b = m->heap[j];
+
+	m->heap[i] = b;
+	m->heap[j] = a;
+	m->heap_pos[b] = i;
+	m->heap_pos[a] = j;
+}
+
+/* Channel ch's load changed: move it to its place. */
+static void heap_fix(struct mllf *m, uint32_t ch)
+{
+	uint32_t i = m->heap_pos[ch];
+
+	if (i == IBR_NONE)
+		return;
+	while (i > 0 && heavier(m, m->heap[i], m->heap[(i - 1) / 2])) {
+		heap_swap(m, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, top = i;
+		if (l < m->heap_len && heavier(m, m->heap[l], m->heap[top]))
+			top = l;
+		if (r < m->heap_len && heavier(m, m->heap[r], m->heap[top]))
+			top = r;
+		if (top == i)
+			break;
+		heap_swap(m, i, top);
+		i = top;
+	}
+}
+
+static void heap_remove_top(struct mllf *m)
+{
+	uint32_t ch = m->heap[0];
+
+	heap_swap(m, 0, --m->heap_len);
+	m->heap_pos[ch] = IBR_NONE;
+	if (m->heap_len)
+		heap_fix(m, m->heap[0]);
+}
 
 /* Group g's load on every channel of a candidate alive: its flows spread
  * evenly over its candidates alive. */
@@ -637,8 +691,11 @@ static uint64_t share(const struct cands *c, const struct mllf *m, uint32_t g)
 static void add_load(const struct cands *c, struct mllf *m, uint32_t i,
 		     uint64_t add)
 {
-	for (uint32_t h = c->chan_first[i]; h < c->chan_first[i + 1]; h++)
+	for (uint32_t h = c->chan_first[i]; h < c->chan_first[i + 1]; h++) {
 		m->load[c->chans[h]] += add;
+		if (m->heap)
+			heap_fix(m, c->chans[h]);
+	}
 }
 
 /* Group g loses its candidates crossing the channel at hand (hits[g] of
@@ -681,46 +738,54 @@ static void build_index(const struct work *w, const struct cands *c,
 	m->inv_first[0] = 0;
 }
 
-/* The most loaded channel not taken, lowest index on ties; IBR_NONE. */
-static uint32_t most_loaded(const struct work *w, const struct mllf *m)
+/* One step at the most loaded channel ch: of the groups with candidates
+ * crossing ch and another not crossing it, those with the most
+ * candidates left (the most alternatives) lose the crossing ones.
+ * Candidates dead since the last visit leave ch's list as it is scanned,
+ * so lists shrink as selection goes.  Returns false when no group
+ * qualifies: ch is exhausted (groups only lose candidates, so it stays
+ * so). */
+static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
 {
-	uint32_t best = IBR_NONE;
+	uint32_t nt = 0, most = 0, j = m->inv_first[ch];
 
-	for (uint32_t ch = 0; ch < w->C; ch++)
-		if (!m->taken[ch] && (best == IBR_NONE || m->load[ch] > m->load[best]))
-			best = ch;
-	return best;
-}
-
-/* Every group with candidates crossing ch and another not crossing it
- * loses the former. */
-static void take_channel(const struct cands *c, struct mllf *m, uint32_t ch)
-{
-	uint32_t nt = 0;
-
-	m->taken[ch] = 1;
-	for (uint32_t j = m->inv_first[ch]; j < m->inv_first[ch + 1]; j++) {
+	while (j < m->inv_end[ch]) {
 		uint32_t i = m->inv[j], g = m->cand_group[i];
-		if (!m->alive[i])
+		if (!m->alive[i]) {
+			m->inv[j] = m->inv[--m->inv_end[ch]];
 			continue;
-		m->crossing[i] = 1;
+		}
 		if (m->hits[g]++ == 0)
 			m->touched[nt++] = g;
+		j++;
 	}
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t g = m->touched[t];
-		if (m->hits[g] < m->left[g])
-			drop_crossing(c, m, g);
-		m->hits[g] = 0;
+		if (m->hits[g] < m->left[g] && m->left[g] > most)
+			most = m->left[g];
 	}
-	for (uint32_t j = m->inv_first[ch]; j < m->inv_first[ch + 1]; j++)
-		m->crossing[m->inv[j]] = 0;
+	if (most) {
+		for (j = m->inv_first[ch]; j < m->inv_end[ch]; j++)
+			m->crossing[m->inv[j]] = 1;
+		for (uint32_t t = 0; t < nt; t++) {
+			uint32_t g = m->touched[t];
+			if (m->hits[g] < m->left[g] && m->left[g] == most)
+				drop_crossing(c, m, g);
+		}
+		for (j = m->inv_first[ch]; j < m->inv_end[ch]; j++)
+			m->crossing[m->inv[j]] = 0;
+	}
+	for (uint32_t t = 0; t < nt; t++)
+		m->hits[m->touched[t]] = 0;
+	return most > 0;
 }
 
 static void free_mllf(struct mllf *m)
 {
+	free(m->heap);
+	free(m->heap_pos);
+	free(m->inv_end);
 	free(m->load);
-	free(m->taken);
 	free(m->inv_first);
 	free(m->inv);
 	free(m->cand_group);
@@ -738,7 +803,6 @@ static int most_loaded_link_first(struct work *w, const struct cands *c,
 	uint32_t G = c->groups, n = c->num ? c->num : 1;
 
 	m->load = calloc(w->C ? w->C : 1, sizeof(uint64_t));
-	m->taken = calloc(w->C ? w->C : 1, 1);
 	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
 	m->inv = malloc((c->nchans ? c->nchans : 1) * sizeof(uint32_t));
 	m->cand_group = malloc(n * sizeof(uint32_t));
@@ -747,7 +811,7 @@ static int most_loaded_link_first(struct work *w, const struct cands *c,
 	m->left = malloc((G ? G : 1) * sizeof(uint32_t));
 	m->hits = calloc(G ? G : 1, sizeof(uint32_t));
 	m->touched = malloc((G ? G : 1) * sizeof(uint32_t));
-	if (!m->load || !m->taken || !m->inv_first || !m->inv ||
+	if (!m->load || !m->inv_first || !m->inv ||
 	    !m->cand_group || !m->alive || !m->crossing || !m->left ||
 	    !m->hits || !m->touched)
 		return oom(w, "path selection");
@@ -762,13 +826,26 @@ static int most_loaded_link_first(struct work *w, const struct cands *c,
 			add_load(c, m, i, share(c, m, g));
 		}
 	}
+	m->heap = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	m->heap_pos = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	m->inv_end = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	if (!m->heap || !m->heap_pos || !m->inv_end)
+		return oom(w, "path selection");
+	for (uint32_t ch = 0; ch < w->C; ch++)
+		m->inv_end[ch] = m->inv_first[ch + 1];
+	m->heap_len = 0;
+	for (uint32_t ch = 0; ch < w->C; ch++) {
+		m->heap[m->heap_len] = ch;
+		m->heap_pos[ch] = m->heap_len++;
+		heap_fix(m, ch);
+	}
 	while (m->multi > 0) {
-		uint32_t ch = most_loaded(w, m);
-		if (ch == IBR_NONE) /* distinct paths differ in a channel */
+		if (m->heap_len == 0) /* distinct paths differ in a channel */
 			return ibr_error_set(w->err, "paths: selection left %u "
 					     "pairs with several candidates "
 					     "(a bug)", m->multi);
-		take_channel(c, m, ch);
+		if (!relieve_channel(c, m, m->heap[0]))
+			heap_remove_top(m);
 	}
 	return 0;
 }
