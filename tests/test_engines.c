@@ -34,6 +34,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "ibrouting/colorl.h"
 #include "ibrouting/dr.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
@@ -252,6 +253,23 @@ static void legal_lengths(const struct ibr_fabric *f, const struct ibr_updown *u
 	free(queue);
 }
 
+/* Multi-LID engines keep FERa's tables on every base LID and switch LID. */
+static void assert_base_is_fera(struct ibr_route_ctx *ctx,
+				const struct ibr_result *r, const char *what)
+{
+	const struct ibr_fabric *f = ctx->f;
+	struct ibr_error err = { "" };
+	struct ibr_result fera;
+
+	if (ibr_route(ctx, ibr_engine_find("fera"), &fera, &err))
+		fail_msg("%s: fera: %s", what, err.msg);
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		if (f->lid_owner[lid].node != IBR_NONE && !is_renamed_lid(f, lid))
+			assert_memory_equal(ibr_column(r, lid), ibr_column(&fera, lid),
+					    f->num_switches);
+	ibr_result_free(&fera);
+}
+
 /* Destination renaming: the base LID of every range and every switch LID
  * carry exactly FERa's tables; every chosen path is legal and minimal
  * among legal paths; every designated walk of a CA on the path's source
@@ -266,16 +284,12 @@ static unsigned assert_dr_paths(struct ibr_route_ctx *ctx,
 	uint32_t S = f->num_switches, E = f->num_end_ports;
 	uint32_t *len = malloc((size_t)S * S * sizeof(uint32_t));
 	struct ibr_error err = { "" };
-	struct ibr_result fera, again;
+	struct ibr_result again;
 	struct ibr_dr_detail d;
 	uint64_t expected = 0;
 	unsigned fallbacks = 0;
 
-	if (ibr_route(ctx, ibr_engine_find("fera"), &fera, &err))
-		fail_msg("%s: fera: %s", what, err.msg);
-	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
-		if (f->lid_owner[lid].node != IBR_NONE && !is_renamed_lid(f, lid))
-			assert_memory_equal(ibr_column(r, lid), ibr_column(&fera, lid), S);
+	assert_base_is_fera(ctx, r, what);
 	assert_int_equal(ibr_result_init(&again, f, &err), 0);
 	if (ibr_dr_route_detail(ctx, &again, &d, &err))
 		fail_msg("%s: dr detail: %s", what, err.msg);
@@ -334,9 +348,87 @@ static unsigned assert_dr_paths(struct ibr_route_ctx *ctx,
 	assert_int_equal(ibr_stat_get(r, "fallback pairs", 0) == 0, fallbacks == 0);
 	ibr_dr_detail_free(&d);
 	ibr_result_free(&again);
-	ibr_result_free(&fera);
 	free(len);
 	return fallbacks;
+}
+
+/* color/L: base and switch LIDs are FERa's; every unit's selected path is
+ * a legal chain of links from the source's switch to the destination's;
+ * every pair on different switches whose DLID was not moved walks its
+ * unit's path exactly, then to the destination CA; routing again with the
+ * detail gives the same tables.  Returns the pairs moved. */
+static uint64_t assert_colorl_paths(struct ibr_route_ctx *ctx,
+				    const struct ibr_walker *w,
+				    const struct ibr_result *r,
+				    const struct ibr_updown *ud, const char *what)
+{
+	const struct ibr_fabric *f = ctx->f;
+	uint32_t S = f->num_switches, E = f->num_end_ports;
+	struct ibr_error err = { "" };
+	struct ibr_colorl_detail d;
+	struct ibr_result again;
+	const struct ibr_paths *p;
+	uint32_t *unit_of;
+	uint64_t moved = 0, keys;
+
+	assert_base_is_fera(ctx, r, what);
+	assert_int_equal(ibr_result_init(&again, f, &err), 0);
+	if (ibr_colorl_route_detail(ctx, &again, &d, &err))
+		fail_msg("%s: colorl detail: %s", what, err.msg);
+	assert_memory_equal(again.col, r->col, (size_t)r->num_lids * S);
+	p = &d.paths;
+	keys = p->per_ca ? (uint64_t)E * E : (uint64_t)S * S;
+	unit_of = malloc(keys * sizeof(uint32_t));
+	for (uint64_t i = 0; i < keys; i++)
+		unit_of[i] = IBR_NONE;
+	for (uint32_t u = 0; u < p->num_units; u++) {
+		uint32_t n = p->first[u + 1] - p->first[u], x, went_down = 0;
+		uint64_t key = (uint64_t)p->src[u] * (p->per_ca ? E : S) + p->dst[u];
+		assert_int_equal(unit_of[key], IBR_NONE);
+		unit_of[key] = u;
+		x = ibr_unit_src_switch(f, p, u);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t h = p->first[u] + i, next = 0;
+			assert_int_equal(p->hop_sw[h], x);
+			assert_int_equal(ibr_walker_step(w, x, 0, p->hop_port[h], &next),
+					 IBR_STEP_NEXT);
+			if (ibr_link_is_up(f, ud, x, next) && went_down)
+				fail_msg("%s: unit %u turns down->up", what, u);
+			went_down |= !ibr_link_is_up(f, ud, x, next);
+			x = next;
+		}
+		assert_int_equal(x, ibr_unit_dst_switch(f, p, u));
+	}
+	for (uint32_t a = 0; a < E; a++)
+		for (uint32_t b = 0; b < E; b++) {
+			const struct ibr_end_port *ea = &f->end_ports[a], *eb = &f->end_ports[b];
+			size_t slot = (size_t)ibr_designated_row(r, f, a) * r->designated.cols + b;
+			ibr_lid_t dlid = ibr_designated_dlid(r, f, a, b);
+			uint32_t u, x = ea->sw, next = 0, i;
+			if (ea->sw == eb->sw)
+				continue;
+			u = unit_of[p->per_ca ? (uint64_t)a * E + b :
+					       (uint64_t)ea->sw * S + eb->sw];
+			assert_int_not_equal(u, IBR_NONE);
+			if (ibr_colorl_moved(&d, slot)) {
+				moved++;
+				continue;
+			}
+			for (i = p->first[u]; i < p->first[u + 1]; i++) {
+				assert_int_equal(x, p->hop_sw[i]);
+				assert_int_equal(ibr_entry(r, x, dlid), p->hop_port[i]);
+				assert_int_equal(ibr_walker_entry_step(w, r, x, dlid, &next),
+						 IBR_STEP_NEXT);
+				x = next;
+			}
+			assert_int_equal(x, eb->sw);
+			assert_int_equal(ibr_entry(r, x, dlid), eb->sw_port);
+		}
+	assert_int_equal(ibr_stat_get(r, "pairs moved", 0) == 0, moved == 0);
+	free(unit_of);
+	ibr_colorl_detail_free(&d);
+	ibr_result_free(&again);
+	return moved;
 }
 
 static void route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
@@ -381,6 +473,8 @@ static void check_engine_on(const struct ibr_engine *e, const char *spec,
 		assert_fera_prefers_down(&w, &r, ud, what);
 	if (strcmp(e->name, "dr") == 0)
 		assert_dr_paths(&ctx, &w, &r, ud, what);
+	if (strcmp(e->name, "colorl") == 0)
+		assert_colorl_paths(&ctx, &w, &r, ud, what);
 	if (strcmp(e->name, "pira") == 0) {
 		struct ibr_result fera;
 		route(&ctx, ibr_engine_find("fera"), &fera, what);
@@ -419,23 +513,30 @@ static void test_cell(void **state)
 		      c->family->name);
 }
 
-/* Destination renaming on every generated fabric above (43) at LMC 1, 2
- * and 3: the generic checks and dr's own (assert_dr_paths). */
-static void test_dr_with_lmc(void **state)
+/* Every multi-LID engine (min_lmc >= 1: dr, colorl) on every generated
+ * fabric above (43) at LMC 1, 2 and 3: the generic checks and the
+ * engine's own (assert_dr_paths, assert_colorl_paths). */
+static void test_multi_lid_with_lmc(void **state)
 {
-	const struct ibr_engine *dr = ibr_engine_find("dr");
 	const char *const *lists[] = { random_specs, clos_specs, torus_specs,
 				       lmc_specs };
-	unsigned fabrics = 0;
+	unsigned engines = 0;
 
 	(void)state;
-	assert_non_null(dr);
-	for (unsigned l = 0; l < N(lists); l++)
-		for (const char *const *spec = lists[l]; *spec; spec++, fabrics++)
-			for (unsigned lmc = 1; lmc <= 3; lmc++)
-				check_engine_on(dr, *spec, lmc);
-	assert_true(fabrics >= 40);
-	print_message("dr: %u fabrics verified at LMC 1, 2 and 3\n", fabrics);
+	for (unsigned e = 0; ibr_engines[e]; e++) {
+		unsigned fabrics = 0;
+		if (ibr_engines[e]->min_lmc == 0)
+			continue;
+		engines++;
+		for (unsigned l = 0; l < N(lists); l++)
+			for (const char *const *spec = lists[l]; *spec; spec++, fabrics++)
+				for (unsigned lmc = 1; lmc <= 3; lmc++)
+					check_engine_on(ibr_engines[e], *spec, lmc);
+		assert_true(fabrics >= 40);
+		print_message("%s: %u fabrics verified at LMC 1, 2 and 3\n",
+			      ibr_engines[e]->name, fabrics);
+	}
+	assert_true(engines >= 1);
 }
 
 /* Every root strategy yields verified tables; center differs from sm
@@ -571,7 +672,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_explicit_root_guid);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_context_shares_orientation);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_options_are_checked);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_dr_with_lmc);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_multi_lid_with_lmc);
 	rc = _cmocka_run_group_tests("engines", tests, n, NULL, NULL);
 	free(tests);
 	free(cell);

@@ -6,6 +6,7 @@
  *   ibrouting verify DIR                           judge OpenSM-format dumps
  *   ibrouting generate SPEC [-o FILE]              write a synthetic fabric
  *   ibrouting engines                              list the engines
+ *   ibrouting lids FABRIC...                       the LID paper's study (lids.c)
  *
  * FABRIC is an ibnetdiscover or ibsim net file, a directory of OpenSM dumps
  * (opensm-subnet.lst and opensm-lfts.dump: the fabric OpenSM discovered,
@@ -29,10 +30,8 @@
 #include "ibrouting/topo_io.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
+#include "cli.h"
 #include "util/timer.h"
-
-#define EXIT_FINDINGS 1
-#define EXIT_USAGE 2
 
 static const char usage[] =
 	"usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID | "
@@ -42,10 +41,14 @@ static const char usage[] =
 	"       ibrouting verify DIR\n"
 	"       ibrouting generate [--lmc N] [-o FILE] SPEC\n"
 	"       ibrouting engines\n"
+	"       ibrouting lids [--paths shortest-widest|path-selection|both] "
+	"[--heuristics all|LIST]\n"
+	"                      [--ilp-seconds N] [--k N] [--pairs ca|switch] "
+	"FABRIC...\n"
 	"FABRIC: an ibnetdiscover or ibsim net file, a directory of OpenSM dumps,\n"
 	"        or gen:SPEC (e.g. gen:random:sw=32,ca=256,seed=1)\n";
 
-static int fail(const char *fmt, const char *a, const char *b)
+int cli_fail(const char *fmt, const char *a, const char *b)
 {
 	fprintf(stderr, "ibrouting: ");
 	fprintf(stderr, fmt, a, b);
@@ -53,8 +56,8 @@ static int fail(const char *fmt, const char *a, const char *b)
 	return EXIT_USAGE;
 }
 
-static int parse_uint(const char *opt, const char *text, unsigned max,
-		      unsigned *out)
+int cli_parse_uint(const char *opt, const char *text, unsigned max,
+		   unsigned *out)
 {
 	char *end;
 	unsigned long v;
@@ -84,9 +87,8 @@ static int parse_guid(const char *opt, const char *text, uint64_t *guid)
 	return 0;
 }
 
-/* A finalized fabric (load.h); NULL after a message. */
-static struct ibr_fabric *load_fabric(const char *source,
-				      const struct ibr_load_options *o)
+struct ibr_fabric *cli_load_fabric(const char *source,
+				   const struct ibr_load_options *o)
 {
 	struct ibr_error err = { "" };
 	struct ibr_fabric *f;
@@ -102,7 +104,7 @@ static uint32_t count_links(const struct ibr_fabric *f)
 	return f->sw_adj_start[f->num_switches] / 2;
 }
 
-static void print_fabric(const char *source, const struct ibr_fabric *f)
+void cli_print_fabric(const char *source, const struct ibr_fabric *f)
 {
 	printf("fabric    %s: %u switches, %u CA ports, %u inter-switch links, "
 	       "max LID %u\n", source, f->num_switches, f->num_end_ports,
@@ -257,13 +259,13 @@ static int cmd_route(int argc, char **argv)
 		case 'e':
 			e = ibr_engine_find(optarg);
 			if (!e)
-				return fail("unknown engine \"%s\" (known: %s)",
+				return cli_fail("unknown engine \"%s\" (known: %s)",
 					    optarg, ibr_engine_names(names,
 								     sizeof(names)));
 			break;
 		case 'o':
 			if (ibr_options_add(&engine_opts, optarg, NULL, &err))
-				return fail("-o: %s%s", err.msg, "");
+				return cli_fail("-o: %s%s", err.msg, "");
 			break;
 		case 'r':
 			if (parse_guid("--root", optarg, &root.guid))
@@ -272,12 +274,12 @@ static int cmd_route(int argc, char **argv)
 			break;
 		case 's':
 			if (ibr_root_strategy_parse(optarg, &root.strategy))
-				return fail("--root-strategy %s: expected sm, "
+				return cli_fail("--root-strategy %s: expected sm, "
 					    "lowest-lid or center%s", optarg, "");
 			how = ibr_root_strategy_name(root.strategy);
 			break;
 		case 'l':
-			if (parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
+			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
 				return EXIT_USAGE;
 			load.lmc_given = true;
 			break;
@@ -285,7 +287,7 @@ static int cmd_route(int argc, char **argv)
 			dump_dir = optarg;
 			break;
 		case 'n':
-			if (parse_uint("--repeat", optarg, 100000, &repeat) ||
+			if (cli_parse_uint("--repeat", optarg, 100000, &repeat) ||
 			    repeat == 0)
 				return EXIT_USAGE;
 			break;
@@ -302,16 +304,16 @@ static int cmd_route(int argc, char **argv)
 		}
 	}
 	if (!e)
-		return fail("route: choose an engine with -e (%s)%s",
+		return cli_fail("route: choose an engine with -e (%s)%s",
 			    ibr_engine_names(names, sizeof(names)), "");
 	if (optind != argc - 1)
-		return fail("route: expected one FABRIC argument%s%s", "", "");
+		return cli_fail("route: expected one FABRIC argument%s%s", "", "");
 	if (ibr_options_check(&engine_opts, e, &err))
-		return fail("%s%s", err.msg, "");
-	f = load_fabric(argv[optind], &load);
+		return cli_fail("%s%s", err.msg, "");
+	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;
-	print_fabric(argv[optind], f);
+	cli_print_fabric(argv[optind], f);
 	for (unsigned i = 0; i < repeat; i++) {
 		if (i > 0)
 			ibr_result_free(&r);
@@ -360,13 +362,13 @@ static int cmd_verify(int argc, char **argv)
 	int rc;
 
 	if (argc != 2)
-		return fail("verify: expected one directory with "
+		return cli_fail("verify: expected one directory with "
 			    "opensm-subnet.lst and opensm-lfts.dump%s%s", "", "");
 	if (ibr_dump_read(argv[1], &f, &r, &err)) {
 		fprintf(stderr, "ibrouting: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
-	print_fabric(argv[1], f);
+	cli_print_fabric(argv[1], f);
 	verify_ms = ibr_now_ms();
 	if (ibr_verify(f, &r, NULL, &rep, &err)) {
 		fprintf(stderr, "ibrouting: %s\n", err.msg);
@@ -386,7 +388,7 @@ static int cmd_engines(int argc, char **argv)
 	bool names_only = argc == 2 && strcmp(argv[1], "--names") == 0;
 
 	if (argc > 1 && !names_only)
-		return fail("engines: expected no argument, or --names%s%s", "",
+		return cli_fail("engines: expected no argument, or --names%s%s", "",
 			    "");
 	for (unsigned i = 0; ibr_engines[i]; i++) {
 		const struct ibr_engine *e = ibr_engines[i];
@@ -416,16 +418,16 @@ static int cmd_generate(int argc, char **argv)
 		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc - 1) {
 			out_path = argv[++i];
 		} else if (strcmp(argv[i], "--lmc") == 0 && i + 1 < argc - 1) {
-			if (parse_uint("--lmc", argv[++i], IBR_MAX_LMC, &load.lmc))
+			if (cli_parse_uint("--lmc", argv[++i], IBR_MAX_LMC, &load.lmc))
 				return EXIT_USAGE;
 		} else {
 			break;
 		}
 	}
 	if (i != argc - 1)
-		return fail("generate: expected [-o FILE] [--lmc N] SPEC%s%s", "", "");
+		return cli_fail("generate: expected [-o FILE] [--lmc N] SPEC%s%s", "", "");
 	snprintf(source, sizeof(source), "gen:%s", argv[i]);
-	f = load_fabric(source, &load);
+	f = cli_load_fabric(source, &load);
 	if (!f)
 		return EXIT_USAGE;
 	if (out_path && !(out = fopen(out_path, "w"))) {
@@ -458,6 +460,8 @@ int main(int argc, char **argv)
 		return cmd_generate(argc - 1, argv + 1);
 	if (strcmp(argv[1], "engines") == 0)
 		return cmd_engines(argc - 1, argv + 1);
+	if (strcmp(argv[1], "lids") == 0)
+		return cmd_lids(argc - 1, argv + 1);
 	fprintf(stderr, "ibrouting: unknown command \"%s\"\n%s", argv[1], usage);
 	return EXIT_USAGE;
 }

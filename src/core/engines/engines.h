@@ -10,5 +10,6 @@
 extern const struct ibr_engine ibr_engine_pira;
 extern const struct ibr_engine ibr_engine_fera;
 extern const struct ibr_engine ibr_engine_dr;
+extern const struct ibr_engine ibr_engine_colorl;
 
 #endif

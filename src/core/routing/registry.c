@@ -15,6 +15,7 @@ const struct ibr_engine *const ibr_engines[] = {
 	&ibr_engine_pira,
 	&ibr_engine_fera,
 	&ibr_engine_dr,
+	&ibr_engine_colorl,
 	NULL,
 };
 

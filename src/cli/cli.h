@@ -1,0 +1,31 @@
+/*
+ * cli.h - what the commands of ibrouting(1) share (ibrouting.c): messages,
+ * numbers, loading and describing a fabric.  Every helper that fails has
+ * printed one "ibrouting: ..." line on stderr.
+ */
+#ifndef IBROUTING_CLI_H
+#define IBROUTING_CLI_H
+
+#include <stdint.h>
+
+#include "ibrouting/fabric.h"
+#include "ibrouting/load.h"
+
+#define EXIT_FINDINGS 1
+#define EXIT_USAGE 2
+
+/* Prints "ibrouting: " and fmt (with a, b) on stderr; returns EXIT_USAGE. */
+int cli_fail(const char *fmt, const char *a, const char *b);
+/* A number 0..max, or -1 after a message naming the option. */
+int cli_parse_uint(const char *opt, const char *text, unsigned max,
+		   unsigned *out);
+/* A finalized fabric (load.h); NULL after a message. */
+struct ibr_fabric *cli_load_fabric(const char *source,
+				   const struct ibr_load_options *o);
+/* The "fabric    SOURCE: N switches, ..." summary line. */
+void cli_print_fabric(const char *source, const struct ibr_fabric *f);
+
+/* ibrouting lids (lids.c). */
+int cmd_lids(int argc, char **argv);
+
+#endif

@@ -1,0 +1,341 @@
+/*
+ * lids.c - `ibrouting lids`: the LID paper's study on our fabrics
+ * (lid-assignment-color-l §VI-A, -B, -D).  For each fabric and each path
+ * computation scheme, one path per pair (paths.h), then every LID
+ * assignment heuristic (lidassign.h) on every destination: the LIDs it
+ * allocates, counted as the paper counts them (2^ceil(lg k) for a
+ * destination whose paths need k configurations), and the max link load of
+ * the paths.  Nothing is routed into tables here: this is LID assignment
+ * alone, with no base tree (the engine colorl adds FERa's on offset 0).
+ *
+ * Output, per fabric:
+ *   fabric    SOURCE: ...
+ *   paths     SCHEME: N pairs, max link load F flows (L per machine's unit of traffic), T ms
+ *   lids      SCHEME: greedy N, split-merge/S N, ..., ilp N (exact D of E destinations)
+ *   time      SCHEME: greedy T ms, ...
+ * The load is the flows on the busiest inter-switch channel under uniform
+ * all-to-all traffic, and normalised as Table VI does (every machine sends
+ * 1 in all, spread evenly over the others).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ibrouting/configs.h"
+#include "ibrouting/lidassign.h"
+#include "ibrouting/paths.h"
+#include "ibrouting/updown.h"
+#include "ibrouting/walk.h"
+#include "util/timer.h"
+
+struct study {
+	const struct ibr_fabric *f;
+	const struct ibr_paths *p;
+	struct ibr_lid_assigner *assigner;
+	/* one destination's path set */
+	uint32_t *first, *sw, *color;
+	uint8_t *port;
+};
+
+static uint64_t unit_flows(const struct ibr_fabric *f, const struct ibr_paths *p,
+			   uint32_t u)
+{
+	uint32_t s, d;
+
+	if (p->per_ca)
+		return 1;
+	s = p->src[u];
+	d = p->dst[u];
+	return (uint64_t)(f->sw_ca_start[s + 1] - f->sw_ca_start[s]) *
+	       (f->sw_ca_start[d + 1] - f->sw_ca_start[d]);
+}
+
+/* Flows on the busiest inter-switch channel. */
+static int max_load(const struct ibr_fabric *f, const struct ibr_paths *p,
+		    uint64_t *out, struct ibr_error *err)
+{
+	uint32_t C = f->sw_adj_start[f->num_switches];
+	uint64_t *load = calloc(C ? C : 1, sizeof(uint64_t));
+	struct ibr_walker w;
+
+	if (!load)
+		return ibr_error_set(err, "lids: out of memory for %u channels", C);
+	if (ibr_walker_init(&w, f, err)) {
+		free(load);
+		return -1;
+	}
+	for (uint32_t u = 0; u < p->num_units; u++)
+		for (uint32_t h = p->first[u]; h < p->first[u + 1]; h++)
+			load[ibr_walker_channel(&w, p->hop_sw[h], p->hop_port[h])] +=
+				unit_flows(f, p, u);
+	*out = 0;
+	for (uint32_t c = 0; c < C; c++)
+		if (load[c] > *out)
+			*out = load[c];
+	ibr_walker_free(&w);
+	free(load);
+	return 0;
+}
+
+/* LIDs heuristic h allocates for all destinations; *exact counts the
+ * destinations whose k is proven minimal. */
+static int count_lids(struct study *st, const struct ibr_lid_assign_options *o,
+		      uint64_t *lids, uint32_t *exact, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = st->f;
+	const struct ibr_paths *p = st->p;
+	uint32_t u0 = 0;
+
+	*lids = 0;
+	*exact = 0;
+	while (u0 < p->num_units) {
+		uint32_t u1 = u0, d, n = 0, k = 0, per_dst;
+		const struct ibr_end_port *e;
+		struct ibr_dest_paths dp;
+		bool ex = false;
+		while (u1 < p->num_units && p->dst[u1] == p->dst[u0])
+			u1++;
+		d = ibr_unit_dst_switch(f, p, u0);
+		/* the final hop: to the destination CA (any CA of d for
+		 * switch units: none of the paths splits on it) */
+		e = &f->end_ports[p->per_ca ? p->dst[u0] : f->sw_cas[f->sw_ca_start[d]]];
+		st->first[0] = 0;
+		for (uint32_t u = u0; u < u1; u++, n++) {
+			uint32_t at = st->first[n], len = p->first[u + 1] - p->first[u];
+			memcpy(st->sw + at, p->hop_sw + p->first[u], len * sizeof(uint32_t));
+			memcpy(st->port + at, p->hop_port + p->first[u], len);
+			st->sw[at + len] = e->sw;
+			st->port[at + len] = e->sw_port;
+			st->first[n + 1] = at + len + 1;
+		}
+		dp = (struct ibr_dest_paths){ n, st->first, st->sw, st->port };
+		if (ibr_lid_assign(st->assigner, &dp, o, st->color, &k, &ex, err))
+			return -1;
+		per_dst = p->per_ca ? 1 : f->sw_ca_start[d + 1] - f->sw_ca_start[d];
+		*lids += (uint64_t)ibr_lids_for_configs(k) * per_dst;
+		*exact += ex ? per_dst : 0;
+		u0 = u1;
+	}
+	/* CAs no unit goes to (every other CA on their switch) need 1 */
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		uint32_t s = f->end_ports[e].sw;
+		bool alone = f->sw_ca_start[s + 1] - f->sw_ca_start[s] == f->num_end_ports;
+		*lids += alone;
+		*exact += alone;
+	}
+	return 0;
+}
+
+static int alloc_study(struct study *st, struct ibr_error *err)
+{
+	const struct ibr_paths *p = st->p;
+	uint32_t most = 1, most_hops = 1;
+
+	for (uint32_t u0 = 0, u1; u0 < p->num_units; u0 = u1) {
+		for (u1 = u0; u1 < p->num_units && p->dst[u1] == p->dst[u0]; u1++)
+			;
+		if (u1 - u0 > most)
+			most = u1 - u0;
+		if (p->first[u1] - p->first[u0] + (u1 - u0) > most_hops)
+			most_hops = p->first[u1] - p->first[u0] + (u1 - u0);
+	}
+	st->first = malloc((most + 1) * sizeof(uint32_t));
+	st->color = malloc(most * sizeof(uint32_t));
+	st->sw = malloc(most_hops * sizeof(uint32_t));
+	st->port = malloc(most_hops);
+	if (!st->first || !st->color || !st->sw || !st->port)
+		return ibr_error_set(err, "lids: out of memory for %u paths", most);
+	return ibr_lid_assigner_new(&st->assigner, st->f->num_switches, err);
+}
+
+static void free_study(struct study *st)
+{
+	free(st->first);
+	free(st->color);
+	free(st->sw);
+	free(st->port);
+	ibr_lid_assigner_free(st->assigner);
+	memset(st, 0, sizeof(*st));
+}
+
+struct lids_options {
+	bool scheme[2];                       /* by enum ibr_path_scheme */
+	bool heuristic[IBR_LA_COUNT];
+	struct ibr_path_options paths;
+	unsigned ilp_seconds;
+	struct ibr_root_choice root;
+};
+
+/* The study of one scheme on fabric f. */
+static int study_scheme(const struct ibr_fabric *f, const struct ibr_updown *ud,
+			const struct lids_options *o, enum ibr_path_scheme scheme,
+			struct ibr_error *err)
+{
+	struct ibr_path_options po = o->paths;
+	struct ibr_paths p = { 0 };
+	struct study st = { .f = f, .p = &p };
+	const char *name = ibr_path_scheme_name(scheme);
+	char times[512] = "";
+	size_t used = 0;
+	uint64_t load = 0;
+	double t0;
+	int rc = -1;
+
+	po.scheme = scheme;
+	t0 = ibr_now_ms();
+	if (ibr_paths_compute(f, ud, &po, &p, err) || max_load(f, &p, &load, err))
+		goto out;
+	printf("paths     %s: %u pairs%s, max link load %" PRIu64 " flows "
+	       "(%.2f per machine's unit of traffic), %.1f ms\n", name,
+	       p.num_units, p.per_ca ? "" : " of switches", load,
+	       f->num_end_ports > 1 ? (double)load / (f->num_end_ports - 1) : 0.0,
+	       ibr_now_ms() - t0);
+	if (alloc_study(&st, err))
+		goto out;
+	printf("lids      %s:", name);
+	for (unsigned h = 0; h < IBR_LA_COUNT; h++) {
+		struct ibr_lid_assign_options la = { h, o->ilp_seconds };
+		uint64_t lids;
+		uint32_t exact;
+		if (!o->heuristic[h])
+			continue;
+		t0 = ibr_now_ms();
+		if (count_lids(&st, &la, &lids, &exact, err))
+			goto out;
+		printf("%s %s %" PRIu64, used ? "," : "", ibr_lid_heuristic_name(h),
+		       lids);
+		if (h == IBR_LA_ILP)
+			printf(" (exact %u of %u destinations)", exact,
+			       f->num_end_ports);
+		used += snprintf(times + used, sizeof(times) - used, "%s %s %.1f ms",
+				 used ? "," : "", ibr_lid_heuristic_name(h),
+				 ibr_now_ms() - t0);
+		fflush(stdout);
+	}
+	printf("\ntime      %s:%s\n", name, times);
+	rc = 0;
+out:
+	free_study(&st);
+	ibr_paths_free(&p);
+	return rc;
+}
+
+static int parse_heuristics(const char *text, bool *on)
+{
+	char buf[256], *save = NULL;
+
+	if (strcmp(text, "all") == 0) {
+		for (unsigned h = 0; h < IBR_LA_COUNT; h++)
+			on[h] = h != IBR_LA_ILP || ibr_lid_ilp_available();
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (unsigned h = 0; h < IBR_LA_COUNT; h++)
+		on[h] = false;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		enum ibr_lid_heuristic h;
+		if (ibr_lid_heuristic_parse(t, &h))
+			return -1;
+		on[h] = true;
+	}
+	return 0;
+}
+
+int cmd_lids(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "paths", required_argument, NULL, 'p' },
+		{ "heuristics", required_argument, NULL, 'H' },
+		{ "ilp-seconds", required_argument, NULL, 't' },
+		{ "k", required_argument, NULL, 'k' },
+		{ "pairs", required_argument, NULL, 'P' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lids_options o = {
+		.scheme = { true, true }, .paths = { .k = 16, .per_ca = true },
+		.ilp_seconds = 2, .root = { 0, IBR_ROOT_SM },
+	};
+	struct ibr_load_options load = { 0 };
+	int opt, rc = 0;
+
+	parse_heuristics("all", o.heuristic);
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (strcmp(optarg, "both") == 0) {
+				o.scheme[0] = o.scheme[1] = true;
+			} else {
+				enum ibr_path_scheme s;
+				if (ibr_path_scheme_parse(optarg, &s))
+					return cli_fail("lids: --paths %s: expected "
+							"shortest-widest, path-selection "
+							"or both%s", optarg, "");
+				o.scheme[0] = o.scheme[1] = false;
+				o.scheme[s] = true;
+			}
+			break;
+		case 'H':
+			if (parse_heuristics(optarg, o.heuristic))
+				return cli_fail("lids: --heuristics %s: expected all "
+						"or a list of greedy, split-merge/S, "
+						"split-merge/L, color/S, color/L, ilp%s",
+						optarg, "");
+			if (o.heuristic[IBR_LA_ILP] && !ibr_lid_ilp_available())
+				return cli_fail("lids: --heuristics %s: this build "
+						"has no GLPK for the ILP%s", optarg, "");
+			break;
+		case 't':
+			if (cli_parse_uint("--ilp-seconds", optarg, 86400,
+					   &o.ilp_seconds) || o.ilp_seconds == 0)
+				return cli_fail("lids: --ilp-seconds %s: expected "
+						"1..86400%s", optarg, "");
+			break;
+		case 'k':
+			if (cli_parse_uint("--k", optarg, 16, &o.paths.k) ||
+			    o.paths.k == 0)
+				return cli_fail("lids: --k %s: expected 1..16%s",
+						optarg, "");
+			break;
+		case 'P':
+			if (strcmp(optarg, "ca") && strcmp(optarg, "switch"))
+				return cli_fail("lids: --pairs %s: expected ca or "
+						"switch%s", optarg, "");
+			o.paths.per_ca = strcmp(optarg, "ca") == 0;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind == argc)
+		return cli_fail("lids: expected one or more FABRIC arguments%s%s",
+				"", "");
+	for (int i = optind; i < argc; i++) {
+		struct ibr_fabric *f = cli_load_fabric(argv[i], &load);
+		struct ibr_error err = { "" };
+		struct ibr_updown ud;
+		uint32_t root;
+		if (!f)
+			return EXIT_USAGE;
+		cli_print_fabric(argv[i], f);
+		if (ibr_choose_root(f, &o.root, &root, &err) ||
+		    ibr_updown_build(f, root, &ud, &err)) {
+			fprintf(stderr, "ibrouting: %s\n", err.msg);
+			ibr_fabric_free(f);
+			return EXIT_USAGE;
+		}
+		for (unsigned s = 0; s < 2 && rc == 0; s++)
+			if (o.scheme[s] && study_scheme(f, &ud, &o, s, &err)) {
+				fprintf(stderr, "ibrouting: %s\n", err.msg);
+				rc = EXIT_USAGE;
+			}
+		ibr_updown_free(&ud);
+		ibr_fabric_free(f);
+		if (rc)
+			break;
+	}
+	return rc;
+}

@@ -1,0 +1,449 @@
+/*
+ * colorl.c - color/L routing: path computation separated from LID
+ * assignment (lid-assignment-color-l, the "separate" scheme of §VI-D):
+ * load-balanced legal paths first (paths.h), then per destination the
+ * fewest configurations that realise them (lidassign.h), one LID each.
+ *
+ * Offsets (doc/design.md, Contracts):
+ *   - offset 0 of every range, and every switch LID, is FERa's complete
+ *     legal tree (FERa is run first): hosts that ignore designated DLIDs,
+ *     and switches, are routed as `fera` routes them;
+ *   - a colour class (configuration) whose paths all follow FERa's tree
+ *     rides the base LID and costs no LID;
+ *   - the other classes, most pairs first, take offsets 1 .. 2^LMC - 1:
+ *     each offset's column holds the union of its class's paths and
+ *     IBR_NO_PATH elsewhere (a class never splits, so the union is a
+ *     forest of legal paths towards the destination);
+ *   - a class that finds no offset left is "moved": each of its paths is
+ *     designated the first offset whose column already routes its source
+ *     switch (that walk is the suffix of another selected legal path), or
+ *     the base LID; its pairs are counted as having lost their selected
+ *     route.
+ *
+ * With switch units (the default) every CA of a destination switch has
+ * the same paths but for the last port, which no path splits on: the
+ * colouring is computed once per destination switch and used for each CA
+ * there.  The designated map is by switch then; with per-CA units it is
+ * per end port.
+ *
+ * Figures: CA LIDs needed without a limit (2^ceil(lg(1 + classes off the
+ * base)) per CA, the base being FERa's), renamed LIDs (offsets above the
+ * base carrying paths), pairs moved, classes on the base, destinations
+ * whose colouring is proven minimal.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines.h"
+#include "ibrouting/colorl.h"
+#include "ibrouting/configs.h"
+#include "ibrouting/lidassign.h"
+#include "ibrouting/pathset.h"
+#include "ibrouting/paths.h"
+
+static const char *const scheme_choices[] = {
+	"path-selection", "shortest-widest", NULL,
+};
+static const char *const heuristic_choices[] = {
+	"color/L", "color/S", "greedy", "split-merge/S", "split-merge/L", "ilp",
+	NULL,
+};
+static const char *const pairs_choices[] = { "switch", "ca", NULL };
+
+static const struct ibr_option_spec colorl_options[] = {
+	{ "paths", "path-selection", 0, 0, "path computation (§VI)",
+	  scheme_choices },
+	{ "heuristic", "color/L", 0, 0, "LID assignment (§IV-§V)",
+	  heuristic_choices },
+	{ "k", "16", 1, 16, "path selection: candidate paths per pair", NULL },
+	{ "ilp_seconds", "10", 1, 3600,
+	  "heuristic ilp: GLPK time limit per destination", NULL },
+	{ "pairs", "switch", 0, 0, "one path per switch pair or per CA pair",
+	  pairs_choices },
+	{ NULL, NULL, 0, 0, NULL, NULL },
+};
+
+struct colorl {
+	const struct ibr_fabric *f;
+	struct ibr_result *r;
+	struct ibr_paths paths;
+	uint64_t *moved;         /* NULL, or colorl.h's bitmap */
+	struct ibr_lid_assigner *assigner;
+	struct ibr_lid_assign_options la;
+	/* one destination's path set (sized for the largest): the units'
+	 * hops plus the final hop; path i of the set is unit[i] */
+	uint32_t *first, *hop_sw, *unit, *color;
+	uint8_t *hop_port;
+	uint32_t k;              /* classes of the current colouring */
+	/* per class: pairs served, the order they are placed in, offset */
+	uint32_t *class_pairs, *class_order;
+	uint8_t *class_offset;
+	struct ibr_configs offsets;   /* columns of offsets 0..2^LMC-1 */
+	/* figures */
+	uint64_t lids_needed, renamed_lids, pairs_moved, classes_on_base,
+		 exact_colourings, colourings;
+};
+
+/* One destination's units [u0, u1): dst[] equal, as paths.h sorts them. */
+static uint32_t units_end(const struct ibr_paths *p, uint32_t u0)
+{
+	uint32_t u1 = u0;
+
+	while (u1 < p->num_units && p->dst[u1] == p->dst[u0])
+		u1++;
+	return u1;
+}
+
+/* Sizes the per-destination buffers for the largest destination. */
+static int alloc_buffers(struct colorl *w, struct ibr_error *err)
+{
+	const struct ibr_paths *p = &w->paths;
+	uint32_t most = 1, most_hops = 1;
+
+	for (uint32_t u0 = 0, u1; u0 < p->num_units; u0 = u1) {
+		u1 = units_end(p, u0);
+		if (u1 - u0 > most)
+			most = u1 - u0;
+		if (p->first[u1] - p->first[u0] + (u1 - u0) > most_hops)
+			most_hops = p->first[u1] - p->first[u0] + (u1 - u0);
+	}
+	w->first = malloc((most + 1) * sizeof(uint32_t));
+	w->unit = malloc(most * sizeof(uint32_t));
+	w->color = malloc(most * sizeof(uint32_t));
+	w->class_pairs = malloc(most * sizeof(uint32_t));
+	w->class_order = malloc(most * sizeof(uint32_t));
+	w->class_offset = malloc(most);
+	w->hop_sw = malloc(most_hops * sizeof(uint32_t));
+	w->hop_port = malloc(most_hops);
+	if (!w->first || !w->unit || !w->color || !w->class_pairs ||
+	    !w->class_order || !w->class_offset || !w->hop_sw || !w->hop_port)
+		return ibr_error_set(err, "colorl: out of memory for %u paths "
+				     "of %u hops", most, most_hops);
+	return 0;
+}
+
+/* The path set of destination end port e: units [u0, u1) plus the hop to
+ * e at its switch. */
+static void gather(struct colorl *w, uint32_t u0, uint32_t u1,
+		   const struct ibr_end_port *e, struct ibr_dest_paths *dp)
+{
+	const struct ibr_paths *p = &w->paths;
+	uint32_t n = u1 - u0;
+
+	w->first[0] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t u = u0 + i, at = w->first[i];
+		uint32_t len = p->first[u + 1] - p->first[u];
+		memcpy(w->hop_sw + at, p->hop_sw + p->first[u], len * sizeof(uint32_t));
+		memcpy(w->hop_port + at, p->hop_port + p->first[u], len);
+		w->hop_sw[at + len] = e->sw;
+		w->hop_port[at + len] = e->sw_port;
+		w->first[i + 1] = at + len + 1;
+		w->unit[i] = u;
+	}
+	*dp = (struct ibr_dest_paths){ n, w->first, w->hop_sw, w->hop_port };
+}
+
+static uint64_t unit_pairs(const struct colorl *w, uint32_t u)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t s;
+
+	if (w->paths.per_ca)
+		return 1;
+	s = w->paths.src[u];
+	return f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+}
+
+static const uint32_t *path_sw(const struct colorl *w, uint32_t i)
+{
+	return w->hop_sw + w->first[i];
+}
+
+static const uint8_t *path_port(const struct colorl *w, uint32_t i)
+{
+	return w->hop_port + w->first[i];
+}
+
+static uint32_t path_len(const struct colorl *w, uint32_t i)
+{
+	return w->first[i + 1] - w->first[i];
+}
+
+/* Which offset each colour class takes (see the header): classes that
+ * follow FERa's column ride offset 0; the others, most pairs first, take
+ * offsets 1.. while they last; the rest are IBR_NOT_REALISED (moved). */
+static void place_classes(struct colorl *w, const struct ibr_dest_paths *dp,
+			  uint32_t lids, uint32_t *off_base)
+{
+	struct ibr_configs *c = &w->offsets;
+	uint32_t k = w->k, next = 1;
+
+	for (uint32_t q = 0; q < k; q++) {
+		w->class_pairs[q] = 0;
+		w->class_offset[q] = 0;  /* on the base until a path says no */
+	}
+	for (uint32_t i = 0; i < dp->num_paths; i++) {
+		uint32_t q = w->color[i];
+		w->class_pairs[q] += (uint32_t)unit_pairs(w, w->unit[i]);
+		if (!ibr_configs_fits(c, 0, path_sw(w, i), path_port(w, i),
+				      path_len(w, i)))
+			w->class_offset[q] = IBR_NOT_REALISED;
+	}
+	*off_base = 0;
+	for (uint32_t q = 0; q < k; q++) {
+		uint32_t j = q;
+		/* insertion sort by pairs, descending; ties by class index */
+		while (j > 0 && w->class_pairs[w->class_order[j - 1]] <
+				w->class_pairs[q]) {
+			w->class_order[j] = w->class_order[j - 1];
+			j--;
+		}
+		w->class_order[j] = q;
+		*off_base += w->class_offset[q] != 0;
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t q = w->class_order[i];
+		if (w->class_offset[q] != 0 && next < lids)
+			w->class_offset[q] = (uint8_t)next++;
+	}
+}
+
+/* The offset a path of a class that found none is designated: the first
+ * whose column routes its source switch, else the base. */
+static uint8_t reaching_offset(const struct colorl *w, uint32_t s,
+			       uint32_t lids)
+{
+	for (uint32_t j = 1; j < lids; j++)
+		if (ibr_configs_column(&w->offsets, j)[s] != IBR_NO_PATH)
+			return (uint8_t)j;
+	return 0;
+}
+
+/* Routes end port e with the colouring of its path set (color[], k). */
+static void realise(struct colorl *w, const struct ibr_dest_paths *dp,
+		    const struct ibr_end_port *e, uint32_t e_index)
+{
+	const struct ibr_fabric *f = w->f;
+	const struct ibr_port *p = ibr_port(f, e->node, e->port);
+	uint32_t S = f->num_switches, lids = ibr_port_lid_count(p), used = 1;
+	struct ibr_designated *d = &w->r->designated;
+
+	for (uint32_t j = 1; j < lids; j++)
+		memset(ibr_configs_column(&w->offsets, j), IBR_NO_PATH, S);
+	for (uint32_t i = 0; i < dp->num_paths; i++) {
+		uint8_t j = w->class_offset[w->color[i]];
+		if (j == IBR_NOT_REALISED || j == 0)
+			continue;
+		ibr_configs_add(&w->offsets, j, path_sw(w, i), path_port(w, i),
+				path_len(w, i));
+		if (j + 1u > used)
+			used = j + 1u;
+	}
+	for (uint32_t i = 0; i < dp->num_paths; i++) {
+		uint32_t u = w->unit[i], s = path_sw(w, i)[0];
+		uint8_t j = w->class_offset[w->color[i]];
+		size_t slot = (size_t)(w->paths.per_ca ? w->paths.src[u] : s) *
+			      d->cols + e_index;
+		if (j == IBR_NOT_REALISED) {
+			j = reaching_offset(w, s, lids);
+			w->pairs_moved += unit_pairs(w, u);
+			if (w->moved)
+				w->moved[slot / 64] |= 1ull << (slot % 64);
+		}
+		d->offset[slot] = j;
+	}
+	for (uint32_t j = 1; j < lids; j++)
+		memcpy(ibr_column(w->r, p->base_lid + j),
+		       ibr_configs_column(&w->offsets, j), S);
+	w->renamed_lids += used - 1;
+}
+
+/* Routes end port e over units [u0, u1): colours its path set first, or
+ * with `recolour` false reuses the colouring of the previous CA of the
+ * same switch (same paths but for the last port, on which none split). */
+static int route_destination(struct colorl *w, uint32_t u0, uint32_t u1,
+			     uint32_t e_index, bool recolour,
+			     struct ibr_error *err)
+{
+	const struct ibr_fabric *f = w->f;
+	const struct ibr_end_port *e = &f->end_ports[e_index];
+	const struct ibr_port *p = ibr_port(f, e->node, e->port);
+	uint32_t lids = ibr_port_lid_count(p), off_base;
+	struct ibr_dest_paths dp;
+	bool exact = false;
+
+	gather(w, u0, u1, e, &dp);
+	if (recolour) {
+		w->k = 0;
+		if (dp.num_paths &&
+		    ibr_lid_assign(w->assigner, &dp, &w->la, w->color, &w->k,
+				   &exact, err))
+			return -1;
+		w->colourings++;
+		w->exact_colourings += exact || dp.num_paths == 0;
+	}
+	memcpy(ibr_configs_column(&w->offsets, 0),
+	       ibr_column(w->r, p->base_lid), f->num_switches);
+	place_classes(w, &dp, lids, &off_base);
+	realise(w, &dp, e, e_index);
+	w->lids_needed += ibr_lids_for_configs(1 + off_base);
+	w->classes_on_base += w->k - off_base;
+	return 0;
+}
+
+/* Every CA: with switch units, a destination switch's units serve each
+ * of its CAs; with per-CA units, each CA has its own.  A destination with
+ * no unit (no CA elsewhere) still gets its renamed LIDs cleared. */
+static int route_all(struct colorl *w, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = w->f;
+	const struct ibr_paths *p = &w->paths;
+	uint32_t keys = p->per_ca ? f->num_end_ports : f->num_switches;
+	uint32_t *start = calloc(keys + 1, sizeof(uint32_t));
+	uint32_t *end = calloc(keys + 1, sizeof(uint32_t));
+	int rc = -1;
+
+	if (!start || !end) {
+		ibr_error_set(err, "colorl: out of memory for %u destinations",
+			      keys);
+		goto out;
+	}
+	for (uint32_t u0 = 0, u1; u0 < p->num_units; u0 = u1) {
+		u1 = units_end(p, u0);
+		start[p->dst[u0]] = u0;
+		end[p->dst[u0]] = u1;
+	}
+	for (uint32_t d = 0; d < f->num_switches; d++)
+		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
+			uint32_t e = f->sw_cas[i], key = p->per_ca ? e : d;
+			if (route_destination(w, start[key], end[key], e,
+					      p->per_ca || i == f->sw_ca_start[d],
+					      err))
+				goto out;
+		}
+	rc = 0;
+out:
+	free(start);
+	free(end);
+	return rc;
+}
+
+static int read_options(struct ibr_route_ctx *ctx, struct ibr_path_options *po,
+			struct ibr_lid_assign_options *la, struct ibr_error *err)
+{
+	unsigned k, seconds;
+
+	if (ibr_option_uint(ctx, "k", &k, err) ||
+	    ibr_option_uint(ctx, "ilp_seconds", &seconds, err) ||
+	    ibr_path_scheme_parse(ibr_option_str(ctx, "paths"), &po->scheme) ||
+	    ibr_lid_heuristic_parse(ibr_option_str(ctx, "heuristic"),
+				    &la->heuristic))
+		return ibr_error_set(err, "colorl: bad option value");
+	po->k = k;
+	po->per_ca = strcmp(ibr_option_str(ctx, "pairs"), "ca") == 0;
+	la->ilp_seconds = seconds;
+	if (la->heuristic == IBR_LA_ILP && !ibr_lid_ilp_available())
+		return ibr_error_set(err, "colorl: heuristic=ilp, but this "
+				     "build has no GLPK (configure found no "
+				     "libglpk-dev)");
+	return 0;
+}
+
+static void free_work(struct colorl *w)
+{
+	ibr_lid_assigner_free(w->assigner);
+	ibr_configs_free(&w->offsets);
+	free(w->first);
+	free(w->hop_sw);
+	free(w->hop_port);
+	free(w->unit);
+	free(w->color);
+	free(w->class_pairs);
+	free(w->class_order);
+	free(w->class_offset);
+}
+
+int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
+			    struct ibr_colorl_detail *detail,
+			    struct ibr_error *err)
+{
+	const struct ibr_fabric *f = ctx->f;
+	struct colorl w = { .f = f, .r = r };
+	struct ibr_path_options po = { 0 };
+	const struct ibr_updown *ud;
+	uint8_t most_lids = 1;
+	int rc = -1;
+
+	if (detail)
+		memset(detail, 0, sizeof(*detail));
+	ctx->engine = &ibr_engine_colorl;  /* its options, also when called here */
+	if (read_options(ctx, &po, &w.la, err))
+		return -1;
+	/* Offset 0 of every range, and every switch LID, is FERa's. */
+	if (ibr_engine_fera.route(ctx, r, err))
+		return -1;
+	r->stats.count = 0;
+	ud = ibr_ctx_updown(ctx, err);
+	if (!ud || ibr_designated_init(r, f, !po.per_ca, err))
+		return -1;
+	if (detail) {
+		size_t slots = (size_t)r->designated.rows * r->designated.cols;
+		detail->moved = calloc(slots / 64 + 1, sizeof(uint64_t));
+		if (!detail->moved)
+			return ibr_error_set(err, "colorl: out of memory for "
+					     "%zu pairs", slots);
+		w.moved = detail->moved;
+	}
+	ibr_configs_init(&w.offsets, f->num_switches);
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		const struct ibr_end_port *ep = &f->end_ports[e];
+		uint8_t n = (uint8_t)ibr_port_lid_count(ibr_port(f, ep->node, ep->port));
+		if (n > most_lids)
+			most_lids = n;
+	}
+	for (uint32_t j = 0; j < most_lids; j++)
+		if (ibr_configs_open(&w.offsets, err) == IBR_NONE)
+			goto out;
+	if (ibr_paths_compute(f, ud, &po, &w.paths, err) ||
+	    ibr_lid_assigner_new(&w.assigner, f->num_switches, err) ||
+	    alloc_buffers(&w, err) || route_all(&w, err))
+		goto out;
+	ibr_stat_set(r, "CA LIDs needed", w.lids_needed);
+	ibr_stat_set(r, "renamed LIDs", w.renamed_lids);
+	ibr_stat_set(r, "pairs moved", w.pairs_moved);
+	ibr_stat_set(r, "classes on the base", w.classes_on_base);
+	ibr_stat_set(r, "colourings proven minimal", w.exact_colourings);
+	ibr_stat_set(r, "colourings", w.colourings);
+	rc = 0;
+out:
+	if (detail) {
+		detail->paths = w.paths;
+		memset(&w.paths, 0, sizeof(w.paths));
+	}
+	ibr_paths_free(&w.paths);
+	free_work(&w);
+	return rc;
+}
+
+void ibr_colorl_detail_free(struct ibr_colorl_detail *d)
+{
+	ibr_paths_free(&d->paths);
+	free(d->moved);
+	memset(d, 0, sizeof(*d));
+}
+
+static int colorl_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
+			struct ibr_error *err)
+{
+	return ibr_colorl_route_detail(ctx, r, NULL, err);
+}
+
+const struct ibr_engine ibr_engine_colorl = {
+	.name = "colorl",
+	.summary = "color/L: load-balanced legal paths (path selection), "
+		   "then the fewest LIDs that realise them (needs lmc >= 1)",
+	.options = colorl_options,
+	.route = colorl_route,
+	.min_lmc = 1,
+};
