@@ -42,6 +42,7 @@
 #define SMALL 32           /* switches: references by enumeration */
 #define MAXLEN 64          /* links of a path in the references */
 #define SHARES 720720u     /* lcm(1..16) */
+#define TOLERANCE 64       /* paths.c: loads within 1/64 of the heaviest */
 
 static const char *const specs[] = {
 	"random:sw=8,ca=16,seed=1",      "random:sw=16,ca=128,seed=1",
@@ -391,115 +392,172 @@ static void assert_widest_reference(const struct fab *x,
 	free(on);
 }
 
-/* Path selection replayed on switch pairs: candidates by enumeration,
- * most-loaded-link-first naively (loads recomputed every round): at the
- * heaviest channel, the pairs crossing it and not only that have the most
- * candidates left lose the crossing ones. */
+/* The reference's pairs are p's units (switch pairs, or CA pairs sharing
+ * their switch pair's candidates), in p's order, which is the engine's
+ * group order; a unit's candidates alive start at base[u]. */
+struct ref_sel {
+	const struct ibr_fabric *f;
+	const struct ibr_paths *p;
+	uint32_t S;
+	struct rlist *cand;          /* per switch pair s * S + d */
+	uint32_t *base;              /* per unit */
+	uint8_t *alive;
+	uint64_t *load;              /* per chan(), S * 256 */
+	uint8_t *dead;
+};
+
+static const struct rlist *ref_cands(const struct ref_sel *r, uint32_t u)
+{
+	return &r->cand[ibr_unit_src_switch(r->f, r->p, u) * r->S +
+			ibr_unit_dst_switch(r->f, r->p, u)];
+}
+
+static uint64_t ref_flows(const struct ref_sel *r, uint32_t u)
+{
+	if (r->p->per_ca)
+		return 1;
+	return (uint64_t)cas_on(r->f, r->p->src[u]) * cas_on(r->f, r->p->dst[u]);
+}
+
+/* Channel loads as the rule defines them: each unit's flows spread over
+ * its candidates alive, in 1/SHARES of a flow; recomputed from scratch. */
+static void ref_loads(struct ref_sel *r)
+{
+	memset(r->load, 0, (size_t)r->S * 256 * sizeof(uint64_t));
+	for (uint32_t u = 0; u < r->p->num_units; u++) {
+		const struct rlist *l = ref_cands(r, u);
+		const uint8_t *alive = r->alive + r->base[u];
+		uint32_t left = 0;
+		for (uint32_t i = 0; i < l->n; i++)
+			left += alive[i];
+		for (uint32_t i = 0; i < l->n; i++)
+			for (uint32_t h = 0; alive[i] && h < l->v[i].len; h++)
+				r->load[chan(l->v[i].sw[h], l->v[i].port[h])] +=
+					ref_flows(r, u) * (SHARES / left);
+	}
+}
+
+/* Of unit u's candidates alive (left), how many cross channel c (in). */
+static void ref_crossing(const struct ref_sel *r, uint32_t u, size_t c,
+			 uint32_t *in, uint32_t *left)
+{
+	const struct rlist *l = ref_cands(r, u);
+
+	*in = *left = 0;
+	for (uint32_t i = 0; i < l->n; i++) {
+		int crosses = 0;
+		if (!r->alive[r->base[u] + i])
+			continue;
+		++*left;
+		for (uint32_t h = 0; h < l->v[i].len; h++)
+			crosses |= chan(l->v[i].sw[h], l->v[i].port[h]) == c;
+		*in += crosses;
+	}
+}
+
+static uint64_t ref_top(const struct ref_sel *r)
+{
+	uint64_t top = 0;
+
+	for (size_t i = 0; i < (size_t)r->S * 256; i++)
+		if (!r->dead[i] && r->load[i] > top)
+			top = r->load[i];
+	return top;
+}
+
+/* Path selection replayed: candidates by enumeration, most-loaded-link-
+ * first naively (loads recomputed at every step): at the heaviest
+ * channel (lowest index on ties), the units crossing it and not only it,
+ * with the most candidates left, lose the crossing ones, one by one in
+ * unit order while the channel stays within 1/TOLERANCE of the heaviest
+ * load; a channel where no unit qualifies is dropped for good. */
 static void assert_selection_reference(const struct fab *x,
 				       const struct ibr_paths *p, unsigned k,
 				       const char *what)
 {
 	const struct ibr_fabric *f = x->f;
 	uint32_t S = f->num_switches, *len = malloc(S * S * sizeof(uint32_t));
-	uint64_t *load = malloc(S * 256 * sizeof(uint64_t));
-	struct rlist *cand = calloc(S * S, sizeof(*cand));
-	uint8_t *alive = NULL, *on = calloc(S, 1), *dead = calloc(S * 256, 1);
+	struct ref_sel r = { f, p, S, calloc(S * S, sizeof(struct rlist)),
+			     calloc(p->num_units + 1, sizeof(uint32_t)), NULL,
+			     malloc(S * 256 * sizeof(uint64_t)), calloc(S * 256, 1) };
+	uint8_t *on = calloc(S, 1);
 	uint64_t candidates = 0;
-	uint32_t total = 0, multi = 0, *base = calloc(S * S, sizeof(uint32_t));
+	uint32_t total = 0, multi = 0;
 
-	assert_true(len && load && cand && on && base && dead);
+	assert_true(len && r.cand && r.base && r.load && r.dead && on);
 	for (uint32_t s = 0; s < S; s++)
 		legal_lengths(f, x->ud, s, len + (size_t)s * S);
 	for (uint32_t d = 0; d < S; d++)
 		for (uint32_t s = 0; s < S; s++) {
-			struct rlist *l = &cand[s * S + d];
+			struct rlist *l = &r.cand[s * S + d];
 			if (s == d || !cas_on(f, s) || !cas_on(f, d))
 				continue;
 			k_shortest(x, s, d, len[(size_t)s * S + d], k, on, l);
 			if (l->n > k)
 				l->n = k;
-			base[s * S + d] = total;
-			total += l->n;
-			multi += l->n > 1;
 		}
-	alive = malloc(total ? total : 1);
-	assert_non_null(alive);
-	memset(alive, 1, total ? total : 1);
+	for (uint32_t u = 0; u < p->num_units; u++) {
+		r.base[u] = total;
+		total += ref_cands(&r, u)->n;
+		multi += ref_cands(&r, u)->n > 1;
+	}
+	r.alive = malloc(total ? total : 1);
+	assert_non_null(r.alive);
+	memset(r.alive, 1, total ? total : 1);
 	while (multi) {
 		size_t best = SIZE_MAX;
-		memset(load, 0, S * 256 * sizeof(uint64_t));
-		for (uint32_t g = 0; g < S * S; g++) {
-			uint32_t left = 0;
-			for (uint32_t i = 0; i < cand[g].n; i++)
-				left += alive[base[g] + i];
-			for (uint32_t i = 0; i < cand[g].n; i++)
-				for (uint32_t h = 0; alive[base[g] + i] && h < cand[g].v[i].len; h++)
-					load[chan(cand[g].v[i].sw[h], cand[g].v[i].port[h])] +=
-						(uint64_t)cas_on(f, g / S) * cas_on(f, g % S) *
-						(SHARES / left);
-		}
+		uint32_t most = 0, in, left;
+		ref_loads(&r);
 		for (size_t i = 0; i < (size_t)S * 256; i++)
-			if (!dead[i] && (best == SIZE_MAX || load[i] > load[best]))
+			if (!r.dead[i] && (best == SIZE_MAX || r.load[i] > r.load[best]))
 				best = i;
 		assert_true(best != SIZE_MAX);
-		/* the pairs that qualify at best: crossing it and not only */
-		uint32_t most = 0;
-		for (int pass = 0; pass < 2; pass++)
-			for (uint32_t g = 0; g < S * S; g++) {
-				uint32_t in = 0, left = 0;
-				for (uint32_t i = 0; i < cand[g].n; i++) {
-					const struct rpath *r = &cand[g].v[i];
-					int crosses = 0;
-					if (!alive[base[g] + i])
-						continue;
-					left++;
-					for (uint32_t h = 0; h < r->len; h++)
-						crosses |= chan(r->sw[h], r->port[h]) == best;
-					in += crosses;
-				}
-				if (in == 0 || in == left)
-					continue;
-				if (pass == 0) {
-					most = left > most ? left : most;
-					continue;
-				}
-				if (left != most)
-					continue;
-				/* those with the most candidates left lose the
-				 * crossing ones */
-				for (uint32_t i = 0; i < cand[g].n; i++) {
-					const struct rpath *r = &cand[g].v[i];
-					for (uint32_t h = 0; h < r->len; h++)
-						if (chan(r->sw[h], r->port[h]) == best)
-							alive[base[g] + i] = 0;
-				}
-				multi -= left - in == 1;
-			}
-		/* a channel where no pair qualifies never will (pairs only
-		 * lose candidates): dropped for good */
-		if (most == 0)
-			dead[best] = 1;
+		for (uint32_t u = 0; u < p->num_units; u++) {
+			ref_crossing(&r, u, best, &in, &left);
+			if (in && in < left && left > most)
+				most = left;
+		}
+		if (most == 0) {
+			r.dead[best] = 1;
+			continue;
+		}
+		for (uint32_t u = 0; u < p->num_units; u++) {
+			const struct rlist *l = ref_cands(&r, u);
+			uint64_t top;
+			ref_crossing(&r, u, best, &in, &left);
+			if (!in || in == left || left != most)
+				continue;
+			ref_loads(&r);
+			top = ref_top(&r);
+			if (r.load[best] < top - top / TOLERANCE)
+				break;
+			for (uint32_t i = 0; i < l->n; i++)
+				for (uint32_t h = 0; h < l->v[i].len; h++)
+					if (chan(l->v[i].sw[h], l->v[i].port[h]) == best)
+						r.alive[r.base[u] + i] = 0;
+			multi -= left - in == 1;
+		}
 	}
 	for (uint32_t u = 0; u < p->num_units; u++) {
-		uint32_t s = ibr_unit_src_switch(f, p, u), d = ibr_unit_dst_switch(f, p, u);
-		uint32_t g = s * S + d, i = 0;
-		while (!alive[base[g] + i])
+		const struct rlist *l = ref_cands(&r, u);
+		uint32_t i = 0;
+		while (!r.alive[r.base[u] + i])
 			i++;
-		candidates += cand[g].n;
-		if (!same_path(p, u, &cand[g].v[i]))
+		candidates += l->n;
+		if (!same_path(p, u, &l->v[i]))
 			fail_msg("%s: path selection unit %u (%u->%u) differs from "
 				 "the reference", what, u, p->src[u], p->dst[u]);
 	}
 	assert_int_equal(p->candidates, candidates);
 	for (uint32_t g = 0; g < S * S; g++)
-		free(cand[g].v);
-	free(cand);
-	free(alive);
-	free(base);
+		free(r.cand[g].v);
+	free(r.cand);
+	free(r.alive);
+	free(r.base);
+	free(r.load);
+	free(r.dead);
 	free(len);
-	free(load);
 	free(on);
-	free(dead);
 }
 
 /* ---- checks per fabric ------------------------------------------------- */

@@ -38,20 +38,25 @@
  * Then most-loaded-link-first: load[c] = sum over units of
  * flows / (candidates left) for each candidate left crossing c, kept
  * exactly as integers in 1/SHARES of a flow.  Repeatedly, at the channel
- * of highest load (ties to the lower channel index; a max-heap), one
- * unit with candidates crossing it and another not crossing it, the one
- * with the most candidates left (lowest index on ties), loses the
- * former, and the loads of its channels are redone; then the heaviest
- * channel is looked for again, so the load a removal shifts elsewhere
- * is seen before the next.  A channel where no unit qualifies is
- * exhausted for good (units only lose candidates).  Two distinct
+ * of highest load (ties to the lower channel index; a max-heap), the
+ * groups with candidates crossing it and another not crossing it, those
+ * with the most candidates left, lose the crossing ones one group at a
+ * time (by group index), the loads of their channels redone after each,
+ * while the channel stays within 1/TOLERANCE of the heaviest load; then
+ * the heaviest channel is looked for again, so the load a removal shifts
+ * elsewhere is seen before the next (the tolerance saves rescanning a
+ * channel for every group where loads are nearly level).  A channel
+ * where no group qualifies is exhausted for good (groups only lose
+ * candidates).  Two distinct
  * loop-free paths from s to d differ in their channel sets, so the loop
  * ends with one candidate per unit.
  *
- * Units.  With per_ca, the CA units of one switch pair have the same
- * candidates and the same load per candidate, so selection runs on switch
- * pairs ("groups", flows = CA pairs between them) and every CA unit takes
- * its group's path; candidates counts per unit.  Shortest-widest places
+ * Units.  Path selection runs on groups: switch pairs (flows = the CA
+ * pairs between them) or, with per_ca, the CA pairs themselves (flows 1),
+ * each with its own copy of its switch pair's candidates (proto: their
+ * channels are shared), so that CA pairs of one switch pair, cut one at
+ * a time, part ways over the candidates as the paper's per-machine
+ * selection does; candidates counts per unit.  Shortest-widest places
  * CA units one by one (weights move between two CAs of a switch).
  *
  * Invariants of a result: units sorted by (dst, src), exactly the pairs
@@ -388,7 +393,20 @@ struct cands {
 	uint32_t *chan_first;   /* cap + 1: channels of candidate i */
 	uint32_t *chans;
 	uint32_t nchans, chans_cap;
+	/* NULL, or per candidate: the candidate of another set whose
+	 * channels it has (CA pairs share their switch pair's paths) */
+	uint32_t *proto;
 };
+
+/* The channels of candidate i: chans[first .. end). */
+static void cand_chans(const struct cands *c, uint32_t i, uint32_t *first,
+		       uint32_t *end)
+{
+	uint32_t p = c->proto ? c->proto[i] : i;
+
+	*first = c->chan_first[p];
+	*end = c->chan_first[p + 1];
+}
 
 static struct kwalk *kwalks(struct kbest *k, uint32_t st)
 {
@@ -625,12 +643,15 @@ struct mllf {
 	uint32_t *left;         /* per group: candidates alive */
 	uint32_t *hits;         /* per group: of those, crossing the channel */
 	uint32_t *touched;      /* groups with hits */
+	uint32_t *qualified;    /* of those, the ones that lose candidates */
 	uint32_t multi;         /* groups with several candidates */
 	/* channels not yet exhausted, a max-heap by (load, lower index) */
 	uint32_t *heap, *heap_pos, heap_len;
 };
 
 /* ---- the heap of channels ------------------------------------------- */
+
+#define TOLERANCE 64   /* loads within 1/64 of the heaviest count as it */
 
 static bool heavier(const struct mllf *m, uint32_t a, uint32_t b)
 {
@@ -671,6 +692,15 @@ static void heap_fix(struct mllf *m, uint32_t ch)
 	}
 }
 
+/* ch is the heaviest channel, or within 1/TOLERANCE of its load. */
+static bool near_heaviest(const struct mllf *m, uint32_t ch)
+{
+	uint64_t top = m->load[m->heap[0]];
+
+	return m->heap[0] == ch ||
+	       m->load[ch] >= top - top / TOLERANCE;
+}
+
 static void heap_remove_top(struct mllf *m)
 {
 	uint32_t ch = m->heap[0];
@@ -691,7 +721,10 @@ static uint64_t share(const struct cands *c, const struct mllf *m, uint32_t g)
 static void add_load(const struct cands *c, struct mllf *m, uint32_t i,
 		     uint64_t add)
 {
-	for (uint32_t h = c->chan_first[i]; h < c->chan_first[i + 1]; h++) {
+	uint32_t first, end;
+
+	cand_chans(c, i, &first, &end);
+	for (uint32_t h = first; h < end; h++) {
 		m->load[c->chans[h]] += add;
 		if (m->heap)
 			heap_fix(m, c->chans[h]);
@@ -724,30 +757,47 @@ static void drop_crossing(const struct cands *c, struct mllf *m, uint32_t g)
 static void build_index(const struct work *w, const struct cands *c,
 			struct mllf *m)
 {
+	uint32_t first, end;
+
 	memset(m->inv_first, 0, ((size_t)w->C + 1) * sizeof(uint32_t));
-	for (uint32_t h = 0; h < c->nchans; h++)
-		m->inv_first[c->chans[h] + 1]++;
+	for (uint32_t i = 0; i < c->num; i++) {
+		cand_chans(c, i, &first, &end);
+		for (uint32_t h = first; h < end; h++)
+			m->inv_first[c->chans[h] + 1]++;
+	}
 	for (uint32_t ch = 0; ch < w->C; ch++)
 		m->inv_first[ch + 1] += m->inv_first[ch];
-	for (uint32_t i = 0; i < c->num; i++)
-		for (uint32_t h = c->chan_first[i]; h < c->chan_first[i + 1]; h++)
+	for (uint32_t i = 0; i < c->num; i++) {
+		cand_chans(c, i, &first, &end);
+		for (uint32_t h = first; h < end; h++)
 			m->inv[m->inv_first[c->chans[h]]++] = i;
+	}
 	/* the fill moved every start to the next channel's */
 	for (uint32_t ch = w->C; ch > 0; ch--)
 		m->inv_first[ch] = m->inv_first[ch - 1];
 	m->inv_first[0] = 0;
 }
 
-/* One step at the most loaded channel ch: of the groups with candidates
- * crossing ch and another not crossing it, those with the most
- * candidates left (the most alternatives) lose the crossing ones.
- * Candidates dead since the last visit leave ch's list as it is scanned,
- * so lists shrink as selection goes.  Returns false when no group
- * qualifies: ch is exhausted (groups only lose candidates, so it stays
- * so). */
+static int by_index(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Steps at the most loaded channel ch.  The groups qualify that have
+ * candidates crossing ch and another not crossing it; of those, the ones
+ * with the most candidates left (the most alternatives) lose the
+ * crossing candidates, one after the other by group index, while ch
+ * stays the most loaded channel or within 1/TOLERANCE of its load: pairs
+ * alike (the CA pairs of one switch pair) part ways, and one scan of ch
+ * serves many steps.  Candidates dead since the last visit leave ch's
+ * list as it is scanned, so lists shrink as selection goes.  Returns
+ * false when no group qualifies: ch is exhausted (groups only lose
+ * candidates, so it stays so). */
 static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
 {
-	uint32_t nt = 0, most = 0, j = m->inv_first[ch];
+	uint32_t nt = 0, nq = 0, most = 0, j = m->inv_first[ch];
 
 	while (j < m->inv_end[ch]) {
 		uint32_t i = m->inv[j], g = m->cand_group[i];
@@ -755,6 +805,7 @@ static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
 			m->inv[j] = m->inv[--m->inv_end[ch]];
 			continue;
 		}
+		m->crossing[i] = 1;
 		if (m->hits[g]++ == 0)
 			m->touched[nt++] = g;
 		j++;
@@ -764,20 +815,19 @@ static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
 		if (m->hits[g] < m->left[g] && m->left[g] > most)
 			most = m->left[g];
 	}
-	if (most) {
-		for (j = m->inv_first[ch]; j < m->inv_end[ch]; j++)
-			m->crossing[m->inv[j]] = 1;
-		for (uint32_t t = 0; t < nt; t++) {
-			uint32_t g = m->touched[t];
-			if (m->hits[g] < m->left[g] && m->left[g] == most)
-				drop_crossing(c, m, g);
-		}
-		for (j = m->inv_first[ch]; j < m->inv_end[ch]; j++)
-			m->crossing[m->inv[j]] = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t g = m->touched[t];
+		if (m->hits[g] < m->left[g] && m->left[g] == most)
+			m->qualified[nq++] = g;
 	}
+	qsort(m->qualified, nq, sizeof(uint32_t), by_index);
+	for (uint32_t t = 0; t < nq && near_heaviest(m, ch); t++)
+		drop_crossing(c, m, m->qualified[t]);
+	for (j = m->inv_first[ch]; j < m->inv_end[ch]; j++)
+		m->crossing[m->inv[j]] = 0;
 	for (uint32_t t = 0; t < nt; t++)
 		m->hits[m->touched[t]] = 0;
-	return most > 0;
+	return nq > 0;
 }
 
 static void free_mllf(struct mllf *m)
@@ -785,6 +835,7 @@ static void free_mllf(struct mllf *m)
 	free(m->heap);
 	free(m->heap_pos);
 	free(m->inv_end);
+	free(m->qualified);
 	free(m->load);
 	free(m->inv_first);
 	free(m->inv);
@@ -796,6 +847,20 @@ static void free_mllf(struct mllf *m)
 	free(m->touched);
 }
 
+static size_t total_chans(const struct cands *c)
+{
+	size_t n = 0;
+	uint32_t first, end;
+
+	if (!c->proto)
+		return c->nchans;
+	for (uint32_t i = 0; i < c->num; i++) {
+		cand_chans(c, i, &first, &end);
+		n += end - first;
+	}
+	return n;
+}
+
 /* Leaves alive exactly one candidate per group. */
 static int most_loaded_link_first(struct work *w, const struct cands *c,
 				  struct mllf *m)
@@ -804,7 +869,7 @@ static int most_loaded_link_first(struct work *w, const struct cands *c,
 
 	m->load = calloc(w->C ? w->C : 1, sizeof(uint64_t));
 	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
-	m->inv = malloc((c->nchans ? c->nchans : 1) * sizeof(uint32_t));
+	m->inv = malloc((total_chans(c) ? total_chans(c) : 1) * sizeof(uint32_t));
 	m->cand_group = malloc(n * sizeof(uint32_t));
 	m->alive = malloc(n);
 	m->crossing = calloc(n, 1);
@@ -829,7 +894,8 @@ static int most_loaded_link_first(struct work *w, const struct cands *c,
 	m->heap = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->heap_pos = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->inv_end = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	if (!m->heap || !m->heap_pos || !m->inv_end)
+	m->qualified = malloc((G ? G : 1) * sizeof(uint32_t));
+	if (!m->heap || !m->heap_pos || !m->inv_end || !m->qualified)
 		return oom(w, "path selection");
 	for (uint32_t ch = 0; ch < w->C; ch++)
 		m->inv_end[ch] = m->inv_first[ch + 1];
@@ -858,33 +924,74 @@ static uint32_t group_of(const struct work *w, uint32_t s, uint32_t d)
 	return rd * (w->hosts - 1) + rs - (rs > rd);
 }
 
-/* Every unit takes the candidate its group kept. */
+/* Every unit takes the candidate its group kept: with per-CA groups the
+ * group is the unit. */
 static int write_selected(struct work *w, const struct cands *c,
 			  const struct mllf *m)
 {
 	struct ibr_paths *p = w->out;
 
 	for (uint32_t u = 0; u < p->num_units; u++) {
-		uint32_t g = group_of(w, ibr_unit_src_switch(w->f, p, u),
+		uint32_t g = c->proto ? u :
+			     group_of(w, ibr_unit_src_switch(w->f, p, u),
 				      ibr_unit_dst_switch(w->f, p, u));
-		uint32_t i = c->group_first[g];
+		uint32_t i = c->group_first[g], first, end;
 		while (!m->alive[i])
 			i++;
 		p->candidates += c->group_first[g + 1] - c->group_first[g];
-		if (reserve_hops(w, c->chan_first[i + 1] - c->chan_first[i]))
+		cand_chans(c, i, &first, &end);
+		if (reserve_hops(w, end - first))
 			return -1;
 		p->first[u] = w->hops;
-		for (uint32_t h = c->chan_first[i]; h < c->chan_first[i + 1]; h++)
+		for (uint32_t h = first; h < end; h++)
 			put_hop(w, c->chans[h]);
 	}
 	p->first[p->num_units] = w->hops;
 	return 0;
 }
 
+/* CA-pair groups (per_ca): every unit a group of its own, flows 1, whose
+ * candidates are those of its switch pair (shared channels: proto). */
+static int expand_per_ca(struct work *w, const struct cands *sw,
+			 struct cands *ca)
+{
+	const struct ibr_paths *p = w->out;
+	uint64_t n = 0;
+
+	for (uint32_t u = 0; u < p->num_units; u++) {
+		uint32_t g = group_of(w, ibr_unit_src_switch(w->f, p, u),
+				      ibr_unit_dst_switch(w->f, p, u));
+		n += sw->group_first[g + 1] - sw->group_first[g];
+	}
+	if (n > UINT32_MAX - 1)
+		return ibr_error_set(w->err, "paths: %llu candidates of CA "
+				     "pairs: too many (use switch pairs)",
+				     (unsigned long long)n);
+	ca->groups = p->num_units;
+	ca->group_first = malloc(((size_t)p->num_units + 1) * sizeof(uint32_t));
+	ca->flows = malloc((p->num_units ? p->num_units : 1) * sizeof(uint64_t));
+	ca->proto = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!ca->group_first || !ca->flows || !ca->proto)
+		return oom(w, "CA pairs' candidates");
+	ca->chan_first = sw->chan_first;
+	ca->chans = sw->chans;
+	ca->num = 0;
+	for (uint32_t u = 0; u < p->num_units; u++) {
+		uint32_t g = group_of(w, ibr_unit_src_switch(w->f, p, u),
+				      ibr_unit_dst_switch(w->f, p, u));
+		ca->group_first[u] = ca->num;
+		ca->flows[u] = 1;
+		for (uint32_t i = sw->group_first[g]; i < sw->group_first[g + 1]; i++)
+			ca->proto[ca->num++] = i;
+	}
+	ca->group_first[p->num_units] = ca->num;
+	return 0;
+}
+
 static int path_selection(struct work *w)
 {
 	uint64_t groups = (uint64_t)w->hosts * (w->hosts ? w->hosts - 1 : 0);
-	struct cands c = { 0 };
+	struct cands c = { 0 }, ca = { 0 };
 	struct mllf m = { 0 };
 	int rc = -1;
 
@@ -895,9 +1002,17 @@ static int path_selection(struct work *w)
 		oom(w, "switch pairs");
 		goto out;
 	}
-	if (find_candidates(w, &c) || most_loaded_link_first(w, &c, &m) ||
-	    write_selected(w, &c, &m))
+	if (find_candidates(w, &c))
 		goto out;
+	if (w->o->per_ca) {
+		if (expand_per_ca(w, &c, &ca) ||
+		    most_loaded_link_first(w, &ca, &m) ||
+		    write_selected(w, &ca, &m))
+			goto out;
+	} else if (most_loaded_link_first(w, &c, &m) ||
+		   write_selected(w, &c, &m)) {
+		goto out;
+	}
 	rc = 0;
 out:
 	free_mllf(&m);
@@ -905,6 +1020,9 @@ out:
 	free(c.flows);
 	free(c.chan_first);
 	free(c.chans);
+	free(ca.group_first);
+	free(ca.flows);
+	free(ca.proto);
 	return rc;
 }
 
