@@ -17,6 +17,7 @@
  * all-to-all traffic, and normalised as Table VI does (every machine sends
  * 1 in all, spread evenly over the others).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -224,6 +225,24 @@ out:
 	return rc;
 }
 
+/* A number min..max, or -1 after "lids: OPT TEXT: expected min..max". */
+static int parse_range(const char *opt, const char *text, unsigned min,
+		       unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || *text == '\0' || *text == '-' || *end || v < min || v > max) {
+		fprintf(stderr, "ibrouting: lids: %s %s: expected %u..%u\n", opt,
+			text, min, max);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int parse_heuristics(const char *text, bool *on)
 {
 	char buf[256], *save = NULL;
@@ -289,16 +308,13 @@ int cmd_lids(int argc, char **argv)
 						"has no GLPK for the ILP%s", optarg, "");
 			break;
 		case 't':
-			if (cli_parse_uint("--ilp-seconds", optarg, 86400,
-					   &o.ilp_seconds) || o.ilp_seconds == 0)
-				return cli_fail("lids: --ilp-seconds %s: expected "
-						"1..86400%s", optarg, "");
+			if (parse_range("--ilp-seconds", optarg, 1, 86400,
+					&o.ilp_seconds))
+				return EXIT_USAGE;
 			break;
 		case 'k':
-			if (cli_parse_uint("--k", optarg, 16, &o.paths.k) ||
-			    o.paths.k == 0)
-				return cli_fail("lids: --k %s: expected 1..16%s",
-						optarg, "");
+			if (parse_range("--k", optarg, 1, 16, &o.paths.k))
+				return EXIT_USAGE;
 			break;
 		case 'P':
 			if (strcmp(optarg, "ca") && strcmp(optarg, "switch"))

@@ -1,0 +1,63 @@
+#!/bin/sh
+# cli_lids.sh - `ibrouting lids` (the LID paper's study) and colorl's
+# options through the tool:
+#   - on a generated fabric, both path schemes and every heuristic and
+#     the ILP report their LIDs; the ILP never needs more LIDs than any
+#     heuristic, and says how many destinations it proved;
+#   - colorl routes and verifies with every heuristic and both path
+#     schemes at LMC 2; its INFO figures are there;
+#   - bad options: an unknown scheme or heuristic, k out of range, no
+#     fabric, an option colorl does not have or a value it refuses: exit
+#     2 with a message naming the option and the value.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+spec=gen:random:sw=16,ca=64,seed=2
+if "$IBROUTING" lids "$spec" > "$TMP/lids.out"; then
+	pass "lids on $spec: $(grep -c '^lids' "$TMP/lids.out") schemes"
+else
+	flunk "lids on $spec: $(cat "$TMP/lids.out")"
+fi
+for scheme in shortest-widest path-selection; do
+	line=$(grep "^lids      $scheme:" "$TMP/lids.out" || true)
+	# "greedy N, split-merge/S N, ..., ilp N (exact D of E destinations)"
+	verdict=$(echo "$line" | sed 's/^lids *[^:]*: //' | tr ',' '\n' | awk '
+		{ name = $1; v = $2 + 0; n++; if (name == "ilp") ilp = v; else if (!min || v < min) min = v }
+		END { if (n != 6) print "missing"; else if (ilp > min) print "worse"; else print "ok" }')
+	if [ "$verdict" = ok ] && echo "$line" | grep -q "exact [0-9]* of 64 destinations"; then
+		pass "$scheme: ILP at most every heuristic: ${line#lids      }"
+	else
+		flunk "$scheme: $verdict: $line"
+	fi
+done
+
+for heuristic in greedy split-merge/S split-merge/L color/S color/L ilp; do
+	for paths in path-selection shortest-widest; do
+		if "$IBROUTING" route -e colorl -o heuristic=$heuristic -o paths=$paths \
+			-o ilp_seconds=1 --lmc 2 "$spec" > "$TMP/route.out" &&
+		   grep -q "^verify    OK" "$TMP/route.out" &&
+		   grep -q "CA LIDs needed.*pairs moved" "$TMP/route.out"; then
+			pass "colorl $paths $heuristic: $(grep '^load' "$TMP/route.out" | cut -c11-)"
+		else
+			flunk "colorl $paths $heuristic: $(cat "$TMP/route.out")"
+		fi
+	done
+done
+
+expect_error "lids: unknown scheme" 2 "lids: --paths foo: expected shortest-widest, path-selection or both" \
+	"$IBROUTING" lids --paths foo "$spec"
+expect_error "lids: unknown heuristic" 2 "lids: --heuristics greedy,color/X: expected all or a list of" \
+	"$IBROUTING" lids --heuristics greedy,color/X "$spec"
+expect_error "lids: k out of range" 2 "^ibrouting: lids: --k 17: expected 1..16$" \
+	"$IBROUTING" lids --k 17 "$spec"
+expect_error "lids: k zero" 2 "^ibrouting: lids: --k 0: expected 1..16$" \
+	"$IBROUTING" lids --k 0 "$spec"
+expect_error "lids: no fabric" 2 "lids: expected one or more FABRIC" \
+	"$IBROUTING" lids --paths both
+expect_error "colorl: bad heuristic" 2 "option heuristic=best: expected one of color/L, color/S, greedy" \
+	"$IBROUTING" route -e colorl -o heuristic=best "$spec"
+expect_error "colorl: k out of range" 2 "option k=0: expected a number 1..16" \
+	"$IBROUTING" route -e colorl -o k=0 "$spec"
+expect_error "colorl: unknown option" 2 "engine colorl has no option \"depth\"" \
+	"$IBROUTING" route -e colorl -o depth=3 "$spec"
+finish
