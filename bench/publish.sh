@@ -20,53 +20,62 @@ ours_bad=$(awk -F, 'NR > 1 && ($4 ~ /^(pira|fera)/) && ($7 != "0" || $8 != "0" |
 ours_runs=$(awk -F, 'NR > 1 && ($4 ~ /^(pira|fera)/) { n++ } END { print n + 0 }' "$csv")
 fabrics=$(awk -F, 'NR > 1 { print $1 }' "$csv" | sort -u | wc -l)
 
-# Destination renaming (bench/bench_dr.sh): the targets, from dr.csv.
-dr_section() {
-	local drcsv=$dir/dr.csv
-	[ -f "$drcsv" ] || return 0
-	local rows below window updn0 fallback above
-	rows=$(awk -F, '$3 == "dr" && $2 > 0' "$drcsv" | wc -l)
-	below=$(awk -F, '{ k = $1 SUBSEP $2 } $3 == "fera" { f[k] = $8 } $3 == "dr" { d[k] = $8 }
-		END { for (k in d) if (d[k] != "" && f[k] != "" && d[k] < f[k]) n++; print n + 0 }' "$drcsv")
-	loads=$(awk -F, '{ k = $1 SUBSEP $2 } $3 == "fera" { f[k] = $8 } $3 == "dr" { d[k] = $8 }
-		END { lo = 9; hi = 0; for (k in d) if (f[k] > 0 && d[k] != "") { r = d[k] / f[k]; if (r < lo) lo = r; if (r > hi) hi = r }
-		printf "%.2f to %.2f", lo, hi }' "$drcsv")
-	fallback=$(awk -F, '$3 == "dr" && $2 > 0 && $13 != "0"' "$drcsv" | wc -l)
-	above=$(awk -F, '$3 == "dr" && $2 > 0 && $14 != "0"' "$drcsv" | wc -l)
-	window=$(awk -F, '$1 ~ /^random:sw=256;ca=4096/ && $2 == 2 && $3 == "dr" { print $5; exit }' "$drcsv")
-	loops() { awk -F, -v e="$1" '$3 == e { n++; if ($7 != "0") l++ } END { printf "%d of %d", l, n }' "$drcsv"; }
-	updn0=$(awk -F, '$1 ~ /^random:sw=256;ca=4096/ && $2 == 0 && $3 == "updn" { print $5; exit }' "$drcsv")
+# Multi-LID engines (bench/bench_lmc.sh): the targets, from lmc.csv.
+lmc_section() {
+	local c=$dir/lmc.csv
+	[ -f "$c" ] || return 0
+	# ratio ENGINE: "below in N of M runs (ENGINE / fera: lo to hi, mean m)"
+	vs_fera() {
+		awk -F, -v e="$1" '{ k = $1 SUBSEP $2 } $3 == "fera" { f[k] = $8 } $3 == e && $2 > 0 { d[k] = $8 }
+			END { lo = 9; hi = 0; for (k in d) if (f[k] > 0 && d[k] != "" && d[k] != "?") {
+				r = d[k] / f[k]; n++; s += r; b += (r < 1); t += (r <= 0.9)
+				if (r < lo) lo = r; if (r > hi) hi = r }
+			printf "below fera in %d of %d runs, 10%% below in %d (%s / fera: %.2f to %.2f, mean %.2f)", b, n, t, e, lo, hi, n ? s / n : 0 }' "$c"
+	}
+	loops() { awk -F, -v e="$1" '$3 == e { n++; if ($7 != "0") l++ } END { printf "%d of %d", l, n }' "$c"; }
+	window() { awk -F, -v f="$1" -v l="$2" -v e="$3" '$1 ~ f && $2 == l && $3 == e { print $5; exit }' "$c"; }
+	local order dr_win updn0 colorl_win
+	order=$(awk -F, '{ k = $1 SUBSEP $2 } $3 == "fera" { f[k] = $8 } $3 == "dr" { d[k] = $8 } $3 == "colorl" { c[k] = $8 }
+		END { for (k in c) if (f[k] != "" && d[k] != "") { n++; o += (c[k] < d[k] && d[k] < f[k]) } printf "%d of %d", o, n }' "$c")
+	dr_win=$(window '^random:sw=256;ca=4096' 2 dr)
+	updn0=$(window '^random:sw=256;ca=4096' 0 updn)
+	colorl_win=$(window '^random:sw=256;ca=4096' 3 colorl)
 	cat <<END
 
-## Destination renaming (dr) against fera, updn and minhop
+## Multi-LID engines (dr, colorl) against fera, updn, minhop and dfsssp
 
-Measured with \`bench/bench_dr.sh\` at commit $(cat "$dir/dr.commit" 2>/dev/null || echo "?"):
+Measured with \`bench/bench_lmc.sh\` at commit $(cat "$dir/lmc.commit" 2>/dev/null || echo "?"):
 OpenSM over ibsim with \`lmc N\`, one run per fabric, LMC and engine (the
 plugin writing no dumps of its own in the timed run), random 64 switches /
-512 CAs (3 seeds) at LMC 1, 2, 3 and 256 / 4096 (1 seed) at LMC 2, updn
-also at LMC 0.  Loads are measured by \`ibrouting verify\` on OpenSM's
-dumps along the DLIDs hosts use: for dr its designated DLIDs (the plugin's
-ibrouting-dlids.dump, what the SA hands out), for the others base LIDs.
+512 CAs (3 seeds) at LMC 1, 2, 3 and 256 / 4096 (1 seed) at LMC 2 and 3,
+updn also at LMC 0.  Loads are measured by \`ibrouting verify\` on
+OpenSM's dumps along the DLIDs hosts use: for dr and colorl their
+designated DLIDs (the plugin's ibrouting-dlids.dump, what the SA hands
+out), for the others base LIDs.
 
-- dr's max link load is below fera's in $below of $rows runs (dr / fera:
-  $loads).
-- dr's pairs are on shortest legal paths: runs with fallback pairs
-  $fallback of $rows, runs with links above the minimal legal length
-  $above of $rows (the engine counts both).
-- Routing window at 256 switches / 4096 CAs: dr at LMC 2 $window ms,
-  updn at LMC 0 $updn0 ms (ratio $(ratio "$window" "$updn0"); target below 1:
-  $(awk -v r="$(ratio "$window" "$updn0")" 'BEGIN { print (r != "?" && r < 1) ? "met" : "not met" }')).
-- Runs with an ibdmchk credit loop (one VL): dr $(loops dr), fera
-  $(loops fera), updn $(loops updn), minhop $(loops minhop); loads of
-  routes with credit loops are not those of deadlock-free routes.
+- dr's max link load: $(vs_fera dr).
+- colorl's max link load: $(vs_fera colorl).
+- colorl < dr < fera in max link load: $order fabric/LMC runs.
+- dr's pairs off their shortest legal path (fallback pairs): runs with any
+  $(awk -F, '$3 == "dr" && $2 > 0 && $13 != "0"' "$c" | wc -l) of $(awk -F, '$3 == "dr" && $2 > 0' "$c" | wc -l).
+- Routing window at 256 switches / 4096 CAs: dr at LMC 2 $dr_win ms,
+  updn at LMC 0 $updn0 ms (ratio $(ratio "$dr_win" "$updn0"); target below 1:
+  $(awk -v r="$(ratio "$dr_win" "$updn0")" 'BEGIN { print (r != "?" && r < 1) ? "met" : "not met" }')); colorl at LMC 3
+  $colorl_win ms (target under 10 s: $(awk -v w="$colorl_win" 'BEGIN { print (w != "" && w != "?" && w < 10000) ? "met" : "not met" }')).
+- Runs with an ibdmchk credit loop (one VL): dr $(loops dr), colorl
+  $(loops colorl), fera $(loops fera), updn $(loops updn), minhop
+  $(loops minhop), dfsssp $(loops dfsssp); loads of routes with credit
+  loops are not those of deadlock-free routes (dfsssp is deadlock-free
+  over several VLs, which ibdmchk's one-VL check does not see).
 
 END
-	cat "$dir/dr.md"
+	cat "$dir/lmc.md"
 	cat <<END
 
-![dr: max link load against fera](${rel}/dr_load.png)
-![dr: routing window against updn at LMC 0](${rel}/dr_window.png)
+![multi-LID engines: max link load against fera](${rel}/lmc_load.png)
+![multi-LID engines: routing window against updn at LMC 0](${rel}/lmc_window.png)
 END
+	[ ! -f "$dir/lids.md" ] || { echo; cat "$dir/lids.md"; }
 }
 
 {
@@ -126,6 +135,6 @@ Notes on reading the tables:
 
 END
 	cat "$dir/report.md"
-	dr_section
+	lmc_section
 } > "$top/BENCHMARKS.md"
 echo "wrote $top/BENCHMARKS.md"
