@@ -72,11 +72,17 @@ measure() {
 	extra="lmc $lmc"
 	case $engine in updn|dnup) extra="$extra
 root_guid_file $TMP/roots" ;; esac
-	# the timed run: no plugin dumps (writing them is not routing)
-	IBROUTING_CONF=/dev/null opensm_run "$name" "$engine" "$extra" || true
+	# the timed run: no plugin dumps (writing them is not routing); on the
+	# big fabric no OpenSM dumps either (hundreds of MB at LMC 2 and 3:
+	# loads are measured offline there, see below)
+	if $big; then
+		OSM_DEBUG=0x03 IBROUTING_CONF=/dev/null opensm_run "$name" "$engine" "$extra" || true
+	else
+		IBROUTING_CONF=/dev/null opensm_run "$name" "$engine" "$extra" || true
+	fi
 	used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured on all switches.*/\1/p' "$dir/osm.log" | head -n 1)
 	ms=$(routing_ms "$dir/osm.log")
-	if [ "$engine" = dr ] || [ "$engine" = colorl ]; then
+	if ! $big && { [ "$engine" = dr ] || [ "$engine" = colorl ]; }; then
 		# once more with the plugin's dumps, for the designated DLIDs
 		mkdir -p "$dir-dumps/ibr"
 		printf 'dump_dir %s/ibr\n' "$dir-dumps" > "$TMP/plugin.conf"
@@ -119,6 +125,8 @@ root_guid_file $TMP/roots" ;; esac
 last=""
 for run in $runs; do
 	spec=${run%@*} lmc=${run#*@}
+	big=false
+	case $spec in *sw=256,*) big=true ;; esac
 	if [ "$spec" != "$last" ]; then
 		[ -z "$last" ] || ibsim_stop
 		net=$TMP/fabric.net
@@ -133,6 +141,17 @@ for run in $runs; do
 	for engine in $compared; do
 		measure "$spec" "$lmc" "$engine"
 	done
+	# the big fabric: our engines' loads offline, on the same fabric file
+	# (its LIDs, LMC 3, the lowest-LID root) along their designated DLIDs
+	if $big && [ "$lmc" = 3 ]; then
+		for engine in dr colorl fera; do
+			"$IBROUTING" route -e "$engine" "$net" > "$TMP/offline.out"
+			load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$TMP/offline.out")
+			mean=$(sed -n 's/.*mean path \([0-9.]*\) links.*/\1/p' "$TMP/offline.out")
+			echo "$(echo "$spec" | tr , ';'),3,$engine (offline),offline,?,$(grep -q '^verify    OK' "$TMP/offline.out" && echo 0 || echo ?),?,$load,$mean,,,," >> "$csv"
+			echo "  offline $engine: max load $load, mean path $mean"
+		done
+	fi
 done
 ibsim_stop
 

@@ -52,7 +52,8 @@ trap '[ -z "$OSM_PID" ] || opensm_stop; ibsim_stop; rm -rf "$TMP"' EXIT
 trap 'exit 1' HUP INT TERM
 
 # opensm_run NAME ENGINES [EXTRA-CONF-LINES]: one routing pass, -o.
-# Leaves $TMP/NAME/{osm.log,dump/}.
+# Leaves $TMP/NAME/{osm.log,dump/}; OSM_DEBUG (default 0x47: with the
+# routing dumps) sets OpenSM's -D flags.
 opensm_run() {
 	name=$1 engines=$2 extra=${3:-}
 	dir=$TMP/$name
@@ -67,7 +68,7 @@ opensm_run() {
 	OSM_CACHE_DIR=$dir/cache timeout -s INT 300 env \
 		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		LD_PRELOAD="$UMAD2SIM" opensm -F "$dir/opensm.conf" -o \
-		-f "$dir/osm.log" -D 0x47 > "$dir/opensm.out" 2>&1
+		-f "$dir/osm.log" -D "${OSM_DEBUG:-0x47}" > "$dir/opensm.out" 2>&1
 }
 
 # opensm_daemon DIR ENGINE: OpenSM as a daemon (SA and multicast up) with
