@@ -13,6 +13,8 @@
  * base tree: the verifier must accept it, walk the designated pair along
  * s2, count its load there; the dump must carry it and read it back; a
  * path that would split from it on LID 15 must be refused.
+ * And the LID paper's Fig. 2: two paths to m4 that split, coloured and
+ * realised on m4's LIDs 4 and 5 with the entries the figure prints.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +28,7 @@
 
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
+#include "ibrouting/lidassign.h"
 #include "ibrouting/pathset.h"
 #include "ibrouting/verify.h"
 
@@ -247,6 +250,93 @@ static void test_walk_and_dump_roundtrip(void **state)
 	rmdir(dir);
 }
 
+/* LID paper Fig. 2: switches s0, s1 (two links between them), s2;
+ * machines m0, m1 on s0, m2 on s1, m3 on s1 and s2, m4 on s2 with LIDs 4
+ * and 5.  The paths m0 -> s0 -(2nd link)-> s1 -> s2 -> m4 and
+ * m1 -> s0 -> s2 -> m4 split at s0: color/L gives them two
+ * configurations, realised on m4's LIDs 4 and 5, with the entries the
+ * figure prints for LID 4: (4, port 2) at s0, (4, 3) at s1, (4, 3) at s2. */
+static void test_lid_paper_fig2(void **state)
+{
+	/* node, port, node, port (s0..s2 = 0..2, m0..m4 = 3..7) */
+	static const unsigned links[][4] = {
+		{ 0, 1, 1, 1 }, { 0, 2, 1, 2 }, { 0, 3, 2, 1 }, { 1, 3, 2, 2 },
+		{ 0, 4, 3, 1 }, { 0, 5, 4, 1 }, { 1, 4, 5, 1 }, { 1, 5, 6, 1 },
+		{ 2, 4, 6, 2 }, { 2, 3, 7, 1 },
+	};
+	static const unsigned lids[][3] = { /* node, port, LID */
+		{ 0, 0, 1 }, { 1, 0, 2 }, { 2, 0, 3 }, { 3, 1, 6 }, { 4, 1, 8 },
+		{ 5, 1, 10 }, { 6, 1, 12 }, { 6, 2, 14 }, { 7, 1, 4 },
+	};
+	static const uint32_t a_sw[] = { 0, 1, 2 }, b_sw[] = { 0, 2 };
+	static const uint8_t a_port[] = { 2, 3, 3 }, b_port[] = { 3, 3 };
+	struct ibr_fabric *f = ibr_fabric_new();
+	struct ibr_lid_assign_options o = { IBR_LA_COLOR_L, 1 };
+	struct ibr_lid_assigner *la;
+	struct ibr_error err = { "" };
+	struct ibr_pathset ps;
+	struct ibr_result r;
+	uint32_t first[3] = { 0, 3, 5 }, hop_sw[5], color[2], k;
+	uint8_t hop_port[5], offset[2];
+	uint32_t m0, m1, m4;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++)
+		ibr_fabric_add_node(f, IBR_NODE_SWITCH, 0x200000 + i, 5, NULL, NULL, &err);
+	for (unsigned i = 0; i < 5; i++)
+		ibr_fabric_add_node(f, IBR_NODE_CA, 0x100000 + 4 * i, i == 3 ? 2 : 1,
+				    NULL, NULL, &err);
+	for (unsigned i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		assert_int_equal(ibr_fabric_connect(f, links[i][0], links[i][1],
+						    links[i][2], links[i][3], &err), 0);
+	for (unsigned i = 0; i < sizeof(lids) / sizeof(lids[0]); i++)
+		ibr_fabric_set_lid(f, lids[i][0], lids[i][1], lids[i][2], 1);
+	ibr_fabric_set_lid(f, 0, 0, 1, 0);
+	ibr_fabric_set_lid(f, 1, 0, 2, 0);
+	ibr_fabric_set_lid(f, 2, 0, 3, 0);
+	assert_int_equal(ibr_fabric_finalize(f, 1, &err), 0);
+	m0 = end_port_of(f, 3);
+	m1 = end_port_of(f, 4);
+	m4 = end_port_of(f, 7);
+
+	/* the two paths to m4, as switch hops, and their colouring */
+	memcpy(hop_sw, a_sw, sizeof(a_sw));
+	memcpy(hop_sw + 3, b_sw, sizeof(b_sw));
+	memcpy(hop_port, a_port, 3);
+	memcpy(hop_port + 3, b_port, 2);
+	assert_int_equal(ibr_lid_assigner_new(&la, f->num_switches, &err), 0);
+	assert_int_equal(ibr_lid_assign(la, &(struct ibr_dest_paths){
+				2, first, hop_sw, hop_port }, &o, color, &k, NULL,
+				&err), 0);
+	assert_int_equal(k, 2);
+	assert_int_not_equal(color[0], color[1]);
+	ibr_lid_assigner_free(la);
+
+	/* realised on m4's LIDs 4 and 5 */
+	assert_int_equal(ibr_result_init(&r, f, &err), 0);
+	ibr_pathset_init(&ps);
+	assert_int_not_equal(ibr_pathset_add(&ps, m0, m4, a_sw, a_port, 3, &err), IBR_NONE);
+	assert_int_not_equal(ibr_pathset_add(&ps, m1, m4, b_sw, b_port, 2, &err), IBR_NONE);
+	offset[0] = (uint8_t)color[0];
+	offset[1] = (uint8_t)color[1];
+	assert_int_equal(ibr_pathset_realise(&ps, f, offset, &r, &err), 0);
+	assert_int_equal(ibr_designated_dlid(&r, f, m0, m4), 4 + color[0]);
+	assert_int_equal(ibr_designated_dlid(&r, f, m1, m4), 4 + color[1]);
+	{
+		ibr_lid_t la_lid = 4 + color[0], lb_lid = 4 + color[1];
+		assert_int_equal(ibr_entry(&r, 0, la_lid), 2);
+		assert_int_equal(ibr_entry(&r, 1, la_lid), 3);
+		assert_int_equal(ibr_entry(&r, 2, la_lid), 3);
+		assert_int_equal(ibr_entry(&r, 0, lb_lid), 3);
+		assert_int_equal(ibr_entry(&r, 1, lb_lid), IBR_NO_PATH);
+		assert_int_equal(ibr_entry(&r, 2, lb_lid), 3);
+		assert_int_equal(la_lid, 4); /* the first path is coloured first */
+	}
+	ibr_pathset_free(&ps);
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +346,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_split_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offset_beyond_range_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_and_dump_roundtrip, setup, teardown),
+		cmocka_unit_test(test_lid_paper_fig2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

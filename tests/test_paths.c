@@ -35,6 +35,7 @@
 
 #include "failing_alloc.h"
 #include "fixtures.h"
+#include "legal_ref.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/paths.h"
 
@@ -206,38 +207,6 @@ static uint32_t assert_path(const struct fab *x, const struct ibr_paths *p,
 	return p->first[u + 1] - p->first[u];
 }
 
-/* Reference: links of the shortest legal route from src to every switch,
- * BFS over (switch, phase) (as test_engines.c). */
-static void legal_lengths(const struct ibr_fabric *f, const struct ibr_updown *ud,
-			  uint32_t src, uint32_t *len)
-{
-	uint32_t S = f->num_switches, head = 0, tail = 0;
-	uint32_t *dist = malloc(2 * S * sizeof(uint32_t));
-	uint32_t *queue = malloc(2 * S * sizeof(uint32_t));
-
-	assert_true(dist && queue);
-	for (uint32_t i = 0; i < 2 * S; i++)
-		dist[i] = UINT32_MAX;
-	dist[src] = 0;
-	queue[tail++] = src;
-	while (head < tail) {
-		uint32_t st = queue[head++], x = st % S;
-		int descending = st >= S;
-		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
-			uint32_t y = f->sw_adj[i].peer;
-			int up = ibr_link_is_up(f, ud, x, y);
-			uint32_t next = up ? y : S + y;
-			if ((up && descending) || dist[next] != UINT32_MAX)
-				continue;
-			dist[next] = dist[st] + 1;
-			queue[tail++] = next;
-		}
-	}
-	for (uint32_t s = 0; s < S; s++)
-		len[s] = dist[s] < dist[S + s] ? dist[s] : dist[S + s];
-	free(dist);
-	free(queue);
-}
 
 /* ---- references by enumeration --------------------------------------- */
 

@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "ibrouting/fabric.h"
+#include "ibrouting/lidassign.h"
 #include "ibrouting/updown.h"
 
 enum ibr_path_scheme {
@@ -84,5 +85,35 @@ int ibr_paths_compute(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		      const struct ibr_path_options *o, struct ibr_paths *out,
 		      struct ibr_error *err);
 void ibr_paths_free(struct ibr_paths *p);
+
+/* ---- one destination's path set, for LID assignment -------------------- */
+
+/* The end of the units of u0's destination (they are contiguous). */
+static inline uint32_t ibr_paths_dest_end(const struct ibr_paths *p,
+					  uint32_t u0)
+{
+	uint32_t u1 = u0;
+
+	while (u1 < p->num_units && p->dst[u1] == p->dst[u0])
+		u1++;
+	return u1;
+}
+
+/* Buffers for one destination's paths, sized for the largest
+ * destination of p: its units' hops plus the final hop to a CA. */
+struct ibr_dest_set {
+	uint32_t *first, *sw;
+	uint8_t *port;
+};
+
+int ibr_dest_set_init(struct ibr_dest_set *d, const struct ibr_paths *p,
+		      struct ibr_error *err);
+void ibr_dest_set_free(struct ibr_dest_set *d);
+
+/* dp = units [u0, u1) of p, each followed by the hop (sw, port) into the
+ * destination CA; path i of dp is unit u0 + i. */
+void ibr_dest_set_fill(struct ibr_dest_set *d, const struct ibr_paths *p,
+		       uint32_t u0, uint32_t u1, uint32_t sw, uint8_t port,
+		       struct ibr_dest_paths *dp);
 
 #endif

@@ -37,9 +37,8 @@ struct study {
 	const struct ibr_fabric *f;
 	const struct ibr_paths *p;
 	struct ibr_lid_assigner *assigner;
-	/* one destination's path set */
-	uint32_t *first, *sw, *color;
-	uint8_t *port;
+	struct ibr_dest_set set;     /* one destination's path set */
+	uint32_t *color;
 };
 
 static uint64_t unit_flows(const struct ibr_fabric *f, const struct ibr_paths *p,
@@ -94,26 +93,15 @@ static int count_lids(struct study *st, const struct ibr_lid_assign_options *o,
 	*lids = 0;
 	*exact = 0;
 	while (u0 < p->num_units) {
-		uint32_t u1 = u0, d, n = 0, k = 0, per_dst;
+		uint32_t u1 = ibr_paths_dest_end(p, u0), d, k = 0, per_dst;
 		const struct ibr_end_port *e;
 		struct ibr_dest_paths dp;
 		bool ex = false;
-		while (u1 < p->num_units && p->dst[u1] == p->dst[u0])
-			u1++;
 		d = ibr_unit_dst_switch(f, p, u0);
 		/* the final hop: to the destination CA (any CA of d for
 		 * switch units: none of the paths splits on it) */
 		e = &f->end_ports[p->per_ca ? p->dst[u0] : f->sw_cas[f->sw_ca_start[d]]];
-		st->first[0] = 0;
-		for (uint32_t u = u0; u < u1; u++, n++) {
-			uint32_t at = st->first[n], len = p->first[u + 1] - p->first[u];
-			memcpy(st->sw + at, p->hop_sw + p->first[u], len * sizeof(uint32_t));
-			memcpy(st->port + at, p->hop_port + p->first[u], len);
-			st->sw[at + len] = e->sw;
-			st->port[at + len] = e->sw_port;
-			st->first[n + 1] = at + len + 1;
-		}
-		dp = (struct ibr_dest_paths){ n, st->first, st->sw, st->port };
+		ibr_dest_set_fill(&st->set, p, u0, u1, e->sw, e->sw_port, &dp);
 		if (ibr_lid_assign(st->assigner, &dp, o, st->color, &k, &ex, err))
 			return -1;
 		per_dst = p->per_ca ? 1 : f->sw_ca_start[d + 1] - f->sw_ca_start[d];
@@ -134,31 +122,25 @@ static int count_lids(struct study *st, const struct ibr_lid_assign_options *o,
 static int alloc_study(struct study *st, struct ibr_error *err)
 {
 	const struct ibr_paths *p = st->p;
-	uint32_t most = 1, most_hops = 1;
+	uint32_t most = 1;
 
 	for (uint32_t u0 = 0, u1; u0 < p->num_units; u0 = u1) {
-		for (u1 = u0; u1 < p->num_units && p->dst[u1] == p->dst[u0]; u1++)
-			;
+		u1 = ibr_paths_dest_end(p, u0);
 		if (u1 - u0 > most)
 			most = u1 - u0;
-		if (p->first[u1] - p->first[u0] + (u1 - u0) > most_hops)
-			most_hops = p->first[u1] - p->first[u0] + (u1 - u0);
 	}
-	st->first = malloc((most + 1) * sizeof(uint32_t));
 	st->color = malloc(most * sizeof(uint32_t));
-	st->sw = malloc(most_hops * sizeof(uint32_t));
-	st->port = malloc(most_hops);
-	if (!st->first || !st->color || !st->sw || !st->port)
+	if (!st->color)
 		return ibr_error_set(err, "lids: out of memory for %u paths", most);
+	if (ibr_dest_set_init(&st->set, p, err))
+		return -1;
 	return ibr_lid_assigner_new(&st->assigner, st->f->num_switches, err);
 }
 
 static void free_study(struct study *st)
 {
-	free(st->first);
+	ibr_dest_set_free(&st->set);
 	free(st->color);
-	free(st->sw);
-	free(st->port);
 	ibr_lid_assigner_free(st->assigner);
 	memset(st, 0, sizeof(*st));
 }

@@ -70,10 +70,10 @@ struct colorl {
 	uint64_t *moved;         /* NULL, or colorl.h's bitmap */
 	struct ibr_lid_assigner *assigner;
 	struct ibr_lid_assign_options la;
-	/* one destination's path set (sized for the largest): the units'
-	 * hops plus the final hop; path i of the set is unit[i] */
-	uint32_t *first, *hop_sw, *unit, *color;
-	uint8_t *hop_port;
+	/* one destination's path set: path i is unit u0 + i */
+	struct ibr_dest_set set;
+	uint32_t u0;
+	uint32_t *color;
 	uint32_t k;              /* classes of the current colouring */
 	/* per class: pairs served, the order they are placed in, offset */
 	uint32_t *class_pairs, *class_order;
@@ -84,64 +84,26 @@ struct colorl {
 		 exact_colourings, colourings;
 };
 
-/* One destination's units [u0, u1): dst[] equal, as paths.h sorts them. */
-static uint32_t units_end(const struct ibr_paths *p, uint32_t u0)
-{
-	uint32_t u1 = u0;
-
-	while (u1 < p->num_units && p->dst[u1] == p->dst[u0])
-		u1++;
-	return u1;
-}
-
-/* Sizes the per-destination buffers for the largest destination. */
+/* Per-destination buffers, sized for the largest destination. */
 static int alloc_buffers(struct colorl *w, struct ibr_error *err)
 {
-	const struct ibr_paths *p = &w->paths;
-	uint32_t most = 1, most_hops = 1;
+	uint32_t most = 1;
 
-	for (uint32_t u0 = 0, u1; u0 < p->num_units; u0 = u1) {
-		u1 = units_end(p, u0);
+	for (uint32_t u0 = 0, u1; u0 < w->paths.num_units; u0 = u1) {
+		u1 = ibr_paths_dest_end(&w->paths, u0);
 		if (u1 - u0 > most)
 			most = u1 - u0;
-		if (p->first[u1] - p->first[u0] + (u1 - u0) > most_hops)
-			most_hops = p->first[u1] - p->first[u0] + (u1 - u0);
 	}
-	w->first = malloc((most + 1) * sizeof(uint32_t));
-	w->unit = malloc(most * sizeof(uint32_t));
+	if (ibr_dest_set_init(&w->set, &w->paths, err))
+		return -1;
 	w->color = malloc(most * sizeof(uint32_t));
 	w->class_pairs = malloc(most * sizeof(uint32_t));
 	w->class_order = malloc(most * sizeof(uint32_t));
 	w->class_offset = malloc(most);
-	w->hop_sw = malloc(most_hops * sizeof(uint32_t));
-	w->hop_port = malloc(most_hops);
-	if (!w->first || !w->unit || !w->color || !w->class_pairs ||
-	    !w->class_order || !w->class_offset || !w->hop_sw || !w->hop_port)
-		return ibr_error_set(err, "colorl: out of memory for %u paths "
-				     "of %u hops", most, most_hops);
+	if (!w->color || !w->class_pairs || !w->class_order || !w->class_offset)
+		return ibr_error_set(err, "colorl: out of memory for %u paths",
+				     most);
 	return 0;
-}
-
-/* The path set of destination end port e: units [u0, u1) plus the hop to
- * e at its switch. */
-static void gather(struct colorl *w, uint32_t u0, uint32_t u1,
-		   const struct ibr_end_port *e, struct ibr_dest_paths *dp)
-{
-	const struct ibr_paths *p = &w->paths;
-	uint32_t n = u1 - u0;
-
-	w->first[0] = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t u = u0 + i, at = w->first[i];
-		uint32_t len = p->first[u + 1] - p->first[u];
-		memcpy(w->hop_sw + at, p->hop_sw + p->first[u], len * sizeof(uint32_t));
-		memcpy(w->hop_port + at, p->hop_port + p->first[u], len);
-		w->hop_sw[at + len] = e->sw;
-		w->hop_port[at + len] = e->sw_port;
-		w->first[i + 1] = at + len + 1;
-		w->unit[i] = u;
-	}
-	*dp = (struct ibr_dest_paths){ n, w->first, w->hop_sw, w->hop_port };
 }
 
 static uint64_t unit_pairs(const struct colorl *w, uint32_t u)
@@ -157,17 +119,17 @@ static uint64_t unit_pairs(const struct colorl *w, uint32_t u)
 
 static const uint32_t *path_sw(const struct colorl *w, uint32_t i)
 {
-	return w->hop_sw + w->first[i];
+	return w->set.sw + w->set.first[i];
 }
 
 static const uint8_t *path_port(const struct colorl *w, uint32_t i)
 {
-	return w->hop_port + w->first[i];
+	return w->set.port + w->set.first[i];
 }
 
 static uint32_t path_len(const struct colorl *w, uint32_t i)
 {
-	return w->first[i + 1] - w->first[i];
+	return w->set.first[i + 1] - w->set.first[i];
 }
 
 /* Which offset each colour class takes (see the header): classes that
@@ -185,7 +147,7 @@ static void place_classes(struct colorl *w, const struct ibr_dest_paths *dp,
 	}
 	for (uint32_t i = 0; i < dp->num_paths; i++) {
 		uint32_t q = w->color[i];
-		w->class_pairs[q] += (uint32_t)unit_pairs(w, w->unit[i]);
+		w->class_pairs[q] += (uint32_t)unit_pairs(w, (w->u0 + i));
 		if (!ibr_configs_fits(c, 0, path_sw(w, i), path_port(w, i),
 				      path_len(w, i)))
 			w->class_offset[q] = IBR_NOT_REALISED;
@@ -241,7 +203,7 @@ static void realise(struct colorl *w, const struct ibr_dest_paths *dp,
 			used = j + 1u;
 	}
 	for (uint32_t i = 0; i < dp->num_paths; i++) {
-		uint32_t u = w->unit[i], s = path_sw(w, i)[0];
+		uint32_t u = (w->u0 + i), s = path_sw(w, i)[0];
 		uint8_t j = w->class_offset[w->color[i]];
 		size_t slot = (size_t)(w->paths.per_ca ? w->paths.src[u] : s) *
 			      d->cols + e_index;
@@ -273,7 +235,8 @@ static int route_destination(struct colorl *w, uint32_t u0, uint32_t u1,
 	struct ibr_dest_paths dp;
 	bool exact = false;
 
-	gather(w, u0, u1, e, &dp);
+	w->u0 = u0;
+	ibr_dest_set_fill(&w->set, &w->paths, u0, u1, e->sw, e->sw_port, &dp);
 	if (recolour) {
 		w->k = 0;
 		if (dp.num_paths &&
@@ -310,7 +273,7 @@ static int route_all(struct colorl *w, struct ibr_error *err)
 		goto out;
 	}
 	for (uint32_t u0 = 0, u1; u0 < p->num_units; u0 = u1) {
-		u1 = units_end(p, u0);
+		u1 = ibr_paths_dest_end(p, u0);
 		start[p->dst[u0]] = u0;
 		end[p->dst[u0]] = u1;
 	}
@@ -354,10 +317,7 @@ static void free_work(struct colorl *w)
 {
 	ibr_lid_assigner_free(w->assigner);
 	ibr_configs_free(&w->offsets);
-	free(w->first);
-	free(w->hop_sw);
-	free(w->hop_port);
-	free(w->unit);
+	ibr_dest_set_free(&w->set);
 	free(w->color);
 	free(w->class_pairs);
 	free(w->class_order);

@@ -1088,6 +1088,56 @@ out:
 	return rc;
 }
 
+int ibr_dest_set_init(struct ibr_dest_set *d, const struct ibr_paths *p,
+		      struct ibr_error *err)
+{
+	uint32_t most = 1, most_hops = 1;
+
+	memset(d, 0, sizeof(*d));
+	for (uint32_t u0 = 0, u1; u0 < p->num_units; u0 = u1) {
+		u1 = ibr_paths_dest_end(p, u0);
+		if (u1 - u0 > most)
+			most = u1 - u0;
+		if (p->first[u1] - p->first[u0] + (u1 - u0) > most_hops)
+			most_hops = p->first[u1] - p->first[u0] + (u1 - u0);
+	}
+	d->first = malloc((most + 1) * sizeof(uint32_t));
+	d->sw = malloc(most_hops * sizeof(uint32_t));
+	d->port = malloc(most_hops);
+	if (d->first && d->sw && d->port)
+		return 0;
+	ibr_dest_set_free(d);
+	return ibr_error_set(err, "paths: out of memory for %u paths of %u "
+			     "hops", most, most_hops);
+}
+
+void ibr_dest_set_free(struct ibr_dest_set *d)
+{
+	free(d->first);
+	free(d->sw);
+	free(d->port);
+	memset(d, 0, sizeof(*d));
+}
+
+void ibr_dest_set_fill(struct ibr_dest_set *d, const struct ibr_paths *p,
+		       uint32_t u0, uint32_t u1, uint32_t sw, uint8_t port,
+		       struct ibr_dest_paths *dp)
+{
+	uint32_t n = u1 - u0;
+
+	d->first[0] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t u = u0 + i, at = d->first[i];
+		uint32_t len = p->first[u + 1] - p->first[u];
+		memcpy(d->sw + at, p->hop_sw + p->first[u], len * sizeof(uint32_t));
+		memcpy(d->port + at, p->hop_port + p->first[u], len);
+		d->sw[at + len] = sw;
+		d->port[at + len] = port;
+		d->first[i + 1] = at + len + 1;
+	}
+	*dp = (struct ibr_dest_paths){ n, d->first, d->sw, d->port };
+}
+
 void ibr_paths_free(struct ibr_paths *p)
 {
 	free(p->src);
