@@ -22,9 +22,11 @@
 # engine's log line the CA LIDs it would need without a limit, renamed
 # LIDs, and the pairs off their chosen path (dr: fallback pairs, colorl:
 # pairs moved).  updn and dnup need a root: the SM's switch, as ours take
-# by default.  Fabrics are generated with LIDs aligned to LMC 3, so that
-# OpenSM keeps them at every LMC (unaligned ones fragment the LID space:
-# at 4096 CAs and LMC 3 OpenSM runs out of LIDs).
+# by default.  Fabrics are generated with their LIDs aligned to the LMC
+# (the small ones to 8, for every LMC in one ibsim), so that OpenSM keeps
+# them (unaligned ones fragment the LID space: at 4096 CAs and LMC 3
+# OpenSM runs out of LIDs); updn at LMC 0 runs on the fabric as
+# generated, LIDs packed.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 smoke=false
@@ -56,10 +58,15 @@ else
 	done
 	runs="$runs random:sw=256,ca=4096,seed=1@2 random:sw=256,ca=4096,seed=1@3"
 fi
+# RUNS="SPEC@LMC ..." replaces the runs, APPEND=1 adds their rows to an
+# existing lmc.csv (to redo part of a run); the tables and plots are made
+# from the whole CSV.
+runs=${RUNS:-$runs}
 # (opensm_run sets $engines)
 compared="dr colorl fera updn minhop dfsssp"
 csv=$out/lmc.csv
-echo "fabric,lmc,engine,used,route_ms,findings,credit_loops,max_link_load,mean_path,ca_lids_needed,ca_lids_available,renamed_lids,pairs_off_path" > "$csv"
+[ "${APPEND:-}" = 1 ] && [ -f "$csv" ] ||
+	echo "fabric,lmc,engine,used,route_ms,findings,credit_loops,max_link_load,mean_path,ca_lids_needed,ca_lids_available,renamed_lids,pairs_off_path" > "$csv"
 
 # field ENGINE NAME LOGFILE: the counter "N NAME" of ENGINE's INFO line
 field() { sed -n "s/.*build_lid_matrices: $1: .* \([0-9][0-9]*\) $2[,)].*/\1/p" "$3" | head -n 1; }
@@ -76,7 +83,7 @@ root_guid_file $TMP/roots" ;; esac
 	# big fabric no OpenSM dumps either (hundreds of MB at LMC 2 and 3:
 	# loads are measured offline there, see below)
 	if $big; then
-		OSM_DEBUG=0x03 IBROUTING_CONF=/dev/null opensm_run "$name" "$engine" "$extra" || true
+		OSM_DEBUG=0x07 IBROUTING_CONF=/dev/null opensm_run "$name" "$engine" "$extra" || true
 	else
 		IBROUTING_CONF=/dev/null opensm_run "$name" "$engine" "$extra" || true
 	fi
@@ -127,15 +134,27 @@ for run in $runs; do
 	spec=${run%@*} lmc=${run#*@}
 	big=false
 	case $spec in *sw=256,*) big=true ;; esac
-	if [ "$spec" != "$last" ]; then
+	# ibsim afresh for every fabric, and on the big one for every LMC: a
+	# run that OpenSM's time limit cuts short there (dfsssp) can leave
+	# ibsim serving a broken fabric
+	if [ "$spec" != "$last" ] || $big; then
 		[ -z "$last" ] || ibsim_stop
 		net=$TMP/fabric.net
-		"$IBROUTING" generate --lmc 3 -o "$net" "$spec"
-		cas=$(grep -c '^Ca' "$net")
-		sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
-		echo "== $spec ($cas CAs)"
+		if [ "$spec" != "$last" ]; then
+			# updn at LMC 0 on the fabric as generated (LIDs packed)
+			"$IBROUTING" generate -o "$net" "$spec"
+			cas=$(grep -c '^Ca' "$net")
+			sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
+			echo "== $spec ($cas CAs)"
+			ibsim_start "$net"
+			measure "$spec" 0 updn
+			ibsim_stop
+		fi
+		# the small fabrics serve every LMC with LIDs aligned to 8; the
+		# big one has LIDs aligned to its LMC (not wider: the LFTs
+		# OpenSM pushes run to the highest LID)
+		"$IBROUTING" generate --lmc "$($big && echo "$lmc" || echo 3)" -o "$net" "$spec"
 		ibsim_start "$net"
-		measure "$spec" 0 updn
 		last=$spec
 	fi
 	for engine in $compared; do
@@ -161,12 +180,14 @@ ibsim_stop
 	echo "| fabric | LMC | engine | used | routing window ms | / updn same LMC | / updn LMC 0 | max link load | / fera | mean path | CA LIDs needed (available) | renamed LIDs | pairs off their path | findings | credit loops |"
 	echo "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	awk -F, 'NR > 1 { row[NR] = $0; k = $1 SUBSEP $2
-		if ($3 == "updn") updn[k] = $5; if ($3 == "fera") fera[k] = $8
-		if ($3 == "updn" && $2 == 0) updn0[$1] = $5 }
+		if ($3 == "updn") updn[k] = $5 + 0; if ($3 == "fera") fera[k] = $8 + 0
+		if ($3 == "fera (offline)") fera_off[k] = $8 + 0
+		if ($3 == "updn" && $2 == 0) updn0[$1] = $5 + 0 }
 	END { for (i = 2; i <= NR; i++) { split(row[i], f, ","); k = f[1] SUBSEP f[2]
-		r1 = (updn[k] > 0 && f[5] != "?") ? sprintf("%.3f", f[5] / updn[k]) : "-"
-		r0 = (updn0[f[1]] > 0 && f[5] != "?") ? sprintf("%.3f", f[5] / updn0[f[1]]) : "-"
-		rl = (fera[k] > 0 && f[8] != "?" && f[8] != "") ? sprintf("%.3f", f[8] / fera[k]) : "-"
+		ref = f[3] ~ /offline/ ? fera_off[k] : fera[k]
+		r1 = (updn[k] > 0 && f[5] + 0 > 0) ? sprintf("%.3f", f[5] / updn[k]) : "-"
+		r0 = (updn0[f[1]] > 0 && f[5] + 0 > 0) ? sprintf("%.3f", f[5] / updn0[f[1]]) : "-"
+		rl = (ref > 0 && f[8] + 0 > 0) ? sprintf("%.3f", f[8] / ref) : "-"
 		lids = f[10] != "" ? f[10] " (" f[11] ")" : ""
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			f[1], f[2], f[3], f[4], f[5], r1, r0, f[8], rl, f[9], lids, f[12], f[13], f[6], f[7] } }' "$csv"

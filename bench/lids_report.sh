@@ -65,6 +65,7 @@ mean() {
 seeds() { awk -F, -v t="$1" -v c="$2" '$1 == t && $2 == c { print $3 }' "$csv" | sort -u | wc -l; }
 
 table_I_II() { # TABLE-TITLE SCHEME PAPER-ROWS
+	local scheme=$2
 	echo "### $1"
 	echo
 	echo "| conf. | seeds | greedy | s-m/S | s-m/L | color/S | color/L | best | worst | paper: greedy | s-m/S | s-m/L | color/S | color/L |"
@@ -74,7 +75,7 @@ table_I_II() { # TABLE-TITLE SCHEME PAPER-ROWS
 		[ "$n" -gt 0 ] || continue
 		row=""
 		for h in greedy split-merge/S split-merge/L color/S color/L; do
-			row="$row $(mean I-II "$2" "$h" "$conf")"
+			row="$row $(mean I-II "$scheme" "$h" "$conf")"
 		done
 		# shellcheck disable=SC2086
 		set -- $row
@@ -106,7 +107,7 @@ table_III_IV() { # TABLE-TITLE SCHEME PAPER-ROWS
 {
 	echo "## LID assignment: the paper's tables on our fabrics (bench/bench_lids.sh)"
 	echo
-	echo "Commit $(cat "$dir/lids.commit" 2>/dev/null || echo "?"); random irregular fabrics X machines / Y switches (average switch degree 8, machines spread uniformly); paths legal under up*/down* from the lowest-LID root, one per machine pair (\`ibrouting lids --pairs ca\`); LIDs counted as the paper counts them, 2^ceil(lg k) per machine, with no base tree. Ours are means over the seeds given; the paper's over 32 instances (lp_solve, 4 h per ILP; ours GLPK, 2 s per destination, destinations that run out keep the best heuristic's answer and are not counted as proven)."
+	echo "Commit $(cat "$dir/lids.commit" 2>/dev/null || echo "?"); random irregular fabrics X machines / Y switches (average switch degree 8, machines spread uniformly, 48-port switches); paths legal under up*/down* from the lowest-LID root, one per machine pair (\`ibrouting lids --pairs ca\`); LIDs counted as the paper counts them, 2^ceil(lg k) per machine, with no base tree. Ours are means over the seeds given; the paper's over 32 instances (lp_solve, 4 h per ILP; ours GLPK, 2 s per destination, destinations that run out keep the best heuristic's answer and are not counted as proven)."
 	echo
 	table_I_II "Table I: total LIDs, shortest-widest paths" shortest-widest "$paper_I"
 	table_I_II "Table II: total LIDs, path selection paths" path-selection "$paper_II"
