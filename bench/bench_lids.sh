@@ -34,6 +34,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 build=${BUILD_DIR:-$top/build}
 ibr=$build/ibrouting
 [ -x "$ibr" ] || { echo "bench_lids.sh: build first ($ibr)" >&2; exit 2; }
@@ -98,9 +100,9 @@ for conf in $big; do
 	ca=${conf%/*} sw=${conf#*/}
 	for seed in $(seq 1 "$seeds"); do
 		for engine in fera dr; do
-			"$ibr" route -e "$engine" --lmc 4 "gen:random:sw=$sw,ca=$ca,ports=48,seed=$seed" > "$out/route.out"
-			load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$out/route.out")
-			lids=$(sed -n 's/.* \([0-9]*\) CA LIDs needed.*/\1/p' "$out/route.out")
+			"$ibr" route -e "$engine" --lmc 4 "gen:random:sw=$sw,ca=$ca,ports=48,seed=$seed" > "$tmp/route.out"
+			load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$tmp/route.out")
+			lids=$(sed -n 's/.* \([0-9]*\) CA LIDs needed.*/\1/p' "$tmp/route.out")
 			echo "$conf,$seed,$engine,$(awk -v l="$load" -v n="$ca" 'BEGIN { printf "%.2f", l / (n - 1) }'),${lids:-$ca}" >> "$vi"
 		done
 	done
