@@ -106,25 +106,10 @@ measure() {
 	dir=$TMP/$name
 	used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured on all switches.*/\1/p' "$dir/osm.log" | head -n 1)
 	route_ms=$(echo "$times" | tr ' ' '\n' | grep -v '^$' | grep -v '?' | median)
-	findings=? load=? mean=? dlids=? loops=? unreachable=? cycles=?
-	if [ -f "$dir/dump/opensm-lfts.dump" ]; then
-		"$IBROUTING" verify "$dir/dump" > "$dir/verify.out" 2>&1 || true
-		findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$dir/verify.out")
-		unreachable=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) unreachable.*/\1/p' "$dir/verify.out")
-		cycles=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) dependency cycles.*/\1/p' "$dir/verify.out")
-		load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$dir/verify.out")
-		mean=$(sed -n 's/.*mean path \([0-9.]*\) links.*/\1/p' "$dir/verify.out")
-		dlids=$(sed -n 's/.* \([0-9]*\) DLIDs used.*/\1/p' "$dir/verify.out")
+	judge_dump "$dir"
+	if [ -f "$dir/verify.out" ]; then
 		mkdir -p "$out/paths"
 		sed -n 's/^paths     //p' "$dir/verify.out" > "$out/paths/$(echo "$spec" | tr ':=,' '_-_')-$engine.txt"
-		: > "$dir/empty.mcfdbs"
-		(cd "$dir" && timeout 600 ibdmchk -s dump/opensm-subnet.lst -f dump/opensm.fdbs \
-			-m empty.mcfdbs > ibdmchk.out 2>&1) 2>/dev/null || true
-		if grep -q "no credit loops found" "$dir/ibdmchk.out"; then
-			loops=0
-		elif grep -q "credit loops in routing" "$dir/ibdmchk.out"; then
-			loops=$(grep -c "Found credit loop" "$dir/ibdmchk.out" || true)
-		fi
 	fi
 	explicit=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) explicit entries.*/\1/p" "$dir/osm.log" | head -n 1)
 	defaults=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) default ports.*/\1/p" "$dir/osm.log" | head -n 1)

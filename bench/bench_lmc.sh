@@ -72,7 +72,7 @@ csv=$out/lmc.csv
 field() { sed -n "s/.*build_lid_matrices: $1: .* \([0-9][0-9]*\) $2[,)].*/\1/p" "$3" | head -n 1; }
 
 measure() {
-	local spec=$1 lmc=$2 engine=$3 name dir extra used ms findings load mean loops
+	local spec=$1 lmc=$2 engine=$3 name dir extra used ms
 	local needed renamed off
 	name=$(echo "$spec-$lmc-$engine" | tr ':=,' '___')
 	dir=$TMP/$name
@@ -100,22 +100,9 @@ root_guid_file $TMP/roots" ;; esac
 		rm -rf "$dir-dumps"
 		mv "$TMP/timed.log" "$dir/osm.log"
 	fi
-	findings=? load=? mean=? loops=?
-	if [ -f "$dir/dump/opensm-lfts.dump" ]; then
-		[ ! -f "$dir/ibr/ibrouting-dlids.dump" ] || mv "$dir/ibr/ibrouting-dlids.dump" "$dir/dump/"
-		"$IBROUTING" verify "$dir/dump" > "$dir/verify.out" 2>&1 || true
-		findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$dir/verify.out")
-		load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$dir/verify.out")
-		mean=$(sed -n 's/.*mean path \([0-9.]*\) links.*/\1/p' "$dir/verify.out")
-		: > "$dir/empty.mcfdbs"
-		(cd "$dir" && timeout 900 ibdmchk -s dump/opensm-subnet.lst -f dump/opensm.fdbs \
-			-m empty.mcfdbs > ibdmchk.out 2>&1) 2>/dev/null || true
-		if grep -q "no credit loops found" "$dir/ibdmchk.out"; then
-			loops=0
-		elif grep -q "credit loops in routing" "$dir/ibdmchk.out"; then
-			loops=$(grep -c "Found credit loop" "$dir/ibdmchk.out" || true)
-		fi
-	fi
+	[ ! -f "$dir/ibr/ibrouting-dlids.dump" ] || [ ! -d "$dir/dump" ] ||
+		mv "$dir/ibr/ibrouting-dlids.dump" "$dir/dump/"
+	judge_dump "$dir"
 	needed="" renamed="" off=""
 	case $engine in
 	dr|colorl)

@@ -137,6 +137,31 @@ trace_hops() {
 		}'
 }
 
+# judge_dump DIR: our verifier and ibdmchk on the OpenSM dumps in
+# DIR/dump (with an ibrouting-dlids.dump beside them when there is one);
+# sets findings, unreachable, cycles, load, mean, dlids (from
+# DIR/verify.out) and loops (ibdmchk's credit loops, DIR/ibdmchk.out),
+# each "?" when unknown.
+judge_dump() {
+	findings=? unreachable=? cycles=? load=? mean=? dlids=? loops=?
+	[ -f "$1/dump/opensm-lfts.dump" ] || return 0
+	"$IBROUTING" verify "$1/dump" > "$1/verify.out" 2>&1 || true
+	findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$1/verify.out")
+	unreachable=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) unreachable.*/\1/p' "$1/verify.out")
+	cycles=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) dependency cycles.*/\1/p' "$1/verify.out")
+	load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$1/verify.out")
+	mean=$(sed -n 's/.*mean path \([0-9.]*\) links.*/\1/p' "$1/verify.out")
+	dlids=$(sed -n 's/.* \([0-9]*\) DLIDs used.*/\1/p' "$1/verify.out")
+	: > "$1/empty.mcfdbs"
+	(cd "$1" && timeout 900 ibdmchk -s dump/opensm-subnet.lst -f dump/opensm.fdbs \
+		-m empty.mcfdbs > ibdmchk.out 2>&1) 2>/dev/null || true  # 1.5.7 segfaults after its report
+	if grep -q "no credit loops found" "$1/ibdmchk.out"; then
+		loops=0
+	elif grep -q "credit loops in routing" "$1/ibdmchk.out"; then
+		loops=$(grep -c "Found credit loop" "$1/ibdmchk.out" || true)
+	fi
+}
+
 # Routing time from OpenSM's own log: 'building routing with' to
 # 'tables configured', in milliseconds.
 routing_ms() {
