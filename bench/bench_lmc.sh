@@ -121,9 +121,9 @@ for run in $runs; do
 	spec=${run%@*} lmc=${run#*@}
 	big=false
 	case $spec in *sw=256,*) big=true ;; esac
-	# ibsim afresh for every fabric, and on the big one for every LMC: a
-	# run that OpenSM's time limit cuts short there (dfsssp) can leave
-	# ibsim serving a broken fabric
+	# ibsim afresh for every fabric, and on the big one for every run
+	# (below): after a few runs at LMC 3 there ibsim served a broken
+	# fabric
 	if [ "$spec" != "$last" ] || $big; then
 		[ -z "$last" ] || ibsim_stop
 		net=$TMP/fabric.net
@@ -144,7 +144,15 @@ for run in $runs; do
 		ibsim_start "$net"
 		last=$spec
 	fi
+	first=true
 	for engine in $compared; do
+		# the big fabric: ibsim afresh for every run too (after three
+		# runs at LMC 3 it served a handful of nodes to the next)
+		if $big && ! $first; then
+			ibsim_stop
+			ibsim_start "$net"
+		fi
+		first=false
 		measure "$spec" "$lmc" "$engine"
 	done
 	# the big fabric: our engines' loads offline, on the same fabric file
