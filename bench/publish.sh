@@ -58,10 +58,12 @@ out), for the others base LIDs.
 - colorl < dr < fera in max link load: $order fabric/LMC runs.
 - dr's pairs off their shortest legal path (fallback pairs): runs with any
   $(awk -F, '$3 == "dr" && $2 > 0 && $13 != "0"' "$c" | wc -l) of $(awk -F, '$3 == "dr" && $2 > 0' "$c" | wc -l).
-- The 256/4096 rows inside OpenSM are timed without dumps (loads "?"), and
-  OpenSM's own engines at LMC 3 there are left out: after three runs at
-  LMC 3 ibsim served a broken fabric to the next (a handful of nodes);
-  the loads there are our engines' offline on the same file.  The
+- The 256/4096 rows inside OpenSM are timed without dumps (loads "?":
+  the dumps there run to hundreds of MB); the loads there are our
+  engines' offline on the same file.  ibsim is started afresh for every
+  run on that fabric (after a few runs at LMC 3 it once served a handful
+  of nodes to the next); its LMC 3 rows come from a second session of the
+  script (RUNS=...@3 APPEND=1), the LMC 2 and LMC 0 rows from the first.  The
   64/512 rows, measured before the script packed LIDs for updn at LMC 0,
   have updn at LMC 0 on LIDs aligned to 8 (the column "/ updn LMC 0").
 - Routing window at 256 switches / 4096 CAs: dr at LMC 2 $dr_win ms,
