@@ -137,6 +137,17 @@ trace_hops() {
 		}'
 }
 
+# log_has NAME PATTERN DESCRIPTION: $TMP/NAME/osm.log has a line matching
+# PATTERN (grep -E): one check, the line quoted, or the log's errors.
+log_has() {
+	if grep -qE -- "$2" "$TMP/$1/osm.log"; then
+		pass "$1: $3: $(grep -E -- "$2" "$TMP/$1/osm.log" | head -n 1 | sed 's/.*-> //' | cut -c1-200)"
+	else
+		flunk "$1: $3: no /$2/ in the log"
+		grep -E "ERR|routing|configured" "$TMP/$1/osm.log" | head | sed 's/^/# /'
+	fi
+}
+
 # judge_dump DIR: our verifier and ibdmchk on the OpenSM dumps in
 # DIR/dump (with an ibrouting-dlids.dump beside them when there is one);
 # sets findings, unreachable, cycles, load, mean, dlids (from

@@ -19,15 +19,6 @@ e2e_requirements
 net=$FABRICS_DIR/fig1.net
 ibsim_start "$net"
 
-# log_has NAME PATTERN DESCRIPTION
-log_has() {
-	if grep -qE -- "$2" "$TMP/$1/osm.log"; then
-		pass "$1: $3: $(grep -E -- "$2" "$TMP/$1/osm.log" | head -n 1 | sed 's/.*-> //' | cut -c1-150)"
-	else
-		flunk "$1: $3: no /$2/ in the log"
-		grep -E "ERR|routing|configured" "$TMP/$1/osm.log" | head | sed 's/^/# /'
-	fi
-}
 
 tables_equal_offline() {
 	name=$1
