@@ -12,8 +12,9 @@
  *
  * Heuristics (§V): greedy (Fig. 6), split-merge/S and /L (Fig. 7: split
  * by switches used by the fewest / most paths first, then greedy merge),
- * color/S and color/L (Fig. 9: colour the split graph taking the node of
- * smallest / largest degree in the working graph first), and the exact
+ * color/S and color/L (Fig. 9: colour the split graph one colour at a
+ * time, taking the path that splits with the fewest / most uncoloured
+ * paths first, input paths with equal hops counted each), and the exact
  * 0-1 ILP of §IV solved with GLPK: starting from the best heuristic's k
  * (color/L first among equals) it solves SD(k-1), SD(k-2), ... until one
  * is infeasible or k meets a clique of the split graph; when the time
