@@ -181,6 +181,152 @@ static void test_credit_loop_is_found(void **state)
 	free(save);
 }
 
+/* ---- the union of two sets of tables ---------------------------------- */
+
+/* A copy of the fixture's tables whose LIDs go round the ring one way
+ * (port 1 clockwise, 2 counter-clockwise) except walks that would pass
+ * switch 0 on the way, which go the other way round: loop-free and, the
+ * chain of turns being broken at switch 0, free of credit loops on its
+ * own.  clockwise picks the preferred direction. */
+static void ring_one_way(const struct fixture *fx, struct ibr_result *out,
+			 bool clockwise)
+{
+	const struct ibr_fabric *f = fx->f;
+	struct ibr_error err = { "" };
+
+	assert_int_equal(ibr_result_init(out, f, &err), 0);
+	memcpy(out->col, fx->r.col, (size_t)f->num_switches * fx->r.num_lids);
+	/* the CA LIDs (e < end ports), then the switch LIDs */
+	for (uint32_t e = 0; e < f->num_end_ports + f->num_switches; e++) {
+		bool ca = e < f->num_end_ports;
+		uint32_t d = ca ? f->end_ports[e].sw : e - f->num_end_ports;
+		ibr_lid_t lid = ca ? ibr_end_port_lid(f, e) : ibr_switch_lid(f, d);
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			/* does the walk the preferred way pass switch 0? */
+			bool via0 = clockwise ? s > d && d != 0
+					      : s < d && s != 0;
+			if (s != d)
+				ibr_column(out, lid)[s] =
+					(clockwise != via0) ? 1 : 2;
+		}
+	}
+}
+
+static struct ibr_verify_report check_union(const struct fixture *fx,
+					    const struct ibr_result *a,
+					    const struct ibr_result *b)
+{
+	struct ibr_verify_report rep;
+	struct ibr_error err = { "" };
+
+	assert_int_equal(ibr_verify_union(fx->f, a, b, &rep, &err), 0);
+	return rep;
+}
+
+/* Tables with themselves: nothing changes, nothing to find. */
+static void test_union_of_equal_tables_is_clean(void **state)
+{
+	struct fixture *fx = *state;
+	struct ibr_verify_report rep = check_union(fx, &fx->r, &fx->r);
+
+	assert_int_equal(ibr_verify_findings(&rep), 0);
+	assert_int_equal(rep.changed, 0);
+	assert_true(rep.dependencies > 0);
+}
+
+/* A triangle of switches 0, 1, 2 (port 1 to the next switch, 2 to the
+ * previous one, 3 to a CA), rooted at 0: 1 -> 2 points down, 2 -> 1 up.
+ * FERa routes every LID over the direct link.  Provisional tables: FERa
+ * but switch 2 reaches switch 1's LIDs through 0 (up, then down: legal).
+ * Final tables: FERa but switch 0 reaches 2's LIDs through 1 and switch 1
+ * reaches 0's through 2 (down, then up at 2: not up/down, yet acyclic).
+ * Each set verifies on its own; mixed, the three turns close the triangle
+ * 0 -> 1 -> 2 -> 0 while no walk loops. */
+static void test_union_credit_loop_is_found(void **state)
+{
+	struct ibr_root_choice root = { 0x300000, IBR_ROOT_SM };
+	struct ibr_error err = { "" };
+	struct fixture tri = { ibr_fabric_new(), { 0 } };
+	struct ibr_result prov, fin;
+	struct ibr_verify_report rep;
+	uint32_t sw[3];
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++)
+		sw[i] = ibr_fabric_add_node(tri.f, IBR_NODE_SWITCH, 0x300000 + i,
+					    4, "triangle switch", NULL, &err);
+	for (unsigned i = 0; i < 3; i++) {
+		uint32_t ca = ibr_fabric_add_node(tri.f, IBR_NODE_CA,
+						  0x400000 + 2 * i, 1,
+						  "triangle host", NULL, &err);
+		if (ibr_fabric_connect(tri.f, sw[i], 1, sw[(i + 1) % 3], 2, &err) ||
+		    ibr_fabric_connect(tri.f, sw[i], 3, ca, 1, &err))
+			fail_msg("%s", err.msg);
+	}
+	if (ibr_fabric_finalize(tri.f, 0, &err) ||
+	    ibr_route_once(tri.f, ibr_engine_find("fera"), &root, NULL,
+			   &tri.r, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(tri.r.root, sw[0]);
+	assert_int_equal(ibr_result_init(&prov, tri.f, &err), 0);
+	assert_int_equal(ibr_result_init(&fin, tri.f, &err), 0);
+	memcpy(prov.col, tri.r.col, (size_t)3 * tri.r.num_lids);
+	memcpy(fin.col, tri.r.col, (size_t)3 * tri.r.num_lids);
+	for (uint32_t e = 0; e < tri.f->num_end_ports; e++) {
+		ibr_lid_t lids[2] = { ibr_end_port_lid(tri.f, e),
+				      ibr_switch_lid(tri.f, tri.f->end_ports[e].sw) };
+		for (unsigned k = 0; k < 2; k++) {
+			ibr_lid_t l = lids[k];
+			switch (tri.f->end_ports[e].sw) {
+			case 1: ibr_column(&prov, l)[2] = 1; break; /* 2 -> 0 -> 1 */
+			case 2: ibr_column(&fin, l)[0] = 1; break;  /* 0 -> 1 -> 2 */
+			case 0: ibr_column(&fin, l)[1] = 1; break;  /* 1 -> 2 -> 0 */
+			}
+		}
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(ibr_verify(tri.f, k ? &fin : &prov, NULL, &rep,
+					    &err), 0);
+		assert_int_equal(ibr_verify_findings(&rep), 0);
+	}
+	rep = check_union(&tri, &prov, &fin);
+	assert_int_equal(rep.loops, 0);
+	assert_int_equal(rep.cycles, 1);
+	assert_int_equal(rep.changed, 6); /* 3 CA LIDs, 3 switch LIDs */
+	assert_non_null(strstr(rep.messages[0], "credit loop"));
+	/* either order: the union is symmetric */
+	rep = check_union(&tri, &fin, &prov);
+	assert_int_equal(rep.cycles, 1);
+	/* and without the provisional detour, the final tables mix with
+	 * FERa's safely */
+	rep = check_union(&tri, &tri.r, &fin);
+	assert_int_equal(ibr_verify_findings(&rep), 0);
+	ibr_result_free(&prov);
+	ibr_result_free(&fin);
+	teardown(&(void *){ &tri });
+}
+
+/* Clockwise and counter-clockwise tables, each loop-free: mixed, a packet
+ * can bounce between two neighbours. */
+static void test_union_loop_is_found(void **state)
+{
+	struct fixture *fx = *state;
+	struct ibr_result cw, ccw;
+	struct ibr_verify_report rep;
+	struct ibr_error err = { "" };
+
+	ring_one_way(fx, &cw, true);
+	ring_one_way(fx, &ccw, false);
+	assert_int_equal(ibr_verify(fx->f, &ccw, NULL, &rep, &err), 0);
+	assert_int_equal(ibr_verify_findings(&rep), 0);
+	rep = check_union(fx, &cw, &ccw);
+	assert_true(rep.loops > 0);
+	assert_int_equal(rep.cycles, 0); /* not searched once a walk loops */
+	assert_non_null(strstr(rep.messages[0], "can loop"));
+	ibr_result_free(&cw);
+	ibr_result_free(&ccw);
+}
+
 /* A designated DLID outside the destination's range is a finding. */
 static void test_designated_out_of_range_is_found(void **state)
 {
@@ -216,6 +362,9 @@ int main(void)
 		cmocka_unit_test(test_dead_port_and_wrong_delivery_are_found),
 		cmocka_unit_test(test_route_for_unowned_lid_is_found),
 		cmocka_unit_test(test_credit_loop_is_found),
+		cmocka_unit_test(test_union_of_equal_tables_is_clean),
+		cmocka_unit_test(test_union_credit_loop_is_found),
+		cmocka_unit_test(test_union_loop_is_found),
 		cmocka_unit_test(test_designated_out_of_range_is_found),
 	};
 	return cmocka_run_group_tests(tests, setup_ring, teardown);

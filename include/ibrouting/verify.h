@@ -41,6 +41,7 @@ struct ibr_verify_report {
 	uint64_t bad_designated; /* designated DLID outside the range, or undelivered */
 	uint64_t walks;          /* (switch, LID) walks checked */
 	uint64_t dependencies;   /* distinct channel dependencies */
+	uint64_t changed;        /* ibr_verify_union: entries a and b differ in */
 	struct ibr_metrics designated;  /* the designated paths: length, load */
 	unsigned num_messages;
 	char messages[IBR_VERIFY_MAX_MESSAGES][256];
@@ -59,6 +60,18 @@ struct ibr_verify_options {
 int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 	       const struct ibr_verify_options *opts,
 	       struct ibr_verify_report *rep, struct ibr_error *err);
+
+/* The union of two sets of tables for the same fabric, as switches hold
+ * it while OpenSM replaces a by b block by block: a packet may take either
+ * version's entry at every switch.  Counts in rep->loops the owned LIDs
+ * whose union graph has a cycle, in rep->cycles a cycle of the channel
+ * dependency graph of every mixed walk (searched only without loops), in
+ * rep->changed the entries of owned LIDs that differ.  Delivery is not
+ * checked: a and b are verified on their own.  Same failure rules as
+ * ibr_verify(). */
+int ibr_verify_union(const struct ibr_fabric *f, const struct ibr_result *a,
+		     const struct ibr_result *b, struct ibr_verify_report *rep,
+		     struct ibr_error *err);
 
 /* Every walk delivers (whatever the dependency graph says). */
 static inline bool ibr_verify_delivers(const struct ibr_verify_report *rep)

@@ -410,3 +410,159 @@ out:
 	free(v.delivers);
 	return rc;
 }
+
+/* ---- the union of two sets of tables ------------------------------------ */
+
+/* While OpenSM replaces tables a by tables b block by block, a switch holds
+ * either version of each entry, so a packet for a LID may take a's entry
+ * at one switch and b's at the next.  Per owned LID, the union graph has
+ * an edge s -> t for each version's entry of s that leads to switch t (at
+ * most two).  A cycle in it is a walk that can loop; every pair of
+ * consecutive union edges is a channel dependency some mixed walk can
+ * create, and the dependency graph of all of them must be acyclic.  Both
+ * sets are taken as verified on their own (delivery is theirs to prove). */
+
+struct union_graph {
+	uint32_t (*next)[2];  /* per switch: up to two successors, IBR_NONE */
+	uint8_t (*port)[2];   /* ... and the ports they leave by */
+	uint8_t *color;       /* DFS: 0 white, 1 grey, 2 black */
+	uint32_t *stack;      /* DFS: switches */
+	uint8_t *edge;        /* DFS: next successor to try, per stack slot */
+};
+
+/* A cycle of the union graph of lid, if any, is reported once. */
+static bool union_loop(struct verifier *v, struct union_graph *u,
+		       ibr_lid_t lid)
+{
+	uint32_t S = v->f->num_switches;
+
+	memset(u->color, 0, S);
+	for (uint32_t root = 0; root < S; root++) {
+		uint32_t depth = 0;
+
+		if (u->color[root])
+			continue;
+		u->stack[depth] = root;
+		u->edge[depth++] = 0;
+		u->color[root] = 1;
+		while (depth > 0) {
+			uint32_t s = u->stack[depth - 1], t;
+			uint8_t k = u->edge[depth - 1]++;
+
+			if (k >= 2) {
+				u->color[s] = 2;
+				depth--;
+				continue;
+			}
+			t = u->next[s][k];
+			if (t == IBR_NONE || u->color[t] == 2)
+				continue;
+			if (u->color[t] == 1) {
+				char buf[200];
+				int used = 0;
+				uint32_t i = depth;
+				while (i > 0 && u->stack[i - 1] != t)
+					i--;
+				for (i = i ? i - 1 : 0; i < depth && used < 150; i++)
+					used += snprintf(buf + used, sizeof(buf) - used,
+							 "0x%016llx -> ",
+							 sw_guid(v->f, u->stack[i]));
+				snprintf(buf + used, sizeof(buf) - used, "0x%016llx",
+					 sw_guid(v->f, t));
+				v->rep->loops++;
+				note(v->rep, "LID %u can loop when the switches "
+				     "hold both versions: %s", lid, buf);
+				return true;
+			}
+			u->color[t] = 1;
+			u->stack[depth] = t;
+			u->edge[depth++] = 0;
+		}
+	}
+	return false;
+}
+
+static void union_column(struct verifier *v, struct union_graph *u,
+			 const struct ibr_result *a, const struct ibr_result *b,
+			 ibr_lid_t lid)
+{
+	const uint8_t *ca = ibr_column(a, lid), *cb = ibr_column(b, lid);
+	uint32_t S = v->f->num_switches;
+
+	for (uint32_t s = 0; s < S; s++) {
+		uint8_t e[2] = { ca[s], cb[s] };
+
+		v->rep->changed += e[0] != e[1];
+		for (unsigned k = 0; k < 2; k++) {
+			uint32_t t = IBR_NONE;
+			u->next[s][k] = IBR_NONE;
+			u->port[s][k] = e[k];
+			if (k == 1 && e[1] == e[0])
+				continue;
+			if (ibr_walker_step(&v->w, s, lid, e[k], &t) ==
+			    IBR_STEP_NEXT)
+				u->next[s][k] = t;
+		}
+	}
+	v->rep->walks += S;
+	if (union_loop(v, u, lid))
+		return;
+	for (uint32_t s = 0; s < S; s++)
+		for (unsigned k = 0; k < 2; k++) {
+			uint32_t t = u->next[s][k], in;
+			if (t == IBR_NONE)
+				continue;
+			in = ibr_walker_channel(&v->w, s, u->port[s][k]);
+			for (unsigned j = 0; j < 2; j++)
+				if (u->next[t][j] != IBR_NONE)
+					add_dependency(v, in, u->port[t][j]);
+		}
+}
+
+int ibr_verify_union(const struct ibr_fabric *f, const struct ibr_result *a,
+		     const struct ibr_result *b, struct ibr_verify_report *rep,
+		     struct ibr_error *err)
+{
+	struct verifier v = { .f = f, .r = a, .rep = rep };
+	struct union_graph u = { 0 };
+	uint32_t S = f->num_switches, C = f->sw_adj_start[S];
+	int rc = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	for (unsigned i = 0; i < 2; i++) {
+		const struct ibr_result *r = i ? b : a;
+		if (r->num_switches != S || r->num_lids != f->max_lid + 1u)
+			return ibr_error_set(err, "verify union: tables are %u "
+					     "switches x %u LIDs, the fabric "
+					     "has %u x %u", r->num_switches,
+					     r->num_lids, S, f->max_lid + 1u);
+	}
+	if (ibr_walker_init(&v.w, f, err))
+		return -1;
+	v.deps = calloc(C ? C : 1, sizeof(*v.deps));
+	u.next = malloc((S ? S : 1) * sizeof(*u.next));
+	u.port = malloc((S ? S : 1) * sizeof(*u.port));
+	u.color = malloc(S ? S : 1);
+	u.stack = malloc((S ? S : 1) * sizeof(*u.stack));
+	u.edge = malloc(S ? S : 1);
+	if (!v.deps || !u.next || !u.port || !u.color || !u.stack || !u.edge) {
+		ibr_error_set(err, "verify union: out of memory for %u "
+			      "switches", S);
+		goto out;
+	}
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++)
+		if (f->lid_owner[lid].node != IBR_NONE)
+			union_column(&v, &u, a, b, lid);
+	if (rep->loops == 0 && find_cycle(&v, err))
+		goto out;
+	rc = 0;
+out:
+	ibr_walker_free(&v.w);
+	free(v.deps);
+	free(u.next);
+	free(u.port);
+	free(u.color);
+	free(u.stack);
+	free(u.edge);
+	return rc;
+}
