@@ -1,0 +1,203 @@
+/*
+ * test_transition.c - the way from provisional to final tables.
+ *
+ * On generated fabrics of every kind, from PIRa's tables to FERa's (LMC 0)
+ * and to dr's and colorl's (LMC 2), on one orientation: the union of the
+ * two sets themselves is measured (it loops on most fabrics: the reason
+ * for steps), then each step must
+ *  - have a union with the tables before it that ibr_verify_union finds
+ *    clean (no loop, no credit loop): what the switches may hold while
+ *    OpenSM sends the step;
+ *  - verify clean on its own (the switches hold it once sent);
+ *  - move at least one entry while entries are left, and count them truly
+ *    (moved + left adds up, left is the real difference);
+ * and the last step must equal the final tables byte for byte, within 32
+ * steps.  Also: from tables to themselves, nothing moves.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ibrouting/engine.h"
+#include "ibrouting/transition.h"
+#include "ibrouting/verify.h"
+#include "fixtures.h"
+
+static const char *const fabrics[] = {
+	"random:sw=16,ca=64,seed=1", "random:sw=16,ca=128,seed=2",
+	"random:sw=32,ca=128,seed=3", "random:sw=48,ca=192,seed=4",
+	"random:sw=64,ca=256,seed=5", "random:sw=64,ca=512,seed=2",
+	"clos:leaf=8,spine=4,ca=64,seed=1", "torus:dims=6x6,ca=1,seed=1",
+	"torus:dims=8x8,ca=1,broken=3,seed=2", "torus:dims=4x4x4,ca=1,seed=1",
+	"fattree:ports=8,levels=3",
+};
+
+static uint64_t differing(const struct ibr_result *a,
+			  const struct ibr_result *b)
+{
+	size_t n = (size_t)a->num_lids * a->num_switches;
+	uint64_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += a->col[i] != b->col[i];
+	return d;
+}
+
+/* Steps from cur to fin; returns how many, prints the direct union's
+ * loops and the steps' sizes. */
+static unsigned walk_steps(const char *spec, const struct ibr_fabric *f,
+			   struct ibr_result *cur, const struct ibr_result *fin)
+{
+	struct ibr_error err = { "" };
+	struct ibr_updown ud;
+	struct ibr_result next;
+	struct ibr_verify_report rep;
+	uint64_t left = differing(cur, fin), direct_loops;
+	unsigned steps = 0;
+	char sizes[256] = "";
+	size_t used = 0;
+
+	assert_int_equal(cur->root, fin->root);
+	assert_int_equal(ibr_updown_build(f, fin->root, &ud, &err), 0);
+	assert_int_equal(ibr_result_init(&next, f, &err), 0);
+	assert_int_equal(ibr_verify_union(f, cur, fin, &rep, &err), 0);
+	direct_loops = rep.loops + rep.cycles;
+	while (left > 0) {
+		uint64_t moved, now_left;
+
+		if (ibr_transition_step(f, &ud, cur, fin, &next, &moved,
+					&now_left, &err))
+			fail_msg("%s: %s", spec, err.msg);
+		if (moved == 0)
+			fail_msg("%s: step %u blocked with %llu entries left",
+				 spec, steps + 1, (unsigned long long)left);
+		assert_int_equal(moved + now_left, left);
+		assert_int_equal(now_left, differing(&next, fin));
+		assert_int_equal(ibr_verify_union(f, cur, &next, &rep, &err), 0);
+		if (ibr_verify_findings(&rep))
+			fail_msg("%s: step %u: union: %s", spec, steps + 1,
+				 rep.messages[0]);
+		assert_int_equal(ibr_verify(f, &next, NULL, &rep, &err), 0);
+		if (ibr_verify_findings(&rep))
+			fail_msg("%s: step %u: tables: %s", spec, steps + 1,
+				 rep.messages[0]);
+		memcpy(cur->col, next.col, (size_t)f->num_switches * cur->num_lids);
+		left = now_left;
+		steps++;
+		if (used < sizeof(sizes) - 24)
+			used += snprintf(sizes + used, sizeof(sizes) - used, " %llu",
+					 (unsigned long long)moved);
+		assert_true(steps <= 32);
+	}
+	assert_memory_equal(cur->col, fin->col,
+			    (size_t)f->num_switches * cur->num_lids);
+	print_message("%-38s direct union: %llu loops/credit loops; %u steps:%s\n",
+		      spec, (unsigned long long)direct_loops, steps, sizes);
+	ibr_result_free(&next);
+	ibr_updown_free(&ud);
+	return steps;
+}
+
+static void from_pira_to(const char *final, unsigned lmc)
+{
+	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	unsigned multi_step = 0;
+
+	for (size_t i = 0; i < sizeof(fabrics) / sizeof(fabrics[0]); i++) {
+		struct ibr_fabric *f = generated_fabric(fabrics[i], lmc);
+		struct ibr_result prov, fin;
+		struct ibr_error err = { "" };
+
+		if (ibr_route_once(f, ibr_engine_find("pira"), &root, NULL,
+				   &prov, &err) ||
+		    ibr_route_once(f, ibr_engine_find(final), &root, NULL,
+				   &fin, &err))
+			fail_msg("%s: %s", fabrics[i], err.msg);
+		multi_step += walk_steps(fabrics[i], f, &prov, &fin) > 1;
+		ibr_result_free(&prov);
+		ibr_result_free(&fin);
+		ibr_fabric_free(f);
+	}
+	/* the steps are no formality: most fabrics need more than one */
+	assert_true(multi_step > 0);
+}
+
+static void test_pira_to_fera(void **state)
+{
+	(void)state;
+	from_pira_to("fera", 0);
+}
+
+static void test_pira_to_dr(void **state)
+{
+	(void)state;
+	from_pira_to("dr", 2);
+}
+
+static void test_pira_to_colorl(void **state)
+{
+	(void)state;
+	from_pira_to("colorl", 2);
+}
+
+/* Back from the final tables to PIRa's (the next topology change may
+ * bring them) works the same way. */
+static void test_fera_to_pira(void **state)
+{
+	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_fabric *f = generated_fabric(fabrics[5], 0);
+	struct ibr_result prov, fin;
+	struct ibr_error err = { "" };
+
+	(void)state;
+	if (ibr_route_once(f, ibr_engine_find("fera"), &root, NULL, &prov, &err) ||
+	    ibr_route_once(f, ibr_engine_find("pira"), &root, NULL, &fin, &err))
+		fail_msg("%s", err.msg);
+	walk_steps(fabrics[5], f, &prov, &fin);
+	ibr_result_free(&prov);
+	ibr_result_free(&fin);
+	ibr_fabric_free(f);
+}
+
+static void test_same_tables_move_nothing(void **state)
+{
+	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_fabric *f = generated_fabric(fabrics[0], 0);
+	struct ibr_result a, next;
+	struct ibr_updown ud;
+	struct ibr_error err = { "" };
+	uint64_t moved = 1, left = 1;
+
+	(void)state;
+	assert_int_equal(ibr_route_once(f, ibr_engine_find("fera"), &root, NULL,
+					&a, &err), 0);
+	assert_int_equal(ibr_updown_build(f, a.root, &ud, &err), 0);
+	assert_int_equal(ibr_result_init(&next, f, &err), 0);
+	assert_int_equal(ibr_transition_step(f, &ud, &a, &a, &next, &moved,
+					     &left, &err), 0);
+	assert_int_equal(moved, 0);
+	assert_int_equal(left, 0);
+	assert_memory_equal(next.col, a.col, (size_t)f->num_switches * a.num_lids);
+	ibr_result_free(&a);
+	ibr_result_free(&next);
+	ibr_updown_free(&ud);
+	ibr_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pira_to_fera),
+		cmocka_unit_test(test_pira_to_dr),
+		cmocka_unit_test(test_pira_to_colorl),
+		cmocka_unit_test(test_fera_to_pira),
+		cmocka_unit_test(test_same_tables_move_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
