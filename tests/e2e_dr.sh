@@ -65,17 +65,6 @@ dr_daemon() {
 	return 1
 }
 
-# "SWITCH-GUID LID PORT" of an LFT dump (ours or OpenSM's), sorted.
-dump_lfts() {
-	awk '/^Unicast lids/ { for (i = 1; i <= NF; i++) if ($i == "guid") guid = $(i + 1); next }
-		/^0x[0-9a-f]+ [0-9]+ / {
-			lid = 0; s = substr($1, 3)
-			for (i = 1; i <= length(s); i++)
-				lid = lid * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			printf "%s %d %d\n", guid, lid, $2 + 0
-		}' "$1" | sort
-}
-
 # sa_get NAME SRC-GUID DST-GUID [OPT]: the DLID of prquery's answer from
 # the CA of SRC-GUID; "slid" of the answer in $TMP/NAME.slid.
 sa_get() {

@@ -122,6 +122,17 @@ switch_lfts() {
 	grep -v '^TOP ' "$TMP/lfts.raw" | cat - "$TMP/lfts.top" | sort
 }
 
+# "SWITCH-GUID LID PORT" of an LFT dump (ours or OpenSM's), sorted.
+dump_lfts() {
+	awk '/^Unicast lids/ { for (i = 1; i <= NF; i++) if ($i == "guid") guid = $(i + 1); next }
+		/^0x[0-9a-f]+ [0-9]+ / {
+			lid = 0; s = substr($1, 3)
+			for (i = 1; i <= length(s); i++)
+				lid = lid * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			printf "%s %d %d\n", guid, lid, $2 + 0
+		}' "$1" | sort
+}
+
 # trace_hops DLID: ibtracert's output (stdin) as "SWITCH-GUID DLID PORT"
 # lines, one per switch crossed: each "[out] -> ... {guid}" line names the
 # out port of the node before it.

@@ -151,6 +151,13 @@ void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 const char *ibr_lid_holder_name(const struct ibr_fabric *f, uint32_t node,
 				unsigned port, char *buf, size_t len);
 
+/* A 64-bit digest of what routing depends on in an indexed fabric: the
+ * nodes in order (type, GUID, ports), every port's link and LIDs, the
+ * SM's port and the LMC.  Equal digests mean, but for a hash collision,
+ * the same switch indexes, links and LIDs: tables made for one fit the
+ * other (a hybrid engine's two passes rely on it).  O(ports). */
+uint64_t ibr_fabric_fingerprint(const struct ibr_fabric *f);
+
 /* Looks a node up by node GUID (the first added with it); IBR_NONE if
  * absent.  O(1): a hash index the fabric keeps as nodes are added. */
 uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid);

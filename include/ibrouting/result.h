@@ -65,6 +65,11 @@ int ibr_result_init(struct ibr_result *r, const struct ibr_fabric *f,
 		    struct ibr_error *err);
 void ibr_result_free(struct ibr_result *r);
 
+/* dst (uninitialised, or freed) becomes a deep copy of src: tables,
+ * designated map, root, figures. */
+int ibr_result_copy(struct ibr_result *dst, const struct ibr_result *src,
+		    struct ibr_error *err);
+
 static inline uint8_t *ibr_column(const struct ibr_result *r, ibr_lid_t lid)
 {
 	return r->col + (size_t)lid * r->num_switches;

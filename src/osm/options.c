@@ -106,6 +106,19 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB05: %s:%u: sa_designated_dlids "
 			"\"%s\": expected yes or no; using yes\n", o->path, line,
 			value);
+	} else if (strcmp(key, "hybrid_final_delay") == 0) {
+		char *end;
+		unsigned long ms;
+		errno = 0;
+		ms = strtoul(value, &end, 10);
+		if (*value && isdigit((unsigned char)*value) && *end == '\0' &&
+		    errno == 0 && ms <= 600000) {
+			o->hybrid_final_delay_ms = (unsigned)ms;
+			return;
+		}
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB07: %s:%u: hybrid_final_delay "
+			"\"%s\": expected milliseconds, 0 to 600000; using 0\n",
+			o->path, line, value);
 	} else if (strcmp(key, "dump_dir") == 0) {
 		free(o->dump_dir);
 		o->dump_dir = *value ? strdup(value) : NULL;
@@ -115,7 +128,8 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 	} else {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB03: %s:%u: unknown key \"%s\" "
 			"(value \"%s\") ignored; known keys: root, "
-			"verify_before_push, dump_dir, sa_designated_dlids, and "
+			"verify_before_push, dump_dir, sa_designated_dlids, "
+			"hybrid_final_delay, and "
 			"ENGINE_OPTION for the options `ibrouting engines` "
 			"lists\n", o->path, line, key, value);
 	}
@@ -159,12 +173,13 @@ void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log)
 	}
 	fclose(in);
 	OSM_LOG(log, OSM_LOG_VERBOSE, "read %s: root %s, verify_before_push %s, "
-		"dump_dir %s, sa_designated_dlids %s\n", o->path,
+		"dump_dir %s, sa_designated_dlids %s, hybrid_final_delay %u ms\n",
+		o->path,
 		o->root.guid ? "by GUID" :
 		ibr_root_strategy_name(o->root.strategy),
 		o->verify_before_push ? "yes" : "no",
 		o->dump_dir ? o->dump_dir : "(none)",
-		o->sa_designated_dlids ? "yes" : "no");
+		o->sa_designated_dlids ? "yes" : "no", o->hybrid_final_delay_ms);
 }
 
 void ibr_plugin_options_free(struct ibr_plugin_options *o)

@@ -34,27 +34,12 @@
 #include "plugin.h"
 #include "util/timer.h"
 
-struct plugin {
-	osm_opensm_t *osm;
-	struct ibr_plugin_options opts;
-	struct ibr_sa_dlids *sa;       /* NULL: the SA is OpenSM's alone */
-};
-
-/* One registered engine; its state lives from one callback to the next. */
-struct engine_ctx {
-	struct plugin *plugin;
-	const struct ibr_engine *engine;
-	struct ibr_osm_fabric of;
-	struct ibr_result result;
-	bool routed;
-	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
-};
-
-/* One per engine of the registry, allocated by create(). */
+/* One per engine of the registry, then one per hybrid, allocated by
+ * create(). */
 static struct engine_ctx *engine_ctxs;
 static unsigned num_engine_ctxs;
 
-static void drop_run(struct engine_ctx *c)
+void ibr_plugin_drop_run(struct engine_ctx *c)
 {
 	if (c->routed)
 		ibr_result_free(&c->result);
@@ -178,7 +163,7 @@ static void log_findings(osm_log_t *log, const char *name,
 
 /* One line for the switches and CA ports OpenSM gave no LID: routing
  * leaves them out, and says which. */
-static void log_lidless(osm_log_t *log, const char *name,
+void ibr_plugin_log_lidless(osm_log_t *log, const char *name,
 			const struct ibr_osm_fabric *of)
 {
 	char guids[IBR_OSM_LIDLESS_NAMED * 20 + 16] = "";
@@ -200,7 +185,7 @@ static void log_lidless(osm_log_t *log, const char *name,
 
 /* An engine below the LMC it needs still routes, on one LID per
  * destination (dr as FERa, engine.h); once per run, the log says so. */
-static void warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lmc)
+void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lmc)
 {
 	if (lmc >= e->min_lmc)
 		return;
@@ -210,32 +195,48 @@ static void warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lmc)
 		"routing on base LIDs only");
 }
 
-static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
-		 struct ibr_error *err)
+/* The engine's options from opensm-plugin.conf (ENGINE_KEY lines), which
+ * follow the registry. */
+static const struct ibr_options *engine_options(const struct plugin *p,
+						const struct ibr_engine *e)
 {
-	/* every check; the load along designated DLIDs measured only for
-	 * multi-LID engines, whose INFO line reports it (what their DLIDs
-	 * buy); the others' is their base LIDs' and costs a pass */
-	const struct ibr_verify_options opts = {
-		.check_only = c->engine->min_lmc == 0,
-	};
-	osm_opensm_t *osm = c->plugin->osm;
-	struct ibr_root_choice root = c->plugin->opts.root;
-	/* engine_ctxs[] follows the registry, as the options do */
-	unsigned index = (unsigned)(c - engine_ctxs);
-	const struct ibr_options *options = index < IBR_PLUGIN_MAX_ENGINES ?
-		&c->plugin->opts.engine[index] : NULL;
-	uint64_t file_root;
-	double t0 = ibr_now_ms(), t1;
+	for (unsigned i = 0; ibr_engines[i] && i < IBR_PLUGIN_MAX_ENGINES; i++)
+		if (ibr_engines[i] == e)
+			return &p->opts.engine[i];
+	return NULL;
+}
 
+int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
+		     struct ibr_error *err)
+{
+	osm_opensm_t *osm = c->plugin->osm;
+	uint64_t file_root;
+	double t0 = ibr_now_ms();
+
+	*root = c->plugin->opts.root;
 	if (ibr_osm_fabric_build(osm, &c->of, err) ||
 	    ibr_osm_root_from_guid_file(osm, c->of.fabric, &file_root, err))
 		return -1;
 	c->model_ms = ibr_now_ms() - t0;
 	if (file_root)
-		root.guid = file_root;
-	if (ibr_route_once(c->of.fabric, c->engine, &root, options, &c->result,
-			   err))
+		root->guid = file_root;
+	return 0;
+}
+
+int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
+		     const struct ibr_root_choice *root,
+		     struct ibr_verify_report *rep, struct ibr_error *err)
+{
+	/* every check; the load along designated DLIDs measured only for
+	 * multi-LID engines, whose INFO line reports it (what their DLIDs
+	 * buy); the others' is their base LIDs' and costs a pass */
+	const struct ibr_verify_options opts = {
+		.check_only = e->min_lmc == 0,
+	};
+	double t1;
+
+	if (ibr_route_once(c->of.fabric, e, root,
+			   engine_options(c->plugin, e), &c->result, err))
 		return -1;
 	c->routed = true;
 	memset(rep, 0, sizeof(*rep));
@@ -247,64 +248,99 @@ static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
 	return 0;
 }
 
-static int build_lid_matrices(void *context)
+/* Hop tables; what the INFO line will say (label: the engine, or the
+ * hybrid's pass). */
+int ibr_plugin_finish(struct engine_ctx *c, const char *label,
+		      const struct ibr_verify_report *rep, const char *checked)
 {
-	struct engine_ctx *c = context;
+	struct ibr_error err = { "" };
+	double t0 = ibr_now_ms();
+
+	if (fill_hops(c, &err)) {
+		OSM_LOG(&c->plugin->osm->log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n",
+			label, err.msg);
+		return -1;
+	}
+	c->hops_ms = ibr_now_ms() - t0;
+	snprintf(c->label, sizeof(c->label), "%s", label);
+	snprintf(c->checked, sizeof(c->checked), "%s", checked ? checked :
+		 c->plugin->opts.verify_before_push ? "verified: no loop, all "
+		 "delivered, acyclic" : "not verified (verify_before_push no)");
+	c->designated_flows = rep ? rep->designated.flows : 0;
+	c->designated_load = rep ? rep->designated.max_link_load : 0;
+	return 0;
+}
+
+void ibr_plugin_log_findings(struct engine_ctx *c,
+			     const struct ibr_verify_report *rep)
+{
+	log_findings(&c->plugin->osm->log, c->name, rep);
+}
+
+static int single_run(struct engine_ctx *c)
+{
 	osm_log_t *log = &c->plugin->osm->log;
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
-	const struct ibr_fabric *f;
-	const struct ibr_node *root;
-	uint32_t lids = 0;
-	char stats[256], load[80] = "";
+	struct ibr_root_choice root;
 	int rc;
 
-	drop_run(c);
-	warn_lmc(log, c->engine, c->plugin->osm->subn.opt.lmc);
-	rc = route(c, &rep, &err);
-	log_lidless(log, c->engine->name, &c->of);
+	ibr_plugin_drop_run(c);
+	ibr_plugin_warn_lmc(log, c->engine, c->plugin->osm->subn.opt.lmc);
+	rc = ibr_plugin_model(c, &root, &err);
+	if (rc == 0)
+		rc = ibr_plugin_route(c, c->engine, &root, &rep, &err);
+	ibr_plugin_log_lidless(log, c->name, &c->of);
 	if (rc) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
-			c->engine->name, err.msg);
+			c->name, err.msg);
 		goto fail;
 	}
 	if (ibr_verify_findings(&rep)) {
-		log_findings(log, c->engine->name, &rep);
+		log_findings(log, c->name, &rep);
 		goto fail;
 	}
-	double t0 = ibr_now_ms();
-	if (fill_hops(c, &err)) {
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->engine->name,
-			err.msg);
+	if (ibr_plugin_finish(c, c->name, &rep, NULL))
 		goto fail;
-	}
-	c->hops_ms = ibr_now_ms() - t0;
-	f = c->of.fabric;
-	root = ibr_switch(f, c->result.root);
-	for (uint32_t l = 1; l <= f->max_lid; l++)
-		lids += f->lid_owner[l].node != IBR_NONE;
-	if (rep.designated.flows)
-		snprintf(load, sizeof(load), ", max link load %" PRIu64
-			 " flows along designated DLIDs",
-			 rep.designated.max_link_load);
-	OSM_LOG(log, OSM_LOG_INFO, "%s: %u switches, %u CA ports, %u LIDs, "
-		"%s%s, %.3f ms, root 0x%016" PRIx64 ", %s\n", c->engine->name,
-		f->num_switches, f->num_end_ports, lids,
-		ibr_stats_format(&c->result, stats, sizeof(stats)), load,
-		c->result.stats.compute_ms, root->guid,
-		c->plugin->opts.verify_before_push ? "verified: no loop, all "
-		"delivered, acyclic" : "not verified (verify_before_push no)");
-	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
-		"routing %.3f ms, verification %.3f ms, hop tables %.3f ms\n",
-		c->engine->name, c->model_ms, c->result.stats.compute_ms,
-		c->verify_ms, c->hops_ms);
 	return 0;
 fail:
 	/* OpenSM falls back to another engine: no DLID of ours stays
 	 * designated (nobody would route it) */
 	ibr_sa_dlids_clear(c->plugin->sa);
-	drop_run(c);
+	ibr_plugin_drop_run(c);
 	return -1;
+}
+
+/* OpenSM's first callback: route (single_run, or the hybrid's pass), then
+ * one INFO line for the run, named after this function in OpenSM's log
+ * as administrators and our scripts know it. */
+static int build_lid_matrices(void *context)
+{
+	struct engine_ctx *c = context;
+	osm_log_t *log = &c->plugin->osm->log;
+	const struct ibr_fabric *f;
+	uint32_t lids = 0;
+	char stats[256], load[80] = "";
+
+	if (c->hybrid ? ibr_hybrid_build(c) : single_run(c))
+		return -1;
+	f = c->of.fabric;
+	for (uint32_t l = 1; l <= f->max_lid; l++)
+		lids += f->lid_owner[l].node != IBR_NONE;
+	if (c->designated_flows)
+		snprintf(load, sizeof(load), ", max link load %" PRIu64
+			 " flows along designated DLIDs", c->designated_load);
+	OSM_LOG(log, OSM_LOG_INFO, "%s: %u switches, %u CA ports, %u LIDs, "
+		"%s%s, %.3f ms, root 0x%016" PRIx64 ", %s\n", c->label,
+		f->num_switches, f->num_end_ports, lids,
+		ibr_stats_format(&c->result, stats, sizeof(stats)), load,
+		c->result.stats.compute_ms,
+		ibr_switch(f, c->result.root)->guid, c->checked);
+	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
+		"routing %.3f ms, verification %.3f ms, hop tables %.3f ms\n",
+		c->label, c->model_ms, c->result.stats.compute_ms,
+		c->verify_ms, c->hops_ms);
+	return 0;
 }
 
 /* Every switch's row of our tables into its new_lft, up to the LIDs
@@ -338,32 +374,32 @@ static int build_fwd_tables(void *context)
 
 	if (!c->routed) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB14: %s: no routes to push\n",
-			c->engine->name);
+			c->name);
 		ibr_sa_dlids_clear(c->plugin->sa);
 		return -1;
 	}
 	if (copy_rows(c, &err)) {
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB14: %s: %s\n", c->engine->name,
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB14: %s: %s\n", c->name,
 			err.msg);
 		ibr_sa_dlids_clear(c->plugin->sa);
-		drop_run(c);
+		ibr_plugin_drop_run(c);
 		return -1;
 	}
 	/* the SA's copy, before drop_run frees the fabric and the result */
-	ibr_sa_dlids_publish(c->plugin->sa, c, c->engine->name, c->of.fabric,
+	ibr_sa_dlids_publish(c->plugin->sa, c, c->name, c->of.fabric,
 			     &c->result);
 	if (c->plugin->opts.dump_dir &&
 	    ibr_dump_write(c->plugin->opts.dump_dir, c->of.fabric, &c->result,
 			   &err))
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB15: %s: dump to %s failed: %s\n",
-			c->engine->name, c->plugin->opts.dump_dir, err.msg);
-	drop_run(c);
+			c->name, c->plugin->opts.dump_dir, err.msg);
+	ibr_plugin_drop_run(c);
 	return 0;
 }
 
 static void destroy_engine(void *context)
 {
-	drop_run(context);
+	ibr_plugin_drop_run(context);
 }
 
 /* ---- the benchmark's calibration engine -------------------------------- */
@@ -410,15 +446,72 @@ static int setup(osm_routing_engine_t *re, osm_opensm_t *osm)
 	return 0;
 }
 
+/* The hybrids the plugin registers: these always, and any
+ * PROVISIONAL+FINAL of our engines that opensm.conf's routing_engine
+ * names. */
+static const char *const default_hybrids[] = {
+	"pira+fera", "pira+dr", "pira+colorl",
+};
+
+/* Splits NAME "a+b" into two engines of ours; false otherwise. */
+static bool hybrid_engines(const char *name, size_t len,
+			   const struct ibr_engine **prov,
+			   const struct ibr_engine **fin)
+{
+	const char *plus = memchr(name, '+', len);
+	char a[32], b[32];
+
+	if (!plus || plus == name || (size_t)(plus - name) >= sizeof(a) ||
+	    len - (size_t)(plus - name) - 1 >= sizeof(b))
+		return false;
+	memcpy(a, name, (size_t)(plus - name));
+	a[plus - name] = '\0';
+	memcpy(b, plus + 1, len - (size_t)(plus - name) - 1);
+	b[len - (size_t)(plus - name) - 1] = '\0';
+	*prov = ibr_engine_find(a);
+	*fin = ibr_engine_find(b);
+	return *prov && *fin;
+}
+
+/* Adds hybrid NAME (len bytes) to ctxs[*n] unless it is there already. */
+static void add_hybrid(struct engine_ctx *ctxs, unsigned *n, unsigned max,
+		       const char *name, size_t len, osm_log_t *log)
+{
+	const struct ibr_engine *prov, *fin;
+
+	if (!hybrid_engines(name, len, &prov, &fin) || *n >= max ||
+	    len >= sizeof(ctxs[0].name))
+		return;
+	for (unsigned i = 0; i < *n; i++)
+		if (strlen(ctxs[i].name) == len &&
+		    memcmp(ctxs[i].name, name, len) == 0)
+			return;
+	memcpy(ctxs[*n].name, name, len);
+	ctxs[*n].name[len] = '\0';
+	ctxs[*n].engine = fin;
+	ctxs[*n].hybrid = ibr_hybrid_new(prov, fin);
+	if (!ctxs[*n].hybrid) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB20: ibrouting: out of "
+			"memory for hybrid %s\n", ctxs[*n].name);
+		return;
+	}
+	(*n)++;
+}
+
 static void *create(osm_opensm_t *osm)
 {
 	struct plugin *p = calloc(1, sizeof(*p));
+	const char *conf = osm->subn.opt.routing_engine_names;
 	char names[256];
-	unsigned n = 0;
+	unsigned n = 0, max;
 
 	while (ibr_engines[n])
 		n++;
-	engine_ctxs = calloc(n, sizeof(*engine_ctxs));
+	/* room for the default hybrids and one per name of routing_engine */
+	max = n + sizeof(default_hybrids) / sizeof(default_hybrids[0]) + 1;
+	for (const char *q = conf; q && *q; q++)
+		max += *q == ',';
+	engine_ctxs = calloc(max, sizeof(*engine_ctxs));
 	if (!p || !engine_ctxs) {
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB20: ibrouting: out of "
 			"memory\n");
@@ -427,22 +520,34 @@ static void *create(osm_opensm_t *osm)
 		engine_ctxs = NULL;
 		return NULL;
 	}
-	num_engine_ctxs = n;
 	p->osm = osm;
 	ibr_plugin_options_load(&p->opts, &osm->log);
 	if (p->opts.sa_designated_dlids)
 		p->sa = ibr_sa_dlids_install(osm);
 	for (unsigned i = 0; i < n; i++) {
+		engine_ctxs[i].engine = ibr_engines[i];
+		snprintf(engine_ctxs[i].name, sizeof(engine_ctxs[i].name), "%s",
+			 ibr_engines[i]->name);
+	}
+	for (size_t i = 0; i < sizeof(default_hybrids) / sizeof(default_hybrids[0]); i++)
+		add_hybrid(engine_ctxs, &n, max, default_hybrids[i],
+			   strlen(default_hybrids[i]), &osm->log);
+	while (conf && *conf) {
+		size_t len = strcspn(conf, ",");
+		add_hybrid(engine_ctxs, &n, max, conf, len, &osm->log);
+		conf += len + (conf[len] == ',');
+	}
+	num_engine_ctxs = n;
+	for (unsigned i = 0; i < n; i++) {
 		external_routing_engine_module_t m = {
-			.name = ibr_engines[i]->name, .setup = setup,
+			.name = engine_ctxs[i].name, .setup = setup,
 		};
 		engine_ctxs[i].plugin = p;
-		engine_ctxs[i].engine = ibr_engines[i];
 		if (osm_register_external_routing_engine(osm, &m, &engine_ctxs[i]) !=
 		    CL_SUCCESS)
 			OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB21: ibrouting: "
 				"cannot register routing engine %s\n",
-				ibr_engines[i]->name);
+				engine_ctxs[i].name);
 	}
 	if (getenv("IBROUTING_BENCH_ZERO_COST")) {
 		external_routing_engine_module_t m = {
@@ -452,10 +557,38 @@ static void *create(osm_opensm_t *osm)
 		OSM_LOG(&osm->log, OSM_LOG_INFO, "ibrouting: benchmark engine "
 			"zero-cost registered (IBROUTING_BENCH_ZERO_COST)\n");
 	}
-	OSM_LOG(&osm->log, OSM_LOG_INFO, "ibrouting %s loaded: routing engines "
-		"%s (built against %s)\n", PACKAGE_VERSION,
-		ibr_engine_names(names, sizeof(names)), OSM_VERSION);
+	{
+		char hybrids[256] = "";
+		size_t used = 0;
+		for (unsigned i = 0; i < n && used < sizeof(hybrids) - 1; i++)
+			if (engine_ctxs[i].hybrid)
+				used += (size_t)snprintf(hybrids + used,
+					sizeof(hybrids) - used, "%s%s",
+					used ? ", " : "", engine_ctxs[i].name);
+		OSM_LOG(&osm->log, OSM_LOG_INFO, "ibrouting %s loaded: routing "
+			"engines %s; hybrids %s (built against %s)\n",
+			PACKAGE_VERSION, ibr_engine_names(names, sizeof(names)),
+			hybrids, OSM_VERSION);
+	}
 	return p;
+}
+
+/* OpenSM's events: the hybrids ask for their next pass when a sweep has
+ * brought the subnet up or a re-route has completed. */
+static void report(void *data, osm_epi_event_id_t id, void *event_data)
+{
+	struct plugin *p = data;
+	osm_opensm_t *osm = p->osm;
+	bool done = id == OSM_EVENT_ID_SUBNET_UP ||
+		    (id == OSM_EVENT_ID_UCAST_ROUTING_DONE &&
+		     (uintptr_t)event_data == UCAST_ROUTING_REROUTE);
+
+	if (!done || !osm->routing_engine_used)
+		return;
+	for (unsigned i = 0; i < num_engine_ctxs; i++)
+		if (engine_ctxs[i].hybrid &&
+		    osm->routing_engine_used->context == &engine_ctxs[i])
+			ibr_hybrid_pushed(&engine_ctxs[i]);
 }
 
 static void delete(void *data)
@@ -464,6 +597,8 @@ static void delete(void *data)
 
 	/* after OpenSM's SA shutdown: no SA thread runs our wrapper now */
 	ibr_sa_dlids_uninstall(p->sa);
+	for (unsigned i = 0; i < num_engine_ctxs; i++)
+		ibr_hybrid_free(engine_ctxs[i].hybrid);
 	ibr_plugin_options_free(&p->opts);
 	free(p);
 	/* OpenSM destroys its routing engines (and our runs) first. */
@@ -479,5 +614,5 @@ osm_event_plugin_t osm_event_plugin = {
 	.osm_version = OSM_VERSION,
 	.create = create,
 	.delete = delete,
-	.report = NULL,
+	.report = report,
 };

@@ -19,6 +19,7 @@
 #include "ibrouting/engine.h"
 #include "ibrouting/fabric.h"
 #include "ibrouting/result.h"
+#include "ibrouting/verify.h"
 
 /* Options from opensm-plugin.conf (see opensm-plugin.conf(5)). */
 #define IBR_PLUGIN_MAX_ENGINES 16
@@ -28,6 +29,7 @@ struct ibr_plugin_options {
 	bool verify_before_push;
 	char *dump_dir;                /* NULL: no extra dumps */
 	bool sa_designated_dlids;      /* the SA hands out designated DLIDs */
+	unsigned hybrid_final_delay_ms; /* a hybrid's wait before its next pass */
 	const char *path;              /* the file read, for messages */
 	/* `ENGINE_KEY VALUE` lines: engine ENGINE's option KEY, per engine
 	 * of the registry (ibr_engines[i]), each checked against what the
@@ -67,9 +69,70 @@ void ibr_osm_fabric_free(struct ibr_osm_fabric *of);
 int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
 				uint64_t *guid, struct ibr_error *err);
 
-/* ---- the SA hands out designated DLIDs (sa_dlids.c) ------------------ */
+/* ---- the plugin and its engines (plugin.c) --------------------------- */
 
 struct ibr_sa_dlids;
+struct ibr_hybrid;
+
+struct plugin {
+	osm_opensm_t *osm;
+	struct ibr_plugin_options opts;
+	struct ibr_sa_dlids *sa;       /* NULL: the SA is OpenSM's alone */
+};
+
+/* One registered engine, single or hybrid; the state of a run lives from
+ * one callback to the next. */
+struct engine_ctx {
+	struct plugin *plugin;
+	char name[64];                 /* as routing_engine names it */
+	const struct ibr_engine *engine;  /* single: the engine; hybrid: final */
+	struct ibr_hybrid *hybrid;     /* NULL for a single engine */
+	struct ibr_osm_fabric of;
+	struct ibr_result result;      /* what ucast_build_fwd_tables pushes */
+	bool routed;
+	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
+	/* what the run's INFO line says (ibr_plugin_finish) */
+	char label[128];
+	char checked[600];
+	uint64_t designated_flows, designated_load;
+};
+
+/* The pieces of a routing run, for hybrid.c. */
+void ibr_plugin_drop_run(struct engine_ctx *c);
+/* Builds c->of from OpenSM's subnet; the root from root_guid_file, else
+ * the plugin's option. */
+int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
+		     struct ibr_error *err);
+/* Routes c->of with e into c->result and verifies it (verify_before_push);
+ * findings land in rep. */
+int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
+		     const struct ibr_root_choice *root,
+		     struct ibr_verify_report *rep, struct ibr_error *err);
+/* Hop tables from c->result, and what the run's INFO line will say:
+ * `label`, the designated load of rep (may be NULL), and `checked` (NULL:
+ * the verifier's usual words) for what was verified. */
+int ibr_plugin_finish(struct engine_ctx *c, const char *label,
+		      const struct ibr_verify_report *rep, const char *checked);
+void ibr_plugin_log_findings(struct engine_ctx *c,
+			     const struct ibr_verify_report *rep);
+void ibr_plugin_log_lidless(osm_log_t *log, const char *name,
+			    const struct ibr_osm_fabric *of);
+void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e,
+			 unsigned lmc);
+
+/* ---- hybrid engines (hybrid.c) ----------------------------------------- */
+
+struct ibr_hybrid *ibr_hybrid_new(const struct ibr_engine *provisional,
+				  const struct ibr_engine *final);
+void ibr_hybrid_free(struct ibr_hybrid *h);
+/* build_lid_matrices of a hybrid: the provisional pass after a change,
+ * the final pass (or its next safe step) when the fabric is unchanged. */
+int ibr_hybrid_build(struct engine_ctx *c);
+/* OpenSM has pushed c's tables (SUBNET UP, or a re-route completed):
+ * asks for a re-route when a pass is still to come. */
+void ibr_hybrid_pushed(struct engine_ctx *c);
+
+/* ---- the SA hands out designated DLIDs (sa_dlids.c) ------------------ */
 
 /* Wraps OpenSM's PathRecord handler (call from create(): the SA is
  * initialised, not yet bound).  NULL, after an ERR line, when it cannot;

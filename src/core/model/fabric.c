@@ -193,6 +193,37 @@ void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 	p->lmc = lmc;
 }
 
+/* FNV-1a over 64-bit words. */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		h ^= (v >> (8 * i)) & 0xFF;
+		h *= 0x100000001B3ull;
+	}
+	return h;
+}
+
+uint64_t ibr_fabric_fingerprint(const struct ibr_fabric *f)
+{
+	uint64_t h = 0xCBF29CE484222325ull;
+
+	h = mix(h, f->num_nodes);
+	h = mix(h, ((uint64_t)f->sm_node << 8) | f->sm_port);
+	h = mix(h, ((uint64_t)f->lmc << 1) | f->lmc_esp0);
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct ibr_node *node = &f->nodes[n];
+		h = mix(h, node->guid);
+		h = mix(h, ((uint64_t)node->type << 8) | node->num_ports);
+		for (unsigned p = 0; p <= node->num_ports; p++) {
+			const struct ibr_port *port = &f->ports[node->first_port + p];
+			h = mix(h, ((uint64_t)port->remote_node << 32) |
+				   ((uint64_t)port->remote_port << 24) |
+				   ((uint64_t)port->lmc << 16) | port->base_lid);
+		}
+	}
+	return h;
+}
+
 uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid)
 {
 	return ibr_guid_map_get(&f->guid_index, guid);

@@ -37,6 +37,27 @@ void ibr_result_free(struct ibr_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int ibr_result_copy(struct ibr_result *dst, const struct ibr_result *src,
+		    struct ibr_error *err)
+{
+	size_t n = (size_t)src->num_switches * src->num_lids;
+	size_t d = (size_t)src->designated.rows * src->designated.cols;
+
+	*dst = *src;
+	dst->col = malloc(n ? n : 1);
+	dst->designated.offset = src->designated.offset ? malloc(d ? d : 1) : NULL;
+	if (!dst->col || (src->designated.offset && !dst->designated.offset)) {
+		free(dst->col);
+		free(dst->designated.offset);
+		memset(dst, 0, sizeof(*dst));
+		return ibr_error_set(err, "out of memory: %zu bytes of tables", n + d);
+	}
+	memcpy(dst->col, src->col, n);
+	if (d && src->designated.offset)
+		memcpy(dst->designated.offset, src->designated.offset, d);
+	return 0;
+}
+
 void ibr_result_rows(const struct ibr_result *r, uint8_t *const *rows,
 		     const uint32_t *row_len)
 {

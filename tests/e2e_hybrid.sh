@@ -1,0 +1,194 @@
+#!/bin/sh
+# e2e_hybrid.sh - the hybrid engines in a running OpenSM: provisional PIRa
+# tables right after a topology change, the final engine's after.
+#
+# ibsim serves a generated random fabric; OpenSM runs as a daemon (sweep
+# every second) with `routing_engine pira+fera`, then `pira+colorl` at
+# `lmc 2`, the plugin dumping its tables after every pass (dump_dir) and
+# waiting 3 s before it asks for each next pass (hybrid_final_delay), so
+# the tables can be read back in between.  For each, at start-up and
+# after ibsim cuts an inter-switch link:
+#   - the log shows the provisional pass, then the final pass (in one or
+#     more safe steps), in that order, and OpenSM used no other engine and
+#     logged no error;
+#   - after every pass, the tables read back from the switches equal the
+#     plugin's dump of that pass, and `ibrouting verify` accepts them: no
+#     walk loops or fails, no credit loop, at any point between the passes
+#     (while OpenSM sends a pass, the union check the INFO line reports
+#     covers the switches' mix of both);
+#   - after the provisional pass the switches hold exactly what `ibrouting
+#     route -e pira` computes offline for the fabric OpenSM saw, and after
+#     the last pass exactly what the final engine computes (same root, same
+#     LMC).
+set -eu
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/e2e_lib.sh"
+e2e_requirements
+
+net=$TMP/hybrid.net
+"$IBROUTING" generate -o "$net" random:sw=24,ca=48,seed=3 > /dev/null
+ibsim_start "$net"
+# the link the test cuts: port 1 of the first switch whose port 1 leads
+# to a switch ("S-..." ibsim names), and its peer ("S-..."[PORT])
+cut=$(awk '/^Switch/ { sw = $3; gsub(/"/, "", sw); next }
+	/^$/ { sw = "" }
+	sw != "" && /^\[1\][ \t]+"S-/ { print sw; exit }' "$net")
+peer=$(awk -v s="$cut" '/^Switch/ { sw = $3; gsub(/"/, "", sw); next }
+	/^$/ { sw = "" }
+	sw == s && $1 == "[1]" { print $2; exit }' "$net")
+[ -n "$cut" ] && [ -n "$peer" ] || { flunk "no inter-switch link on a port 1 in $net"; finish; }
+
+# hybrid_daemon NAME ENGINE LMC: OpenSM as a daemon over ibsim.
+hybrid_daemon() {
+	d=$TMP/$1
+	mkdir -p "$d/cache" "$d/ours"
+	printf 'dump_dir %s/ours\nhybrid_final_delay 3000\n' "$d" > "$d/plugin.conf"
+	printf 'event_plugin_name ibrouting\nrouting_engine %s\nlmc %s\nsweep_interval 1\nforce_log_flush TRUE\n' \
+		"$2" "$3" > "$d/opensm.conf"
+	IBROUTING_CONF=$d/plugin.conf OSM_CACHE_DIR=$d/cache \
+		LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
+		opensm -F "$d/opensm.conf" -f "$d/osm.log" -D 0x07 > "$d/out" 2>&1 &
+	OSM_PID=$!
+}
+
+count() { grep -c -- "$1" "$2" 2>/dev/null || true; }
+
+# A pass's INFO line (the VERBOSE phases line after it names it too).
+is_pass='index($0, "build_lid_matrices: " engine ": ") && index($0, " switches, ")'
+
+# wait_pushed LOG PASSES: until OpenSM has run PASSES passes of ours and
+# pushed the last (the plugin then either schedules the next pass, or
+# OpenSM completes a re-route or a sweep after it).  Bounded: 90 s.
+wait_pushed() {
+	for _ in $(seq 1 450); do
+		n=$(awk -v engine="$engine" "$is_pass { n++ } END { print n + 0 }" "$1" 2>/dev/null)
+		if [ "${n:-0}" -ge "$2" ]; then
+			# what follows the PASSES-th pass line
+			if awk -v engine="$engine" -v k="$2" "$is_pass"' { n++; next }
+				n == k && (/final pass in [0-9]+ ms/ || /REROUTE COMPLETE/ || /SUBNET UP/) { ok = 1 }
+				END { exit !ok }' "$1" 2>/dev/null; then
+				return 0
+			fi
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# the text of pass K in LOG
+pass_line() {
+	awk -v engine="$engine" -v k="$2" "$is_pass"' { if (++n == k) { sub(/.*build_lid_matrices: /, ""); print; exit } }' "$1"
+}
+
+# check_pass NAME K WHAT: after pass K, the switches equal the plugin's
+# dump, which the verifier accepts.
+check_pass() {
+	switch_lfts > "$dir/switches.lft"
+	dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/ours.lft"
+	"$IBROUTING" verify "$dir/ours" > "$dir/verify.out" 2>&1 || true
+	if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
+	   grep -q '^verify    OK' "$dir/verify.out"; then
+		pass "$1: after pass $2 ($3): $(wc -l < "$dir/switches.lft") entries read back equal the plugin's dump; $(sed -n 's/^verify    //p' "$dir/verify.out" | cut -c1-80)"
+	else
+		flunk "$1: after pass $2 ($3): switches differ from the plugin's dump, or it does not verify"
+		diff "$dir/switches.lft" "$dir/ours.lft" | head -5 | sed 's/^/# /'
+		grep '^verify' "$dir/verify.out" | sed 's/^/# /'
+	fi
+}
+
+# offline_equal NAME ENGINE LMC WHAT: the switches equal ENGINE offline on
+# the plugin's dump (the fabric OpenSM saw), rooted where the plugin was.
+offline_equal() {
+	root=$(pass_line "$dir/osm.log" 1 | sed -n 's/.*root \(0x[0-9a-f]*\).*/\1/p')
+	"$IBROUTING" route -e "$2" --lmc "$3" --root "$root" --print-lfts "$dir/ours" |
+		grep '^0x' | sort > "$dir/offline.lft"
+	if cmp -s "$dir/switches.lft" "$dir/offline.lft"; then
+		pass "$1: $4: the switches hold exactly $2's tables ($(wc -l < "$dir/offline.lft") entries, offline on the fabric OpenSM saw, root $root)"
+	else
+		flunk "$1: $4: the switches do not hold $2's tables"
+		diff "$dir/switches.lft" "$dir/offline.lft" | head -5 | sed 's/^/# /'
+	fi
+}
+
+# single_equal NAME ENGINE LMC WHAT: the switches' last read-back equals
+# the tables ENGINE alone makes inside OpenSM (-o, the daemon stopped, the
+# same LIDs from the same cache) on the same fabric.
+single_equal() {
+	mkdir -p "$dir/single"
+	printf 'dump_dir %s/single\n' "$dir" > "$dir/single.conf"
+	printf 'event_plugin_name ibrouting\nrouting_engine %s\nlmc %s\nforce_log_flush TRUE\n' \
+		"$2" "$3" > "$dir/single-opensm.conf"
+	IBROUTING_CONF=$dir/single.conf OSM_CACHE_DIR=$dir/cache timeout -s INT 120 env \
+		LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM opensm \
+		-F "$dir/single-opensm.conf" -o -f "$dir/single.log" -D 0x03 > /dev/null 2>&1 || true
+	dump_lfts "$dir/single/opensm-lfts.dump" > "$dir/single.lft" 2>/dev/null || true
+	if [ -s "$dir/single.lft" ] && cmp -s "$dir/switches.lft" "$dir/single.lft"; then
+		pass "$1: $4: the switches hold exactly the tables $2 alone makes inside OpenSM ($(wc -l < "$dir/single.lft") entries)"
+	else
+		flunk "$1: $4: the switches do not hold the tables $2 alone makes"
+		diff "$dir/switches.lft" "$dir/single.lft" | head -5 | sed 's/^/# /'
+	fi
+}
+
+# follow NAME FIRST WHAT: passes FIRST, FIRST+1, ... until one is not
+# followed by a scheduled next pass; checks each; sets $last.
+follow() {
+	k=$2
+	while :; do
+		wait_pushed "$dir/osm.log" "$k" || { flunk "$1: pass $k never came or was never pushed"; last=$k; return; }
+		check_pass "$1" "$k" "$(pass_line "$dir/osm.log" "$k" | cut -d: -f2 | sed 's/^ //')"
+		[ "$k" = "$2" ] && offline_equal "$1" pira "$lmc" "$3, provisional pass"
+		if awk -v engine="$engine" -v k="$k" "$is_pass"' { n++; next }
+			n == k && /final pass in [0-9]+ ms/ { more = 1 }
+			END { exit !more }' "$dir/osm.log"; then
+			k=$((k + 1))
+			continue
+		fi
+		last=$k
+		return
+	done
+}
+
+# run NAME FINAL LMC
+run() {
+	name=$1 final=$2 lmc=$3 engine=pira+$2 dir=$TMP/$1
+	hybrid_daemon "$name" "$engine" "$lmc"
+	follow "$name" 1 "start-up"
+	# fera offline on OpenSM's fabric equals fera inside it; colorl's
+	# choices also follow the order OpenSM lists the CAs in, so it is
+	# compared with itself inside OpenSM, below
+	[ "$final" != fera ] || offline_equal "$name" "$final" "$lmc" "start-up, after pass $last"
+	first_after_cut=$((last + 1))
+	echo "Unlink \"$cut\"[1]" >&7
+	follow "$name" "$first_after_cut" "link cut"
+	[ "$final" != fera ] || offline_equal "$name" "$final" "$lmc" "link cut, after pass $last"
+
+	# the order of the passes, and nothing else of OpenSM's routing
+	awk -v engine="$engine" "$is_pass"' {
+			sub(/.*build_lid_matrices: [^:]*: /, ""); sub(/:.*/, ""); print }' \
+		"$dir/osm.log" > "$dir/passes"
+	expect=$(awk -v f="$first_after_cut" 'NR == 1 || NR == f { print (/^provisional pass/ ? "ok" : "bad") }
+		NR > 1 && NR != f { print (/^final pass/ ? "ok" : "bad") }' "$dir/passes" | sort -u | tr '\n' ' ')
+	if [ "$expect" = "ok " ]; then
+		pass "$name: passes in order: $(tr '\n' ';' < "$dir/passes" | sed 's/;$//; s/;/; /g')"
+	else
+		flunk "$name: passes out of order: $(tr '\n' ';' < "$dir/passes")"
+	fi
+	# (traps are logged at the error level: not errors of ours)
+	if grep ' 0x01 -> ' "$dir/osm.log" | grep -qv 'log_trap_info' ||
+	   grep -q "building routing with '\(minhop\|updn\)'" "$dir/osm.log"; then
+		flunk "$name: an error or another engine in OpenSM's log"
+		grep " 0x01 -> \|building routing with" "$dir/osm.log" | grep -v "$engine\|log_trap_info" | head -5 | sed 's/^/# /'
+	else
+		pass "$name: no error, no other engine in $(wc -l < "$dir/passes") passes"
+	fi
+	opensm_stop
+	single_equal "$name" "$final" "$lmc" "link cut, after pass $last"
+	# the link back, for the next run
+	echo "Link \"$cut\"[1] $peer" >&7
+	sleep 1
+}
+
+run hybrid-fera fera 0
+run hybrid-colorl colorl 2
+finish
