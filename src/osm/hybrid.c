@@ -188,7 +188,7 @@ static int route_final(struct engine_ctx *c, const struct ibr_root_choice *root,
 	}
 	if (ibr_verify_findings(&h->final_rep)) {
 		ibr_plugin_log_findings(c, &h->final_rep);
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB23: %s: final tables refused "
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB25: %s: final tables refused "
 			"by the verifier; the tables in place stay\n", label);
 		return -1;
 	}
@@ -280,7 +280,7 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 			 rep.num_messages ? ": " : "",
 			 rep.num_messages ? rep.messages[0] : "");
 		ibr_result_free(&next);
-		OSM_LOG(log, OSM_LOG_INFO, "WRN IB24: %s: %s\n", label, text);
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB26: %s: %s\n", label, text);
 		return keep_held(c, label, "no safe step left");
 	}
 	h->step++;
