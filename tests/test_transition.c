@@ -12,7 +12,8 @@
  *  - move at least one entry while entries are left, and count them truly
  *    (moved + left adds up, left is the real difference);
  * and the last step must equal the final tables byte for byte, within 32
- * steps.  Also: from tables to themselves, nothing moves.
+ * steps.  Also: from tables to themselves, nothing moves; the fabric
+ * fingerprint a hybrid matches its passes on tells fabrics apart.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -189,6 +190,30 @@ static void test_same_tables_move_nothing(void **state)
 	ibr_fabric_free(f);
 }
 
+/* The hybrid's passes match on the fabric's fingerprint: the same fabric
+ * built twice matches; a link less, another LMC or other LIDs do not. */
+static void test_fingerprint(void **state)
+{
+	struct ibr_fabric *a = generated_fabric("torus:dims=4x4,ca=1,seed=1", 0);
+	struct ibr_fabric *b = generated_fabric("torus:dims=4x4,ca=1,seed=1", 0);
+	struct ibr_fabric *cut = generated_fabric("torus:dims=4x4,ca=1,broken=1,seed=1", 0);
+	struct ibr_fabric *lmc = generated_fabric("torus:dims=4x4,ca=1,seed=1", 1);
+	uint64_t fa = ibr_fabric_fingerprint(a);
+
+	(void)state;
+	assert_true(fa == ibr_fabric_fingerprint(b));
+	assert_true(fa != ibr_fabric_fingerprint(cut));
+	assert_true(fa != ibr_fabric_fingerprint(lmc));
+	/* one LID moved */
+	b->ports[b->nodes[b->end_ports[0].node].first_port +
+		 b->end_ports[0].port].base_lid += 0x100;
+	assert_true(fa != ibr_fabric_fingerprint(b));
+	ibr_fabric_free(a);
+	ibr_fabric_free(b);
+	ibr_fabric_free(cut);
+	ibr_fabric_free(lmc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_pira_to_colorl),
 		cmocka_unit_test(test_fera_to_pira),
 		cmocka_unit_test(test_same_tables_move_nothing),
+		cmocka_unit_test(test_fingerprint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
