@@ -18,8 +18,10 @@
 #     covers the switches' mix of both);
 #   - after the provisional pass the switches hold exactly what `ibrouting
 #     route -e pira` computes offline for the fabric OpenSM saw, and after
-#     the last pass exactly what the final engine computes (same root, same
-#     LMC).
+#     the last pass exactly what the final engine makes alone (offline for
+#     fera; for both, inside OpenSM on the same fabric and LIDs);
+#   - pira+fera runs under valgrind: no leak or invalid access in the
+#     plugin over all its passes.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
@@ -45,10 +47,25 @@ hybrid_daemon() {
 	printf 'dump_dir %s/ours\nhybrid_final_delay 3000\n' "$d" > "$d/plugin.conf"
 	printf 'event_plugin_name ibrouting\nrouting_engine %s\nlmc %s\nsweep_interval 1\nforce_log_flush TRUE\n' \
 		"$2" "$3" > "$d/opensm.conf"
+	# under valgrind when $4 is given (the leak check below)
 	IBROUTING_CONF=$d/plugin.conf OSM_CACHE_DIR=$d/cache \
 		LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
+		${4:+valgrind --leak-check=full --show-leak-kinds=definite --log-file=$d/valgrind.log} \
 		opensm -F "$d/opensm.conf" -f "$d/osm.log" -D 0x07 > "$d/out" 2>&1 &
 	OSM_PID=$!
+}
+
+# valgrind_clean NAME: no leak or invalid access whose stack passes
+# through our plugin (OpenSM's own allocations are not ours to judge).
+valgrind_clean() {
+	ours=$(awk '/^==[0-9]+== *$/ { if (rec ~ /libibrouting|ibr_/ && rec ~ /(definitely lost|Invalid|uninitialised)/) n++; rec = ""; next }
+		{ rec = rec $0 "\n" } END { print n + 0 }' "$dir/valgrind.log")
+	if [ "$ours" = 0 ] && grep -q "ERROR SUMMARY" "$dir/valgrind.log"; then
+		pass "$1: valgrind over $(wc -l < "$dir/passes") passes: no leak or invalid access in libibrouting"
+	else
+		flunk "$1: valgrind: $ours records in our plugin"
+		grep -B2 -A12 "libibrouting" "$dir/valgrind.log" | head -40 | sed 's/^/# /'
+	fi
 }
 
 count() { grep -c -- "$1" "$2" 2>/dev/null || true; }
@@ -149,10 +166,10 @@ follow() {
 	done
 }
 
-# run NAME FINAL LMC
+# run NAME FINAL LMC [valgrind]
 run() {
 	name=$1 final=$2 lmc=$3 engine=pira+$2 dir=$TMP/$1
-	hybrid_daemon "$name" "$engine" "$lmc"
+	hybrid_daemon "$name" "$engine" "$lmc" "${4:-}"
 	follow "$name" 1 "start-up"
 	# fera offline on OpenSM's fabric equals fera inside it; colorl's
 	# choices also follow the order OpenSM lists the CAs in, so it is
@@ -183,12 +200,14 @@ run() {
 		pass "$name: no error, no other engine in $(wc -l < "$dir/passes") passes"
 	fi
 	opensm_stop
+	[ -z "${4:-}" ] || valgrind_clean "$name"
 	single_equal "$name" "$final" "$lmc" "link cut, after pass $last"
 	# the link back, for the next run
 	echo "Link \"$cut\"[1] $peer" >&7
 	sleep 1
 }
 
-run hybrid-fera fera 0
+need_tool valgrind
+run hybrid-fera fera 0 valgrind
 run hybrid-colorl colorl 2
 finish
