@@ -19,6 +19,9 @@ int cli_fail(const char *fmt, const char *a, const char *b);
 /* A number 0..max, or -1 after a message naming the option. */
 int cli_parse_uint(const char *opt, const char *text, unsigned max,
 		   unsigned *out);
+/* A non-zero GUID (0x... or decimal), or -1 after a message naming the
+ * option. */
+int cli_parse_guid(const char *opt, const char *text, uint64_t *guid);
 /* A finalized fabric (load.h); NULL after a message. */
 struct ibr_fabric *cli_load_fabric(const char *source,
 				   const struct ibr_load_options *o);
@@ -27,5 +30,7 @@ void cli_print_fabric(const char *source, const struct ibr_fabric *f);
 
 /* ibrouting lids (lids.c). */
 int cmd_lids(int argc, char **argv);
+/* ibrouting transition (transition.c). */
+int cmd_transition(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
  *   ibrouting generate SPEC [-o FILE]              write a synthetic fabric
  *   ibrouting engines                              list the engines
  *   ibrouting lids FABRIC...                       the LID paper's study (lids.c)
+ *   ibrouting transition -e A+B FABRIC             a hybrid's way, offline (transition.c)
  *
  * FABRIC is an ibnetdiscover or ibsim net file, a directory of OpenSM dumps
  * (opensm-subnet.lst and opensm-lfts.dump: the fabric OpenSM discovered,
@@ -45,6 +46,8 @@ static const char usage[] =
 	"[--heuristics all|LIST]\n"
 	"                      [--ilp-seconds N] [--k N] [--pairs ca|switch] "
 	"FABRIC...\n"
+	"       ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID | "
+	"--root-strategy S] [--sm GUID] FABRIC\n"
 	"FABRIC: an ibnetdiscover or ibsim net file, a directory of OpenSM dumps,\n"
 	"        or gen:SPEC (e.g. gen:random:sw=32,ca=256,seed=1)\n";
 
@@ -73,7 +76,7 @@ int cli_parse_uint(const char *opt, const char *text, unsigned max,
 	return 0;
 }
 
-static int parse_guid(const char *opt, const char *text, uint64_t *guid)
+int cli_parse_guid(const char *opt, const char *text, uint64_t *guid)
 {
 	char *end;
 
@@ -268,7 +271,7 @@ static int cmd_route(int argc, char **argv)
 				return cli_fail("-o: %s%s", err.msg, "");
 			break;
 		case 'r':
-			if (parse_guid("--root", optarg, &root.guid))
+			if (cli_parse_guid("--root", optarg, &root.guid))
 				return EXIT_USAGE;
 			how = "--root";
 			break;
@@ -292,7 +295,7 @@ static int cmd_route(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'm':
-			if (parse_guid("--sm", optarg, &load.sm_guid))
+			if (cli_parse_guid("--sm", optarg, &load.sm_guid))
 				return EXIT_USAGE;
 			break;
 		case 'p':
@@ -462,6 +465,8 @@ int main(int argc, char **argv)
 		return cmd_engines(argc - 1, argv + 1);
 	if (strcmp(argv[1], "lids") == 0)
 		return cmd_lids(argc - 1, argv + 1);
+	if (strcmp(argv[1], "transition") == 0)
+		return cmd_transition(argc - 1, argv + 1);
 	fprintf(stderr, "ibrouting: unknown command \"%s\"\n%s", argv[1], usage);
 	return EXIT_USAGE;
 }

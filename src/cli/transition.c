@@ -1,0 +1,247 @@
+/*
+ * transition.c - `ibrouting transition`: what a hybrid engine does inside
+ * OpenSM after a topology change, offline (see ibrouting(1)).
+ *
+ *   ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID |
+ *                        --root-strategy S] [--sm GUID] FABRIC
+ *
+ * Routes FABRIC with the provisional engine, then with the final one from
+ * the same root; checks the union of the two (ibr_verify_union: what the
+ * switches may hold while OpenSM sends the final tables); then walks the
+ * safe steps (transition.h) from one to the other, checking each step's
+ * union with the tables before it and each step's tables on their own,
+ * and prints per step the entries and LFT blocks (64 LIDs of one switch:
+ * what OpenSM sends) that change.  Exit status 0 when the final tables
+ * are reached with every check clean, 1 when a check fails or the way is
+ * blocked, 2 on bad usage or input.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibrouting/engine.h"
+#include "ibrouting/transition.h"
+#include "ibrouting/updown.h"
+#include "ibrouting/verify.h"
+#include "cli.h"
+
+#define MAX_STEPS 64
+#define LFT_BLOCK 64    /* LIDs per LinearForwardingTable block */
+
+/* Entries and LFT blocks in which a and b differ. */
+static void difference(const struct ibr_result *a, const struct ibr_result *b,
+		       uint64_t *entries, uint64_t *blocks)
+{
+	*entries = *blocks = 0;
+	for (uint32_t s = 0; s < a->num_switches; s++)
+		for (uint32_t first = 0; first < a->num_lids; first += LFT_BLOCK) {
+			uint64_t in_block = 0;
+			for (uint32_t l = first; l < a->num_lids && l < first + LFT_BLOCK; l++)
+				in_block += ibr_entry(a, s, l) != ibr_entry(b, s, l);
+			*entries += in_block;
+			*blocks += in_block > 0;
+		}
+}
+
+static int split_hybrid(const char *name, const struct ibr_engine **prov,
+			const struct ibr_engine **fin)
+{
+	const char *plus = strchr(name, '+');
+	char first[64];
+	char names[256];
+
+	if (!plus || (size_t)(plus - name) >= sizeof(first))
+		return cli_fail("transition: -e wants PROVISIONAL+FINAL, two of "
+				"%s (e.g. pira+fera)%s",
+				ibr_engine_names(names, sizeof(names)), "");
+	memcpy(first, name, (size_t)(plus - name));
+	first[plus - name] = '\0';
+	*prov = ibr_engine_find(first);
+	*fin = ibr_engine_find(plus + 1);
+	if (!*prov || !*fin)
+		return cli_fail("transition: unknown engine in \"%s\" (known: "
+				"%s)", name, ibr_engine_names(names, sizeof(names)));
+	return 0;
+}
+
+static void print_findings(const char *what, const struct ibr_verify_report *rep)
+{
+	printf("%s %" PRIu64 " LIDs can loop, %" PRIu64 " dependency cycles%s%s\n",
+	       what, rep->loops, rep->cycles, rep->num_messages ? ": " : "",
+	       rep->num_messages ? rep->messages[0] : "");
+}
+
+/* The steps from cur (changed in place) to fin; returns the exit status. */
+static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
+		const struct ibr_result *fin)
+{
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+	struct ibr_updown ud;
+	struct ibr_result next;
+	uint64_t all_entries = 0, all_blocks = 0, left = 1;
+	unsigned step = 0;
+	int rc = 0;
+
+	if (ibr_updown_build(f, fin->root, &ud, &err) ||
+	    ibr_result_init(&next, f, &err)) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	while (left > 0 && rc == 0) {
+		uint64_t moved, entries, blocks;
+
+		if (step == MAX_STEPS) {
+			printf("steps     blocked: more than %u steps\n", MAX_STEPS);
+			rc = EXIT_FINDINGS;
+			break;
+		}
+		if (ibr_transition_step(f, &ud, cur, fin, &next, &moved, &left,
+					&err) ||
+		    ibr_verify_union(f, cur, &next, &rep, &err)) {
+			fprintf(stderr, "ibrouting: %s\n", err.msg);
+			rc = EXIT_USAGE;
+			break;
+		}
+		if (moved == 0) {
+			printf("steps     blocked after %u steps: %" PRIu64
+			       " entries left\n", step, left);
+			rc = EXIT_FINDINGS;
+			break;
+		}
+		difference(cur, &next, &entries, &blocks);
+		step++;
+		printf("step %-4u %" PRIu64 " entries in %" PRIu64 " LFT blocks, "
+		       "%" PRIu64 " entries left; ", step, entries, blocks, left);
+		if (ibr_verify_findings(&rep)) {
+			print_findings("union with the tables before:", &rep);
+			rc = EXIT_FINDINGS;
+			break;
+		}
+		if (ibr_verify(f, &next, NULL, &rep, &err)) {
+			fprintf(stderr, "ibrouting: %s\n", err.msg);
+			rc = EXIT_USAGE;
+			break;
+		}
+		if (ibr_verify_findings(&rep)) {
+			printf("tables: %" PRIu64 " findings: %s\n",
+			       ibr_verify_findings(&rep), rep.messages[0]);
+			rc = EXIT_FINDINGS;
+			break;
+		}
+		printf("union verified, tables verified\n");
+		all_entries += entries;
+		all_blocks += blocks;
+		memcpy(cur->col, next.col, (size_t)cur->num_switches * cur->num_lids);
+	}
+	if (rc == 0)
+		printf("steps     %u to the final tables: %" PRIu64 " entries, %"
+		       PRIu64 " LFT blocks sent in all\n", step, all_entries,
+		       all_blocks);
+	ibr_result_free(&next);
+	ibr_updown_free(&ud);
+	return rc;
+}
+
+int cmd_transition(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "engine", required_argument, NULL, 'e' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "root-strategy", required_argument, NULL, 's' },
+		{ "lmc", required_argument, NULL, 'l' },
+		{ "sm", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_load_options load = { 0 };
+	const struct ibr_engine *prov = NULL, *fin = NULL;
+	struct ibr_fabric *f;
+	struct ibr_result a, b;
+	struct ibr_verify_report rep;
+	struct ibr_error err = { "" };
+	uint64_t entries, blocks;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "e:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (split_hybrid(optarg, &prov, &fin))
+				return EXIT_USAGE;
+			break;
+		case 'r':
+			if (cli_parse_guid("--root", optarg, &root.guid))
+				return EXIT_USAGE;
+			break;
+		case 's':
+			if (ibr_root_strategy_parse(optarg, &root.strategy))
+				return cli_fail("--root-strategy %s: expected sm, "
+						"lowest-lid or center%s", optarg, "");
+			break;
+		case 'l':
+			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
+				return EXIT_USAGE;
+			load.lmc_given = true;
+			break;
+		case 'm':
+			if (cli_parse_guid("--sm", optarg, &load.sm_guid))
+				return EXIT_USAGE;
+			break;
+		default:
+			return cli_fail("usage: ibrouting transition -e "
+					"PROVISIONAL+FINAL [--lmc N] [--root GUID "
+					"| --root-strategy S] [--sm GUID] FABRIC%s%s",
+					"", "");
+		}
+	}
+	if (!prov)
+		return cli_fail("transition: choose -e PROVISIONAL+FINAL (e.g. "
+				"pira+fera)%s%s", "", "");
+	if (optind != argc - 1)
+		return cli_fail("transition: expected one FABRIC argument%s%s",
+				"", "");
+	f = cli_load_fabric(argv[optind], &load);
+	if (!f)
+		return EXIT_USAGE;
+	cli_print_fabric(argv[optind], f);
+	if (ibr_route_once(f, prov, &root, NULL, &a, &err)) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		ibr_fabric_free(f);
+		return EXIT_USAGE;
+	}
+	/* the final pass roots where the provisional one did */
+	root.guid = ibr_switch(f, a.root)->guid;
+	if (ibr_route_once(f, fin, &root, NULL, &b, &err)) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		ibr_result_free(&a);
+		ibr_fabric_free(f);
+		return EXIT_USAGE;
+	}
+	printf("passes    provisional %s %.3f ms, final %s %.3f ms, root "
+	       "0x%016" PRIx64 "\n", prov->name, a.stats.compute_ms, fin->name,
+	       b.stats.compute_ms, root.guid);
+	difference(&a, &b, &entries, &blocks);
+	printf("change    %" PRIu64 " of %" PRIu64 " entries (%.2f%%) in %"
+	       PRIu64 " LFT blocks\n", entries,
+	       (uint64_t)a.num_switches * a.num_lids,
+	       100.0 * (double)entries / (double)((uint64_t)a.num_switches * a.num_lids),
+	       blocks);
+	rc = ibr_verify_union(f, &a, &b, &rep, &err);
+	if (rc) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		rc = EXIT_USAGE;
+	} else if (ibr_verify_findings(&rep) == 0) {
+		printf("union     provisional and final mixed: no loop, acyclic: "
+		       "one push\n");
+	} else {
+		print_findings("union     provisional and final mixed:", &rep);
+		rc = walk(f, &a, &b);
+	}
+	ibr_result_free(&a);
+	ibr_result_free(&b);
+	ibr_fabric_free(f);
+	return rc;
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# cli_transition.sh - `ibrouting transition`, a hybrid's way from PIRa's
+# tables to the final engine's, offline:
+#   - on a random 64-switch fabric, pira+fera: the union of the two sets
+#     can loop (named), so the tool goes in steps; every step's union with
+#     the tables before it and every step's tables verify; the entries of
+#     the steps add up to the entries that change; exit 0;
+#   - pira+colorl at LMC 2 on the same fabric the same way;
+#   - on a 16-switch fabric whose union is clean: one push, no step;
+#   - -e without a '+', or with an unknown engine, is a usage error naming
+#     the engines.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+check_way() {
+	name=$1
+	shift
+	if "$IBROUTING" transition "$@" > "$TMP/$name.out"; then
+		change=$(sed -n 's/^change    \([0-9]*\) of .*/\1/p' "$TMP/$name.out")
+		summed=$(awk '/^step / { n += $3 } END { print n + 0 }' "$TMP/$name.out")
+		steps=$(grep -c '^step ' "$TMP/$name.out" || true)
+		bad=$(grep '^step ' "$TMP/$name.out" | grep -vc 'union verified, tables verified' || true)
+		if grep -q '^union .* LIDs can loop' "$TMP/$name.out" && [ "$steps" -ge 2 ] &&
+		   [ "$bad" = 0 ] && [ "$summed" = "$change" ] &&
+		   grep -q "^steps     $steps to the final tables: $change entries" "$TMP/$name.out"; then
+			pass "$name: $(grep '^union' "$TMP/$name.out" | cut -c11-70)...; $(grep '^steps' "$TMP/$name.out" | cut -c11-)"
+		else
+			flunk "$name: unexpected way"
+			sed 's/^/# /' "$TMP/$name.out"
+		fi
+	else
+		flunk "$name: exit $?"
+		sed 's/^/# /' "$TMP/$name.out"
+	fi
+}
+
+check_way pira+fera -e pira+fera gen:random:sw=64,ca=256,seed=5
+check_way pira+colorl -e pira+colorl --lmc 2 gen:random:sw=64,ca=256,seed=5
+
+if "$IBROUTING" transition -e pira+fera gen:random:sw=16,ca=64,seed=1 > "$TMP/small.out" &&
+   grep -q '^union .*no loop, acyclic: one push' "$TMP/small.out" && ! grep -q '^step ' "$TMP/small.out"; then
+	pass "a clean union: $(grep '^union' "$TMP/small.out" | cut -c11-)"
+else
+	flunk "small fabric: $(cat "$TMP/small.out")"
+fi
+
+expect_error "-e without a +" 2 "PROVISIONAL.FINAL" "$IBROUTING" transition -e fera gen:random:sw=16,ca=64,seed=1
+expect_error "an unknown engine" 2 "unknown engine in .pira.nope." "$IBROUTING" transition -e pira+nope gen:random:sw=16,ca=64,seed=1
+finish
