@@ -178,18 +178,19 @@ events() {
 }
 
 # settled EVENTS HYBRID: "yes" once the events show tables on every switch
-# (a C), for a hybrid its final pass too, and after the last C two light
-# sweeps with no heavy sweep or routing run begun
+# (a C), for a hybrid its final pass too, and after the last C at least
+# two light sweeps, the last a second or more after the C, with no heavy
+# sweep or routing run begun
 settled() {
 	awk -v hybrid="$2" '
-	{ ev[NR] = $2; if ($2 == "C") last = NR; if ($2 == "F") f = 1 }
+	{ t[NR] = $1; ev[NR] = $2; if ($2 == "C") last = NR; if ($2 == "F") f = 1 }
 	END {
 		if (!last || (hybrid && !f)) { print "no"; exit }
 		for (i = last + 1; i <= NR; i++) {
 			if (ev[i] == "H" || ev[i] == "R") { print "no"; exit }
-			if (ev[i] == "L") l++
+			if (ev[i] == "L") { l++; lt = t[i] }
 		}
-		print (l >= 2) ? "yes" : "no"
+		print (l >= 2 && lt - t[last] >= 1) ? "yes" : "no"
 	}' "$1"
 }
 
