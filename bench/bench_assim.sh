@@ -13,6 +13,7 @@
 #                                 engines fell back, left no tables after a
 #                                 change, kept its provisional tables, or
 #                                 the tables read back do not verify
+#   bench/bench_assim.sh --report the table and plot again from assim.csv
 #   FABRICS=, ENGINES="ENGINE@LMC ...", REPEATS=N, APPEND=1 (add rows to
 #   an existing assim.csv), ASSIM_KEEP=DIR (keep every session's logs)
 #
@@ -60,18 +61,19 @@
 # to their LMC.  ibsim is started afresh for every engine.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-smoke=false
+smoke=false report_only=false
 out=$top/bench/results
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=true; out=$(mktemp -d) ;;
 	--out) out=$2; shift ;;
-	*) echo "usage: bench/bench_assim.sh [--smoke] [--out DIR]" >&2; exit 2 ;;
+	--report) report_only=true ;;
+	*) echo "usage: bench/bench_assim.sh [--smoke] [--out DIR] [--report]" >&2; exit 2 ;;
 	esac
 	shift
 done
 mkdir -p "$out"
-git -C "$top" rev-parse --short HEAD > "$out/assim.commit" 2>/dev/null || true
+$report_only || git -C "$top" rev-parse --short HEAD > "$out/assim.commit" 2>/dev/null || true
 build=${BUILD_DIR:-$top/build}
 [ -x "$build/ibrouting" ] && [ -f "$build/.libs/libibrouting.so" ] || {
 	echo "bench_assim.sh: build first (scripts/run-tests.sh or make in $build)" >&2; exit 2; }
@@ -103,7 +105,7 @@ fabrics=${FABRICS:-$fabrics}
 engines=${ENGINES:-$engines}
 
 csv=$out/assim.csv
-[ "${APPEND:-}" = 1 ] && [ -f "$csv" ] ||
+[ "${APPEND:-}" = 1 ] && [ -f "$csv" ] || $report_only ||
 	echo "fabric,switches,cas,lmc,engine,change,used,routings,heavy_sweeps,detect_ms,route_ms,first_ms,final_ms,provisional_pass_ms,final_pass_ms,first_check,final_findings,final_unreachable,final_cycles,entries_before,entries_moved,entries_removed,entries_added,entries_changed_pct,blocks_changed,blocks_sent,blocks_sent_final,restored,errors,target,repeats,first_runs_ms,final_runs_ms,reroutes,last_tables_ms" > "$csv"
 timeline=$out/assim_timeline.dat
 
@@ -531,6 +533,7 @@ session() {  # SPEC NETFILE ENGINE LMC
 
 if $smoke; then quiet_limit=60 start_limit=60 repeats=1; else quiet_limit=300 start_limit=900 repeats=3; fi
 repeats=${REPEATS:-$repeats}
+$report_only && fabrics=""
 for spec in $fabrics; do
 	for e in $engines; do
 		engine=${e%@*} lmc=${e#*@}
@@ -551,19 +554,20 @@ done
 
 # The table, per fabric and change: times after the change in ms.
 {
-	echo "| fabric | change | engine (LMC) | used | routing runs | heavy sweep ms | routing ms | first tables ms | final tables ms | routing to first tables ms | first tables read back | final tables read back | entries changed % (moved / removed / added of before) | blocks changed | blocks sent | undone: same tables |"
-	echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | --- |"
+	echo "| fabric | change | engine (LMC) | used | routing runs | heavy sweep ms | routing ms | first tables ms | final tables ms | routing to first tables ms | routing to final tables ms | first tables read back | final tables read back | entries changed % (moved / removed / added of before) | blocks changed | blocks sent | undone: same tables |"
+	echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | --- |"
 	awk -F, 'NR > 1 {
 		fab = $2 "/" $3; chg = ($6 == "link") ? "link cut" : "switch down"
 		v = ($17 == "0") ? "verified" : ($17 == "?" ? "?" : sprintf("%s findings (%s unreachable, %s cycles)", $17, $18, $19))
 		fc = $16; if (fc == "same-as-final") fc = "= final"
 		sent = $26; if ($27 != "") sent = sent " (final pass " $27 ")"
 		push = ($12 != "?" && $11 != "?") ? $12 - $11 : "?"
+		push_final = ($13 != "?" && $11 != "?") ? $13 - $11 : "?"
 		runs = $8; if ($34 + 0 > 0) runs = runs " (" $34 " re-route" ($34 > 1 ? "s" : "") ")"
 		fin = $13; if ($15 ~ /kept/) fin = fin " (final tables refused, provisional kept)"
 		if ($35 != "" && $35 != $13) fin = fin " (same fabric routed again: tables at " $35 ")"
-		printf "| %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s / %s / %s of %s) | %s | %s | %s |\n",
-			fab, chg, $5, $4, $7, runs, $10, $11, $12, fin, push, fc, v, $24, $21, $22, $23, $20, $25, sent, $28 }' "$csv" |
+		printf "| %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s / %s / %s of %s) | %s | %s | %s |\n",
+			fab, chg, $5, $4, $7, runs, $10, $11, $12, fin, push, push_final, fc, v, $24, $21, $22, $23, $20, $25, sent, $28 }' "$csv" |
 		sort -t'|' -s -k2,2V -k3,3
 } > "$out/assim.md"
 cat "$out/assim.md"

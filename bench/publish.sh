@@ -90,20 +90,27 @@ END
 assim_section() {
 	local c=$dir/assim.csv
 	[ -f "$c" ] || return 0
-	# per fabric and change: "engine first[/final] ms" of every engine
+	# per fabric and change: every engine's first (then final) tables, in
+	# ms after the change and after its routing run began, and the blocks
+	# OpenSM sent
 	timeline_lines() {
-		awk -F, 'NR > 1 { k = $2 "/" $3 ", " (($6 == "link") ? "link cut" : "switch down")
+		awk -F, 'function d(a, b) { return (a == "?" || b == "?") ? "?" : a - b }
+			NR > 1 { k = $2 "/" $3 ", " (($6 == "link") ? "link cut" : "switch down")
 			if (!(k in line)) order[++n] = k
-			t = ($12 == $13) ? $12 : $12 " then " $13
-			line[k] = line[k] (line[k] == "" ? "" : ", ") $5 " " t }
-			END { for (i = 1; i <= n; i++) printf "- %s: %s ms.\n", order[i], line[order[i]] }' "$c"
+			t = ($12 == $13) ? $12 " (" d($12, $11) ")" : $12 " then " $13 " (" d($12, $11) " then " d($13, $11) ")"
+			line[k] = line[k] (line[k] == "" ? "" : ", ") $5 " " t
+			b = $26; if ($27 != "") b = b " (" $27 " in the final pass)"
+			blocks[k] = blocks[k] (blocks[k] == "" ? "" : ", ") $5 " " b }
+			END { for (i = 1; i <= n; i++)
+				printf "- %s, ms after the change (after the routing run began): %s.  LFT blocks sent: %s.\n",
+					order[i], line[order[i]], blocks[order[i]] }' "$c"
 	}
 	# ENGINES-REGEX CHANGE: "lo% to hi%" of entries changed
 	changed() { awk -F, -v e="$1" -v k="$2" 'NR > 1 && $5 ~ e && $6 == k && $24 != "?" { v = $24 + 0; n++
 		if (n == 1 || v < lo) lo = v; if (n == 1 || v > hi) hi = v }
 		END { if (n) printf "%.2f%% to %.2f%%", lo, hi; else printf "?" }' "$c"; }
 	local hybrids
-	hybrids=$(awk -F, 'NR > 1 && $5 ~ /\+/ { print $5 }' "$c" | sort -u | tr '\n' ' ')
+	hybrids=$(awk -F, 'NR > 1 && $5 ~ /\+/ { print $5 }' "$c" | sort -u | paste -sd, | sed 's/,/, /g')
 	cat <<END
 
 ## Change assimilation: a link cut, a switch down
