@@ -57,7 +57,7 @@ BUILD_DIR=$PWD "$top/bench/bench_lmc.sh" --smoke > bench-lmc-smoke.log 2>&1 || {
 tail -n 1 bench-lmc-smoke.log
 passed=$((passed + 1))
 
-echo "== change assimilation benchmark smoke run (a link cut and a switch down under an OpenSM daemon over ibsim, fera and colorl; not timed)"
+echo "== change assimilation benchmark smoke run (a link cut and a switch down under an OpenSM daemon over ibsim, fera and pira+colorl; not timed)"
 BUILD_DIR=$PWD "$top/bench/bench_assim.sh" --smoke > bench-assim-smoke.log 2>&1 || { cat bench-assim-smoke.log; exit 1; }
 tail -n 1 bench-assim-smoke.log
 passed=$((passed + 1))
