@@ -16,8 +16,10 @@
 #     walk loops or fails, no credit loop, at any point between the passes
 #     (while OpenSM sends a pass, the union check the INFO line reports
 #     covers the switches' mix of both);
-#   - after the provisional pass the switches hold exactly what `ibrouting
-#     route -e pira` computes offline for the fabric OpenSM saw, and after
+#   - after the provisional pass at start-up the switches hold exactly what
+#     `ibrouting route -e pira` computes offline for the fabric OpenSM saw;
+#     after the cut, each LID holds its column from before where that still
+#     holds, PIRa's elsewhere (as many kept as the INFO line says); after
 #     the last pass exactly what the final engine makes alone (offline for
 #     fera; for both, inside OpenSM on the same fabric and LIDs);
 #   - pira+fera runs under valgrind: no leak or invalid access in the
@@ -127,6 +129,32 @@ offline_equal() {
 	fi
 }
 
+# kept_or_pira NAME K WHAT: after a change, the provisional pass K keeps
+# the columns (LIDs) of the tables in place that still hold, and takes
+# PIRa's elsewhere: every LID read back is either its column before the
+# change ($dir/before.lft) or pira's offline on the new fabric, and as
+# many LIDs are kept as the pass's INFO line says.
+kept_or_pira() {
+	root=$(pass_line "$dir/osm.log" 1 | sed -n 's/.*root \(0x[0-9a-f]*\).*/\1/p')
+	"$IBROUTING" route -e pira --lmc "$lmc" --root "$root" --print-lfts "$dir/ours" |
+		grep '^0x' | sort > "$dir/offline.lft"
+	said=$(pass_line "$dir/osm.log" "$2" | sed -n 's/.*, \([0-9]*\) LIDs kept from the tables in place.*/\1/p')
+	# per LID: its column as one word, in each of the three
+	columns() { sort -k2,2n -k1,1 "$1" | awk '{ c[$2] = c[$2] $1 ":" $3 "," } END { for (l in c) print l, c[l] }' | sort -n; }
+	columns "$dir/switches.lft" > "$dir/now.col"
+	columns "$dir/before.lft" > "$dir/before.col"
+	columns "$dir/offline.lft" > "$dir/pira.col"
+	verdict=$(awk 'FILENAME == ARGV[1] { b[$1] = $2; next } FILENAME == ARGV[2] { p[$1] = $2; next }
+		{ if ($2 == b[$1] && $2 != p[$1]) kept++; else if ($2 == p[$1]) pira++; else other++ }
+		END { printf "%d %d %d", kept, pira, other }' "$dir/before.col" "$dir/pira.col" "$dir/now.col")
+	set -- "$1" "$2" "$3" $verdict
+	if [ "$6" = 0 ] && [ "$4" -gt 0 ] && [ -n "$said" ] && [ "$4" -le "$said" ]; then
+		pass "$1: $3: every LID holds its column from before the change ($4, the INFO line says $said kept) or PIRa's ($5)"
+	else
+		flunk "$1: $3: $4 LIDs as before, $5 as PIRa's, $6 neither; the INFO line says ${said:-none} kept"
+	fi
+}
+
 # single_equal NAME ENGINE LMC WHAT: the switches' last read-back equals
 # the tables ENGINE alone makes inside OpenSM (-o, the daemon stopped, the
 # same LIDs from the same cache) on the same fabric.
@@ -154,7 +182,11 @@ follow() {
 	while :; do
 		wait_pushed "$dir/osm.log" "$k" || { flunk "$1: pass $k never came or was never pushed"; last=$k; return; }
 		check_pass "$1" "$k" "$(pass_line "$dir/osm.log" "$k" | cut -d: -f2 | sed 's/^ //')"
-		[ "$k" = "$2" ] && offline_equal "$1" pira "$lmc" "$3, provisional pass"
+		if [ "$k" = "$2" ] && [ "$k" = 1 ]; then
+			offline_equal "$1" pira "$lmc" "$3, provisional pass"
+		elif [ "$k" = "$2" ]; then
+			kept_or_pira "$1" "$k" "$3, provisional pass"
+		fi
 		if awk -v engine="$engine" -v k="$k" "$is_pass"' { n++; next }
 			n == k && /final pass in [0-9]+ ms/ { more = 1 }
 			END { exit !more }' "$dir/osm.log"; then
@@ -175,6 +207,7 @@ run() {
 	# choices also follow the order OpenSM lists the CAs in, so it is
 	# compared with itself inside OpenSM, below
 	[ "$final" != fera ] || offline_equal "$name" "$final" "$lmc" "start-up, after pass $last"
+	cp "$dir/switches.lft" "$dir/before.lft"
 	first_after_cut=$((last + 1))
 	echo "Unlink \"$cut\"[1]" >&7
 	follow "$name" "$first_after_cut" "link cut"

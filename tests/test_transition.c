@@ -190,6 +190,63 @@ static void test_same_tables_move_nothing(void **state)
 	ibr_fabric_free(f);
 }
 
+/* After a link cut, PIRa's provisional tables keep the columns of the
+ * tables in place (FERa's, made before the cut) that still hold: the
+ * result verifies, keeps most columns, and changes far fewer entries
+ * than PIRa's own tables would. */
+static void test_keep_columns_after_a_cut(void **state)
+{
+	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_fabric *before = generated_fabric("torus:dims=6x6,ca=2,seed=1", 0);
+	struct ibr_fabric *after = generated_fabric("torus:dims=6x6,ca=2,broken=1,seed=1", 0);
+	struct ibr_result old, prov, pira;
+	struct ibr_verify_report rep;
+	struct ibr_error err = { "" };
+	struct ibr_updown ud;
+	uint64_t *guids = malloc(before->num_switches * sizeof(*guids));
+	uint64_t pira_changed = 0, changed = 0;
+	uint32_t kept, owned = 0;
+
+	(void)state;
+	assert_non_null(guids);
+	assert_int_equal(before->max_lid, after->max_lid);
+	for (uint32_t s = 0; s < before->num_switches; s++)
+		guids[s] = ibr_switch(before, s)->guid;
+	if (ibr_route_once(before, ibr_engine_find("fera"), &root, NULL, &old, &err) ||
+	    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL, &prov, &err) ||
+	    ibr_result_copy(&pira, &prov, &err) ||
+	    ibr_updown_build(after, prov.root, &ud, &err) ||
+	    ibr_transition_keep(after, &ud, &old, guids, before->num_switches,
+				&prov, &kept, &err))
+		fail_msg("%s", err.msg);
+	for (uint32_t l = 1; l <= after->max_lid; l++)
+		owned += after->lid_owner[l].node != IBR_NONE;
+	assert_int_equal(ibr_verify(after, &prov, NULL, &rep, &err), 0);
+	if (ibr_verify_findings(&rep))
+		fail_msg("kept tables: %s", rep.messages[0]);
+	pira_changed = differing(&old, &pira);
+	changed = differing(&old, &prov);
+	print_message("torus 6x6, one link cut: %u of %u columns kept; entries "
+		      "changed against the tables in place %llu (PIRa alone "
+		      "%llu)\n", kept, owned, (unsigned long long)changed,
+		      (unsigned long long)pira_changed);
+	assert_true(kept > owned / 2 && kept < owned);
+	assert_true(changed * 4 < pira_changed);
+	/* a kept column is the old one, a replaced one PIRa's */
+	for (uint32_t l = 1; l <= after->max_lid; l++) {
+		const uint8_t *c = ibr_column(&prov, l);
+		assert_true(memcmp(c, ibr_column(&old, l), after->num_switches) == 0 ||
+			    memcmp(c, ibr_column(&pira, l), after->num_switches) == 0);
+	}
+	ibr_result_free(&old);
+	ibr_result_free(&prov);
+	ibr_result_free(&pira);
+	ibr_updown_free(&ud);
+	free(guids);
+	ibr_fabric_free(before);
+	ibr_fabric_free(after);
+}
+
 /* The hybrid's passes match on the fabric's fingerprint: the same fabric
  * built twice matches; a link less, another LMC or other LIDs do not. */
 static void test_fingerprint(void **state)
@@ -223,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_fera_to_pira),
 		cmocka_unit_test(test_same_tables_move_nothing),
 		cmocka_unit_test(test_fingerprint),
+		cmocka_unit_test(test_keep_columns_after_a_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

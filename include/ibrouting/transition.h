@@ -52,4 +52,21 @@ int ibr_transition_step(const struct ibr_fabric *f,
 			struct ibr_result *next, uint64_t *moved,
 			uint64_t *left, struct ibr_error *err);
 
+/* Provisional tables that change as little as possible: every column
+ * (LID) of prov, tables made for f, becomes the column of `old` where
+ * that column, mapped onto f by switch GUID (old_guid[i]: the GUID of
+ * old's switch i, old_switches of them), still delivers and is legal
+ * under ud from every switch of f: every entry leads to a switch of f or
+ * to the LID's owner (a LID above its range's base may keep IBR_NO_PATH
+ * where no entry leads), and no switch entered by a down hop leaves by an
+ * up hop.  Each column is then legal on its own, so the whole is free of
+ * loops and credit loops as prov is.  After a small change most columns
+ * survive and OpenSM sends few blocks.  *kept counts the columns taken
+ * from old (owned LIDs below old's num_lids only).  prov's designated
+ * map is left as it is. */
+int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
+			const struct ibr_result *old, const uint64_t *old_guid,
+			uint32_t old_switches, struct ibr_result *prov,
+			uint32_t *kept, struct ibr_error *err);
+
 #endif

@@ -54,6 +54,7 @@ struct ibr_hybrid {
 
 	struct ibr_result held;         /* tables in place (ours) */
 	bool have_held;
+	uint64_t *held_guid;            /* their switches' GUIDs, by index */
 	uint64_t fingerprint;           /* the fabric they were made for */
 	uint64_t root_guid;             /* the orientation's root */
 	struct ibr_result final;
@@ -86,11 +87,18 @@ static void forget_final(struct ibr_hybrid *h)
 	h->step = 0;
 }
 
-static void forget(struct ibr_hybrid *h)
+static void drop_held(struct ibr_hybrid *h)
 {
 	if (h->have_held)
 		ibr_result_free(&h->held);
 	h->have_held = false;
+	free(h->held_guid);
+	h->held_guid = NULL;
+}
+
+static void forget(struct ibr_hybrid *h)
+{
+	drop_held(h);
 	h->want_pass = false;
 	forget_final(h);
 }
@@ -122,22 +130,62 @@ static int take_copy(struct engine_ctx *c, const struct ibr_result *src)
 	return 0;
 }
 
-/* The tables in place become c->result's. */
+/* The tables in place become c->result's (and their switches' GUIDs,
+ * for keep_columns after a change). */
 static int hold(struct engine_ctx *c)
 {
 	struct ibr_hybrid *h = c->hybrid;
 	struct ibr_error err = { "" };
+	const struct ibr_fabric *f = c->of.fabric;
+	uint64_t *guid = malloc((f->num_switches ? f->num_switches : 1) *
+				sizeof(*guid));
 
-	if (h->have_held)
-		ibr_result_free(&h->held);
-	h->have_held = false;
-	if (ibr_result_copy(&h->held, &c->result, &err)) {
+	drop_held(h);
+	if (!guid || ibr_result_copy(&h->held, &c->result, &err)) {
+		free(guid);
 		OSM_LOG(&c->plugin->osm->log, OSM_LOG_ERROR, "ERR IB13: %s: "
-			"%s\n", c->name, err.msg);
+			"%s\n", c->name, guid ? err.msg : "out of memory");
 		return -1;
 	}
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		guid[s] = ibr_switch(f, s)->guid;
+	h->held_guid = guid;
 	h->have_held = true;
 	return 0;
+}
+
+/* After a change, the columns of the tables in place that still hold on
+ * the new fabric replace the provisional engine's (transition.h): after a
+ * small change OpenSM then sends few blocks.  The result is verified
+ * again; on any failure the provisional engine's own tables stay. */
+static void keep_columns(struct engine_ctx *c, uint32_t *kept)
+{
+	struct ibr_hybrid *h = c->hybrid;
+	const struct ibr_fabric *f = c->of.fabric;
+	const struct ibr_verify_options only = { .check_only = true };
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+	struct ibr_result mixed;
+	struct ibr_updown ud;
+
+	*kept = 0;
+	if (!h->have_held || ibr_result_copy(&mixed, &c->result, &err))
+		return;
+	if (ibr_updown_build(f, c->result.root, &ud, &err) == 0) {
+		if (ibr_transition_keep(f, &ud, &h->held, h->held_guid,
+					h->held.num_switches, &mixed, kept,
+					&err) == 0 &&
+		    ibr_verify(f, &mixed, &only, &rep, &err) == 0 &&
+		    ibr_verify_findings(&rep) == 0) {
+			ibr_result_free(&c->result);
+			c->result = mixed;
+			ibr_updown_free(&ud);
+			return;
+		}
+		ibr_updown_free(&ud);
+	}
+	*kept = 0;
+	ibr_result_free(&mixed);
 }
 
 static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root,
@@ -147,11 +195,13 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root,
 	osm_log_t *log = &c->plugin->osm->log;
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
-	char label[128];
+	char label[192];
+	uint32_t kept;
 
-	forget(h);
+	forget_final(h);
 	snprintf(label, sizeof(label), "%s: provisional pass (%s)", c->name,
 		 h->prov->name);
+	h->want_pass = false;
 	ibr_plugin_warn_lmc(log, h->prov, c->plugin->osm->subn.opt.lmc);
 	if (ibr_plugin_route(c, h->prov, root, &rep, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
@@ -162,6 +212,11 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root,
 		ibr_plugin_log_findings(c, &rep);
 		return -1;
 	}
+	keep_columns(c, &kept);
+	if (kept)
+		snprintf(label, sizeof(label), "%s: provisional pass (%s, %u LIDs "
+			 "kept from the tables in place)", c->name,
+			 h->prov->name, kept);
 	if (ibr_plugin_finish(c, label, &rep, NULL) || hold(c))
 		return -1;
 	h->fingerprint = fingerprint;

@@ -92,7 +92,7 @@ struct engine_ctx {
 	bool routed;
 	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
 	/* what the run's INFO line says (ibr_plugin_finish) */
-	char label[128];
+	char label[192];
 	char checked[600];
 	uint64_t designated_flows, designated_load;
 };

@@ -180,3 +180,87 @@ out:
 	free(st.todo);
 	return rc;
 }
+
+/* Is col (one entry per switch of f) a legal column for lid that
+ * delivers from every switch with an entry? */
+static bool column_holds(struct stepper *st, const uint8_t *col, ibr_lid_t lid,
+			 bool renamed)
+{
+	uint32_t S = st->f->num_switches, to;
+
+	memset(st->down_in, 0, S * sizeof(*st->down_in));
+	for (uint32_t s = 0; s < S; s++) {
+		enum hop h = classify(st, s, lid, col[s], &to);
+		if (h == HOP_HOLE && !(renamed && col[s] == IBR_NO_PATH))
+			return false;
+		if (h == HOP_DOWN)
+			st->down_in[to] = 1;
+		if ((h == HOP_UP || h == HOP_DOWN) && col[to] == IBR_NO_PATH)
+			return false;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		if (st->down_in[s] &&
+		    classify(st, s, lid, col[s], &to) == HOP_UP)
+			return false;
+	return true;
+}
+
+int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
+			const struct ibr_result *old, const uint64_t *old_guid,
+			uint32_t old_switches, struct ibr_result *prov,
+			uint32_t *kept, struct ibr_error *err)
+{
+	struct stepper st = { .f = f, .ud = ud };
+	uint32_t S = f->num_switches, *from = NULL;
+	uint8_t *col = NULL;
+	int rc = -1;
+
+	*kept = 0;
+	if (old->num_switches != old_switches)
+		return ibr_error_set(err, "transition: %u switch GUIDs for "
+				     "tables of %u switches", old_switches,
+				     old->num_switches);
+	if (ibr_walker_init(&st.w, f, err))
+		return -1;
+	st.down_in = malloc((S ? S : 1) * sizeof(*st.down_in));
+	from = malloc((S ? S : 1) * sizeof(*from));
+	col = malloc(S ? S : 1);
+	if (!st.down_in || !from || !col) {
+		ibr_error_set(err, "transition: out of memory for %u switches", S);
+		goto out;
+	}
+	/* f's switch s was old's switch from[s] (IBR_NONE: new) */
+	for (uint32_t s = 0; s < S; s++)
+		from[s] = IBR_NONE;
+	for (uint32_t i = 0; i < old_switches; i++) {
+		uint32_t n = ibr_fabric_find_guid(f, old_guid[i]);
+		if (n != IBR_NONE && f->nodes[n].type == IBR_NODE_SWITCH)
+			from[f->nodes[n].sw_index] = i;
+	}
+	for (uint32_t lid = 1; lid <= f->max_lid && lid < old->num_lids; lid++) {
+		const struct ibr_lid_owner *o = &f->lid_owner[lid];
+		const uint8_t *oc = ibr_column(old, lid);
+		bool whole = true;
+
+		if (o->node == IBR_NONE)
+			continue;
+		for (uint32_t s = 0; s < S && whole; s++) {
+			whole = from[s] != IBR_NONE;
+			if (whole)
+				col[s] = oc[from[s]];
+		}
+		if (!whole ||
+		    !column_holds(&st, col, lid,
+				  lid != ibr_port(f, o->node, o->port)->base_lid))
+			continue;
+		memcpy(ibr_column(prov, lid), col, S);
+		(*kept)++;
+	}
+	rc = 0;
+out:
+	ibr_walker_free(&st.w);
+	free(st.down_in);
+	free(from);
+	free(col);
+	return rc;
+}
