@@ -59,7 +59,9 @@ int ibr_transition_step(const struct ibr_fabric *f,
  * under ud from every switch of f: every entry leads to a switch of f or
  * to the LID's owner (a LID above its range's base may keep IBR_NO_PATH
  * where no entry leads), and no switch entered by a down hop leaves by an
- * up hop.  Each column is then legal on its own, so the whole is free of
+ * up hop; failing that, where the old column with prov's entries at the
+ * switches whose old entry leads nowhere now (a dead link) does.  Each
+ * column is then legal on its own, so the whole is free of
  * loops and credit loops as prov is.  After a small change most columns
  * survive and OpenSM sends few blocks.  *kept counts the columns taken
  * from old (owned LIDs below old's num_lids only).  prov's designated

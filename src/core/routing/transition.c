@@ -249,10 +249,22 @@ int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 			if (whole)
 				col[s] = oc[from[s]];
 		}
-		if (!whole ||
-		    !column_holds(&st, col, lid,
-				  lid != ibr_port(f, o->node, o->port)->base_lid))
+		bool renamed = lid != ibr_port(f, o->node, o->port)->base_lid;
+		const uint8_t *pc = ibr_column(prov, lid);
+
+		if (!whole)
 			continue;
+		if (!column_holds(&st, col, lid, renamed)) {
+			/* the old column with prov's entries where it leads
+			 * nowhere now (the dead link): often enough */
+			uint32_t to;
+			for (uint32_t s = 0; s < S; s++)
+				if (classify(&st, s, lid, col[s], &to) == HOP_HOLE &&
+				    !(renamed && col[s] == IBR_NO_PATH))
+					col[s] = pc[s];
+			if (!column_holds(&st, col, lid, renamed))
+				continue;
+		}
 		memcpy(ibr_column(prov, lid), col, S);
 		(*kept)++;
 	}
