@@ -127,6 +127,19 @@ static int add_nodes(osm_subn_t *subn, struct ibr_fabric *f,
 	return 0;
 }
 
+/* Room for every node OpenSM knows, so that building moves nothing. */
+static int reserve(osm_subn_t *subn, struct ibr_fabric *f, struct ibr_error *err)
+{
+	uint32_t ports = 0;
+
+	for (cl_map_item_t *item = cl_qmap_head(&subn->node_guid_tbl);
+	     item != cl_qmap_end(&subn->node_guid_tbl);
+	     item = cl_qmap_next(item))
+		ports += ((osm_node_t *)item)->node_info.num_ports + 1u;
+	return ibr_fabric_reserve(f, cl_qmap_count(&subn->node_guid_tbl), ports,
+				  err);
+}
+
 static int add_links(osm_subn_t *subn, struct ibr_fabric *f,
 		     const struct node_ref *refs, struct ibr_error *err)
 {
@@ -188,6 +201,8 @@ int ibr_osm_fabric_build(osm_opensm_t *osm, struct ibr_osm_fabric *out,
 	}
 	f->lmc_esp0 = subn->opt.lmc_esp0;
 	f->lmc = subn->opt.lmc;
+	if (reserve(subn, f, err))
+		goto out;
 	if (add_nodes(subn, f, refs, by_id, out, err) ||
 	    add_links(subn, f, refs, err))
 		goto out;
