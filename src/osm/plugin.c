@@ -7,9 +7,10 @@
  * and `routing_engine pira,updn` in opensm.conf finds them.  For each routing run OpenSM calls, with its
  * lock held:
  *   build_lid_matrices     build the fabric model from the subnet, choose
- *                          the root, route, verify; fill the switch hop
- *                          tables with our routes (multicast and the dumps
- *                          read them); keep the result;
+ *                          the root, route, verify (the certificate, else
+ *                          the full check); fill the switch hop tables
+ *                          with our routes (multicast and the dumps read
+ *                          them); keep the result;
  *   ucast_build_fwd_tables copy the kept tables into every new_lft;
  *                          hand the designated DLIDs to the SA wrapper
  *                          (sa_dlids.c), which answers PathRecord Gets
@@ -28,7 +29,9 @@
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_version.h>
 
+#include "ibrouting/certify.h"
 #include "ibrouting/dump.h"
+#include "ibrouting/metrics.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
 #include "plugin.h"
@@ -38,6 +41,11 @@ struct plugin {
 	osm_opensm_t *osm;
 	struct ibr_plugin_options opts;
 	struct ibr_sa_dlids *sa;       /* NULL: the SA is OpenSM's alone */
+	/* Tests only (IBROUTING_TEST_CERTIFY_ROOT): the certificate judges
+	 * under the orientation from this switch, not the run's root, so
+	 * that sound tables fail it and the full check must decide.  0:
+	 * unset. */
+	uint64_t test_certify_root;
 };
 
 /* One registered engine; its state lives from one callback to the next. */
@@ -48,6 +56,14 @@ struct engine_ctx {
 	struct ibr_result result;
 	bool routed;
 	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
+};
+
+/* What the last run's tables were checked with, for the INFO line. */
+enum checked {
+	NOT_CHECKED,          /* verify_before_push no */
+	CERTIFIED,            /* the certificate (certify.h) */
+	FULL_CHECK,           /* the full verifier, as verify_method full */
+	FULL_AFTER_CERT,      /* the full verifier, the certificate failed */
 };
 
 /* One per engine of the registry, allocated by create(). */
@@ -210,15 +226,56 @@ static void warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lmc)
 		"routing on base LIDs only");
 }
 
-static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
-		 struct ibr_error *err)
+/* The certificate first (verify_method certificate, certify.h): O(S) per
+ * LID, it certifies delivery, no loop and an acyclic channel dependency
+ * graph by legality under the run's orientation.  Tables it rejects go to
+ * the full check, which decides: tables that are deadlock-free but not
+ * legal under that orientation are pushed, broken ones refused; either
+ * way a WRN line says the certificate failed and why.  Multi-LID engines
+ * also get the load along their designated DLIDs measured, which their
+ * INFO line reports (what their DLIDs buy). */
+static int check_tables(struct engine_ctx *c, struct ibr_verify_report *rep,
+			enum checked *checked, struct ibr_error *err)
 {
-	/* every check; the load along designated DLIDs measured only for
-	 * multi-LID engines, whose INFO line reports it (what their DLIDs
-	 * buy); the others' is their base LIDs' and costs a pass */
+	const struct ibr_fabric *f = c->of.fabric;
 	const struct ibr_verify_options opts = {
 		.check_only = c->engine->min_lmc == 0,
 	};
+	osm_log_t *log = &c->plugin->osm->log;
+	struct ibr_certify_report cert;
+
+	*checked = FULL_CHECK;
+	if (c->plugin->opts.verify_method == IBR_VERIFY_CERTIFICATE) {
+		uint32_t root = c->result.root;
+		uint32_t n = ibr_fabric_find_guid(f, c->plugin->test_certify_root);
+		int rc;
+		if (c->plugin->test_certify_root && n != IBR_NONE &&
+		    f->nodes[n].type == IBR_NODE_SWITCH)
+			c->result.root = f->nodes[n].sw_index;
+		rc = ibr_certify(f, &c->result, &cert, err);
+		c->result.root = root;
+		if (rc)
+			return -1;
+		if (ibr_certify_findings(&cert) == 0) {
+			*checked = CERTIFIED;
+			return opts.check_only ? 0 :
+			       ibr_metrics_compute(f, &c->result,
+						   &rep->designated, err);
+		}
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB17: %s: the certificate fails "
+			"(%" PRIu64 " bad ports, %" PRIu64 " unreachable, %"
+			PRIu64 " down-up turns, %" PRIu64 " bad designated "
+			"DLIDs; first: %s); the full check decides\n",
+			c->engine->name, cert.bad_port, cert.unreachable,
+			cert.down_up, cert.bad_designated, cert.messages[0]);
+		*checked = FULL_AFTER_CERT;
+	}
+	return ibr_verify(f, &c->result, &opts, rep, err);
+}
+
+static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
+		 enum checked *checked, struct ibr_error *err)
+{
 	osm_opensm_t *osm = c->plugin->osm;
 	struct ibr_root_choice root = c->plugin->opts.root;
 	/* engine_ctxs[] follows the registry, as the options do */
@@ -228,6 +285,8 @@ static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
 	uint64_t file_root;
 	double t0 = ibr_now_ms(), t1;
 
+	memset(rep, 0, sizeof(*rep));
+	*checked = NOT_CHECKED;
 	if (ibr_osm_fabric_build(osm, &c->of, err) ||
 	    ibr_osm_root_from_guid_file(osm, c->of.fabric, &file_root, err))
 		return -1;
@@ -238,13 +297,30 @@ static int route(struct engine_ctx *c, struct ibr_verify_report *rep,
 			   err))
 		return -1;
 	c->routed = true;
-	memset(rep, 0, sizeof(*rep));
 	t1 = ibr_now_ms();
 	if (c->plugin->opts.verify_before_push &&
-	    ibr_verify(c->of.fabric, &c->result, &opts, rep, err))
+	    check_tables(c, rep, checked, err))
 		return -1;
 	c->verify_ms = ibr_now_ms() - t1;
 	return 0;
+}
+
+/* The INFO line's verdict: what was checked, and how. */
+static const char *verdict(enum checked checked)
+{
+	switch (checked) {
+	case CERTIFIED:
+		return "verified: legal up*/down* (certificate): no loop, all "
+		       "delivered, acyclic";
+	case FULL_CHECK:
+		return "verified: no loop, all delivered, acyclic (full check)";
+	case FULL_AFTER_CERT:
+		return "verified: no loop, all delivered, acyclic (full check; "
+		       "not legal up*/down* under the run's orientation)";
+	case NOT_CHECKED:
+		break;
+	}
+	return "not verified (verify_before_push no)";
 }
 
 static int build_lid_matrices(void *context)
@@ -253,6 +329,7 @@ static int build_lid_matrices(void *context)
 	osm_log_t *log = &c->plugin->osm->log;
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
+	enum checked checked;
 	const struct ibr_fabric *f;
 	const struct ibr_node *root;
 	uint32_t lids = 0;
@@ -261,7 +338,7 @@ static int build_lid_matrices(void *context)
 
 	drop_run(c);
 	warn_lmc(log, c->engine, c->plugin->osm->subn.opt.lmc);
-	rc = route(c, &rep, &err);
+	rc = route(c, &rep, &checked, &err);
 	log_lidless(log, c->engine->name, &c->of);
 	if (rc) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
@@ -291,9 +368,7 @@ static int build_lid_matrices(void *context)
 		"%s%s, %.3f ms, root 0x%016" PRIx64 ", %s\n", c->engine->name,
 		f->num_switches, f->num_end_ports, lids,
 		ibr_stats_format(&c->result, stats, sizeof(stats)), load,
-		c->result.stats.compute_ms, root->guid,
-		c->plugin->opts.verify_before_push ? "verified: no loop, all "
-		"delivered, acyclic" : "not verified (verify_before_push no)");
+		c->result.stats.compute_ms, root->guid, verdict(checked));
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
 		"routing %.3f ms, verification %.3f ms, hop tables %.3f ms\n",
 		c->engine->name, c->model_ms, c->result.stats.compute_ms,
@@ -429,6 +504,9 @@ static void *create(osm_opensm_t *osm)
 	}
 	num_engine_ctxs = n;
 	p->osm = osm;
+	if (getenv("IBROUTING_TEST_CERTIFY_ROOT"))
+		p->test_certify_root = strtoull(getenv("IBROUTING_TEST_CERTIFY_ROOT"),
+						NULL, 0);
 	ibr_plugin_options_load(&p->opts, &osm->log);
 	if (p->opts.sa_designated_dlids)
 		p->sa = ibr_sa_dlids_install(osm);

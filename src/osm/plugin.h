@@ -23,9 +23,16 @@
 /* Options from opensm-plugin.conf (see opensm-plugin.conf(5)). */
 #define IBR_PLUGIN_MAX_ENGINES 16
 
+/* How the tables are checked before the push (verify_method). */
+enum ibr_verify_method {
+	IBR_VERIFY_CERTIFICATE,  /* certify.h; the full check if it fails */
+	IBR_VERIFY_FULL,         /* verify.h: the channel dependency graph */
+};
+
 struct ibr_plugin_options {
 	struct ibr_root_choice root;   /* used when root_guid_file is unset */
 	bool verify_before_push;
+	enum ibr_verify_method verify_method;
 	char *dump_dir;                /* NULL: no extra dumps */
 	bool sa_designated_dlids;      /* the SA hands out designated DLIDs */
 	const char *path;              /* the file read, for messages */
