@@ -8,16 +8,20 @@
  * lock held:
  *   build_lid_matrices     build the fabric model from the subnet, choose
  *                          the root, route, verify (the certificate, else
- *                          the full check); fill the switch hop tables
- *                          with our routes (multicast and the dumps read
- *                          them); keep the result;
+ *                          the full check); walk our routes for the hop
+ *                          counts OpenSM reads; keep the result;
  *   ucast_build_fwd_tables copy the kept tables into every new_lft;
  *                          hand the designated DLIDs to the SA wrapper
  *                          (sa_dlids.c), which answers PathRecord Gets
  *                          with them while OpenSM routes with us.
+ * Then OpenSM sends the LFT blocks, and once every switch has them it
+ * reports OSM_EVENT_ID_UCAST_ROUTING_DONE, before its multicast manager
+ * and its dumps run: the plugin's event callback writes the hop counts
+ * into the switches' hop tables there, and frees the run.
  * Any failure in the first step returns -1 before a single new_lft byte
  * is written, and OpenSM falls back to the next engine of its list.
- * Nothing here may crash OpenSM: every allocation failure is an error.
+ * Nothing here may crash OpenSM: every allocation failure is an error,
+ * and everything that can fail happens in the first step.
  */
 #include "config.h"
 
@@ -27,6 +31,7 @@
 
 #include <complib/cl_nodenamemap.h>
 #include <opensm/osm_event_plugin.h>
+#include <opensm/osm_file_ids.h>
 #include <opensm/osm_version.h>
 
 #include "ibrouting/certify.h"
@@ -56,6 +61,13 @@ struct engine_ctx {
 	struct ibr_result result;
 	bool routed;
 	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
+	/* Hop counts walked in build_lid_matrices, written into OpenSM's hop
+	 * tables by the event callback (see "hop tables" below): sw_hops[d *
+	 * S + s] from switch s to switch d's LID; ca_hops[lid * S + s] for CA
+	 * LIDs, only when OpenSM will write its dumps, IBR_HOPS_FAILED where
+	 * nothing is to be set. */
+	uint8_t *sw_hops, *ca_hops;
+	bool hops_pending;            /* pushed; hop tables not written yet */
 };
 
 /* What the last run's tables were checked with, for the INFO line. */
@@ -75,7 +87,11 @@ static void drop_run(struct engine_ctx *c)
 	if (c->routed)
 		ibr_result_free(&c->result);
 	ibr_osm_fabric_free(&c->of);
+	free(c->sw_hops);
+	free(c->ca_hops);
+	c->sw_hops = c->ca_hops = NULL;
 	c->routed = false;
+	c->hops_pending = false;
 }
 
 /* ---- root ------------------------------------------------------------ */
@@ -119,62 +135,136 @@ int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
 
 /* ---- hop tables --------------------------------------------------------- */
 
-/* OpenSM's multicast manager and its dumps read hop counts per (switch,
- * LID, port).  We record the hops of the port our tables use, for every
- * switch LID, and for every LID of a CA port's range wherever its port
- * differs from the port to the CA's switch (OpenSM derives the others
- * from the switch's row), except where a LID above the base has no route
- * (a multi-LID engine's renamed LIDs off their paths).  O(S) per switch
- * LID. */
-static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
+/* OpenSM reads the hop counts of a switch (osm_switch_get_hop_count,
+ * osm_switch_get_least_hops) in two places only (OpenSM 3.3.23):
+ *   - its multicast manager, for switch LIDs: the spanning tree's root
+ *     and each branch's port (osm_mcast_mgr.c, and
+ *     osm_switch_recommend_mcast_path, which looks up the hops to the
+ *     base LID of the switch a member port hangs off);
+ *   - its routing dumps (osm_dump.c: opensm.fdbs, opensm-lid-matrix.dump),
+ *     written only when its log has OSM_LOG_ROUTING for osm_dump.c, which
+ *     read CA LIDs too.
+ * (Its own engines' helper osm_switch_recommend_path reads them for their
+ * routing; the unicast cache only moves them around.)  OpenSM's own
+ * engines keep hops for switch LIDs only, and so do we, for the port our
+ * tables use; and only when the dumps will be written, every LID of a CA
+ * port's range too, wherever its port differs from the port to the CA's
+ * switch (the dump derives the others from the switch's row) and there is
+ * a route (a multi-LID engine's renamed LIDs off their paths are not even
+ * walked).  A log level raised between runs only makes the next dumps say
+ * "HOPS UNKNOWN" where a CA LID's port is not its switch's.
+ *
+ * When: both readers run after OpenSM has configured every switch's LFT
+ * and reported OSM_EVENT_ID_UCAST_ROUTING_DONE (osm_state_mgr.c), so the
+ * plugin writes the hop tables from that event, not inside the routing
+ * window: each hop table entry is an allocation of OpenSM's, a malloc per
+ * (switch, switch LID), which on a fresh fabric costs more than routing
+ * and delays no packet once it comes after the LFTs.  The walks, and every
+ * allocation of ours, stay in build_lid_matrices, where a failure still
+ * refuses the tables; the event only calls osm_switch_set_hops.  A sweep
+ * that reports no UCAST_ROUTING_DONE after our push (OpenSM exiting, a
+ * re-route whose subnet had errors) writes them at the next
+ * OSM_EVENT_ID_HEAVY_SWEEP_START, reported before discovery can drop a
+ * switch. */
+static int walk_hops(struct engine_ctx *c, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = c->of.fabric;
 	const struct ibr_result *r = &c->result;
+	osm_log_t *log = &c->plugin->osm->log;
 	uint32_t S = f->num_switches;
-	uint8_t *sw_hops = malloc(S);
+	bool dumps = osm_log_is_active_v2(log, OSM_LOG_ROUTING, OSM_FILE_DUMP_C);
 	struct ibr_walker w;
 
-	if (!sw_hops)
+	c->sw_hops = malloc((size_t)S * S);
+	if (dumps)
+		c->ca_hops = malloc((size_t)r->num_lids * S);
+	if (!c->sw_hops || (dumps && !c->ca_hops))
 		return ibr_error_set(err, "out of memory for hop tables");
-	if (ibr_walker_init(&w, f, err)) {
-		free(sw_hops);
+	if (ibr_walker_init(&w, f, err))
 		return -1;
-	}
 	for (uint32_t d = 0; d < S; d++) {
 		ibr_lid_t lid = ibr_switch_lid(f, d);
-		const uint8_t *sw_col = ibr_column(r, lid);
-		ibr_walk_column(&w, sw_col, lid, NULL);
-		memcpy(sw_hops, w.hops, S);
-		for (uint32_t s = 0; s < S; s++)
-			osm_switch_set_hops(c->of.switches[s], lid, sw_col[s],
-					    sw_hops[s]);
-		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
-			const struct ibr_end_port *e = &f->end_ports[f->sw_cas[i]];
-			const struct ibr_port *p = ibr_port(f, e->node, e->port);
+		ibr_walk_column(&w, ibr_column(r, lid), lid, NULL);
+		memcpy(c->sw_hops + (size_t)d * S, w.hops, S);
+	}
+	if (dumps) {
+		memset(c->ca_hops, IBR_HOPS_FAILED, (size_t)r->num_lids * S);
+		for (uint32_t e = 0; e < f->num_end_ports; e++) {
+			const struct ibr_end_port *ep = &f->end_ports[e];
+			const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
+			const uint8_t *sw_col = ibr_column(r, ibr_switch_lid(f, ep->sw));
 			/* every LID of the CA port's range, not just the base */
 			for (unsigned ca = p->base_lid;
 			     ca < p->base_lid + ibr_port_lid_count(p); ca++) {
 				const uint8_t *ca_col = ibr_column(r, ca);
+				uint8_t *out = c->ca_hops + (size_t)ca * S;
 				bool walked = false;
 				for (uint32_t s = 0; s < S; s++) {
-					/* no route, no hops (OpenSM's
-					 * default): a renamed LID off its
-					 * paths is not even walked */
-					if (s == d || ca_col[s] == sw_col[s] ||
+					if (s == ep->sw || ca_col[s] == sw_col[s] ||
 					    ca_col[s] == IBR_NO_PATH)
 						continue;
 					if (!walked)
 						ibr_walk_column(&w, ca_col, ca, NULL);
 					walked = true;
-					osm_switch_set_hops(c->of.switches[s], ca,
-							    ca_col[s], w.hops[s]);
+					out[s] = w.hops[s];
 				}
 			}
 		}
 	}
 	ibr_walker_free(&w);
-	free(sw_hops);
 	return 0;
+}
+
+/* Writes the walked hops into OpenSM's hop tables, switch by switch
+ * (each switch's own table in turn); OpenSM's lock held. */
+static void write_hops(struct engine_ctx *c)
+{
+	const struct ibr_fabric *f = c->of.fabric;
+	const struct ibr_result *r = &c->result;
+	uint32_t S = f->num_switches;
+
+	for (uint32_t s = 0; s < S; s++) {
+		osm_switch_t *sw = c->of.switches[s];
+		for (uint32_t d = 0; d < S; d++) {
+			ibr_lid_t lid = ibr_switch_lid(f, d);
+			osm_switch_set_hops(sw, lid, ibr_entry(r, s, lid),
+					    c->sw_hops[(size_t)d * S + s]);
+		}
+		for (uint32_t lid = 1; c->ca_hops && lid < r->num_lids; lid++) {
+			uint8_t hops = c->ca_hops[(size_t)lid * S + s];
+			if (hops != IBR_HOPS_FAILED)
+				osm_switch_set_hops(sw, lid, ibr_entry(r, s, lid),
+						    hops);
+		}
+	}
+}
+
+/* The event callback's part: the engine whose tables OpenSM configured
+ * last gets its hop tables written; any other run still kept is only
+ * freed.  Switches are those of that routing run: called before OpenSM's
+ * next discovery. */
+static void settle_hops(struct plugin *p)
+{
+	osm_opensm_t *osm = p->osm;
+	const struct osm_routing_engine *used = osm->routing_engine_used;
+
+	for (unsigned i = 0; i < num_engine_ctxs; i++) {
+		struct engine_ctx *c = &engine_ctxs[i];
+		double t0 = ibr_now_ms();
+		if (!c->hops_pending)
+			continue;
+		if (used && used->context == c) {
+			cl_plock_excl_acquire(&osm->lock);
+			write_hops(c);
+			cl_plock_release(&osm->lock);
+			OSM_LOG(&osm->log, OSM_LOG_VERBOSE, "%s: hop tables %.3f ms "
+				"(switch LIDs%s), after the switches' LFTs\n",
+				c->engine->name, ibr_now_ms() - t0,
+				c->ca_hops ? " and CA LIDs, for OpenSM's dumps" :
+				"");
+		}
+		drop_run(c);
+	}
 }
 
 /* ---- the two callbacks ----------------------------------------------- */
@@ -336,6 +426,11 @@ static int build_lid_matrices(void *context)
 	char stats[256], load[80] = "";
 	int rc;
 
+	/* a run whose hop tables were never written (no event came) is
+	 * dropped unwritten: its switches may be gone by now */
+	for (unsigned i = 0; i < num_engine_ctxs; i++)
+		if (engine_ctxs[i].hops_pending)
+			drop_run(&engine_ctxs[i]);
 	drop_run(c);
 	warn_lmc(log, c->engine, c->plugin->osm->subn.opt.lmc);
 	rc = route(c, &rep, &checked, &err);
@@ -350,7 +445,7 @@ static int build_lid_matrices(void *context)
 		goto fail;
 	}
 	double t0 = ibr_now_ms();
-	if (fill_hops(c, &err)) {
+	if (walk_hops(c, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->engine->name,
 			err.msg);
 		goto fail;
@@ -370,7 +465,7 @@ static int build_lid_matrices(void *context)
 		ibr_stats_format(&c->result, stats, sizeof(stats)), load,
 		c->result.stats.compute_ms, root->guid, verdict(checked));
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
-		"routing %.3f ms, verification %.3f ms, hop tables %.3f ms\n",
+		"routing %.3f ms, verification %.3f ms, hop walks %.3f ms\n",
 		c->engine->name, c->model_ms, c->result.stats.compute_ms,
 		c->verify_ms, c->hops_ms);
 	return 0;
@@ -432,7 +527,8 @@ static int build_fwd_tables(void *context)
 			   &err))
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB15: %s: dump to %s failed: %s\n",
 			c->engine->name, c->plugin->opts.dump_dir, err.msg);
-	drop_run(c);
+	/* kept for the hop tables, written once the LFTs are configured */
+	c->hops_pending = true;
 	return 0;
 }
 
@@ -550,6 +646,14 @@ static void delete(void *data)
 	num_engine_ctxs = 0;
 }
 
+static void report(void *data, osm_epi_event_id_t event_id, void *event_data)
+{
+	(void)event_data;
+	if (event_id == OSM_EVENT_ID_UCAST_ROUTING_DONE ||
+	    event_id == OSM_EVENT_ID_HEAVY_SWEEP_START)
+		settle_hops(data);
+}
+
 /* OpenSM compares osm_version with its own and skips the plugin on a
  * mismatch, logging "OpenSM version mismatch": rebuild against the
  * installed libopensm-dev then. */
@@ -557,5 +661,5 @@ osm_event_plugin_t osm_event_plugin = {
 	.osm_version = OSM_VERSION,
 	.create = create,
 	.delete = delete,
-	.report = NULL,
+	.report = report,
 };
