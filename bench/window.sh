@@ -10,9 +10,10 @@
 # with verify_before_push no; updn with a root_guid_file naming the
 # switch our engines root at).  Prints per fabric and engine the median
 # window and its ratio to updn's, and for ours the median phases the
-# plugin logs at VERBOSE: fabric model, routing, verification, hop walks
-# (in the window; "hop tables" in plugins before the hop tables moved out
-# of it), and the hop tables written after the LFTs ("after").
+# plugin logs at VERBOSE: fabric model, routing, verification, hops (the
+# hop table walker, or the hop tables themselves in plugins that wrote
+# them inside the window), and the hop tables written after the LFTs
+# ("after").
 # "to up" is from "building routing with" to OpenSM's SUBNET UP: the
 # rest of the sweep (LFT distribution, multicast) included.
 # BUILD_DIR names the build (default build/); OpenSM runs with -D
@@ -66,7 +67,7 @@ for spec in "$@"; do
 			IBROUTING_CONF=$conf opensm_run "$name" "$engine" "$extra" || true
 			used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured on all switches.*/\1/p' "$TMP/$name/osm.log" | head -n 1)
 			[ "$used" = "$engine" ] || echo "# $label run $r: OpenSM used ${used:-nothing}" >&2
-			phases=$(sed -n 's/.*phases: fabric model \([0-9.]*\) ms, routing \([0-9.]*\) ms, verification \([0-9.]*\) ms, hop [a-z]* \([0-9.]*\) ms.*/\1 \2 \3 \4/p' "$TMP/$name/osm.log" | head -n 1)
+			phases=$(sed -n 's/.*phases: fabric model \([0-9.]*\) ms, routing \([0-9.]*\) ms, verification \([0-9.]*\) ms, hop [a-z ]*\([0-9.][0-9.]*\) ms.*/\1 \2 \3 \4/p' "$TMP/$name/osm.log" | head -n 1)
 			after=$(sed -n 's/.*: hop tables \([0-9.]*\) ms .*after the switches.*/\1/p' "$TMP/$name/osm.log" | head -n 1)
 			echo "$label $(routing_ms "$TMP/$name/osm.log") ${phases:-- - - -} ${after:--} $(to_up_ms "$TMP/$name/osm.log")" >> "$TMP/times"
 		done

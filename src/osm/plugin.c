@@ -8,8 +8,8 @@
  * lock held:
  *   build_lid_matrices     build the fabric model from the subnet, choose
  *                          the root, route, verify (the certificate, else
- *                          the full check); walk our routes for the hop
- *                          counts OpenSM reads; keep the result;
+ *                          the full check); keep the result, with what
+ *                          the hop tables will need;
  *   ucast_build_fwd_tables copy the kept tables into every new_lft;
  *                          hand the designated DLIDs to the SA wrapper
  *                          (sa_dlids.c), which answers PathRecord Gets
@@ -61,12 +61,11 @@ struct engine_ctx {
 	struct ibr_result result;
 	bool routed;
 	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
-	/* Hop counts walked in build_lid_matrices, written into OpenSM's hop
-	 * tables by the event callback (see "hop tables" below): sw_hops[d *
-	 * S + s] from switch s to switch d's LID; ca_hops[lid * S + s] for CA
-	 * LIDs, only when OpenSM will write its dumps, IBR_HOPS_FAILED where
-	 * nothing is to be set. */
-	uint8_t *sw_hops, *ca_hops;
+	/* For the hop tables, written by the event callback (see "hop
+	 * tables" below) with no allocation of ours: a walker over the
+	 * fabric and one switch LID's hops, allocated with the run. */
+	struct ibr_walker walker;
+	uint8_t *sw_hops;
 	bool hops_pending;            /* pushed; hop tables not written yet */
 };
 
@@ -87,9 +86,9 @@ static void drop_run(struct engine_ctx *c)
 	if (c->routed)
 		ibr_result_free(&c->result);
 	ibr_osm_fabric_free(&c->of);
+	ibr_walker_free(&c->walker);
 	free(c->sw_hops);
-	free(c->ca_hops);
-	c->sw_hops = c->ca_hops = NULL;
+	c->sw_hops = NULL;
 	c->routed = false;
 	c->hops_pending = false;
 }
@@ -156,85 +155,60 @@ int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
  *
  * When: both readers run after OpenSM has configured every switch's LFT
  * and reported OSM_EVENT_ID_UCAST_ROUTING_DONE (osm_state_mgr.c), so the
- * plugin writes the hop tables from that event, not inside the routing
- * window: each hop table entry is an allocation of OpenSM's, a malloc per
- * (switch, switch LID), which on a fresh fabric costs more than routing
- * and delays no packet once it comes after the LFTs.  The walks, and every
- * allocation of ours, stay in build_lid_matrices, where a failure still
- * refuses the tables; the event only calls osm_switch_set_hops.  A sweep
- * that reports no UCAST_ROUTING_DONE after our push (OpenSM exiting, a
- * re-route whose subnet had errors) writes them at the next
- * OSM_EVENT_ID_HEAVY_SWEEP_START, reported before discovery can drop a
- * switch. */
-static int walk_hops(struct engine_ctx *c, struct ibr_error *err)
+ * plugin walks its routes and writes the hop tables from that event, not
+ * inside the routing window: each hop table entry is an allocation of
+ * OpenSM's, a malloc per (switch, LID), which on a fresh fabric costs more
+ * than routing, and after the LFTs it delays no packet.  Every allocation
+ * of ours (the walker) is made with the run in build_lid_matrices, where
+ * a failure still refuses the tables; the event allocates nothing of ours
+ * and cannot fail.  A sweep that reports no UCAST_ROUTING_DONE after our
+ * push (OpenSM exiting, a re-route whose subnet had errors) gets them at
+ * the next OSM_EVENT_ID_HEAVY_SWEEP_START, reported before discovery can
+ * drop a switch.  O(S) per LID walked. */
+static int prepare_hops(struct engine_ctx *c, struct ibr_error *err)
+{
+	c->sw_hops = malloc(c->of.fabric->num_switches);
+	if (!c->sw_hops)
+		return ibr_error_set(err, "out of memory for hop tables");
+	return ibr_walker_init(&c->walker, c->of.fabric, err);
+}
+
+/* OpenSM's lock held. */
+static void fill_hops(struct engine_ctx *c, bool ca_lids)
 {
 	const struct ibr_fabric *f = c->of.fabric;
 	const struct ibr_result *r = &c->result;
-	osm_log_t *log = &c->plugin->osm->log;
+	struct ibr_walker *w = &c->walker;
 	uint32_t S = f->num_switches;
-	bool dumps = osm_log_is_active_v2(log, OSM_LOG_ROUTING, OSM_FILE_DUMP_C);
-	struct ibr_walker w;
 
-	c->sw_hops = malloc((size_t)S * S);
-	if (dumps)
-		c->ca_hops = malloc((size_t)r->num_lids * S);
-	if (!c->sw_hops || (dumps && !c->ca_hops))
-		return ibr_error_set(err, "out of memory for hop tables");
-	if (ibr_walker_init(&w, f, err))
-		return -1;
 	for (uint32_t d = 0; d < S; d++) {
 		ibr_lid_t lid = ibr_switch_lid(f, d);
-		ibr_walk_column(&w, ibr_column(r, lid), lid, NULL);
-		memcpy(c->sw_hops + (size_t)d * S, w.hops, S);
-	}
-	if (dumps) {
-		memset(c->ca_hops, IBR_HOPS_FAILED, (size_t)r->num_lids * S);
-		for (uint32_t e = 0; e < f->num_end_ports; e++) {
-			const struct ibr_end_port *ep = &f->end_ports[e];
-			const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
-			const uint8_t *sw_col = ibr_column(r, ibr_switch_lid(f, ep->sw));
+		const uint8_t *sw_col = ibr_column(r, lid);
+		ibr_walk_column(w, sw_col, lid, NULL);
+		memcpy(c->sw_hops, w->hops, S);
+		for (uint32_t s = 0; s < S; s++)
+			osm_switch_set_hops(c->of.switches[s], lid, sw_col[s],
+					    c->sw_hops[s]);
+		for (uint32_t i = f->sw_ca_start[d];
+		     ca_lids && i < f->sw_ca_start[d + 1]; i++) {
+			const struct ibr_end_port *e = &f->end_ports[f->sw_cas[i]];
+			const struct ibr_port *p = ibr_port(f, e->node, e->port);
 			/* every LID of the CA port's range, not just the base */
 			for (unsigned ca = p->base_lid;
 			     ca < p->base_lid + ibr_port_lid_count(p); ca++) {
 				const uint8_t *ca_col = ibr_column(r, ca);
-				uint8_t *out = c->ca_hops + (size_t)ca * S;
 				bool walked = false;
 				for (uint32_t s = 0; s < S; s++) {
-					if (s == ep->sw || ca_col[s] == sw_col[s] ||
+					if (s == d || ca_col[s] == sw_col[s] ||
 					    ca_col[s] == IBR_NO_PATH)
 						continue;
 					if (!walked)
-						ibr_walk_column(&w, ca_col, ca, NULL);
+						ibr_walk_column(w, ca_col, ca, NULL);
 					walked = true;
-					out[s] = w.hops[s];
+					osm_switch_set_hops(c->of.switches[s], ca,
+							    ca_col[s], w->hops[s]);
 				}
 			}
-		}
-	}
-	ibr_walker_free(&w);
-	return 0;
-}
-
-/* Writes the walked hops into OpenSM's hop tables, switch by switch
- * (each switch's own table in turn); OpenSM's lock held. */
-static void write_hops(struct engine_ctx *c)
-{
-	const struct ibr_fabric *f = c->of.fabric;
-	const struct ibr_result *r = &c->result;
-	uint32_t S = f->num_switches;
-
-	for (uint32_t s = 0; s < S; s++) {
-		osm_switch_t *sw = c->of.switches[s];
-		for (uint32_t d = 0; d < S; d++) {
-			ibr_lid_t lid = ibr_switch_lid(f, d);
-			osm_switch_set_hops(sw, lid, ibr_entry(r, s, lid),
-					    c->sw_hops[(size_t)d * S + s]);
-		}
-		for (uint32_t lid = 1; c->ca_hops && lid < r->num_lids; lid++) {
-			uint8_t hops = c->ca_hops[(size_t)lid * S + s];
-			if (hops != IBR_HOPS_FAILED)
-				osm_switch_set_hops(sw, lid, ibr_entry(r, s, lid),
-						    hops);
 		}
 	}
 }
@@ -254,14 +228,16 @@ static void settle_hops(struct plugin *p)
 		if (!c->hops_pending)
 			continue;
 		if (used && used->context == c) {
+			bool dumps = osm_log_is_active_v2(&osm->log,
+							  OSM_LOG_ROUTING,
+							  OSM_FILE_DUMP_C);
 			cl_plock_excl_acquire(&osm->lock);
-			write_hops(c);
+			fill_hops(c, dumps);
 			cl_plock_release(&osm->lock);
 			OSM_LOG(&osm->log, OSM_LOG_VERBOSE, "%s: hop tables %.3f ms "
 				"(switch LIDs%s), after the switches' LFTs\n",
 				c->engine->name, ibr_now_ms() - t0,
-				c->ca_hops ? " and CA LIDs, for OpenSM's dumps" :
-				"");
+				dumps ? " and CA LIDs, for OpenSM's dumps" : "");
 		}
 		drop_run(c);
 	}
@@ -445,7 +421,7 @@ static int build_lid_matrices(void *context)
 		goto fail;
 	}
 	double t0 = ibr_now_ms();
-	if (walk_hops(c, &err)) {
+	if (prepare_hops(c, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->engine->name,
 			err.msg);
 		goto fail;
@@ -465,7 +441,7 @@ static int build_lid_matrices(void *context)
 		ibr_stats_format(&c->result, stats, sizeof(stats)), load,
 		c->result.stats.compute_ms, root->guid, verdict(checked));
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
-		"routing %.3f ms, verification %.3f ms, hop walks %.3f ms\n",
+		"routing %.3f ms, verification %.3f ms, hop table walker %.3f ms\n",
 		c->engine->name, c->model_ms, c->result.stats.compute_ms,
 		c->verify_ms, c->hops_ms);
 	return 0;
