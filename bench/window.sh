@@ -8,7 +8,8 @@
 # SPEC defaults to random:sw=256,ca=4096,seed=1 and seed=2; ENGINES to
 # "updn zero-cost pira pira-noverify fera" (ENGINE-noverify: one of ours
 # with verify_before_push no; updn with a root_guid_file naming the
-# switch our engines root at).  Prints per fabric and engine the median
+# switch our engines root at; ENGINE@DIR: with the plugin of DIR, e.g.
+# another build's .libs, to compare two builds in one run).  Prints per fabric and engine the median
 # window and its ratio to updn's, and for ours the median phases the
 # plugin logs at VERBOSE: fabric model, routing, verification, hops (the
 # hop table walker, or the hop tables themselves in plugins that wrote
@@ -59,12 +60,15 @@ for spec in "$@"; do
 	: > "$TMP/times"
 	for r in $(seq 1 "$runs"); do
 		for label in $labels; do
-			engine=${label%-noverify} conf=/dev/null extra=""
-			[ "$engine" = "$label" ] || conf=$TMP/noverify.conf
+			plugin=$PLUGIN_DIR
+			case $label in *@*) plugin=${label#*@} ;; esac
+			engine=${label%@*}
+			engine=${engine%-noverify} conf=/dev/null extra=""
+			case ${label%@*} in *-noverify) conf=$TMP/noverify.conf ;; esac
 			case $engine in updn|dnup) extra="root_guid_file $TMP/roots" ;; esac
-			name=run-$label-$r
+			name=run-$(echo "$label" | tr '/@' '__')-$r
 			rm -rf "${TMP:?}/$name"
-			IBROUTING_CONF=$conf opensm_run "$name" "$engine" "$extra" || true
+			IBROUTING_CONF=$conf PLUGIN_DIR=$plugin opensm_run "$name" "$engine" "$extra" || true
 			used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured on all switches.*/\1/p' "$TMP/$name/osm.log" | head -n 1)
 			[ "$used" = "$engine" ] || echo "# $label run $r: OpenSM used ${used:-nothing}" >&2
 			phases=$(sed -n 's/.*phases: fabric model \([0-9.]*\) ms, routing \([0-9.]*\) ms, verification \([0-9.]*\) ms, hop [a-z ]*\([0-9.][0-9.]*\) ms.*/\1 \2 \3 \4/p' "$TMP/$name/osm.log" | head -n 1)
@@ -75,7 +79,7 @@ for spec in "$@"; do
 	ibsim_stop
 	updn=$(awk '$1 == "updn" { print $2 }' "$TMP/times" | median)
 	echo "== $spec ($runs runs, median; updn $updn ms)"
-	printf '%-16s %9s %7s %9s %9s %9s %9s %9s %9s\n' engine window /updn model routing verify hops after "to up"
+	printf '%-22s %9s %7s %9s %9s %9s %9s %9s %9s\n' engine window /updn model routing verify hops after "to up"
 	for label in $labels; do
 		w=$(awk -v l="$label" '$1 == l { print $2 }' "$TMP/times" | median)
 		cols=""
@@ -83,7 +87,7 @@ for spec in "$@"; do
 			cols="$cols $(awk -v l="$label" -v k=$k '$1 == l && $k != "-" { print $k }' "$TMP/times" | median)"
 		done
 		# shellcheck disable=SC2086
-		printf '%-16s %9s %7s %9s %9s %9s %9s %9s %9s\n' "$label" "$w" \
+		printf '%-22s %9s %7s %9s %9s %9s %9s %9s %9s\n' "$label" "$w" \
 			"$(awk -v w="$w" -v u="$updn" 'BEGIN { if (u != "?" && u > 0 && w != "?") printf "%.3f", w / u; else print "-" }')" $cols
 	done
 done
