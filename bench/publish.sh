@@ -215,7 +215,14 @@ updn measured in the same run on the same fabric, with a root_guid_file
 naming the switch our engines root at (the SM's switch).  \`zero-cost\` is a
 benchmark-only engine of the plugin that computes nothing: OpenSM's own
 share of the window.  \`-noverify\` rows are our engines with
-verify_before_push off.
+verify_before_push off; otherwise the plugin checks its tables before the
+push with the certificate (verify_method certificate, the default: legal
+up\\*/down\\* routes under the run's orientation), and every run here is
+judged again afterwards by the full verifier and ibdmchk on OpenSM's
+dumps.  The switch hop tables OpenSM's multicast manager and dumps read
+are written by the plugin after the window, once OpenSM has configured
+every LFT (libibrouting(8)); \`bench/window.sh\` times that part and the
+rest of the sweep to SUBNET UP.
 
 ## Headline
 

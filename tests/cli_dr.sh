@@ -6,8 +6,13 @@
 #     h3 DLID 21; --dump-dir writes ibrouting-dlids.dump with exactly those
 #     two lines, and `ibrouting verify` on the dump walks both designated
 #     DLIDs (6 pairs delivered);
+#   - `verify --certificate` on the dump certifies the tables legal under
+#     the orientation from the dump's root, and refuses them under another
+#     root (--root), naming a down-up turn;
 #   - a designated DLID whose walk is not delivered (n2's entry for LID 21
-#     removed from the dump) makes verify fail, naming it;
+#     removed from the dump) makes verify fail, naming it, and so does the
+#     certificate (no route at n2); --root without --certificate is bad
+#     usage;
 #   - ibdmchk finds no credit loop in the dump (base LIDs: see
 #     ibdmchk_dump.sh for why it judges LMC 0 only);
 #   - at LMC 0, dr warns that it needs lmc >= 1, says how many CA LIDs it
@@ -39,6 +44,24 @@ else
 	flunk "verify on the dump: $(cat "$TMP/verify")"
 fi
 
+if "$IBROUTING" verify --certificate "$dir" > "$TMP/cert" &&
+   grep -q "^certify   OK: 290 entries legal up/down under the orientation from root 0x0000000000210001" "$TMP/cert"; then
+	pass "verify --certificate on the dump: $(grep '^certify' "$TMP/cert")"
+else
+	flunk "verify --certificate on the dump: $(cat "$TMP/cert")"
+fi
+set +e
+"$IBROUTING" verify --certificate --root 0x210004 "$dir" > "$TMP/cert"
+status=$?
+set -e
+if [ $status = 1 ] && grep -q "switch 0x0000000000210001, entered going down from switch 0x00000000002100.., routes LID [0-9]* up" "$TMP/cert"; then
+	pass "under another root the certificate fails: $(grep '^certify' "$TMP/cert" | cut -c1-90)"
+else
+	flunk "certificate under another root: exit $status: $(cat "$TMP/cert")"
+fi
+expect_error "--root without --certificate" 2 "add --certificate" \
+	"$IBROUTING" verify --root 0x210004 "$dir"
+
 # n2 loses its entry for LID 21: h2's designated DLID to h1 no longer
 # arrives (h3's still does, through the root)
 cp -r "$dir" "$TMP/bad"
@@ -52,6 +75,15 @@ if [ $status = 1 ] && grep -q "designated DLID 21 of end port .* is not delivere
 	pass "an undelivered designated DLID is a finding: $(grep 'designated DLID 21' "$TMP/verify")"
 else
 	flunk "undelivered designated DLID: exit $status: $(cat "$TMP/verify")"
+fi
+set +e
+"$IBROUTING" verify --certificate "$TMP/bad" > "$TMP/cert"
+status=$?
+set -e
+if [ $status = 1 ] && grep -q "designated DLID 21 of end port .* has no route at switch 0x0000000000210004" "$TMP/cert"; then
+	pass "the certificate finds it too: $(grep 'designated DLID 21' "$TMP/cert")"
+else
+	flunk "certificate, undelivered designated DLID: exit $status: $(cat "$TMP/cert")"
 fi
 
 if command -v ibdmchk >/dev/null 2>&1; then

@@ -7,6 +7,12 @@
 #   - unknown keys and bad values (also ENGINE_OPTION lines an engine
 #     refuses): an ERR line naming file:line, key and value, the default
 #     used, routing still done by our engine;
+#   - verification: by default the certificate (INFO line), with
+#     `verify_method full` the full check, each named in the INFO line;
+#     a bad verify_method value is reported and the certificate used;
+#     sound tables that fail the certificate (judged, by a test-only
+#     variable, under another root's orientation) are pushed after the
+#     full check, with a WRN line and the INFO line saying so;
 #   - dump_dir: the plugin writes dumps that equal OpenSM's own;
 #   - an impossible root: ERR line, OpenSM falls back to dfsssp;
 #   - a plugin built for another OpenSM version is refused by OpenSM,
@@ -46,14 +52,27 @@ log_has guid-file "build_lid_matrices: pira: .*root 0x0000000000200006" "root_gu
 tables_equal_offline guid-file -e pira --root 0x200006
 
 # Bad keys and values are reported, defaults kept, routing still ours.
-printf '# a comment\nroot middle\nverify_before_push maybe\ncolour blue\n\npira_depth 3\n' > "$TMP/bad.conf"
+printf '# a comment\nroot middle\nverify_before_push maybe\ncolour blue\n\npira_depth 3\nverify_method quick\n' > "$TMP/bad.conf"
 IBROUTING_CONF=$TMP/bad.conf opensm_run bad-conf pira
 log_has bad-conf "ERR IB01: .*bad.conf:2: root \"middle\".*using sm" "bad root value"
 log_has bad-conf "ERR IB02: .*bad.conf:3: verify_before_push \"maybe\".*using yes" "bad boolean"
 log_has bad-conf "ERR IB03: .*bad.conf:4: unknown key \"colour\" \\(value \"blue\"\\)" "unknown key"
 log_has bad-conf "ERR IB06: .*bad.conf:6: pira_depth \"3\": engine pira has no option \"depth\"" "an engine option the engine does not have"
 log_has bad-conf "pira tables configured on all switches" "defaults used, pira still routes"
-log_has bad-conf "build_lid_matrices: pira: .*root 0x0000000000200001, verified" "default root and verification"
+log_has bad-conf "ERR IB07: .*bad.conf:7: verify_method \"quick\": expected certificate or full; using certificate" "bad verify_method"
+log_has bad-conf "build_lid_matrices: pira: .*root 0x0000000000200001, verified: legal up\\*/down\\* \\(certificate\\)" "default root and verification (the certificate)"
+
+# The full check on request, named as such.
+printf 'verify_method full\n' > "$TMP/full.conf"
+IBROUTING_CONF=$TMP/full.conf opensm_run verify-full fera
+log_has verify-full "build_lid_matrices: fera: .*verified: no loop, all delivered, acyclic \\(full check\\)" "verify_method full"
+
+# Sound tables the certificate refuses (pira's from 0x200001, judged
+# under the orientation from 0x200006): the full check decides, pushes.
+IBROUTING_TEST_CERTIFY_ROOT=0x200006 opensm_run cert-fails pira
+log_has cert-fails "WRN IB17: pira: the certificate fails \\(0 bad ports, 0 unreachable, [1-9][0-9]* down-up turns.*the full check decides" "a failed certificate is logged"
+log_has cert-fails "build_lid_matrices: pira: .*acyclic \\(full check; not legal up\\*/down\\* under the run's orientation\\)" "the full check accepts the tables"
+log_has cert-fails "pira tables configured on all switches" "and pira's tables are pushed"
 
 # dump_dir: our own dumps of every run, which our verifier accepts.
 printf 'dump_dir %s/ourdumps\n' "$TMP" > "$TMP/dump.conf"

@@ -1,9 +1,9 @@
 /*
- * test_failures.c - every allocation of a routing run, a verification and
- * a metrics pass made to fail, one at a time: each must end in an error
- * with a message, never in a result that looks good (the verifier fails
- * closed), and never in a leak (the suite runs under valgrind in
- * scripts/run-tests.sh).
+ * test_failures.c - every allocation of a routing run, a verification, a
+ * certificate and a metrics pass made to fail, one at a time: each must
+ * end in an error with a message, never in a result that looks good (the
+ * checks fail closed), and never in a leak (the suite runs under valgrind
+ * in scripts/run-tests.sh).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "ibrouting/certify.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
 #include "ibrouting/metrics.h"
@@ -67,8 +68,8 @@ static void test_route_fails_cleanly(void **state)
 		      injected);
 }
 
-/* The verifier and the metrics: allocation k fails -> -1 and a message;
- * never a clean report. */
+/* The verifier, the certificate and the metrics: allocation k fails -> -1
+ * and a message; never a clean report. */
 static void test_verify_fails_closed(void **state)
 {
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
@@ -79,6 +80,7 @@ static void test_verify_fails_closed(void **state)
 		struct ibr_fabric *f = generated_fabric(specs[i], 1);
 		struct ibr_error err = { "" };
 		struct ibr_verify_report rep;
+		struct ibr_certify_report cert;
 		struct ibr_metrics m;
 		struct ibr_result r;
 		long total;
@@ -101,6 +103,21 @@ static void test_verify_fails_closed(void **state)
 			assert_true(err.msg[0] != '\0');
 		}
 		failing_alloc_arm(-1);
+		assert_int_equal(ibr_certify(f, &r, &cert, &err), 0);
+		total = failing_alloc_disarm();
+		assert_int_equal(ibr_certify_findings(&cert), 0);
+		assert_true(total > 0);
+		for (long k = 0; k < total; k++, injected++) {
+			memset(&err, 0, sizeof(err));
+			failing_alloc_arm(k);
+			int rc = ibr_certify(f, &r, &cert, &err);
+			failing_alloc_disarm();
+			if (rc != -1)
+				fail_msg("%s: allocation %ld of %ld failed, certify "
+					 "returned %d", specs[i], k, total, rc);
+			assert_true(err.msg[0] != '\0');
+		}
+		failing_alloc_arm(-1);
 		assert_int_equal(ibr_metrics_compute(f, &r, &m, &err), 0);
 		total = failing_alloc_disarm();
 		for (long k = 0; k < total; k++, injected++) {
@@ -113,8 +130,8 @@ static void test_verify_fails_closed(void **state)
 		ibr_result_free(&r);
 		ibr_fabric_free(f);
 	}
-	print_message("%u allocation failures injected into verification and "
-		      "metrics\n", injected);
+	print_message("%u allocation failures injected into verification, "
+		      "certificates and metrics\n", injected);
 }
 
 /* Paths: growing a set and realising it fail cleanly too. */

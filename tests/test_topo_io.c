@@ -7,7 +7,9 @@
  * Every bad input is checked for its exact "file:line:" prefix and a key
  * word of the message.  A fuzz test cuts and flips bytes of valid files:
  * each must give a fabric or an error, never a crash (run it under
- * valgrind or -fsanitize=address to see leaks and overruns).
+ * valgrind or -fsanitize=address to see leaks and overruns).  The
+ * building API itself: a fabric reserved up front moves nothing while it
+ * is built, and interned strings never move.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -173,6 +175,46 @@ static const char ibsim_net[] =
 	"\n"
 	"Hca\t4 \"hostB\"\n"
 	"[2]\t\"sw-top\"[2]\n";
+
+/* ---- building ------------------------------------------------------ */
+
+/* Reserved room: adding that many nodes and ports moves no array, and
+ * every description stays where it was interned (a long one included). */
+static void test_reserve_moves_nothing(void **state)
+{
+	struct ibr_fabric *f = ibr_fabric_new();
+	struct ibr_error err = { "" };
+	char *longdesc = malloc(40000), desc[32];
+	const char *first = NULL;
+	void *nodes, *ports, *keys;
+
+	(void)state;
+	memset(longdesc, 'x', 39999);
+	longdesc[39999] = '\0';
+	assert_int_equal(ibr_fabric_reserve(f, 3000, 3000 * 3, &err), 0);
+	nodes = f->nodes;
+	ports = f->ports;
+	keys = f->guid_index.key;
+	for (unsigned i = 0; i < 3000; i++) {
+		uint32_t id;
+		snprintf(desc, sizeof(desc), "node %u", i);
+		id = ibr_fabric_add_node(f, IBR_NODE_CA, 0x1000 + 2 * i, 2,
+					 i == 1500 ? longdesc : desc, NULL, &err);
+		assert_int_equal(id, i);
+		if (i == 0)
+			first = f->nodes[0].desc;
+	}
+	assert_ptr_equal(f->nodes, nodes);
+	assert_ptr_equal(f->ports, ports);
+	assert_ptr_equal(f->guid_index.key, keys);
+	assert_ptr_equal(f->nodes[0].desc, first);
+	assert_string_equal(first, "node 0");
+	assert_string_equal(f->nodes[2999].desc, "node 2999");
+	assert_string_equal(f->nodes[1500].desc, longdesc);
+	assert_int_equal(ibr_fabric_find_guid(f, 0x1000 + 2 * 2999), 2999);
+	free(longdesc);
+	ibr_fabric_free(f);
+}
 
 static void test_ibsim_guid_numbering(void **state)
 {
@@ -999,6 +1041,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_guid),
+		cmocka_unit_test(test_reserve_moves_nothing),
 		cmocka_unit_test(test_ibsim_guid_numbering),
 		cmocka_unit_test(test_guid_directives),
 		cmocka_unit_test(test_ids_are_not_guids),

@@ -117,9 +117,12 @@ struct ibr_fabric {
 	bool lmc_esp0;               /* switches get 2^lmc LIDs as well */
 	uint8_t lmc;                 /* subnet LMC (set by ibr_lids_assign) */
 
-	/* Interned strings (descriptions, origins); freed with the fabric. */
+	/* Interned strings (descriptions, origins), copied into blocks
+	 * strings[0 .. num_strings); freed with the fabric. */
 	char **strings;
 	uint32_t num_strings, strings_cap;
+	char *string_next;           /* free space of the last block */
+	size_t string_room;
 
 	/* Node GUID -> node id of the first node added with that GUID,
 	 * maintained by ibr_fabric_add_node(). */
@@ -135,6 +138,12 @@ uint32_t ibr_fabric_add_node(struct ibr_fabric *f, enum ibr_node_type type,
 			     uint64_t guid, unsigned num_ports,
 			     const char *desc, const char *origin,
 			     struct ibr_error *err);
+
+/* Room for `nodes` more nodes with `ports` ports in all (a node of N
+ * ports takes N + 1: port 0 too), so that adding them moves nothing: for
+ * loaders that know the size up front (the OpenSM adapter). */
+int ibr_fabric_reserve(struct ibr_fabric *f, uint32_t nodes, uint32_t ports,
+		       struct ibr_error *err);
 
 /* Joins (a,pa) and (b,pb).  Joining the same pair twice is accepted (files
  * list every link from both ends); anything else already connected is an

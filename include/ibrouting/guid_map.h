@@ -24,6 +24,9 @@ uint32_t ibr_guid_map_get(const struct ibr_guid_map *m, uint64_t guid);
 /* Stores (or replaces) guid -> val; -1 when out of memory (m unchanged). */
 int ibr_guid_map_put(struct ibr_guid_map *m, uint64_t guid, uint32_t val);
 
+/* Room for count GUIDs in all without growing; -1 when out of memory. */
+int ibr_guid_map_reserve(struct ibr_guid_map *m, uint32_t count);
+
 void ibr_guid_map_free(struct ibr_guid_map *m);
 
 #endif

@@ -3,7 +3,8 @@
  * without an SM (see ibrouting(1)).
  *
  *   ibrouting route -e ENGINE [options] FABRIC     route, verify, summarise
- *   ibrouting verify DIR                           judge OpenSM-format dumps
+ *   ibrouting verify [--certificate [--root GUID]] DIR
+ *                                                  judge OpenSM-format dumps
  *   ibrouting generate SPEC [-o FILE]              write a synthetic fabric
  *   ibrouting engines                              list the engines
  *   ibrouting lids FABRIC...                       the LID paper's study (lids.c)
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ibrouting/certify.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
@@ -39,7 +41,7 @@ static const char usage[] =
 	"--root-strategy sm|lowest-lid|center]\n"
 	"                       [--lmc N] [--dump-dir DIR] [--repeat N] "
 	"[--sm GUID] [--print-lfts] FABRIC\n"
-	"       ibrouting verify DIR\n"
+	"       ibrouting verify [--certificate [--root GUID]] DIR\n"
 	"       ibrouting generate [--lmc N] [-o FILE] SPEC\n"
 	"       ibrouting engines\n"
 	"       ibrouting lids [--paths shortest-widest|path-selection|both] "
@@ -161,6 +163,31 @@ static int print_verdict(const struct ibr_verify_report *rep, double ms)
 	return EXIT_FINDINGS;
 }
 
+/* The certificate's verdict (certify.h): legal up/down routes under the
+ * orientation from r's root, which certifies delivery, no loop and an
+ * acyclic channel dependency graph without building the graph. */
+static int print_certificate(const struct ibr_fabric *f,
+			     const struct ibr_result *r,
+			     const struct ibr_certify_report *rep, double ms)
+{
+	uint64_t findings = ibr_certify_findings(rep);
+
+	if (findings == 0) {
+		printf("certify   OK: %" PRIu64 " entries legal up/down under the "
+		       "orientation from root 0x%016" PRIx64 " (%.3f ms)\n",
+		       rep->entries, ibr_switch(f, r->root)->guid, ms);
+		return 0;
+	}
+	printf("certify   FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
+	       PRIu64 " unreachable, %" PRIu64 " down-up turns, %" PRIu64
+	       " bad designated DLIDs) under the orientation from root 0x%016"
+	       PRIx64 "\n", findings, rep->bad_port, rep->unreachable,
+	       rep->down_up, rep->bad_designated, ibr_switch(f, r->root)->guid);
+	for (unsigned i = 0; i < rep->num_messages; i++)
+		printf("  %s\n", rep->messages[i]);
+	return EXIT_FINDINGS;
+}
+
 static void print_route_summary(const struct ibr_fabric *f,
 				const struct ibr_engine *e,
 				const struct ibr_result *r, const char *how,
@@ -253,8 +280,9 @@ static int cmd_route(int argc, char **argv)
 	struct ibr_result r;
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
+	struct ibr_certify_report cert;
 	char names[256];
-	double best = 0, verify_ms;
+	double best = 0, verify_ms, certify_ms = 0;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "e:o:", opts, NULL)) != -1) {
@@ -333,6 +361,11 @@ static int cmd_route(int argc, char **argv)
 	verify_ms = ibr_now_ms();
 	rc = ibr_verify(f, &r, NULL, &rep, &err);
 	verify_ms = ibr_now_ms() - verify_ms;
+	if (rc == 0) {
+		certify_ms = ibr_now_ms();
+		rc = ibr_certify(f, &r, &cert, &err);
+		certify_ms = ibr_now_ms() - certify_ms;
+	}
 	if (rc == 0 && dump_dir && mkdir(dump_dir, 0777) != 0 && errno != EEXIST)
 		rc = ibr_error_set(&err, "--dump-dir %s: %s", dump_dir,
 				   strerror(errno));
@@ -344,6 +377,8 @@ static int cmd_route(int argc, char **argv)
 	} else {
 		print_load(&rep);
 		rc = print_verdict(&rep, verify_ms);
+		/* informational: the verifier's verdict is the exit status */
+		print_certificate(f, &r, &cert, certify_ms);
 		if (print_lfts)
 			print_tables(f, &r);
 		if (dump_dir)
@@ -357,28 +392,61 @@ static int cmd_route(int argc, char **argv)
 
 static int cmd_verify(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "certificate", no_argument, NULL, 'c' },
+		{ "root", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
+	struct ibr_certify_report cert;
 	struct ibr_fabric *f = NULL;
 	struct ibr_result r;
-	double verify_ms;
-	int rc;
+	bool certificate = false;
+	double ms;
+	int c, rc;
 
-	if (argc != 2)
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			certificate = true;
+			break;
+		case 'r':
+			if (cli_parse_guid("--root", optarg, &root.guid))
+				return EXIT_USAGE;
+			break;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
 		return cli_fail("verify: expected one directory with "
 			    "opensm-subnet.lst and opensm-lfts.dump%s%s", "", "");
-	if (ibr_dump_read(argv[1], &f, &r, &err)) {
+	if (root.guid && !certificate)
+		return cli_fail("verify: --root is the certificate's orientation; "
+			    "add --certificate%s%s", "", "");
+	if (ibr_dump_read(argv[optind], &f, &r, &err)) {
 		fprintf(stderr, "ibrouting: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
-	cli_print_fabric(argv[1], f);
-	verify_ms = ibr_now_ms();
-	if (ibr_verify(f, &r, NULL, &rep, &err)) {
+	cli_print_fabric(argv[optind], f);
+	ms = ibr_now_ms();
+	/* the certificate's orientation: --root, else the SM's switch the
+	 * dump names, else the lowest LID (as route's default) */
+	if (certificate && (ibr_choose_root(f, &root, &r.root, &err) ||
+			    ibr_certify(f, &r, &cert, &err))) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		rc = EXIT_USAGE;
+	} else if (certificate) {
+		rc = print_certificate(f, &r, &cert, ibr_now_ms() - ms);
+	} else if (ibr_verify(f, &r, NULL, &rep, &err)) {
 		fprintf(stderr, "ibrouting: %s\n", err.msg);
 		rc = EXIT_USAGE;
 	} else {
 		print_load(&rep);
-		rc = print_verdict(&rep, ibr_now_ms() - verify_ms);
+		rc = print_verdict(&rep, ibr_now_ms() - ms);
 	}
 	ibr_result_free(&r);
 	ibr_fabric_free(f);

@@ -18,27 +18,12 @@
 
 #include "plugin.h"
 
-struct node_ref {
-	const osm_node_t *osm;
-	uint32_t id;
-};
-
-static int by_pointer(const void *a, const void *b)
+/* Our id of an OpenSM node, IBR_NONE when it was left out: OpenSM's node
+ * GUIDs are unique (node_guid_tbl is keyed by them), so the fabric's own
+ * GUID index finds it. */
+static uint32_t node_id(const struct ibr_fabric *f, const osm_node_t *node)
 {
-	const osm_node_t *x = ((const struct node_ref *)a)->osm;
-	const osm_node_t *y = ((const struct node_ref *)b)->osm;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint32_t find_ref(const struct node_ref *refs, uint32_t n,
-			 const osm_node_t *node)
-{
-	struct node_ref key = { node, 0 };
-	const struct node_ref *hit = bsearch(&key, refs, n, sizeof(*refs),
-					     by_pointer);
-
-	return hit ? hit->id : IBR_NONE;
+	return ibr_fabric_find_guid(f, cl_ntoh64(osm_node_get_node_guid(node)));
 }
 
 /* OpenSM gave it a LID: a switch on its port 0, a CA port itself. */
@@ -92,10 +77,9 @@ static void count_lidless(osm_node_t *node, struct ibr_osm_fabric *out)
 }
 
 static int add_nodes(osm_subn_t *subn, struct ibr_fabric *f,
-		     struct node_ref *refs, osm_node_t **by_id,
-		     struct ibr_osm_fabric *out, struct ibr_error *err)
+		     osm_node_t **by_id, struct ibr_osm_fabric *out,
+		     struct ibr_error *err)
 {
-	uint32_t n = 0;
 
 	for (cl_map_item_t *item = cl_qmap_head(&subn->node_guid_tbl);
 	     item != cl_qmap_end(&subn->node_guid_tbl);
@@ -118,25 +102,32 @@ static int add_nodes(osm_subn_t *subn, struct ibr_fabric *f,
 					   cl_ntoh16(osm_node_get_base_lid(node, 0)),
 					   subn->opt.lmc_esp0 ?
 					   osm_node_get_lmc(node, 0) : 0);
-		refs[n].osm = node;
-		refs[n].id = id;
 		by_id[id] = node;
-		n++;
 	}
-	qsort(refs, n, sizeof(*refs), by_pointer);
 	return 0;
 }
 
-static int add_links(osm_subn_t *subn, struct ibr_fabric *f,
-		     const struct node_ref *refs, struct ibr_error *err)
+/* Room for every node OpenSM knows, so that building moves nothing. */
+static int reserve(osm_subn_t *subn, struct ibr_fabric *f, struct ibr_error *err)
 {
-	uint32_t n = f->num_nodes;
+	uint32_t ports = 0;
 
+	for (cl_map_item_t *item = cl_qmap_head(&subn->node_guid_tbl);
+	     item != cl_qmap_end(&subn->node_guid_tbl);
+	     item = cl_qmap_next(item))
+		ports += ((osm_node_t *)item)->node_info.num_ports + 1u;
+	return ibr_fabric_reserve(f, cl_qmap_count(&subn->node_guid_tbl), ports,
+				  err);
+}
+
+static int add_links(osm_subn_t *subn, struct ibr_fabric *f,
+		     struct ibr_error *err)
+{
 	for (cl_map_item_t *item = cl_qmap_head(&subn->node_guid_tbl);
 	     item != cl_qmap_end(&subn->node_guid_tbl);
 	     item = cl_qmap_next(item)) {
 		osm_node_t *node = (osm_node_t *)item;
-		uint32_t id = find_ref(refs, n, node);
+		uint32_t id = node_id(f, node);
 		if (id == IBR_NONE)
 			continue;
 		for (uint32_t p = 1; p < osm_node_get_num_physp(node); p++) {
@@ -149,7 +140,7 @@ static int add_links(osm_subn_t *subn, struct ibr_fabric *f,
 				ibr_fabric_set_lid(f, id, p,
 						   cl_ntoh16(osm_physp_get_base_lid(physp)),
 						   osm_physp_get_lmc(physp));
-			uint32_t peer = find_ref(refs, n, remote->p_node);
+			uint32_t peer = node_id(f, remote->p_node);
 			if (peer == IBR_NONE)
 				continue;
 			if (ibr_fabric_connect(f, id, p, peer,
@@ -160,14 +151,13 @@ static int add_links(osm_subn_t *subn, struct ibr_fabric *f,
 	return 0;
 }
 
-static void find_sm(osm_subn_t *subn, struct ibr_fabric *f,
-		    const struct node_ref *refs)
+static void find_sm(osm_subn_t *subn, struct ibr_fabric *f)
 {
 	osm_port_t *sm = osm_get_port_by_guid(subn, subn->sm_port_guid);
 
 	if (!sm || !sm->p_physp)
 		return;
-	f->sm_node = find_ref(refs, f->num_nodes, sm->p_node);
+	f->sm_node = node_id(f, sm->p_node);
 	f->sm_port = osm_physp_get_port_num(sm->p_physp);
 }
 
@@ -176,22 +166,23 @@ int ibr_osm_fabric_build(osm_opensm_t *osm, struct ibr_osm_fabric *out,
 {
 	osm_subn_t *subn = &osm->subn;
 	uint32_t count = cl_qmap_count(&subn->node_guid_tbl);
-	struct node_ref *refs = malloc((count ? count : 1) * sizeof(*refs));
 	osm_node_t **by_id = malloc((count ? count : 1) * sizeof(*by_id));
 	struct ibr_fabric *f = ibr_fabric_new();
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (!refs || !by_id || !f) {
+	if (!by_id || !f) {
 		ibr_error_set(err, "out of memory");
 		goto out;
 	}
 	f->lmc_esp0 = subn->opt.lmc_esp0;
 	f->lmc = subn->opt.lmc;
-	if (add_nodes(subn, f, refs, by_id, out, err) ||
-	    add_links(subn, f, refs, err))
+	if (reserve(subn, f, err))
 		goto out;
-	find_sm(subn, f, refs);
+	if (add_nodes(subn, f, by_id, out, err) ||
+	    add_links(subn, f, err))
+		goto out;
+	find_sm(subn, f);
 	if (ibr_fabric_index(f, err))
 		goto out;
 	out->switches = malloc(f->num_switches * sizeof(*out->switches));
@@ -205,7 +196,6 @@ int ibr_osm_fabric_build(osm_opensm_t *osm, struct ibr_osm_fabric *out,
 	f = NULL;
 	rc = 0;
 out:
-	free(refs);
 	free(by_id);
 	ibr_fabric_free(f);
 	return rc;

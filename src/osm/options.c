@@ -100,6 +100,18 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB02: %s:%u: verify_before_push "
 			"\"%s\": expected yes or no; using yes\n", o->path, line,
 			value);
+	} else if (strcmp(key, "verify_method") == 0) {
+		if (strcmp(value, "certificate") == 0) {
+			o->verify_method = IBR_VERIFY_CERTIFICATE;
+			return;
+		}
+		if (strcmp(value, "full") == 0) {
+			o->verify_method = IBR_VERIFY_FULL;
+			return;
+		}
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB07: %s:%u: verify_method "
+			"\"%s\": expected certificate or full; using "
+			"certificate\n", o->path, line, value);
 	} else if (strcmp(key, "sa_designated_dlids") == 0) {
 		if (parse_bool(value, &o->sa_designated_dlids) == 0)
 			return;
@@ -116,7 +128,7 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 			o->hybrid_final_delay_ms = (unsigned)ms;
 			return;
 		}
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB07: %s:%u: hybrid_final_delay "
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB08: %s:%u: hybrid_final_delay "
 			"\"%s\": expected milliseconds, 0 to 600000; using 0\n",
 			o->path, line, value);
 	} else if (strcmp(key, "dump_dir") == 0) {
@@ -128,8 +140,8 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 	} else {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB03: %s:%u: unknown key \"%s\" "
 			"(value \"%s\") ignored; known keys: root, "
-			"verify_before_push, dump_dir, sa_designated_dlids, "
-			"hybrid_final_delay, and "
+			"verify_before_push, verify_method, dump_dir, "
+			"sa_designated_dlids, hybrid_final_delay, and "
 			"ENGINE_OPTION for the options `ibrouting engines` "
 			"lists\n", o->path, line, key, value);
 	}
@@ -145,6 +157,7 @@ void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log)
 	memset(o, 0, sizeof(*o));
 	o->root.strategy = IBR_ROOT_SM;
 	o->verify_before_push = true;
+	o->verify_method = IBR_VERIFY_CERTIFICATE;
 	o->sa_designated_dlids = true;
 	o->path = env && *env ? env : default_path;
 	in = fopen(o->path, "r");
@@ -173,11 +186,12 @@ void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log)
 	}
 	fclose(in);
 	OSM_LOG(log, OSM_LOG_VERBOSE, "read %s: root %s, verify_before_push %s, "
-		"dump_dir %s, sa_designated_dlids %s, hybrid_final_delay %u ms\n",
-		o->path,
-		o->root.guid ? "by GUID" :
+		"verify_method %s, dump_dir %s, sa_designated_dlids %s, "
+		"hybrid_final_delay %u ms\n",
+		o->path, o->root.guid ? "by GUID" :
 		ibr_root_strategy_name(o->root.strategy),
 		o->verify_before_push ? "yes" : "no",
+		o->verify_method == IBR_VERIFY_FULL ? "full" : "certificate",
 		o->dump_dir ? o->dump_dir : "(none)",
 		o->sa_designated_dlids ? "yes" : "no", o->hybrid_final_delay_ms);
 }

@@ -26,9 +26,12 @@
 
 #include <complib/cl_nodenamemap.h>
 #include <opensm/osm_event_plugin.h>
+#include <opensm/osm_file_ids.h>
 #include <opensm/osm_version.h>
 
+#include "ibrouting/certify.h"
 #include "ibrouting/dump.h"
+#include "ibrouting/metrics.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
 #include "plugin.h"
@@ -39,12 +42,25 @@
 static struct engine_ctx *engine_ctxs;
 static unsigned num_engine_ctxs;
 
+/* What the last run's tables were checked with, for the INFO line
+ * (engine_ctx.check_kind). */
+enum checked {
+	NOT_CHECKED,          /* verify_before_push no */
+	CERTIFIED,            /* the certificate (certify.h) */
+	FULL_CHECK,           /* the full verifier, as verify_method full */
+	FULL_AFTER_CERT,      /* the full verifier, the certificate failed */
+};
+
 void ibr_plugin_drop_run(struct engine_ctx *c)
 {
 	if (c->routed)
 		ibr_result_free(&c->result);
 	ibr_osm_fabric_free(&c->of);
+	ibr_walker_free(&c->walker);
+	free(c->sw_hops);
+	c->sw_hops = NULL;
 	c->routed = false;
+	c->hops_pending = false;
 }
 
 /* ---- root ------------------------------------------------------------ */
@@ -88,36 +104,63 @@ int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
 
 /* ---- hop tables --------------------------------------------------------- */
 
-/* OpenSM's multicast manager and its dumps read hop counts per (switch,
- * LID, port).  We record the hops of the port our tables use, for every
- * switch LID, and for every LID of a CA port's range wherever its port
- * differs from the port to the CA's switch (OpenSM derives the others
- * from the switch's row), except where a LID above the base has no route
- * (a multi-LID engine's renamed LIDs off their paths).  O(S) per switch
- * LID. */
-static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
+/* OpenSM reads the hop counts of a switch (osm_switch_get_hop_count,
+ * osm_switch_get_least_hops) in two places only (OpenSM 3.3.23):
+ *   - its multicast manager, for switch LIDs: the spanning tree's root
+ *     and each branch's port (osm_mcast_mgr.c, and
+ *     osm_switch_recommend_mcast_path, which looks up the hops to the
+ *     base LID of the switch a member port hangs off);
+ *   - its routing dumps (osm_dump.c: opensm.fdbs, opensm-lid-matrix.dump),
+ *     written only when its log has OSM_LOG_ROUTING for osm_dump.c, which
+ *     read CA LIDs too.
+ * (Its own engines' helper osm_switch_recommend_path reads them for their
+ * routing; the unicast cache only moves them around.)  OpenSM's own
+ * engines keep hops for switch LIDs only, and so do we, for the port our
+ * tables use; and only when the dumps will be written, every LID of a CA
+ * port's range too, wherever its port differs from the port to the CA's
+ * switch (the dump derives the others from the switch's row) and there is
+ * a route (a multi-LID engine's renamed LIDs off their paths are not even
+ * walked).  A log level raised between runs only makes the next dumps say
+ * "HOPS UNKNOWN" where a CA LID's port is not its switch's.
+ *
+ * When: both readers run after OpenSM has configured every switch's LFT
+ * and reported OSM_EVENT_ID_UCAST_ROUTING_DONE (osm_state_mgr.c), so the
+ * plugin walks its routes and writes the hop tables from that event, not
+ * inside the routing window: each hop table entry is an allocation of
+ * OpenSM's, a malloc per (switch, LID), which on a fresh fabric costs more
+ * than routing, and after the LFTs it delays no packet.  Every allocation
+ * of ours (the walker) is made with the run in build_lid_matrices, where
+ * a failure still refuses the tables; the event allocates nothing of ours
+ * and cannot fail.  A sweep that reports no UCAST_ROUTING_DONE after our
+ * push (OpenSM exiting, a re-route whose subnet had errors) gets them at
+ * the next OSM_EVENT_ID_HEAVY_SWEEP_START, reported before discovery can
+ * drop a switch.  O(S) per LID walked. */
+static int prepare_hops(struct engine_ctx *c, struct ibr_error *err)
+{
+	c->sw_hops = malloc(c->of.fabric->num_switches);
+	if (!c->sw_hops)
+		return ibr_error_set(err, "out of memory for hop tables");
+	return ibr_walker_init(&c->walker, c->of.fabric, err);
+}
+
+/* OpenSM's lock held. */
+static void fill_hops(struct engine_ctx *c, bool ca_lids)
 {
 	const struct ibr_fabric *f = c->of.fabric;
 	const struct ibr_result *r = &c->result;
+	struct ibr_walker *w = &c->walker;
 	uint32_t S = f->num_switches;
-	uint8_t *sw_hops = malloc(S);
-	struct ibr_walker w;
 
-	if (!sw_hops)
-		return ibr_error_set(err, "out of memory for hop tables");
-	if (ibr_walker_init(&w, f, err)) {
-		free(sw_hops);
-		return -1;
-	}
 	for (uint32_t d = 0; d < S; d++) {
 		ibr_lid_t lid = ibr_switch_lid(f, d);
 		const uint8_t *sw_col = ibr_column(r, lid);
-		ibr_walk_column(&w, sw_col, lid, NULL);
-		memcpy(sw_hops, w.hops, S);
+		ibr_walk_column(w, sw_col, lid, NULL);
+		memcpy(c->sw_hops, w->hops, S);
 		for (uint32_t s = 0; s < S; s++)
 			osm_switch_set_hops(c->of.switches[s], lid, sw_col[s],
-					    sw_hops[s]);
-		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
+					    c->sw_hops[s]);
+		for (uint32_t i = f->sw_ca_start[d];
+		     ca_lids && i < f->sw_ca_start[d + 1]; i++) {
 			const struct ibr_end_port *e = &f->end_ports[f->sw_cas[i]];
 			const struct ibr_port *p = ibr_port(f, e->node, e->port);
 			/* every LID of the CA port's range, not just the base */
@@ -126,24 +169,48 @@ static int fill_hops(struct engine_ctx *c, struct ibr_error *err)
 				const uint8_t *ca_col = ibr_column(r, ca);
 				bool walked = false;
 				for (uint32_t s = 0; s < S; s++) {
-					/* no route, no hops (OpenSM's
-					 * default): a renamed LID off its
-					 * paths is not even walked */
 					if (s == d || ca_col[s] == sw_col[s] ||
 					    ca_col[s] == IBR_NO_PATH)
 						continue;
 					if (!walked)
-						ibr_walk_column(&w, ca_col, ca, NULL);
+						ibr_walk_column(w, ca_col, ca, NULL);
 					walked = true;
 					osm_switch_set_hops(c->of.switches[s], ca,
-							    ca_col[s], w.hops[s]);
+							    ca_col[s], w->hops[s]);
 				}
 			}
 		}
 	}
-	ibr_walker_free(&w);
-	free(sw_hops);
-	return 0;
+}
+
+/* The event callback's part: the engine whose tables OpenSM configured
+ * last gets its hop tables written; any other run still kept is only
+ * freed.  Switches are those of that routing run: called before OpenSM's
+ * next discovery. */
+static void settle_hops(struct plugin *p)
+{
+	osm_opensm_t *osm = p->osm;
+	const struct osm_routing_engine *used = osm->routing_engine_used;
+
+	for (unsigned i = 0; i < num_engine_ctxs; i++) {
+		struct engine_ctx *c = &engine_ctxs[i];
+		double t0 = ibr_now_ms();
+		if (!c->hops_pending)
+			continue;
+		if (used && used->context == c) {
+			bool dumps = osm_log_is_active_v2(&osm->log,
+							  OSM_LOG_ROUTING,
+							  OSM_FILE_DUMP_C);
+			cl_plock_excl_acquire(&osm->lock);
+			fill_hops(c, dumps);
+			cl_plock_release(&osm->lock);
+			OSM_LOG(&osm->log, OSM_LOG_VERBOSE, "%s: hop tables %.3f ms "
+				"(switch LIDs%s), after the switches' LFTs\n",
+				c->name, ibr_now_ms() - t0,
+				dumps ? " and CA LIDs, for OpenSM's dumps" : "");
+		}
+		ibr_plugin_drop_run(c);
+	}
 }
 
 /* ---- the two callbacks ----------------------------------------------- */
@@ -195,6 +262,72 @@ void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lm
 		"routing on base LIDs only");
 }
 
+/* The certificate first (verify_method certificate, certify.h): O(S) per
+ * LID, it certifies delivery, no loop and an acyclic channel dependency
+ * graph by legality under the run's orientation.  Tables it rejects go to
+ * the full check, which decides: tables that are deadlock-free but not
+ * legal under that orientation are pushed, broken ones refused; either
+ * way a WRN line says the certificate failed and why.  Multi-LID engines
+ * also get the load along their designated DLIDs measured, which their
+ * INFO line reports (what their DLIDs buy). */
+static int check_tables(struct engine_ctx *c, const struct ibr_engine *e,
+			struct ibr_verify_report *rep, enum checked *checked,
+			struct ibr_error *err)
+{
+	const struct ibr_fabric *f = c->of.fabric;
+	const struct ibr_verify_options opts = {
+		.check_only = e->min_lmc == 0,
+	};
+	osm_log_t *log = &c->plugin->osm->log;
+	struct ibr_certify_report cert;
+
+	*checked = FULL_CHECK;
+	if (c->plugin->opts.verify_method == IBR_VERIFY_CERTIFICATE) {
+		uint32_t root = c->result.root;
+		uint32_t n = ibr_fabric_find_guid(f, c->plugin->test_certify_root);
+		int rc;
+		if (c->plugin->test_certify_root && n != IBR_NONE &&
+		    f->nodes[n].type == IBR_NODE_SWITCH)
+			c->result.root = f->nodes[n].sw_index;
+		rc = ibr_certify(f, &c->result, &cert, err);
+		c->result.root = root;
+		if (rc)
+			return -1;
+		if (ibr_certify_findings(&cert) == 0) {
+			*checked = CERTIFIED;
+			return opts.check_only ? 0 :
+			       ibr_metrics_compute(f, &c->result,
+						   &rep->designated, err);
+		}
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB17: %s: the certificate fails "
+			"(%" PRIu64 " bad ports, %" PRIu64 " unreachable, %"
+			PRIu64 " down-up turns, %" PRIu64 " bad designated "
+			"DLIDs; first: %s); the full check decides\n",
+			e->name, cert.bad_port, cert.unreachable,
+			cert.down_up, cert.bad_designated, cert.messages[0]);
+		*checked = FULL_AFTER_CERT;
+	}
+	return ibr_verify(f, &c->result, &opts, rep, err);
+}
+
+/* The INFO line's verdict: what was checked, and how. */
+static const char *verdict(enum checked checked)
+{
+	switch (checked) {
+	case CERTIFIED:
+		return "verified: legal up*/down* (certificate): no loop, all "
+		       "delivered, acyclic";
+	case FULL_CHECK:
+		return "verified: no loop, all delivered, acyclic (full check)";
+	case FULL_AFTER_CERT:
+		return "verified: no loop, all delivered, acyclic (full check; "
+		       "not legal up*/down* under the run's orientation)";
+	case NOT_CHECKED:
+		break;
+	}
+	return "not verified (verify_before_push no)";
+}
+
 /* The engine's options from opensm-plugin.conf (ENGINE_KEY lines), which
  * follow the registry. */
 static const struct ibr_options *engine_options(const struct plugin *p,
@@ -227,36 +360,33 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
 		     const struct ibr_root_choice *root,
 		     struct ibr_verify_report *rep, struct ibr_error *err)
 {
-	/* every check; the load along designated DLIDs measured only for
-	 * multi-LID engines, whose INFO line reports it (what their DLIDs
-	 * buy); the others' is their base LIDs' and costs a pass */
-	const struct ibr_verify_options opts = {
-		.check_only = e->min_lmc == 0,
-	};
+	enum checked checked = NOT_CHECKED;
 	double t1;
 
+	memset(rep, 0, sizeof(*rep));
+	c->check_kind = NOT_CHECKED;
 	if (ibr_route_once(c->of.fabric, e, root,
 			   engine_options(c->plugin, e), &c->result, err))
 		return -1;
 	c->routed = true;
-	memset(rep, 0, sizeof(*rep));
 	t1 = ibr_now_ms();
 	if (c->plugin->opts.verify_before_push &&
-	    ibr_verify(c->of.fabric, &c->result, &opts, rep, err))
+	    check_tables(c, e, rep, &checked, err))
 		return -1;
+	c->check_kind = checked;
 	c->verify_ms = ibr_now_ms() - t1;
 	return 0;
 }
 
-/* Hop tables; what the INFO line will say (label: the engine, or the
- * hybrid's pass). */
+/* The hop tables' walker (written after the push, "hop tables"); what
+ * the INFO line will say (label: the engine, or the hybrid's pass). */
 int ibr_plugin_finish(struct engine_ctx *c, const char *label,
 		      const struct ibr_verify_report *rep, const char *checked)
 {
 	struct ibr_error err = { "" };
 	double t0 = ibr_now_ms();
 
-	if (fill_hops(c, &err)) {
+	if (prepare_hops(c, &err)) {
 		OSM_LOG(&c->plugin->osm->log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n",
 			label, err.msg);
 		return -1;
@@ -264,8 +394,7 @@ int ibr_plugin_finish(struct engine_ctx *c, const char *label,
 	c->hops_ms = ibr_now_ms() - t0;
 	snprintf(c->label, sizeof(c->label), "%s", label);
 	snprintf(c->checked, sizeof(c->checked), "%s", checked ? checked :
-		 c->plugin->opts.verify_before_push ? "verified: no loop, all "
-		 "delivered, acyclic" : "not verified (verify_before_push no)");
+		 verdict((enum checked)c->check_kind));
 	c->designated_flows = rep ? rep->designated.flows : 0;
 	c->designated_load = rep ? rep->designated.max_link_load : 0;
 	return 0;
@@ -322,6 +451,11 @@ static int build_lid_matrices(void *context)
 	uint32_t lids = 0;
 	char stats[256], load[80] = "";
 
+	/* a run whose hop tables were never written (no event came) is
+	 * dropped unwritten: its switches may be gone by now */
+	for (unsigned i = 0; i < num_engine_ctxs; i++)
+		if (engine_ctxs[i].hops_pending)
+			ibr_plugin_drop_run(&engine_ctxs[i]);
 	if (c->hybrid ? ibr_hybrid_build(c) : single_run(c))
 		return -1;
 	f = c->of.fabric;
@@ -337,7 +471,7 @@ static int build_lid_matrices(void *context)
 		c->result.stats.compute_ms,
 		ibr_switch(f, c->result.root)->guid, c->checked);
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
-		"routing %.3f ms, verification %.3f ms, hop tables %.3f ms\n",
+		"routing %.3f ms, verification %.3f ms, hop table walker %.3f ms\n",
 		c->label, c->model_ms, c->result.stats.compute_ms,
 		c->verify_ms, c->hops_ms);
 	return 0;
@@ -393,7 +527,8 @@ static int build_fwd_tables(void *context)
 			   &err))
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB15: %s: dump to %s failed: %s\n",
 			c->name, c->plugin->opts.dump_dir, err.msg);
-	ibr_plugin_drop_run(c);
+	/* kept for the hop tables, written once the LFTs are configured */
+	c->hops_pending = true;
 	return 0;
 }
 
@@ -521,6 +656,9 @@ static void *create(osm_opensm_t *osm)
 		return NULL;
 	}
 	p->osm = osm;
+	if (getenv("IBROUTING_TEST_CERTIFY_ROOT"))
+		p->test_certify_root = strtoull(getenv("IBROUTING_TEST_CERTIFY_ROOT"),
+						NULL, 0);
 	ibr_plugin_options_load(&p->opts, &osm->log);
 	if (p->opts.sa_designated_dlids)
 		p->sa = ibr_sa_dlids_install(osm);
@@ -573,8 +711,10 @@ static void *create(osm_opensm_t *osm)
 	return p;
 }
 
-/* OpenSM's events: the hybrids ask for their next pass when a sweep has
- * brought the subnet up or a re-route has completed. */
+/* OpenSM's events: the hop tables of the run OpenSM configured are
+ * written once its LFTs are (UCAST_ROUTING_DONE); the hybrids ask for
+ * their next pass when a sweep has brought the subnet up or a re-route
+ * has completed. */
 static void report(void *data, osm_epi_event_id_t id, void *event_data)
 {
 	struct plugin *p = data;
@@ -583,6 +723,10 @@ static void report(void *data, osm_epi_event_id_t id, void *event_data)
 		    (id == OSM_EVENT_ID_UCAST_ROUTING_DONE &&
 		     (uintptr_t)event_data == UCAST_ROUTING_REROUTE);
 
+	/* the hop tables first: every LFT is configured */
+	if (id == OSM_EVENT_ID_UCAST_ROUTING_DONE ||
+	    id == OSM_EVENT_ID_HEAVY_SWEEP_START)
+		settle_hops(p);
 	if (!done || !osm->routing_engine_used)
 		return;
 	for (unsigned i = 0; i < num_engine_ctxs; i++)

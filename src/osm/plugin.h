@@ -20,13 +20,21 @@
 #include "ibrouting/fabric.h"
 #include "ibrouting/result.h"
 #include "ibrouting/verify.h"
+#include "ibrouting/walk.h"
 
 /* Options from opensm-plugin.conf (see opensm-plugin.conf(5)). */
 #define IBR_PLUGIN_MAX_ENGINES 16
 
+/* How the tables are checked before the push (verify_method). */
+enum ibr_verify_method {
+	IBR_VERIFY_CERTIFICATE,  /* certify.h; the full check if it fails */
+	IBR_VERIFY_FULL,         /* verify.h: the channel dependency graph */
+};
+
 struct ibr_plugin_options {
 	struct ibr_root_choice root;   /* used when root_guid_file is unset */
 	bool verify_before_push;
+	enum ibr_verify_method verify_method;
 	char *dump_dir;                /* NULL: no extra dumps */
 	bool sa_designated_dlids;      /* the SA hands out designated DLIDs */
 	unsigned hybrid_final_delay_ms; /* a hybrid's wait before its next pass */
@@ -78,6 +86,11 @@ struct plugin {
 	osm_opensm_t *osm;
 	struct ibr_plugin_options opts;
 	struct ibr_sa_dlids *sa;       /* NULL: the SA is OpenSM's alone */
+	/* Tests only (IBROUTING_TEST_CERTIFY_ROOT): the certificate judges
+	 * under the orientation from this switch, not the run's root, so
+	 * that sound tables fail it and the full check must decide.  0:
+	 * unset. */
+	uint64_t test_certify_root;
 };
 
 /* One registered engine, single or hybrid; the state of a run lives from
@@ -91,6 +104,13 @@ struct engine_ctx {
 	struct ibr_result result;      /* what ucast_build_fwd_tables pushes */
 	bool routed;
 	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
+	int check_kind;                /* how it was checked (plugin.c) */
+	/* For the hop tables, written by the event callback (plugin.c, "hop
+	 * tables") with no allocation of ours: a walker over the fabric and
+	 * one switch LID's hops, allocated with the run. */
+	struct ibr_walker walker;
+	uint8_t *sw_hops;
+	bool hops_pending;            /* pushed; hop tables not written yet */
 	/* what the run's INFO line says (ibr_plugin_finish) */
 	char label[192];
 	char checked[600];

@@ -15,21 +15,38 @@
 #include "ibrouting/fabric.h"
 #include "ibrouting/lids.h"
 
+/* Strings are copied into blocks of STRING_BLOCK bytes (a longer one gets
+ * a block of its own): a fabric of thousands of nodes interns them with a
+ * handful of allocations, and a string never moves once interned. */
+#define STRING_BLOCK 16384
+
 static char *intern(struct ibr_fabric *f, const char *s)
 {
+	size_t len = strlen(s) + 1;
 	char *copy;
 
-	if (f->num_strings == f->strings_cap) {
-		uint32_t cap = f->strings_cap ? 2 * f->strings_cap : 64;
-		char **n = realloc(f->strings, cap * sizeof(*n));
-		if (!n)
+	if (len > f->string_room) {
+		size_t size = len > STRING_BLOCK ? len : STRING_BLOCK;
+		char *block;
+		if (f->num_strings == f->strings_cap) {
+			uint32_t cap = f->strings_cap ? 2 * f->strings_cap : 16;
+			char **n = realloc(f->strings, cap * sizeof(*n));
+			if (!n)
+				return NULL;
+			f->strings = n;
+			f->strings_cap = cap;
+		}
+		block = malloc(size);
+		if (!block)
 			return NULL;
-		f->strings = n;
-		f->strings_cap = cap;
+		f->strings[f->num_strings++] = block;
+		f->string_next = block;
+		f->string_room = size;
 	}
-	copy = strdup(s);
-	if (copy)
-		f->strings[f->num_strings++] = copy;
+	copy = f->string_next;
+	memcpy(copy, s, len);
+	f->string_next += len;
+	f->string_room -= len;
 	return copy;
 }
 
@@ -76,6 +93,19 @@ static int grow(void **array, uint32_t *cap, uint32_t need, size_t elem)
 		return -1;
 	*array = p;
 	*cap = n;
+	return 0;
+}
+
+int ibr_fabric_reserve(struct ibr_fabric *f, uint32_t nodes, uint32_t ports,
+		       struct ibr_error *err)
+{
+	if (grow((void **)&f->nodes, &f->nodes_cap, f->num_nodes + nodes,
+		 sizeof(struct ibr_node)) ||
+	    grow((void **)&f->ports, &f->ports_cap, f->num_ports + ports,
+		 sizeof(struct ibr_port)) ||
+	    ibr_guid_map_reserve(&f->guid_index, f->guid_index.count + nodes))
+		return ibr_error_set(err, "out of memory for %u nodes, %u ports",
+				     nodes, ports);
 	return 0;
 }
 

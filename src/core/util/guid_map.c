@@ -26,9 +26,10 @@ uint32_t ibr_guid_map_get(const struct ibr_guid_map *m, uint64_t guid)
 	return m->cap ? m->val[slot_of(m, guid)] : FREE;
 }
 
-static int grow(struct ibr_guid_map *m)
+/* Rehashes into a table of cap slots (a power of two, > 2 * count). */
+static int rehash(struct ibr_guid_map *m, uint32_t cap)
 {
-	struct ibr_guid_map n = { .cap = m->cap ? 2 * m->cap : 256 };
+	struct ibr_guid_map n = { .cap = cap };
 
 	n.key = malloc(n.cap * sizeof(*n.key));
 	n.val = malloc(n.cap * sizeof(*n.val));
@@ -49,6 +50,20 @@ static int grow(struct ibr_guid_map *m)
 	free(m->val);
 	*m = n;
 	return 0;
+}
+
+static int grow(struct ibr_guid_map *m)
+{
+	return rehash(m, m->cap ? 2 * m->cap : 256);
+}
+
+int ibr_guid_map_reserve(struct ibr_guid_map *m, uint32_t count)
+{
+	uint32_t cap = m->cap ? m->cap : 256;
+
+	while (2 * (uint64_t)count > cap)
+		cap *= 2;
+	return cap == m->cap ? 0 : rehash(m, cap);
 }
 
 int ibr_guid_map_put(struct ibr_guid_map *m, uint64_t guid, uint32_t val)

@@ -1,0 +1,80 @@
+/*
+ * certify.h - a cheap certificate that forwarding tables are legal
+ * up/down routes under one orientation (doc/design.md, "Contracts").
+ *
+ * The orientation is the one of the tables' own run: ibr_updown_build()
+ * from r->root.  Any root gives an acyclic orientation (links point from
+ * the higher (rank, LID) to the lower), so the certificate's verdict
+ * never rests on what the engine claims; an engine whose tables follow
+ * another orientation fails it.
+ *
+ * Per LID, with its owner's switch t (the switch of a switch LID, the
+ * switch a CA port hangs off), the certificate checks every switch s and
+ * its entry e = col[s]:
+ *   C1  e names a linked port; port 0 only at the owner of a switch LID; a
+ *       port to a CA only at t, to the CA port owning the LID (the walk's
+ *       own reading of an entry, walk.h);
+ *   C2  an owned base LID (offset 0, every switch LID of a switch with one
+ *       LID) has no IBR_NO_PATH anywhere;
+ *   C3  a LID above its range's base (multi-LID engines) may hold
+ *       IBR_NO_PATH, but an entry that is set and leads to a switch leads
+ *       to one whose entry is set;
+ *   C4  legality: no switch that is the head of a down hop (entered from
+ *       a neighbour over a link pointing down) has an up entry;
+ *   C5  a LID nobody owns has IBR_NO_PATH everywhere;
+ * and every designated DLID
+ *   C6  lies inside its destination's range and, above the base, has a
+ *       set entry at the source's switch.
+ * O(S) per LID, O(rows x end ports) for the designated map.
+ *
+ * What it certifies: by C4 every walk climbs up links, then only goes
+ * down (a switch entered going down never leaves going up).  Up links
+ * lead to a lower (rank, LID), down links to a higher one, so a switch
+ * could only be revisited by entering, going down, one the walk left
+ * going up, which C4 forbids, or the turning switch, the walk's lowest:
+ * no walk loops, every walk ends.  By C1 it ends only delivered at the
+ * owner or on IBR_NO_PATH; by C2 and C3 a walk from a set entry never
+ * meets IBR_NO_PATH, so it delivers (contracts 1 and 2; with C6, a
+ * designated DLID above the base delivers exactly when its source
+ * switch's entry is set, contract 4).  Every walk being a legal up/down
+ * route on an acyclic orientation, the channel dependency graph of all
+ * walks is acyclic (contract 3): no dependency leads from a down channel
+ * to an up one, and along dependencies between up channels the heads'
+ * (rank, LID) falls, between down channels it rises.
+ *
+ * What it does not: tables that are deadlock-free but not legal under
+ * this orientation fail it.  The full verifier (verify.h) judges those;
+ * the plugin runs it when the certificate fails, before refusing.
+ *
+ * Fails closed: ibr_certify() returns 0 only when the whole check ran.
+ */
+#ifndef IBROUTING_CERTIFY_H
+#define IBROUTING_CERTIFY_H
+
+#include <stdint.h>
+
+#include "ibrouting/fabric.h"
+#include "ibrouting/result.h"
+#include "ibrouting/verify.h"
+
+struct ibr_certify_report {
+	uint64_t bad_port;       /* C1, C5: no link, port 0 or a CA off the owner */
+	uint64_t unreachable;    /* C2, C3: IBR_NO_PATH where a route is owed */
+	uint64_t down_up;        /* C4: entered going down, leaves going up */
+	uint64_t bad_designated; /* C6 */
+	uint64_t entries;        /* (switch, LID) entries checked */
+	unsigned num_messages;
+	char messages[IBR_VERIFY_MAX_MESSAGES][256];
+};
+
+/* The certificate of r under the orientation rooted at r->root. */
+int ibr_certify(const struct ibr_fabric *f, const struct ibr_result *r,
+		struct ibr_certify_report *rep, struct ibr_error *err);
+
+static inline uint64_t ibr_certify_findings(const struct ibr_certify_report *rep)
+{
+	return rep->bad_port + rep->unreachable + rep->down_up +
+	       rep->bad_designated;
+}
+
+#endif
