@@ -57,8 +57,6 @@ void ibr_plugin_drop_run(struct engine_ctx *c)
 		ibr_result_free(&c->result);
 	ibr_osm_fabric_free(&c->of);
 	ibr_walker_free(&c->walker);
-	free(c->sw_hops);
-	c->sw_hops = NULL;
 	c->routed = false;
 	c->hops_pending = false;
 }
@@ -137,9 +135,6 @@ int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
  * drop a switch.  O(S) per LID walked. */
 static int prepare_hops(struct engine_ctx *c, struct ibr_error *err)
 {
-	c->sw_hops = malloc(c->of.fabric->num_switches);
-	if (!c->sw_hops)
-		return ibr_error_set(err, "out of memory for hop tables");
 	return ibr_walker_init(&c->walker, c->of.fabric, err);
 }
 
@@ -155,10 +150,9 @@ static void fill_hops(struct engine_ctx *c, bool ca_lids)
 		ibr_lid_t lid = ibr_switch_lid(f, d);
 		const uint8_t *sw_col = ibr_column(r, lid);
 		ibr_walk_column(w, sw_col, lid, NULL);
-		memcpy(c->sw_hops, w->hops, S);
 		for (uint32_t s = 0; s < S; s++)
 			osm_switch_set_hops(c->of.switches[s], lid, sw_col[s],
-					    c->sw_hops[s]);
+					    w->hops[s]);
 		for (uint32_t i = f->sw_ca_start[d];
 		     ca_lids && i < f->sw_ca_start[d + 1]; i++) {
 			const struct ibr_end_port *e = &f->end_ports[f->sw_cas[i]];

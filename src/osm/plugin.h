@@ -106,10 +106,9 @@ struct engine_ctx {
 	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
 	int check_kind;                /* how it was checked (plugin.c) */
 	/* For the hop tables, written by the event callback (plugin.c, "hop
-	 * tables") with no allocation of ours: a walker over the fabric and
-	 * one switch LID's hops, allocated with the run. */
+	 * tables") with no allocation of ours: a walker over the fabric,
+	 * allocated with the run. */
 	struct ibr_walker walker;
-	uint8_t *sw_hops;
 	bool hops_pending;            /* pushed; hop tables not written yet */
 	/* what the run's INFO line says (ibr_plugin_finish) */
 	char label[192];
