@@ -16,7 +16,9 @@
 # them inside the window), and the hop tables written after the LFTs
 # ("after").
 # "to up" is from "building routing with" to OpenSM's SUBNET UP: the
-# rest of the sweep (LFT distribution, multicast) included.
+# rest of the sweep (LFT distribution, multicast) included.  "ours" is the
+# plugin's part of the window (to its tables handed to OpenSM); the rest
+# is OpenSM's, sending the LFT blocks, as zero-cost's whole window is.
 # BUILD_DIR names the build (default build/); OpenSM runs with -D
 # $OSM_DEBUG (default 0x07: VERBOSE, no routing dumps).
 set -euo pipefail
@@ -50,6 +52,7 @@ to_up_ms() {
 		END { if (start && end) printf "%.1f\n", end - start; else print "?" }' "$1"
 }
 
+ratio() { awk -v w="$1" -v u="$2" 'BEGIN { if (u != "?" && u > 0 && w != "?" && w != "") printf "%.3f", w / u; else print "-" }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "?" }'; }
 
 for spec in "$@"; do
@@ -73,21 +76,24 @@ for spec in "$@"; do
 			[ "$used" = "$engine" ] || echo "# $label run $r: OpenSM used ${used:-nothing}" >&2
 			phases=$(sed -n 's/.*phases: fabric model \([0-9.]*\) ms, routing \([0-9.]*\) ms, verification \([0-9.]*\) ms, hop [a-z ]*\([0-9.][0-9.]*\) ms.*/\1 \2 \3 \4/p' "$TMP/$name/osm.log" | head -n 1)
 			after=$(sed -n 's/.*: hop tables \([0-9.]*\) ms .*after the switches.*/\1/p' "$TMP/$name/osm.log" | head -n 1)
-			echo "$label $(routing_ms "$TMP/$name/osm.log") ${phases:-- - - -} ${after:--} $(to_up_ms "$TMP/$name/osm.log")" >> "$TMP/times"
+			echo "$label $(routing_ms "$TMP/$name/osm.log") ${phases:-- - - -} ${after:--} $(to_up_ms "$TMP/$name/osm.log") $(ours_ms "$TMP/$name/osm.log" | sed 's/?/-/')" >> "$TMP/times"
 		done
 	done
+	[ -z "${WINDOW_KEEP:-}" ] || cp -r "$TMP" "$WINDOW_KEEP"
 	ibsim_stop
 	updn=$(awk '$1 == "updn" { print $2 }' "$TMP/times" | median)
 	echo "== $spec ($runs runs, median; updn $updn ms)"
-	printf '%-22s %9s %7s %9s %9s %9s %9s %9s %9s\n' engine window /updn model routing verify hops after "to up"
+	printf '%-22s %9s %7s %9s %9s %9s %9s %9s %9s %9s %7s\n' engine window /updn model routing verify hops after "to up" ours /updn
 	for label in $labels; do
 		w=$(awk -v l="$label" '$1 == l { print $2 }' "$TMP/times" | median)
 		cols=""
-		for k in 3 4 5 6 7 8; do
+		for k in 3 4 5 6 7 8 9; do
 			cols="$cols $(awk -v l="$label" -v k=$k '$1 == l && $k != "-" { print $k }' "$TMP/times" | median)"
 		done
 		# shellcheck disable=SC2086
-		printf '%-22s %9s %7s %9s %9s %9s %9s %9s %9s\n' "$label" "$w" \
-			"$(awk -v w="$w" -v u="$updn" 'BEGIN { if (u != "?" && u > 0 && w != "?") printf "%.3f", w / u; else print "-" }')" $cols
+		ours=${cols##* }
+		printf '%-22s %9s %7s %9s %9s %9s %9s %9s %9s %9s %7s\n' "$label" "$w" \
+			"$(ratio "$w" "$updn")" $cols "$(ratio "$ours" "$updn")"
 	done
+	[ -z "${WINDOW_KEEP:-}" ] || cp -r "$TMP" "$WINDOW_KEEP"
 done

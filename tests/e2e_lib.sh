@@ -194,6 +194,18 @@ routing_ms() {
 		END { if (start && end) printf "%.1f\n", end - start; else print "?" }' "$1"
 }
 
+# ours_ms OSM-LOG: the plugin's part of the routing window, ms from
+# "building routing with" to the plugin's tables handed to OpenSM (its
+# build_fwd_tables line); the rest of the window is OpenSM's, sending the
+# LFT blocks.  "?" for a run of an engine not ours.
+ours_ms() {
+	awk '
+		function t(line,   a) { split($3, a, ":"); return (a[1] * 3600 + a[2] * 60 + a[3]) * 1000 + $4 / 1000 }
+		/building routing with/ { start = t() }
+		/build_fwd_tables: .*tables into OpenSM/ { end = t() }
+		END { if (start && end) printf "%.1f\n", end - start; else print "?" }' "$1"
+}
+
 # fdbs_port_hops FDBS SUBNET-LST: "SWITCH LID PORT HOPS" from an
 # opensm.fdbs, whoever wrote it; HOPS is "-" for a LID that is not a
 # switch's in SUBNET-LST.  The hops OpenSM prints for a CA LID are not its

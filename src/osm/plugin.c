@@ -444,6 +444,7 @@ static int build_lid_matrices(void *context)
 	const struct ibr_fabric *f;
 	uint32_t lids = 0;
 	char stats[256], load[80] = "";
+	double t0 = ibr_now_ms();
 
 	/* a run whose hop tables were never written (no event came) is
 	 * dropped unwritten: its switches may be gone by now */
@@ -465,9 +466,10 @@ static int build_lid_matrices(void *context)
 		c->result.stats.compute_ms,
 		ibr_switch(f, c->result.root)->guid, c->checked);
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
-		"routing %.3f ms, verification %.3f ms, hop table walker %.3f ms\n",
+		"routing %.3f ms, verification %.3f ms, hop table walker %.3f ms, "
+		"in all %.3f ms\n",
 		c->label, c->model_ms, c->result.stats.compute_ms,
-		c->verify_ms, c->hops_ms);
+		c->verify_ms, c->hops_ms, ibr_now_ms() - t0);
 	return 0;
 }
 
@@ -499,6 +501,7 @@ static int build_fwd_tables(void *context)
 	struct engine_ctx *c = context;
 	osm_log_t *log = &c->plugin->osm->log;
 	struct ibr_error err = { "" };
+	double t0 = ibr_now_ms(), t1;
 
 	if (!c->routed) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB14: %s: no routes to push\n",
@@ -513,9 +516,13 @@ static int build_fwd_tables(void *context)
 		ibr_plugin_drop_run(c);
 		return -1;
 	}
+	t1 = ibr_now_ms();
 	/* the SA's copy, before drop_run frees the fabric and the result */
 	ibr_sa_dlids_publish(c->plugin->sa, c, c->name, c->of.fabric,
 			     &c->result);
+	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: tables into OpenSM's new_lft %.3f "
+		"ms, SA's designated DLIDs %.3f ms\n", c->label, t1 - t0,
+		ibr_now_ms() - t1);
 	if (c->plugin->opts.dump_dir &&
 	    ibr_dump_write(c->plugin->opts.dump_dir, c->of.fabric, &c->result,
 			   &err))
