@@ -31,6 +31,7 @@
 
 #include "ibrouting/certify.h"
 #include "ibrouting/dump.h"
+#include "ibrouting/escape.h"
 #include "ibrouting/metrics.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
@@ -531,11 +532,17 @@ static int build_fwd_tables(void *context)
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: tables into OpenSM's new_lft %.3f "
 		"ms, SA's designated DLIDs %.3f ms\n", c->label, t1 - t0,
 		ibr_now_ms() - t1);
-	if (c->plugin->opts.conf.dump_dir &&
-	    ibr_dump_write(c->plugin->opts.conf.dump_dir, c->of.fabric, &c->result,
-			   &err))
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB15: %s: dump to %s failed: %s\n",
-			c->name, c->plugin->opts.conf.dump_dir, err.msg);
+	if (c->plugin->opts.conf.dump_dir) {
+		bool dumped = ibr_dump_write(c->plugin->opts.conf.dump_dir,
+					     c->of.fabric, &c->result, &err) == 0;
+		char why[2 * sizeof(err.msg)];
+		/* the path comes from the options file: escaped */
+		if (!dumped)
+			OSM_LOG(log, OSM_LOG_ERROR, "ERR IB15: %s: dump failed: "
+				"%s\n", c->name,
+				ibr_escape_str(err.msg, why, sizeof(why)));
+		ibr_status_dumps_written(c->plugin, dumped);
+	}
 	/* kept for the hop tables, written once the LFTs are configured */
 	c->hops_pending = true;
 	return 0;

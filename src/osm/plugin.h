@@ -167,6 +167,8 @@ void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e,
  * refused, by_verifier when on the verifier's findings), ms long. */
 void ibr_status_run(struct plugin *p, const char *engine, bool ok,
 		    bool by_verifier, double ms);
+/* The dumps of a run written to dump_dir (ok), or failed: removed. */
+void ibr_status_dumps_written(struct plugin *p, bool ok);
 /* OpenSM configured the switches (UCAST_ROUTING_DONE): with this sweep's
  * tables of ours, or else with those of tables_by (an engine's name, or
  * OpenSM's unicast cache); the dumps of ours are removed then. */

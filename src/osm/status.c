@@ -14,8 +14,9 @@
  *     tables of ours (our engine refused and OpenSM fell back, another
  *     engine routed, or OpenSM served the sweep from its unicast cache
  *     without calling any engine), the dumps of our last run are removed;
- *   - runs = pushed + refused + runs whose tables OpenSM has not (yet)
- *     reported configured; verifier_refusals <= fallbacks.
+ *   - pushed + fallbacks <= runs: the others are runs whose tables OpenSM
+ *     has not reported configured (yet, or at all); verifier_refusals <=
+ *     fallbacks.
  * State manager thread only (OpenSM's routing and events): no lock.
  */
 #include <errno.h>
@@ -109,8 +110,6 @@ void ibr_status_run(struct plugin *p, const char *engine, bool ok,
 	snprintf(st->last_engine, sizeof(st->last_engine), "%s", engine);
 	if (ok) {
 		st->last_outcome = "routed";
-		if (p->opts.conf.dump_dir)
-			st->dumps = "current";
 	} else {
 		st->fallbacks++;
 		st->verifier_refusals += by_verifier;
@@ -148,6 +147,14 @@ static void remove_dumps(struct plugin *p)
 		OSM_LOG(&p->osm->log, OSM_LOG_INFO, "ibrouting: dumps in %s "
 			"removed: the switches' tables are not ours from this "
 			"sweep\n", ibr_escape_str(dir, name, sizeof(name)));
+}
+
+void ibr_status_dumps_written(struct plugin *p, bool ok)
+{
+	/* a failed write may leave files of two runs: none is better */
+	if (!ok)
+		remove_dumps(p);
+	p->status.dumps = ok ? "current" : "removed";
 }
 
 void ibr_status_routing_done(struct plugin *p, bool ours,
