@@ -9,7 +9,9 @@
 #   - the file changed under a running OpenSM daemon, then SIGHUP (a heavy
 #     sweep, where OpenSM re-reads opensm.conf): the log names the file
 #     read again and every changed key "key: old -> new", and the next run
-#     uses the new value;
+#     uses the new value; an unchanged file is not read again; a file
+#     changed before a run that no heavy sweep precedes (a hybrid's final
+#     pass, a re-route) is read again before it;
 #   - dump_dir: every file replaced by rename (a new inode, no temporary
 #     file left), the dumps verify; ibrouting.status counts runs, pushes
 #     and fallbacks; a run our engine refuses (OpenSM falls back) and a
@@ -154,6 +156,29 @@ printf 'dump_dir %s/dumps\n' "$dir" > "$conf"
 hup live pushed=4
 status_is live runs=5 pushed=4 fallbacks=1 last_engine=pira last_outcome=pushed dumps=current
 [ -f "$dir/dumps/opensm-lfts.dump" ] && pass "live: dumps written again" || flunk "live: no dumps after the good run"
+opensm_stop
+
+# A routing run with no heavy sweep before it (a hybrid's final pass is
+# a re-route): the file changed in between is read again before the run.
+dir=$TMP/hybrid conf=$TMP/hybrid.conf
+mkdir -p "$dir/dumps"
+printf 'dump_dir %s/dumps\nhybrid_final_delay 3000\n' "$dir" > "$conf"
+IBROUTING_CONF=$conf opensm_daemon "$dir" pira+fera || flunk "hybrid: OpenSM did not come up"
+for _ in $(seq 1 50); do
+	grep -q "final pass in 3000 ms" "$dir/osm.log" && break
+	sleep 0.1
+done
+printf 'dump_dir %s/dumps\nhybrid_final_delay 3000\nverify_method full\n' "$dir" > "$conf"
+wait_status hybrid pushed=2 || flunk "hybrid: no pushed=2 in ibrouting.status"
+log_has hybrid "ibrouting: option verify_method: certificate -> full" "the change seen before the final pass"
+if awk '/asking OpenSM for a re-route/ { asked = 1 } asked && /option verify_method: certificate -> full/ { read = 1 }
+	read && /build_lid_matrices: pira\+fera: final pass \(fera\)/ { ok = 1 } END { exit !ok }' "$dir/osm.log"; then
+	pass "hybrid: read again within the re-route (no heavy sweep), before the final pass"
+else
+	flunk "hybrid: the re-route's run did not read the changed file first"
+	grep -E "re-route|option|build_lid_matrices" "$dir/osm.log" | sed 's/^/# /'
+fi
+status_is hybrid runs=2 pushed=2 fallbacks=0 last_engine=pira+fera dumps=current
 opensm_stop
 
 # OpenSM's unicast cache serves a sweep without calling any engine.
