@@ -71,12 +71,14 @@ opensm_run() {
 		-f "$dir/osm.log" -D "${OSM_DEBUG:-0x47}" > "$dir/opensm.out" 2>&1
 }
 
-# opensm_daemon DIR ENGINE: OpenSM as a daemon (SA and multicast up) with
-# our plugin and routing_engine ENGINE; returns once it reports SUBNET UP
-# (bounded), with its pid in OSM_PID.  opensm_stop ends it.
+# opensm_daemon DIR ENGINE [EXTRA-CONF-LINES]: OpenSM as a daemon (SA and
+# multicast up) with our plugin and routing_engine ENGINE; returns once it
+# reports SUBNET UP (bounded), with its pid in OSM_PID.  opensm_stop ends
+# it.
 opensm_daemon() {
 	mkdir -p "$1/cache"
 	printf 'event_plugin_name ibrouting\nrouting_engine %s\nforce_log_flush TRUE\n' "$2" > "$1/opensm.conf"
+	[ -z "${3:-}" ] || printf '%s\n' "$3" >> "$1/opensm.conf"
 	OSM_CACHE_DIR=$1/cache LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
 		opensm -F "$1/opensm.conf" -f "$1/osm.log" -D 0x03 > "$1/out" 2>&1 &
 	OSM_PID=$!

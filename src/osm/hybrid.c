@@ -419,7 +419,7 @@ static void request_pass(void *context)
 void ibr_hybrid_pushed(struct engine_ctx *c)
 {
 	struct ibr_hybrid *h = c->hybrid;
-	unsigned delay = c->plugin->opts.hybrid_final_delay_ms;
+	unsigned delay = c->plugin->opts.conf.hybrid_final_delay_ms;
 
 	if (!h->want_pass)
 		return;

@@ -1,203 +1,252 @@
 /*
- * options.c - opensm-plugin.conf, the plugin's own options.
+ * options.c - opensm-plugin.conf, the plugin's own options: the file read
+ * and the outcome logged; the parsing is the core's (plugin_conf.h).
  *
- * Format as opensm.conf: one `key value` per line, `#` comments, blank
- * lines.  The file is $IBROUTING_CONF when set, else
- * SYSCONFDIR/opensm-plugin.conf.  A bad line never stops OpenSM: it is
- * logged as an ERR line naming file:line, the key and the value, and the
- * default stays in force.
+ * The file is $IBROUTING_CONF when set, else IBR_PLUGIN_CONF_PATH
+ * (SYSCONFDIR/opensm/opensm-plugin.conf, beside OpenSM's opensm.conf).
+ *
+ * Invariants:
+ *   - nothing here can stall or stop OpenSM: the file is opened without
+ *     blocking (a FIFO has no writer to wait for) and read only when it is
+ *     a regular file of at most IBR_CONF_MAX_BYTES; anything else is an
+ *     ERR line and the defaults;
+ *   - a bad line is an ERR line naming file:line, the key and the value,
+ *     every byte of them printable (ibr_escape()), and the value before
+ *     it stays in force;
+ *   - the options in force are always those of the file as last read
+ *     (the defaults when it could not be read): a re-read starts from the
+ *     defaults, and its INFO lines name the file and every option that
+ *     changed, "key: old -> new";
+ *   - the file is read again only when it changed (device, inode, size,
+ *     modification or change time differ), checked when OpenSM starts a
+ *     heavy sweep, where it re-reads opensm.conf (SIGHUP forces one), and
+ *     before every routing run of ours.
+ * Called from OpenSM's state manager thread alone (create(), its events,
+ * its routing engines): no lock.
  */
-#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "ibrouting/escape.h"
 #include "plugin.h"
 
-#ifndef SYSCONFDIR
-#define SYSCONFDIR "/etc"
+#ifndef IBR_PLUGIN_CONF_PATH
+#define IBR_PLUGIN_CONF_PATH "/etc/opensm/opensm-plugin.conf"
 #endif
 
-static const char default_path[] = SYSCONFDIR "/opensm-plugin.conf";
+static const char default_path[] = IBR_PLUGIN_CONF_PATH;
 
-static char *trim(char *s)
+/* What identifies one version of the file: a change of any field means
+ * an editor (or anyone) changed it. */
+static void identify(const struct stat *st, struct ibr_conf_file_id *id)
 {
-	char *end;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	end = s + strlen(s);
-	while (end > s && isspace((unsigned char)end[-1]))
-		*--end = '\0';
-	return s;
+	id->exists = true;
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->size = st->st_size;
+	id->mtime = st->st_mtim;
+	id->ctime = st->st_ctim;
 }
 
-static int parse_bool(const char *v, bool *out)
+static bool same_id(const struct ibr_conf_file_id *a,
+		    const struct ibr_conf_file_id *b)
 {
-	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1"))
-		*out = true;
-	else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0"))
-		*out = false;
-	else
-		return -1;
-	return 0;
+	if (a->exists != b->exists)
+		return false;
+	return !a->exists ||
+	       (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+		a->mtime.tv_sec == b->mtime.tv_sec &&
+		a->mtime.tv_nsec == b->mtime.tv_nsec &&
+		a->ctime.tv_sec == b->ctime.tv_sec &&
+		a->ctime.tv_nsec == b->ctime.tv_nsec);
 }
 
-static int parse_root(const char *v, struct ibr_root_choice *root)
+/* The file's bytes (NUL-terminated, *len of them), or NULL: it does not
+ * exist at the default path (*quiet) or cannot be read (an ERR line). */
+static char *read_file(struct ibr_plugin_options *o, osm_log_t *log,
+		       size_t *len, bool *quiet)
 {
-	char *end;
-	uint64_t guid;
+	const char *name = o->path_text;
+	struct stat st;
+	char *text = NULL;
+	size_t got = 0;
+	int fd;
 
-	if (ibr_root_strategy_parse(v, &root->strategy) == 0) {
-		root->guid = 0;
-		return 0;
+	*quiet = false;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	fd = open(o->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (o->path == default_path && errno == ENOENT) {
+			*quiet = true;
+			return NULL;
+		}
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB04: cannot read %s: %s; using "
+			"defaults\n", name, strerror(errno));
+		return NULL;
 	}
-	errno = 0;
-	guid = strtoull(v, &end, 0);
-	if (errno || *v == '\0' || *end != '\0' || guid == 0)
-		return -1;
-	root->guid = guid;
-	return 0;
-}
-
-/* `ENGINE_KEY VALUE`: option KEY of a registered engine.  Returns -1
- * when the key names no engine (an unknown key); a value the engine
- * refuses is logged here, and its default stays. */
-static int apply_engine_option(struct ibr_plugin_options *o, osm_log_t *log,
-			       unsigned line, const char *key, const char *value)
-{
-	for (unsigned i = 0; ibr_engines[i] && i < IBR_PLUGIN_MAX_ENGINES; i++) {
-		const struct ibr_engine *e = ibr_engines[i];
-		size_t n = strlen(e->name);
-		struct ibr_options one = { 0 };
-		struct ibr_error err = { "" };
-		if (strncmp(key, e->name, n) != 0 || key[n] != '_')
+	if (fstat(fd, &st) != 0) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB04: cannot read %s: %s; using "
+			"defaults\n", name, strerror(errno));
+		goto fail;
+	}
+	identify(&st, &o->id);
+	if (S_ISDIR(st.st_mode)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB30: %s is a directory, not an "
+			"options file; using defaults\n", name);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB30: %s is not a regular file "
+			"(a device, FIFO or socket); using defaults\n", name);
+		goto fail;
+	}
+	if (st.st_size > IBR_CONF_MAX_BYTES)
+		goto too_big;
+	text = malloc(IBR_CONF_MAX_BYTES + 2);
+	if (!text) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB04: cannot read %s: out of "
+			"memory; using defaults\n", name);
+		goto fail;
+	}
+	/* one byte more than the limit: a file grown since fstat is seen */
+	while (got <= IBR_CONF_MAX_BYTES) {
+		ssize_t n = read(fd, text + got, IBR_CONF_MAX_BYTES + 1 - got);
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (ibr_options_add(&one, key + n + 1, value, &err) ||
-		    ibr_options_check(&one, e, &err) ||
-		    ibr_options_add(&o->engine[i], key + n + 1, value, &err))
-			OSM_LOG(log, OSM_LOG_ERROR, "ERR IB06: %s:%u: %s \"%s\": "
-				"%s; using the default\n", o->path, line, key,
-				value, err.msg);
-		return 0;
+		if (n < 0) {
+			OSM_LOG(log, OSM_LOG_ERROR, "ERR IB04: cannot read %s: %s; "
+				"using defaults\n", name, strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
 	}
-	return -1;
+	if (got > IBR_CONF_MAX_BYTES)
+		goto too_big;
+	close(fd);
+	text[got] = '\0';
+	*len = got;
+	return text;
+too_big:
+	OSM_LOG(log, OSM_LOG_ERROR, "ERR IB30: %s has more than %u bytes, the "
+		"limit of an options file; using defaults\n", name,
+		(unsigned)IBR_CONF_MAX_BYTES);
+fail:
+	free(text);
+	close(fd);
+	return NULL;
 }
 
-static void apply(struct ibr_plugin_options *o, osm_log_t *log,
-		  unsigned line, const char *key, const char *value)
+/* Reads the file into o->conf (from the defaults) and logs the problems;
+ * false when it could not be read (the defaults are in force). */
+static bool read_options(struct ibr_plugin_options *o, osm_log_t *log)
 {
-	if (strcmp(key, "root") == 0) {
-		if (parse_root(value, &o->root) == 0)
-			return;
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB01: %s:%u: root \"%s\": expected "
-			"a switch GUID or sm, lowest-lid, center; using sm\n",
-			o->path, line, value);
-	} else if (strcmp(key, "verify_before_push") == 0) {
-		if (parse_bool(value, &o->verify_before_push) == 0)
-			return;
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB02: %s:%u: verify_before_push "
-			"\"%s\": expected yes or no; using yes\n", o->path, line,
-			value);
-	} else if (strcmp(key, "verify_method") == 0) {
-		if (strcmp(value, "certificate") == 0) {
-			o->verify_method = IBR_VERIFY_CERTIFICATE;
-			return;
-		}
-		if (strcmp(value, "full") == 0) {
-			o->verify_method = IBR_VERIFY_FULL;
-			return;
-		}
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB07: %s:%u: verify_method "
-			"\"%s\": expected certificate or full; using "
-			"certificate\n", o->path, line, value);
-	} else if (strcmp(key, "sa_designated_dlids") == 0) {
-		if (parse_bool(value, &o->sa_designated_dlids) == 0)
-			return;
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB05: %s:%u: sa_designated_dlids "
-			"\"%s\": expected yes or no; using yes\n", o->path, line,
-			value);
-	} else if (strcmp(key, "hybrid_final_delay") == 0) {
-		char *end;
-		unsigned long ms;
-		errno = 0;
-		ms = strtoul(value, &end, 10);
-		if (*value && isdigit((unsigned char)*value) && *end == '\0' &&
-		    errno == 0 && ms <= 600000) {
-			o->hybrid_final_delay_ms = (unsigned)ms;
-			return;
-		}
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB08: %s:%u: hybrid_final_delay "
-			"\"%s\": expected milliseconds, 0 to 600000; using 0\n",
-			o->path, line, value);
-	} else if (strcmp(key, "dump_dir") == 0) {
-		free(o->dump_dir);
-		o->dump_dir = *value ? strdup(value) : NULL;
-		return;
-	} else if (apply_engine_option(o, log, line, key, value) == 0) {
-		return;
-	} else {
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB03: %s:%u: unknown key \"%s\" "
-			"(value \"%s\") ignored; known keys: root, "
-			"verify_before_push, verify_method, dump_dir, "
-			"sa_designated_dlids, hybrid_final_delay, and "
-			"ENGINE_OPTION for the options `ibrouting engines` "
-			"lists\n", o->path, line, key, value);
+	struct ibr_conf_messages *msgs = malloc(sizeof(*msgs));
+	size_t len = 0;
+	bool quiet;
+	char *text;
+
+	o->id.exists = false;
+	ibr_plugin_conf_free(&o->conf);
+	ibr_plugin_conf_defaults(&o->conf);
+	text = read_file(o, log, &len, &quiet);
+	o->reads++;
+	if (!text) {
+		if (quiet)
+			OSM_LOG(log, OSM_LOG_INFO, "ibrouting: no options file "
+				"%s, using defaults\n", o->path_text);
+		free(msgs);
+		return false;
 	}
+	if (!msgs || ibr_plugin_conf_parse(text, len, &o->conf, msgs)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB04: cannot read %s: out of "
+			"memory; using defaults\n", o->path_text);
+		ibr_plugin_conf_free(&o->conf);
+		ibr_plugin_conf_defaults(&o->conf);
+	} else {
+		for (unsigned i = 0; i < msgs->count; i++)
+			OSM_LOG(log, OSM_LOG_ERROR, "ERR %s: %s:%u: %s\n",
+				msgs->item[i].code, o->path_text,
+				msgs->item[i].line, msgs->item[i].text);
+		if (msgs->dropped)
+			OSM_LOG(log, OSM_LOG_ERROR, "ERR IB03: %s: %u more bad "
+				"lines not listed\n", o->path_text, msgs->dropped);
+	}
+	free(msgs);
+	free(text);
+	return true;
+}
+
+static void log_options(const struct ibr_plugin_options *o, osm_log_t *log,
+			const char *how)
+{
+	char all[1024];
+
+	OSM_LOG(log, OSM_LOG_INFO, "ibrouting: read options file %s%s: %s\n",
+		o->path_text, how, ibr_plugin_conf_describe(&o->conf, all,
+							sizeof(all)));
 }
 
 void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log)
 {
 	const char *env = getenv("IBROUTING_CONF");
-	char buf[1024];
-	unsigned line = 0;
-	FILE *in;
 
 	memset(o, 0, sizeof(*o));
-	o->root.strategy = IBR_ROOT_SM;
-	o->verify_before_push = true;
-	o->verify_method = IBR_VERIFY_CERTIFICATE;
-	o->sa_designated_dlids = true;
+	ibr_plugin_conf_defaults(&o->conf);
 	o->path = env && *env ? env : default_path;
-	in = fopen(o->path, "r");
-	if (!in) {
-		if (o->path == default_path && errno == ENOENT) {
-			OSM_LOG(log, OSM_LOG_VERBOSE, "no %s, using defaults\n",
-				o->path);
-			return;
-		}
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB04: cannot read %s: %s; using "
-			"defaults\n", o->path, strerror(errno));
-		return;
+	ibr_escape_str(o->path, o->path_text, sizeof(o->path_text));
+	if (read_options(o, log))
+		log_options(o, log, "");
+}
+
+static void log_change(void *cxt, const char *key, const char *old_value,
+		       const char *new_value)
+{
+	OSM_LOG((osm_log_t *)cxt, OSM_LOG_INFO, "ibrouting: option %s: %s -> "
+		"%s\n", key, old_value, new_value);
+}
+
+bool ibr_plugin_options_refresh(struct ibr_plugin_options *o, osm_log_t *log)
+{
+	struct ibr_conf_file_id now = { 0 };
+	struct ibr_plugin_conf old;
+	struct stat st;
+	unsigned changed;
+	bool read;
+
+	if (stat(o->path, &st) == 0)
+		identify(&st, &now);
+	if (same_id(&now, &o->id))
+		return false;
+	/* old takes over the dump_dir string, for the comparison */
+	old = o->conf;
+	o->conf.dump_dir = NULL;
+	read = read_options(o, log);
+	/* the SA's wrapper is installed (or not) when OpenSM starts only:
+	 * answering threads run it, it cannot come or go under them */
+	if (o->conf.sa_designated_dlids != old.sa_designated_dlids) {
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB34: %s: sa_designated_dlids "
+			"%s takes effect when OpenSM restarts; %s until then\n",
+			o->path_text, o->conf.sa_designated_dlids ? "yes" : "no",
+			old.sa_designated_dlids ? "yes" : "no");
+		o->conf.sa_designated_dlids = old.sa_designated_dlids;
 	}
-	while (fgets(buf, sizeof(buf), in)) {
-		char *s = trim(buf), *key, *value;
-		line++;
-		if (*s == '\0' || *s == '#')
-			continue;
-		key = s;
-		value = s;
-		while (*value && !isspace((unsigned char)*value))
-			value++;
-		if (*value)
-			*value++ = '\0';
-		apply(o, log, line, key, trim(value));
-	}
-	fclose(in);
-	OSM_LOG(log, OSM_LOG_VERBOSE, "read %s: root %s, verify_before_push %s, "
-		"verify_method %s, dump_dir %s, sa_designated_dlids %s, "
-		"hybrid_final_delay %u ms\n",
-		o->path, o->root.guid ? "by GUID" :
-		ibr_root_strategy_name(o->root.strategy),
-		o->verify_before_push ? "yes" : "no",
-		o->verify_method == IBR_VERIFY_FULL ? "full" : "certificate",
-		o->dump_dir ? o->dump_dir : "(none)",
-		o->sa_designated_dlids ? "yes" : "no", o->hybrid_final_delay_ms);
+	if (read)
+		log_options(o, log, " again (it changed)");
+	changed = ibr_plugin_conf_diff(&old, &o->conf, log_change, log);
+	if (changed == 0)
+		OSM_LOG(log, OSM_LOG_INFO, "ibrouting: no option changed\n");
+	ibr_plugin_conf_free(&old);
+	return changed > 0;
 }
 
 void ibr_plugin_options_free(struct ibr_plugin_options *o)
 {
-	free(o->dump_dir);
-	o->dump_dir = NULL;
+	ibr_plugin_conf_free(&o->conf);
 }

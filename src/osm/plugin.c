@@ -31,6 +31,7 @@
 
 #include "ibrouting/certify.h"
 #include "ibrouting/dump.h"
+#include "ibrouting/escape.h"
 #include "ibrouting/metrics.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
@@ -276,7 +277,7 @@ static int check_tables(struct engine_ctx *c, const struct ibr_engine *e,
 	struct ibr_certify_report cert;
 
 	*checked = FULL_CHECK;
-	if (c->plugin->opts.verify_method == IBR_VERIFY_CERTIFICATE) {
+	if (c->plugin->opts.conf.verify_method == IBR_VERIFY_CERTIFICATE) {
 		uint32_t root = c->result.root;
 		uint32_t n = ibr_fabric_find_guid(f, c->plugin->test_certify_root);
 		int rc;
@@ -327,9 +328,9 @@ static const char *verdict(enum checked checked)
 static const struct ibr_options *engine_options(const struct plugin *p,
 						const struct ibr_engine *e)
 {
-	for (unsigned i = 0; ibr_engines[i] && i < IBR_PLUGIN_MAX_ENGINES; i++)
+	for (unsigned i = 0; ibr_engines[i] && i < IBR_CONF_MAX_ENGINES; i++)
 		if (ibr_engines[i] == e)
-			return &p->opts.engine[i];
+			return &p->opts.conf.engine[i];
 	return NULL;
 }
 
@@ -340,7 +341,7 @@ int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
 	uint64_t file_root;
 	double t0 = ibr_now_ms();
 
-	*root = c->plugin->opts.root;
+	*root = c->plugin->opts.conf.root;
 	if (ibr_osm_fabric_build(osm, &c->of, err) ||
 	    ibr_osm_root_from_guid_file(osm, c->of.fabric, &file_root, err))
 		return -1;
@@ -364,7 +365,7 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
 		return -1;
 	c->routed = true;
 	t1 = ibr_now_ms();
-	if (c->plugin->opts.verify_before_push &&
+	if (c->plugin->opts.conf.verify_before_push &&
 	    check_tables(c, e, rep, &checked, err))
 		return -1;
 	c->check_kind = checked;
@@ -397,6 +398,7 @@ int ibr_plugin_finish(struct engine_ctx *c, const char *label,
 void ibr_plugin_log_findings(struct engine_ctx *c,
 			     const struct ibr_verify_report *rep)
 {
+	c->refused_by_verifier = true;
 	log_findings(&c->plugin->osm->log, c->name, rep);
 }
 
@@ -420,7 +422,7 @@ static int single_run(struct engine_ctx *c)
 		goto fail;
 	}
 	if (ibr_verify_findings(&rep)) {
-		log_findings(log, c->name, &rep);
+		ibr_plugin_log_findings(c, &rep);
 		goto fail;
 	}
 	if (ibr_plugin_finish(c, c->name, &rep, NULL))
@@ -446,13 +448,19 @@ static int build_lid_matrices(void *context)
 	char stats[256], load[80] = "";
 	double t0 = ibr_now_ms();
 
+	/* the options file, read again if it changed since */
+	ibr_plugin_options_refresh(&c->plugin->opts, log);
 	/* a run whose hop tables were never written (no event came) is
 	 * dropped unwritten: its switches may be gone by now */
 	for (unsigned i = 0; i < num_engine_ctxs; i++)
 		if (engine_ctxs[i].hops_pending)
 			ibr_plugin_drop_run(&engine_ctxs[i]);
-	if (c->hybrid ? ibr_hybrid_build(c) : single_run(c))
+	c->refused_by_verifier = false;
+	if (c->hybrid ? ibr_hybrid_build(c) : single_run(c)) {
+		ibr_status_run(c->plugin, c->name, false,
+			       c->refused_by_verifier, ibr_now_ms() - t0);
 		return -1;
+	}
 	f = c->of.fabric;
 	for (uint32_t l = 1; l <= f->max_lid; l++)
 		lids += f->lid_owner[l].node != IBR_NONE;
@@ -470,6 +478,7 @@ static int build_lid_matrices(void *context)
 		"in all %.3f ms\n",
 		c->label, c->model_ms, c->result.stats.compute_ms,
 		c->verify_ms, c->hops_ms, ibr_now_ms() - t0);
+	ibr_status_run(c->plugin, c->name, true, false, ibr_now_ms() - t0);
 	return 0;
 }
 
@@ -523,11 +532,17 @@ static int build_fwd_tables(void *context)
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: tables into OpenSM's new_lft %.3f "
 		"ms, SA's designated DLIDs %.3f ms\n", c->label, t1 - t0,
 		ibr_now_ms() - t1);
-	if (c->plugin->opts.dump_dir &&
-	    ibr_dump_write(c->plugin->opts.dump_dir, c->of.fabric, &c->result,
-			   &err))
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB15: %s: dump to %s failed: %s\n",
-			c->name, c->plugin->opts.dump_dir, err.msg);
+	if (c->plugin->opts.conf.dump_dir) {
+		bool dumped = ibr_dump_write(c->plugin->opts.conf.dump_dir,
+					     c->of.fabric, &c->result, &err) == 0;
+		char why[2 * sizeof(err.msg)];
+		/* the path comes from the options file: escaped */
+		if (!dumped)
+			OSM_LOG(log, OSM_LOG_ERROR, "ERR IB15: %s: dump failed: "
+				"%s\n", c->name,
+				ibr_escape_str(err.msg, why, sizeof(why)));
+		ibr_status_dumps_written(c->plugin, dumped);
+	}
 	/* kept for the hop tables, written once the LFTs are configured */
 	c->hops_pending = true;
 	return 0;
@@ -661,7 +676,7 @@ static void *create(osm_opensm_t *osm)
 		p->test_certify_root = strtoull(getenv("IBROUTING_TEST_CERTIFY_ROOT"),
 						NULL, 0);
 	ibr_plugin_options_load(&p->opts, &osm->log);
-	if (p->opts.sa_designated_dlids)
+	if (p->opts.conf.sa_designated_dlids)
 		p->sa = ibr_sa_dlids_install(osm);
 	for (unsigned i = 0; i < n; i++) {
 		engine_ctxs[i].engine = ibr_engines[i];
@@ -712,6 +727,27 @@ static void *create(osm_opensm_t *osm)
 	return p;
 }
 
+/* The switches are configured: with the tables of a run of ours pushed
+ * in this sweep (still waiting for its hop tables), or with another
+ * engine's, or from OpenSM's unicast cache, which calls no engine and
+ * leaves routing_engine_used as it was. */
+static void note_routing_done(struct plugin *p)
+{
+	const struct osm_routing_engine *used = p->osm->routing_engine_used;
+	const char *by = used && used->name ? used->name : "-";
+
+	for (unsigned i = 0; i < num_engine_ctxs; i++) {
+		if (!used || used->context != &engine_ctxs[i])
+			continue;
+		if (engine_ctxs[i].hops_pending) {
+			ibr_status_routing_done(p, true, engine_ctxs[i].name);
+			return;
+		}
+		by = "unicast-cache";
+	}
+	ibr_status_routing_done(p, false, by);
+}
+
 /* OpenSM's events: the hop tables of the run OpenSM configured are
  * written once its LFTs are (UCAST_ROUTING_DONE); the hybrids ask for
  * their next pass when a sweep has brought the subnet up or a re-route
@@ -724,6 +760,12 @@ static void report(void *data, osm_epi_event_id_t id, void *event_data)
 		    (id == OSM_EVENT_ID_UCAST_ROUTING_DONE &&
 		     (uintptr_t)event_data == UCAST_ROUTING_REROUTE);
 
+	/* OpenSM re-reads opensm.conf at every heavy sweep (SIGHUP forces
+	 * one): the plugin's file too, if it changed */
+	if (id == OSM_EVENT_ID_HEAVY_SWEEP_START)
+		ibr_plugin_options_refresh(&p->opts, &osm->log);
+	if (id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
+		note_routing_done(p);
 	/* the hop tables first: every LFT is configured */
 	if (id == OSM_EVENT_ID_UCAST_ROUTING_DONE ||
 	    id == OSM_EVENT_ID_HEAVY_SWEEP_START)

@@ -16,39 +16,43 @@
 #include <opensm/osm_subnet.h>
 #include <opensm/osm_log.h>
 
+#include <sys/types.h>
+#include <time.h>
+
 #include "ibrouting/engine.h"
+#include "ibrouting/plugin_conf.h"
 #include "ibrouting/fabric.h"
 #include "ibrouting/result.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
 
-/* Options from opensm-plugin.conf (see opensm-plugin.conf(5)). */
-#define IBR_PLUGIN_MAX_ENGINES 16
+/* Options from opensm-plugin.conf (see opensm-plugin.conf(5)); parsed
+ * by the core (plugin_conf.h), read and logged by options.c. */
 
-/* How the tables are checked before the push (verify_method). */
-enum ibr_verify_method {
-	IBR_VERIFY_CERTIFICATE,  /* certify.h; the full check if it fails */
-	IBR_VERIFY_FULL,         /* verify.h: the channel dependency graph */
+/* One version of the options file, to notice that it changed. */
+struct ibr_conf_file_id {
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
 };
 
 struct ibr_plugin_options {
-	struct ibr_root_choice root;   /* used when root_guid_file is unset */
-	bool verify_before_push;
-	enum ibr_verify_method verify_method;
-	char *dump_dir;                /* NULL: no extra dumps */
-	bool sa_designated_dlids;      /* the SA hands out designated DLIDs */
-	unsigned hybrid_final_delay_ms; /* a hybrid's wait before its next pass */
-	const char *path;              /* the file read, for messages */
-	/* `ENGINE_KEY VALUE` lines: engine ENGINE's option KEY, per engine
-	 * of the registry (ibr_engines[i]), each checked against what the
-	 * engine declares */
-	struct ibr_options engine[IBR_PLUGIN_MAX_ENGINES];
+	struct ibr_plugin_conf conf;   /* in force */
+	const char *path;              /* the file ($IBROUTING_CONF or default) */
+	char path_text[1024];          /* path escaped, for messages */
+	struct ibr_conf_file_id id;    /* the version last read */
+	unsigned reads;                /* how often it was read */
 };
 
 /* Reads the options; every problem is logged as an ERR line naming the
  * file:line, key and value, and the default is kept.  A missing file at
  * the default path is not an error. */
 void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log);
+/* Reads the file again when it changed since the last read, logging what
+ * changed; true when an option did. */
+bool ibr_plugin_options_refresh(struct ibr_plugin_options *o, osm_log_t *log);
 void ibr_plugin_options_free(struct ibr_plugin_options *o);
 
 #define IBR_OSM_LIDLESS_NAMED 4
@@ -82,9 +86,26 @@ int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
 struct ibr_sa_dlids;
 struct ibr_hybrid;
 
+/* The counters of status.c (its header comment has their invariants). */
+struct ibr_plugin_status {
+	uint64_t runs;                 /* routing runs of our engines */
+	uint64_t pushed;               /* configured on the switches */
+	uint64_t fallbacks;            /* refused: OpenSM fell back */
+	uint64_t verifier_refusals;    /* of those, on the verifier's findings */
+	uint64_t not_ours;             /* sweeps configured with other tables */
+	double last_routing_ms;        /* build_lid_matrices of the last run */
+	char last_engine[64];          /* the last run's engine, or whose
+					* tables OpenSM configured */
+	const char *last_outcome;      /* routed, pushed, refused, ... */
+	const char *dumps;             /* current, removed; NULL: none */
+	bool refused_this_sweep;
+	time_t updated;
+};
+
 struct plugin {
 	osm_opensm_t *osm;
 	struct ibr_plugin_options opts;
+	struct ibr_plugin_status status;
 	struct ibr_sa_dlids *sa;       /* NULL: the SA is OpenSM's alone */
 	/* Tests only (IBROUTING_TEST_CERTIFY_ROOT): the certificate judges
 	 * under the orientation from this switch, not the run's root, so
@@ -110,6 +131,7 @@ struct engine_ctx {
 	 * allocated with the run. */
 	struct ibr_walker walker;
 	bool hops_pending;            /* pushed; hop tables not written yet */
+	bool refused_by_verifier;     /* the last run's refusal: findings */
 	/* what the run's INFO line says (ibr_plugin_finish) */
 	char label[192];
 	char checked[600];
@@ -138,6 +160,20 @@ void ibr_plugin_log_lidless(osm_log_t *log, const char *name,
 			    const struct ibr_osm_fabric *of);
 void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e,
 			 unsigned lmc);
+
+/* ---- operations (status.c) ------------------------------------------ */
+
+/* After a routing run of ours (ok: tables kept for the push; else
+ * refused, by_verifier when on the verifier's findings), ms long. */
+void ibr_status_run(struct plugin *p, const char *engine, bool ok,
+		    bool by_verifier, double ms);
+/* The dumps of a run written to dump_dir (ok), or failed: removed. */
+void ibr_status_dumps_written(struct plugin *p, bool ok);
+/* OpenSM configured the switches (UCAST_ROUTING_DONE): with this sweep's
+ * tables of ours, or else with those of tables_by (an engine's name, or
+ * OpenSM's unicast cache); the dumps of ours are removed then. */
+void ibr_status_routing_done(struct plugin *p, bool ours,
+			     const char *tables_by);
 
 /* ---- hybrid engines (hybrid.c) ----------------------------------------- */
 

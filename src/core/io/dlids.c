@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibrouting/atomic_file.h"
 #include "ibrouting/dump.h"
 
 #define DLIDS_FILE "ibrouting-dlids.dump"
@@ -34,16 +35,13 @@ static int dlids_path(char *path, size_t len, const char *dir,
 int ibr_dlids_write(const char *dir, const struct ibr_fabric *f,
 		    const struct ibr_result *r, struct ibr_error *err)
 {
-	char path[4096];
+	struct ibr_atomic_file af;
 	FILE *out;
-	int bad;
 
-	if (dlids_path(path, sizeof(path), dir, err))
+	/* replaced whole: a reader never sees half a file (atomic_file.h) */
+	if (ibr_atomic_open(&af, dir, DLIDS_FILE, err))
 		return -1;
-	out = fopen(path, "w");
-	if (!out)
-		return ibr_error_set(err, "%s: cannot create: %s", path,
-				     strerror(errno));
+	out = af.out;
 	fputs("# ibrouting designated DLIDs: end port SRC sends to end port "
 	      "DST on DLID.\n# Pairs not listed use DST's base LID.\n"
 	      "# SRC-PORT-GUID SRC-LID DST-PORT-GUID DST-BASE-LID DLID\n", out);
@@ -58,11 +56,7 @@ int ibr_dlids_write(const char *dir, const struct ibr_fabric *f,
 				end_port_guid(f, dst), ibr_end_port_lid(f, dst),
 				ibr_end_port_lid(f, dst) + k);
 		}
-	bad = ferror(out);
-	if (fclose(out) != 0 || bad)
-		return ibr_error_set(err, "%s: write failed: %s", path,
-				     strerror(errno ? errno : EIO));
-	return 0;
+	return ibr_atomic_commit(&af, err);
 }
 
 struct guid_end_port {

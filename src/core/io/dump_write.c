@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibrouting/atomic_file.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/walk.h"
 
@@ -324,27 +325,21 @@ static int hops_along_tables(struct writer *w, struct ibr_error *err)
 
 /* ---- files ---------------------------------------------------------- */
 
+/* Each file is replaced whole (atomic_file.h): a reader of the directory
+ * (a script, ibdmchk) sees the previous version of a file or the new one,
+ * never a part of it.  The files are replaced one after the other, so
+ * between two renames a reader may find one file of each run. */
+
 static int write_file(const char *dir, const char *name, const struct writer *w,
 		      void (*fn)(FILE *, const struct writer *),
 		      struct ibr_error *err)
 {
-	char path[4096];
-	FILE *out;
-	int bad;
+	struct ibr_atomic_file af;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    sizeof(path))
-		return ibr_error_set(err, "%s/%s: path too long", dir, name);
-	out = fopen(path, "w");
-	if (!out)
-		return ibr_error_set(err, "%s: cannot create: %s", path,
-				     strerror(errno));
-	fn(out, w);
-	bad = ferror(out);
-	if (fclose(out) != 0 || bad)
-		return ibr_error_set(err, "%s: write failed: %s", path,
-				     strerror(errno ? errno : EIO));
-	return 0;
+	if (ibr_atomic_open(&af, dir, name, err))
+		return -1;
+	fn(af.out, w);
+	return ibr_atomic_commit(&af, err);
 }
 
 int ibr_dump_write(const char *dir, const struct ibr_fabric *f,
