@@ -94,6 +94,12 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB01: %s:%u: root \"%s\": expected "
 			"a switch GUID or sm, lowest-lid, center; using sm\n",
 			o->path, line, value);
+	} else if (strcmp(key, "root_fallback") == 0) {
+		if (ibr_root_fallback_parse(value, &o->root_fallback) == 0)
+			return;
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB29: %s:%u: root_fallback "
+			"\"%s\": expected next or refuse; using next\n",
+			o->path, line, value);
 	} else if (strcmp(key, "verify_before_push") == 0) {
 		if (parse_bool(value, &o->verify_before_push) == 0)
 			return;
@@ -140,8 +146,8 @@ static void apply(struct ibr_plugin_options *o, osm_log_t *log,
 	} else {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB03: %s:%u: unknown key \"%s\" "
 			"(value \"%s\") ignored; known keys: root, "
-			"verify_before_push, verify_method, dump_dir, "
-			"sa_designated_dlids, hybrid_final_delay, and "
+			"root_fallback, verify_before_push, verify_method, "
+			"dump_dir, sa_designated_dlids, hybrid_final_delay, and "
 			"ENGINE_OPTION for the options `ibrouting engines` "
 			"lists\n", o->path, line, key, value);
 	}
@@ -156,6 +162,7 @@ void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log)
 
 	memset(o, 0, sizeof(*o));
 	o->root.strategy = IBR_ROOT_SM;
+	o->root_fallback = IBR_ROOT_FALLBACK_NEXT;
 	o->verify_before_push = true;
 	o->verify_method = IBR_VERIFY_CERTIFICATE;
 	o->sa_designated_dlids = true;
@@ -185,11 +192,13 @@ void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log)
 		apply(o, log, line, key, trim(value));
 	}
 	fclose(in);
-	OSM_LOG(log, OSM_LOG_VERBOSE, "read %s: root %s, verify_before_push %s, "
+	OSM_LOG(log, OSM_LOG_VERBOSE, "read %s: root %s, root_fallback %s, "
+		"verify_before_push %s, "
 		"verify_method %s, dump_dir %s, sa_designated_dlids %s, "
 		"hybrid_final_delay %u ms\n",
 		o->path, o->root.guid ? "by GUID" :
 		ibr_root_strategy_name(o->root.strategy),
+		ibr_root_fallback_name(o->root_fallback),
 		o->verify_before_push ? "yes" : "no",
 		o->verify_method == IBR_VERIFY_FULL ? "full" : "certificate",
 		o->dump_dir ? o->dump_dir : "(none)",
