@@ -4,7 +4,7 @@
  *
  * OpenSM loads event plugins before it sets up its routing engines, so
  * create() can register every engine of the core's registry (ibr_engines[])
- * and `routing_engine pira,updn` in opensm.conf finds them.  For each routing run OpenSM calls, with its
+ * and `routing_engine pira,fera` in opensm.conf finds them.  For each routing run OpenSM calls, with its
  * lock held:
  *   build_lid_matrices     build the fabric model from the subnet, choose
  *                          the root, route, verify; fill the switch hop
