@@ -854,7 +854,8 @@ static void test_err_inconsistent_link(void **state)
 /* A loopback cable (a switch port cabled to another port of the same
  * switch) is listed once, with the file:line of its first port line, and
  * neither port is linked: routing never sees it.  A port cabled to itself
- * counts as one.  A port of a loopback linked elsewhere too is an error. */
+ * counts as one.  Written and read back, they are listed again.  A port
+ * of a loopback linked elsewhere too is an error. */
 static void test_loopback_left_out(void **state)
 {
 	struct ibr_fabric *f = read_ok(
@@ -871,6 +872,7 @@ static void test_loopback_left_out(void **state)
 		"\n"
 		"Hca 1 \"H1\"\n[1] \"S1\"[1]\n\n"
 		"Hca 1 \"H2\"\n[1] \"S2\"[2]\n");
+	struct ibr_fabric *g;
 	uint32_t s1;
 
 	(void)state;
@@ -889,6 +891,17 @@ static void test_loopback_left_out(void **state)
 		assert_int_equal(ibr_port(f, s1, p)->remote_node, IBR_NONE);
 	/* one inter-switch link each way, the cable S1[2]-S2[1] */
 	assert_int_equal(f->sw_adj_start[f->num_switches], 2);
+	/* written and read back, the loopbacks are there again */
+	g = write_read(f, NULL);
+	assert_same_fabric(f, g);
+	assert_int_equal(g->num_loopbacks, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(g->loopbacks[i].node, f->loopbacks[i].node);
+		assert_int_equal(g->loopbacks[i].port, f->loopbacks[i].port);
+		assert_int_equal(g->loopbacks[i].peer_port,
+				 f->loopbacks[i].peer_port);
+	}
+	ibr_fabric_free(g);
 	ibr_fabric_free(f);
 
 	expect_error("Switch 6 \"S1\"\n[3] \"S1\"[5]\n[5] \"S2\"[1]\n\n"
