@@ -16,6 +16,8 @@
 #     and they equal `ibrouting
 #     route --root 0x200003` offline on the fabric OpenSM then saw, whose
 #     own chain passes over the missing GUID the same way;
+#   - the hybrid pira+fera: WRN IB27, both passes after the unlink from
+#     the SM's switch, the tables read back verify;
 #   - with root_fallback refuse: ERR IB12 naming the dead root, and
 #     OpenSM's own fallback engine configures the tables (what it measured
 #     of them is printed, not judged: they are OpenSM's).
@@ -67,6 +69,12 @@ kill_root() {
 		flunk "$1: $2 did not route from $root first"
 		grep -E "ERR|WRN|build_lid_matrices" "$dir/osm.log" | head -5 | sed 's/^/# /'
 	fi
+	# a hybrid: its final pass in place first
+	final_pass="build_lid_matrices: $(echo "$2" | sed 's/+/\\+/g'): final pass"
+	case $2 in *+*) wait_for "$final_pass" "$dir/osm.log" 1 ||
+		flunk "$1: no final pass before the unlink" ;;
+	esac
+	finals=$(count "$final_pass" "$dir/osm.log")
 	ups=$(count "SUBNET UP" "$dir/osm.log")
 	routings=$(count "tables configured on all switches" "$dir/osm.log")
 	t0=$(now)
@@ -164,6 +172,34 @@ for engine in pira fera; do
 	restore
 done
 
+# A hybrid: both passes after the unlink route from the next link of the
+# chain (the final pass keeps the provisional pass's root).
+name=pira+fera-next
+if kill_root "$name" pira+fera ""; then
+	wait_for "build_lid_matrices: pira\+fera: final pass" "$dir/osm.log" $((finals + 1)) ||
+		flunk "$name: no final pass after the unlink"
+	sleep 1
+	log_has "$name" "WRN IB27: pira\+fera: root GUID $root of root_guid_file .* is not in the fabric; the root is the SM's switch" \
+		"the dead root is named and passed over"
+	after=$(grep -E "build_lid_matrices: pira\+fera: (provisional|final) pass" "$dir/osm.log" | tail -n 2)
+	if echo "$after" | grep -q "provisional pass" && echo "$after" | grep -q "final pass" &&
+	   [ "$(echo "$after" | grep -c "root $sm_switch")" = 2 ] &&
+	   ! grep -q "building routing with 'minhop'" "$dir/osm.log" &&
+	   ! grep ' 0x01 -> ' "$dir/osm.log" | grep -q 'ERR IB'; then
+		pass "$name: provisional and final passes after the unlink, both from $sm_switch, no minhop, no ERR of ours"
+	else
+		flunk "$name: the passes after the unlink:"
+		echo "$after" | sed 's/^/# /'
+	fi
+	judge_readback "$name"
+	if [ "$findings" = 0 ] && [ "$cycles" = 0 ]; then
+		pass "$name: $(wc -l < "$dir/switches.lft") entries read back from the switches: ibrouting $(grep '^verify' "$dir/readback/verify.out" | cut -c11-90)"
+	else
+		flunk "$name: tables read back: $findings findings, $cycles dependency cycles"
+	fi
+fi
+restore
+
 name=pira-refuse
 if kill_root "$name" pira "root_fallback refuse"; then
 	log_has "$name" "ERR IB12: pira cannot route: root GUID $root of root_guid_file .* is not in the fabric \\(root_fallback refuse\\)" \
@@ -180,5 +216,5 @@ if kill_root "$name" pira "root_fallback refuse"; then
 	fi
 fi
 restore
-echo "# e2e_root.sh: $(echo "$started $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }') s wall time, three OpenSM daemons"
+echo "# e2e_root.sh: $(echo "$started $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }') s wall time, four OpenSM daemons"
 finish
