@@ -276,46 +276,7 @@ medians() {
 
 # ---- the switches' tables -------------------------------------------------
 
-# lfts_dump SUBNET-LST LMC < "GUID LID PORT" lines (switch_lfts): the
-# tables as OpenSM's opensm-lfts.dump, each LID's owner named from the
-# subnet list (a CA port's 2^LMC LIDs from its base, a switch's one LID)
-lfts_dump() {
-	awk -v lmc="$2" '
-	function hex(s,   v, i) {
-		v = 0; s = tolower(s); sub(/^0x/, "", s)
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v
-	}
-	function flush(   l) {
-		if (sw == "") return
-		printf "Unicast lids [0-%d] of switch Lid %d guid 0x%s (\x27readback\x27):\n", top, swlid[sw], sw
-		for (l = 1; l <= top; l++)
-			if (l in port)
-				printf "0x%04x %03d # %s\n", l, port[l], (l in owner) ? "portguid 0x" owner[l] : "nobody"
-		printf "%d lids dumped\n", top
-		split("", port)
-	}
-	FNR == NR {
-		for (i = 1; i <= NF; i++) {
-			if ($i == "{") type = $(i + 1)
-			else if ($i ~ /^NodeGUID:/) node = tolower(substr($i, 10))
-			else if ($i ~ /^PortGUID:/) pg = tolower(substr($i, 10))
-			else if ($i ~ /^LID:/) {
-				lid = hex(substr($i, 5))
-				if (type ~ /^SW/) { swlid[node] = lid; owner[lid] = pg; n = 1 }
-				else { n = 2 ^ lmc; for (k = 0; k < n; k++) owner[lid + k] = pg }
-				if (lid + n - 1 > top) top = lid + n - 1
-			}
-		}
-		next
-	}
-	{ g = tolower($1); sub(/^0x/, "", g)
-	  if (g != sw) { flush(); sw = g }
-	  if ($2 > top) top = $2
-	  port[$2] = $3 }
-	END { flush() }' "$1" -
-}
+# lfts_dump (e2e_lib.sh) writes them as an opensm-lfts.dump
 
 # lfts: switch_lfts (e2e_lib.sh), whose pipelines expect no pipefail
 lfts() {

@@ -74,13 +74,13 @@ opensm_run() {
 # opensm_daemon DIR ENGINE [EXTRA-CONF-LINES]: OpenSM as a daemon (SA and
 # multicast up) with our plugin and routing_engine ENGINE; returns once it
 # reports SUBNET UP (bounded), with its pid in OSM_PID.  opensm_stop ends
-# it.
+# it.  OSM_DEBUG (default 0x03) sets OpenSM's -D flags.
 opensm_daemon() {
 	mkdir -p "$1/cache"
 	printf 'event_plugin_name ibrouting\nrouting_engine %s\nforce_log_flush TRUE\n' "$2" > "$1/opensm.conf"
 	[ -z "${3:-}" ] || printf '%s\n' "$3" >> "$1/opensm.conf"
 	OSM_CACHE_DIR=$1/cache LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
-		opensm -F "$1/opensm.conf" -f "$1/osm.log" -D 0x03 > "$1/out" 2>&1 &
+		opensm -F "$1/opensm.conf" -f "$1/osm.log" -D "${OSM_DEBUG:-0x03}" > "$1/out" 2>&1 &
 	OSM_PID=$!
 	for _ in $(seq 1 150); do
 		grep -q "SUBNET UP" "$1/osm.log" 2>/dev/null && return 0
@@ -133,6 +133,47 @@ dump_lfts() {
 				lid = lid * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 			printf "%s %d %d\n", guid, lid, $2 + 0
 		}' "$1" | sort
+}
+
+# lfts_dump SUBNET-LST LMC < "GUID LID PORT" lines (switch_lfts): the
+# tables as OpenSM's opensm-lfts.dump (what `ibrouting verify` reads), each LID's owner named from the
+# subnet list (a CA port's 2^LMC LIDs from its base, a switch's one LID)
+lfts_dump() {
+	awk -v lmc="$2" '
+	function hex(s,   v, i) {
+		v = 0; s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	function flush(   l) {
+		if (sw == "") return
+		printf "Unicast lids [0-%d] of switch Lid %d guid 0x%s (\x27readback\x27):\n", top, swlid[sw], sw
+		for (l = 1; l <= top; l++)
+			if (l in port)
+				printf "0x%04x %03d # %s\n", l, port[l], (l in owner) ? "portguid 0x" owner[l] : "nobody"
+		printf "%d lids dumped\n", top
+		split("", port)
+	}
+	FNR == NR {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "{") type = $(i + 1)
+			else if ($i ~ /^NodeGUID:/) node = tolower(substr($i, 10))
+			else if ($i ~ /^PortGUID:/) pg = tolower(substr($i, 10))
+			else if ($i ~ /^LID:/) {
+				lid = hex(substr($i, 5))
+				if (type ~ /^SW/) { swlid[node] = lid; owner[lid] = pg; n = 1 }
+				else { n = 2 ^ lmc; for (k = 0; k < n; k++) owner[lid + k] = pg }
+				if (lid + n - 1 > top) top = lid + n - 1
+			}
+		}
+		next
+	}
+	{ g = tolower($1); sub(/^0x/, "", g)
+	  if (g != sw) { flush(); sw = g }
+	  if ($2 > top) top = $2
+	  port[$2] = $3 }
+	END { flush() }' "$1" -
 }
 
 # trace_hops DLID: ibtracert's output (stdin) as "SWITCH-GUID DLID PORT"

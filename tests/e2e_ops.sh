@@ -108,7 +108,7 @@ mkdir -p "$dir/dumps"
 printf 'dump_dir %s/dumps\n' "$dir" > "$conf"
 IBROUTING_CONF=$conf opensm_daemon "$dir" pira || flunk "live: OpenSM did not come up"
 wait_status live pushed=1 || flunk "live: no pushed=1 in ibrouting.status"
-log_has live "ibrouting: read options file .*live.conf: root sm, verify_before_push yes, verify_method certificate" "the file read at start (INFO)"
+log_has live "ibrouting: read options file .*live.conf: root sm, root_fallback next, verify_before_push yes, verify_method certificate" "the file read at start (INFO)"
 status_is live runs=1 pushed=1 fallbacks=0 verifier_refusals=0 not_ours=0 last_engine=pira last_outcome=pushed dumps=current
 inode1=$(stat -c %i "$dir/dumps/opensm-lfts.dump")
 
@@ -136,12 +136,13 @@ else
 	flunk "live: the unchanged file was read again: $(grep -c 'read options file' "$dir/osm.log") reads"
 fi
 
-# A root not in the fabric: pira refuses, OpenSM falls back to minhop;
-# the dumps of pira's last run no longer describe the switches.
-printf 'dump_dir %s/dumps\nroot 0xdeadbeef\n' "$dir" > "$conf"
+# A root not in the fabric under root_fallback refuse: pira refuses,
+# OpenSM falls back to minhop; the dumps of pira's last run no longer
+# describe the switches.
+printf 'dump_dir %s/dumps\nroot 0xdeadbeef\nroot_fallback refuse\n' "$dir" > "$conf"
 hup live fallbacks=1
 log_has live "ibrouting: option root: sm -> 0x00000000deadbeef" "the new root logged"
-log_has live "ERR IB12: pira cannot route: root GUID 0x00000000deadbeef is not in the fabric" "pira refuses"
+log_has live "ERR IB12: pira cannot route: root GUID 0x00000000deadbeef of .*live.conf is not in the fabric \\(root_fallback refuse\\)" "pira refuses"
 log_has live "minhop tables configured on all switches" "OpenSM falls back to minhop"
 wait_status live not_ours=1 || true
 status_is live runs=4 pushed=3 fallbacks=1 verifier_refusals=0 not_ours=1 last_engine=minhop last_outcome=refused dumps=removed

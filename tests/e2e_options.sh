@@ -14,7 +14,11 @@
 #     variable, under another root's orientation) are pushed after the
 #     full check, with a WRN line and the INFO line saying so;
 #   - dump_dir: the plugin writes dumps that equal OpenSM's own;
-#   - an impossible root: ERR line, OpenSM falls back to dfsssp;
+#   - the root chain: root_guid_file, the root option, the SM's switch; a
+#     link that cannot be used is passed over with a WRN IB27 line (the
+#     GUIDs of root_guid_file that are no switch, too), and with
+#     `root_fallback refuse` an impossible root is an ERR line and OpenSM
+#     falls back to dfsssp (tests/e2e_root.sh: a root that dies);
 #   - a plugin built for another OpenSM version is refused by OpenSM,
 #     which says so, and falls back.
 set -eu
@@ -49,10 +53,12 @@ tables_equal_offline conf-root -e fera --root 0x200003
 printf '# roots\n0x100700\n0xdead0000\n0x200006\n0x200002\n' > "$TMP/roots"
 IBROUTING_CONF=$TMP/root.conf opensm_run guid-file pira "root_guid_file $TMP/roots"
 log_has guid-file "build_lid_matrices: pira: .*root 0x0000000000200006" "root_guid_file's first switch"
+log_has guid-file "WRN IB27: pira: root GUID 0x0000000000100700 of root_guid_file .* is a CA, not a switch; the root is 0x0000000000200006" "a CA GUID passed over"
+log_has guid-file "WRN IB27: pira: root GUID 0x00000000dead0000 of root_guid_file .* is not in the fabric" "an absent GUID passed over"
 tables_equal_offline guid-file -e pira --root 0x200006
 
 # Bad keys and values are reported, defaults kept, routing still ours.
-printf '# a comment\nroot middle\nverify_before_push maybe\ncolour blue\n\npira_depth 3\nverify_method quick\n' > "$TMP/bad.conf"
+printf '# a comment\nroot middle\nverify_before_push maybe\ncolour blue\n\npira_depth 3\nverify_method quick\nroot_fallback sometimes\n' > "$TMP/bad.conf"
 IBROUTING_CONF=$TMP/bad.conf opensm_run bad-conf pira
 log_has bad-conf "ERR IB01: .*bad.conf:2: root \"middle\".*using sm" "bad root value"
 log_has bad-conf "ERR IB02: .*bad.conf:3: verify_before_push \"maybe\".*using yes" "bad boolean"
@@ -60,6 +66,7 @@ log_has bad-conf "ERR IB03: .*bad.conf:4: unknown key \"colour\" \\(value \"blue
 log_has bad-conf "ERR IB06: .*bad.conf:6: pira_depth \"3\": engine pira has no option \"depth\"" "an engine option the engine does not have"
 log_has bad-conf "pira tables configured on all switches" "defaults used, pira still routes"
 log_has bad-conf "ERR IB07: .*bad.conf:7: verify_method \"quick\": expected certificate or full; using certificate" "bad verify_method"
+log_has bad-conf "ERR IB29: .*bad.conf:8: root_fallback \"sometimes\": expected next or refuse; using next" "bad root_fallback"
 log_has bad-conf "build_lid_matrices: pira: .*root 0x0000000000200001, verified: legal up\\*/down\\* \\(certificate\\)" "default root and verification (the certificate)"
 
 # The full check on request, named as such.
@@ -91,14 +98,24 @@ IBROUTING_CONF=$TMP/nosuch.conf opensm_run no-conf fera
 log_has no-conf "ERR IB04: cannot read .*nosuch.conf" "unreadable configuration"
 log_has no-conf "fera tables configured on all switches" "defaults used"
 
-# An impossible root: the engine refuses, OpenSM falls back to dfsssp.
+# An impossible root in every configured link: the chain ends at the
+# SM's switch, each link passed over named in a WRN line.
 printf 'root 0xdeadbeef\n' > "$TMP/impossible.conf"
-IBROUTING_CONF=$TMP/impossible.conf opensm_run refuse "pira,dfsssp" "root_guid_file $TMP/no-such-file"
-log_has refuse "ERR IB12: pira cannot route: cannot read root_guid_file" "refusal logged"
+IBROUTING_CONF=$TMP/impossible.conf opensm_run chain "pira,dfsssp" "root_guid_file $TMP/no-such-file"
+log_has chain "WRN IB27: pira: cannot read root_guid_file .*no-such-file; the root is the root option, 0x00000000deadbeef" "unreadable root_guid_file passed over"
+log_has chain "WRN IB27: pira: root GUID 0x00000000deadbeef of .*impossible.conf is not in the fabric; the root is the SM's switch" "absent root option passed over"
+log_has chain "build_lid_matrices: pira: .*root 0x0000000000200001" "the SM's switch is the root"
+log_has chain "pira tables configured on all switches" "pira routes"
+
+# The same with root_fallback refuse: the engine refuses, OpenSM falls
+# back to dfsssp.
+printf 'root 0xdeadbeef\nroot_fallback refuse\n' > "$TMP/refuse.conf"
+IBROUTING_CONF=$TMP/refuse.conf opensm_run refuse "pira,dfsssp" "root_guid_file $TMP/no-such-file"
+log_has refuse "ERR IB12: pira cannot route: cannot read root_guid_file .*root_fallback refuse" "refusal logged"
 log_has refuse "building routing with 'dfsssp'" "OpenSM falls back to dfsssp"
 log_has refuse "dfsssp tables configured on all switches" "dfsssp routes the fabric"
-IBROUTING_CONF=$TMP/impossible.conf opensm_run refuse-root "fera,dfsssp"
-log_has refuse-root "ERR IB12: fera cannot route: root GUID 0x00000000deadbeef is not in the fabric" "refusal logged"
+IBROUTING_CONF=$TMP/refuse.conf opensm_run refuse-root "fera,dfsssp"
+log_has refuse-root "ERR IB12: fera cannot route: root GUID 0x00000000deadbeef of .*refuse.conf is not in the fabric \\(root_fallback refuse\\)" "refusal logged"
 log_has refuse-root "dfsssp tables configured on all switches" "OpenSM falls back to dfsssp"
 
 # A plugin built for another OpenSM: OpenSM refuses to load it.

@@ -565,6 +565,87 @@ static void test_explicit_root_guid(void **state)
 	ibr_fabric_free(f);
 }
 
+/* A ring of four 6-port switches, two hosts on each (ports 3, 4), and
+ * ports 5 and 6 of every switch cabled to each other: loopbacks, which
+ * the fabric leaves out (fabric.h).  Every engine routes it, at LMC 2 so
+ * that the multi-LID engines rename, its tables verify, and no entry of
+ * any LID names a loopback port. */
+static void test_loopbacks_never_routed(void **state)
+{
+	struct ibr_fabric *f = ibr_fabric_new();
+	struct ibr_error err = { "" };
+	uint32_t sw[4], ca;
+
+	(void)state;
+	assert_non_null(f);
+	for (unsigned i = 0; i < 4; i++) {
+		sw[i] = ibr_fabric_add_node(f, IBR_NODE_SWITCH, 0x100 + i, 6,
+					    NULL, NULL, &err);
+		assert_int_not_equal(sw[i], IBR_NONE);
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(ibr_fabric_connect(f, sw[i], 1, sw[(i + 1) % 4],
+						    2, &err), 0);
+		assert_int_equal(ibr_fabric_connect(f, sw[i], 5, sw[i], 6, &err), 0);
+		/* the far end's line: the same cable again */
+		assert_int_equal(ibr_fabric_connect(f, sw[i], 6, sw[i], 5, &err), 0);
+		for (unsigned p = 3; p <= 4; p++) {
+			ca = ibr_fabric_add_node(f, IBR_NODE_CA, 0x1000 + 16 * i + p,
+						 1, NULL, NULL, &err);
+			assert_int_not_equal(ca, IBR_NONE);
+			assert_int_equal(ibr_fabric_connect(f, sw[i], p, ca, 1, &err), 0);
+		}
+	}
+	if (ibr_fabric_finalize(f, 2, &err))
+		fail_msg("finalize: %s", err.msg);
+	assert_int_equal(f->num_loopbacks, 4);
+	for (unsigned e = 0; ibr_engines[e]; e++) {
+		struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+		struct ibr_verify_report rep;
+		struct ibr_result r;
+		if (ibr_route_once(f, ibr_engines[e], &root, NULL, &r, &err))
+			fail_msg("%s: %s", ibr_engines[e]->name, err.msg);
+		assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+		if (ibr_verify_findings(&rep))
+			fail_msg("%s: %s", ibr_engines[e]->name, rep.messages[0]);
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			for (uint32_t lid = 1; lid < r.num_lids; lid++)
+				if (ibr_entry(&r, s, lid) == 5 ||
+				    ibr_entry(&r, s, lid) == 6)
+					fail_msg("%s: switch %u LID %u leaves by "
+						 "loopback port %u",
+						 ibr_engines[e]->name, s, lid,
+						 ibr_entry(&r, s, lid));
+		ibr_result_free(&r);
+	}
+	ibr_fabric_free(f);
+}
+
+/* The root chain's test of a GUID (the plugin and the tool move to
+ * their next link on a reason): a switch can be the root, a CA or a GUID
+ * not in the fabric cannot, each with its reason. */
+static void test_root_guid_unusable(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("random:sw=8,ca=8,seed=2", 0);
+	enum ibr_root_fallback fb;
+
+	(void)state;
+	assert_null(ibr_root_guid_unusable(f, ibr_switch(f, 3)->guid));
+	assert_string_equal(ibr_root_guid_unusable(f,
+			    f->nodes[f->end_ports[0].node].guid),
+			    "is a CA, not a switch");
+	assert_string_equal(ibr_root_guid_unusable(f, 0xdeadbeef),
+			    "is not in the fabric");
+	assert_int_equal(ibr_root_fallback_parse("next", &fb), 0);
+	assert_int_equal(fb, IBR_ROOT_FALLBACK_NEXT);
+	assert_int_equal(ibr_root_fallback_parse("refuse", &fb), 0);
+	assert_int_equal(fb, IBR_ROOT_FALLBACK_REFUSE);
+	assert_int_equal(ibr_root_fallback_parse("minhop", &fb), -1);
+	assert_string_equal(ibr_root_fallback_name(IBR_ROOT_FALLBACK_REFUSE),
+			    "refuse");
+	ibr_fabric_free(f);
+}
+
 /* Engines routed in one context share one orientation (the hybrid's
  * premise): the orientation is built once and both see the same root. */
 static void test_context_shares_orientation(void **state)
@@ -622,7 +703,7 @@ int main(void)
 	while (ibr_engines[engines])
 		engines++;
 	cells = engines * N(families);
-	tests = calloc(cells + 5, sizeof(*tests));
+	tests = calloc(cells + 7, sizeof(*tests));
 	cell = calloc(cells, sizeof(*cell));
 	names = calloc(cells, sizeof(*names));
 	assert_true(tests && cell && names && engines >= 2);
@@ -641,6 +722,8 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_context_shares_orientation);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_options_are_checked);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_multi_lid_with_lmc);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopbacks_never_routed);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_root_guid_unusable);
 	rc = _cmocka_run_group_tests("engines", tests, n, NULL, NULL);
 	free(tests);
 	free(cell);

@@ -197,8 +197,12 @@ static void test_every_bad_value(void **state)
 		  "pira_depth \"3\": engine pira has no option \"depth\"" },
 		{ "", "colour blue", "IB03",
 		  "unknown key \"colour\" (value \"blue\") ignored; known keys: "
-		  "root, verify_before_push, verify_method, dump_dir, "
-		  "sa_designated_dlids, hybrid_final_delay, and ENGINE_OPTION" },
+		  "root, root_fallback, verify_before_push, verify_method, "
+		  "dump_dir, sa_designated_dlids, hybrid_final_delay, and "
+		  "ENGINE_OPTION" },
+		{ "root_fallback refuse", "root_fallback sometimes", "IB29",
+		  "root_fallback \"sometimes\": expected next or refuse; using "
+		  "refuse" },
 	};
 	static const char long_dir[] = "dump_dir /";
 

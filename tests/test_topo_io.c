@@ -845,8 +845,70 @@ static void test_err_inconsistent_link(void **state)
 		     "Switch 4 \"S3\"\n[1] \"S2\"[1]\n\nSwitch 4 \"S2\"\n",
 		     "x.net:5: port 1 of switch \"S2\" is linked to \"S1\"[1] at "
 		     "x.net:2", "not to \"S3\"[1]");
-	expect_error("Switch 4 \"S1\"\n[1] \"S1\"[2]\n",
-		     "x.net:2: port 1 of switch \"S1\"", "its own node");
+	/* a CA cabled to itself; a switch's loopback is left out instead
+	 * (test_loopback_left_out) */
+	expect_error("Ca 2 \"H1\"\n[1] \"H1\"[2]\n",
+		     "x.net:2: port 1 of CA \"H1\"", "its own node");
+}
+
+/* A loopback cable (a switch port cabled to another port of the same
+ * switch) is listed once, with the file:line of its first port line, and
+ * neither port is linked: routing never sees it.  A port cabled to itself
+ * counts as one.  Written and read back, they are listed again.  A port
+ * of a loopback linked elsewhere too is an error. */
+static void test_loopback_left_out(void **state)
+{
+	struct ibr_fabric *f = read_ok(
+		"Switch 6 \"S1\"\n"
+		"[1] \"H1\"[1]\n"
+		"[2] \"S2\"[1]\n"
+		"[5] \"S1\"[3]\n"
+		"[3] \"S1\"[5]\n"
+		"[6] \"S1\"[6]\n"
+		"\n"
+		"Switch 4 \"S2\"\n"
+		"[1] \"S1\"[2]\n"
+		"[2] \"H2\"[1]\n"
+		"\n"
+		"Hca 1 \"H1\"\n[1] \"S1\"[1]\n\n"
+		"Hca 1 \"H2\"\n[1] \"S2\"[2]\n");
+	struct ibr_fabric *g;
+	uint32_t s1;
+
+	(void)state;
+	finalize_ok(f, 0);
+	s1 = f->loopbacks[0].node;
+	assert_int_equal(f->num_loopbacks, 2);
+	assert_string_equal(f->nodes[s1].desc, "S1");
+	assert_int_equal(f->loopbacks[0].port, 3);
+	assert_int_equal(f->loopbacks[0].peer_port, 5);
+	assert_string_equal(f->loopbacks[0].origin, "ok.net:4");
+	assert_int_equal(f->loopbacks[1].node, s1);
+	assert_int_equal(f->loopbacks[1].port, 6);
+	assert_int_equal(f->loopbacks[1].peer_port, 6);
+	assert_string_equal(f->loopbacks[1].origin, "ok.net:6");
+	for (unsigned p = 3; p <= 6; p++)
+		assert_int_equal(ibr_port(f, s1, p)->remote_node, IBR_NONE);
+	/* one inter-switch link each way, the cable S1[2]-S2[1] */
+	assert_int_equal(f->sw_adj_start[f->num_switches], 2);
+	/* written and read back, the loopbacks are there again */
+	g = write_read(f, NULL);
+	assert_same_fabric(f, g);
+	assert_int_equal(g->num_loopbacks, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(g->loopbacks[i].node, f->loopbacks[i].node);
+		assert_int_equal(g->loopbacks[i].port, f->loopbacks[i].port);
+		assert_int_equal(g->loopbacks[i].peer_port,
+				 f->loopbacks[i].peer_port);
+	}
+	ibr_fabric_free(g);
+	ibr_fabric_free(f);
+
+	expect_error("Switch 6 \"S1\"\n[3] \"S1\"[5]\n[5] \"S2\"[1]\n\n"
+		     "Switch 4 \"S2\"\n",
+		     "x.net:", "port 5 is linked twice");
+	expect_error("Switch 6 \"S1\"\n[3] \"S1\"[5]\n[4] \"S1\"[5]\n",
+		     "x.net:3: switch \"S1\" port 5 is linked twice", "own port 3");
 }
 
 static void test_err_garbage_after_header(void **state)
@@ -1066,6 +1128,7 @@ int main(void)
 		cmocka_unit_test(test_err_lid_ibsim_drops),
 		cmocka_unit_test(test_err_port_twice),
 		cmocka_unit_test(test_err_inconsistent_link),
+		cmocka_unit_test(test_loopback_left_out),
 		cmocka_unit_test(test_err_garbage_after_header),
 		cmocka_unit_test(test_err_not_supported),
 		cmocka_unit_test(test_err_ibsim_pitfalls),

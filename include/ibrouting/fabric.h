@@ -31,6 +31,12 @@
  *   - sw_adj is a CSR list of each switch's inter-switch links ordered by
  *     local port number; sw_cas lists the CA ports attached to each switch.
  *   - the switch graph is connected and every CA port hangs off a switch.
+ *
+ * A loopback cable, from a switch port to another port of the same switch,
+ * is no link: no route can use it (a packet sent into it comes back to the
+ * switch it left), so neither port is linked and every table leaves it
+ * alone.  The fabric lists it (loopbacks[]) for the loaders to warn about;
+ * a CA cabled to itself is still an error.
  */
 #ifndef IBROUTING_FABRIC_H
 #define IBROUTING_FABRIC_H
@@ -92,6 +98,15 @@ struct ibr_end_port {
 	uint8_t sw_port;       /* port of that switch */
 };
 
+/* A switch port cabled to another port of the same switch (or to itself):
+ * left out of routing (see the top of this file). */
+struct ibr_loopback {
+	uint32_t node;         /* the switch's node id */
+	uint8_t port;          /* the lower port number of the two */
+	uint8_t peer_port;
+	const char *origin;    /* where the cable was declared, NULL if unknown */
+};
+
 struct ibr_fabric {
 	struct ibr_node *nodes;
 	uint32_t num_nodes, nodes_cap;
@@ -127,6 +142,10 @@ struct ibr_fabric {
 	/* Node GUID -> node id of the first node added with that GUID,
 	 * maintained by ibr_fabric_add_node(). */
 	struct ibr_guid_map guid_index;
+
+	/* Loopback cables left out of routing, each listed once. */
+	struct ibr_loopback *loopbacks;
+	uint32_t num_loopbacks, loopbacks_cap;
 };
 
 struct ibr_fabric *ibr_fabric_new(void);
@@ -147,9 +166,18 @@ int ibr_fabric_reserve(struct ibr_fabric *f, uint32_t nodes, uint32_t ports,
 
 /* Joins (a,pa) and (b,pb).  Joining the same pair twice is accepted (files
  * list every link from both ends); anything else already connected is an
- * error, as are port numbers out of range and switch port 0. */
+ * error, as are port numbers out of range and switch port 0.  A switch
+ * joined to itself is a loopback: ibr_fabric_add_loopback(), no origin. */
 int ibr_fabric_connect(struct ibr_fabric *f, uint32_t a, unsigned pa,
 		       uint32_t b, unsigned pb, struct ibr_error *err);
+
+/* Lists the cable between ports pa and pb of switch `node` as a loopback
+ * (origin, "file:line", may be NULL) and links neither port.  The same
+ * cable again, from either end, is accepted.  Errors: a CA, a port out of
+ * range, a port linked elsewhere or in another loopback. */
+int ibr_fabric_add_loopback(struct ibr_fabric *f, uint32_t node, unsigned pa,
+			    unsigned pb, const char *origin,
+			    struct ibr_error *err);
 
 /* Fixes the LID of a port (port 0 of a switch, or a CA port). */
 void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,

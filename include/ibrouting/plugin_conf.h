@@ -43,7 +43,8 @@ enum ibr_verify_method {
 };
 
 struct ibr_plugin_conf {
-	struct ibr_root_choice root;   /* used when root_guid_file is unset */
+	struct ibr_root_choice root;   /* after root_guid_file in the chain */
+	enum ibr_root_fallback root_fallback; /* an unusable root: next link, or refuse */
 	bool verify_before_push;
 	enum ibr_verify_method verify_method;
 	char *dump_dir;                /* NULL: no extra dumps */

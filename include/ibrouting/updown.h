@@ -33,6 +33,14 @@ struct ibr_root_choice {
 	enum ibr_root_strategy strategy;
 };
 
+/* What the plugin and the tool do when a configured root GUID cannot be
+ * used (not in the fabric, or not a switch): move to the next link of the
+ * root chain, with a warning, or refuse to route. */
+enum ibr_root_fallback {
+	IBR_ROOT_FALLBACK_NEXT,
+	IBR_ROOT_FALLBACK_REFUSE,
+};
+
 struct ibr_updown {
 	uint32_t num_switches;
 	uint32_t root;          /* switch index */
@@ -42,10 +50,15 @@ struct ibr_updown {
 };
 
 /* Chooses the root switch.  Fails when an explicit GUID is not a switch of
- * the fabric. */
+ * the fabric (callers that follow a root chain, the plugin and the tool,
+ * ask ibr_root_guid_unusable() first and move to their next link). */
 int ibr_choose_root(const struct ibr_fabric *f,
 		    const struct ibr_root_choice *choice, uint32_t *root,
 		    struct ibr_error *err);
+
+/* Why GUID cannot be the root of f ("is not in the fabric", "is a CA, not
+ * a switch"); NULL when it can: it names a switch of f. */
+const char *ibr_root_guid_unusable(const struct ibr_fabric *f, uint64_t guid);
 
 int ibr_updown_build(const struct ibr_fabric *f, uint32_t root,
 		     struct ibr_updown *ud, struct ibr_error *err);
@@ -85,5 +98,8 @@ void ibr_legal_distances(const struct ibr_fabric *f,
 
 const char *ibr_root_strategy_name(enum ibr_root_strategy s);
 int ibr_root_strategy_parse(const char *name, enum ibr_root_strategy *s);
+const char *ibr_root_fallback_name(enum ibr_root_fallback fb);
+/* "next" or "refuse"; -1 for anything else. */
+int ibr_root_fallback_parse(const char *name, enum ibr_root_fallback *fb);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "ibrouting/fabric.h"
 #include "ibrouting/load.h"
+#include "ibrouting/updown.h"
 
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
@@ -22,9 +23,20 @@ int cli_parse_uint(const char *opt, const char *text, unsigned max,
 /* A non-zero GUID (0x... or decimal), or -1 after a message naming the
  * option. */
 int cli_parse_guid(const char *opt, const char *text, uint64_t *guid);
-/* A finalized fabric (load.h); NULL after a message. */
+/* A finalized fabric (load.h); NULL after a message.  Each loopback cable
+ * the fabric left out of routing is a "WRN" line on stderr, with the
+ * file:line that declared it where known. */
 struct ibr_fabric *cli_load_fabric(const char *source,
 				   const struct ibr_load_options *o);
+/* The tool's root chain, as the plugin's: --root GUID when it is a switch
+ * of f, else root->strategy (--root-strategy; sm, the default, is the SM's
+ * switch, else the lowest LID).  An unusable GUID is passed over with a
+ * "WRN" line on stderr naming it and why, and *how (the summary's words for
+ * the root) says so; with IBR_ROOT_FALLBACK_REFUSE it is an error instead:
+ * EXIT_USAGE after a message. */
+int cli_follow_root_chain(const struct ibr_fabric *f,
+			  struct ibr_root_choice *root,
+			  enum ibr_root_fallback fallback, const char **how);
 /* The "fabric    SOURCE: N switches, ..." summary line. */
 void cli_print_fabric(const char *source, const struct ibr_fabric *f);
 

@@ -37,10 +37,11 @@
 #include "util/timer.h"
 
 static const char usage[] =
-	"usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID | "
-	"--root-strategy sm|lowest-lid|center]\n"
-	"                       [--lmc N] [--dump-dir DIR] [--repeat N] "
-	"[--sm GUID] [--print-lfts] FABRIC\n"
+	"usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID] "
+	"[--root-strategy sm|lowest-lid|center]\n"
+	"                       [--root-fallback next|refuse] [--lmc N] "
+	"[--dump-dir DIR] [--repeat N]\n"
+	"                       [--sm GUID] [--print-lfts] FABRIC\n"
 	"       ibrouting verify [--certificate [--root GUID]] DIR\n"
 	"       ibrouting generate [--lmc N] [-o FILE] SPEC\n"
 	"       ibrouting engines\n"
@@ -48,8 +49,10 @@ static const char usage[] =
 	"[--heuristics all|LIST]\n"
 	"                      [--ilp-seconds N] [--k N] [--pairs ca|switch] "
 	"FABRIC...\n"
-	"       ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID | "
-	"--root-strategy S] [--sm GUID] FABRIC\n"
+	"       ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID] "
+	"[--root-strategy S]\n"
+	"                       [--root-fallback next|refuse] [--sm GUID] "
+	"FABRIC\n"
 	"FABRIC: an ibnetdiscover or ibsim net file, a directory of OpenSM dumps,\n"
 	"        or gen:SPEC (e.g. gen:random:sw=32,ca=256,seed=1)\n";
 
@@ -98,10 +101,50 @@ struct ibr_fabric *cli_load_fabric(const char *source,
 	struct ibr_error err = { "" };
 	struct ibr_fabric *f;
 
-	if (ibr_load(source, o, &f, NULL, &err) == 0)
-		return f;
-	fprintf(stderr, "ibrouting: %s\n", err.msg[0] ? err.msg : "cannot load fabric");
-	return NULL;
+	if (ibr_load(source, o, &f, NULL, &err)) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg[0] ? err.msg :
+			"cannot load fabric");
+		return NULL;
+	}
+	for (uint32_t i = 0; i < f->num_loopbacks; i++) {
+		const struct ibr_loopback *l = &f->loopbacks[i];
+		const struct ibr_node *n = &f->nodes[l->node];
+		fprintf(stderr, "ibrouting: WRN: %s%sswitch 0x%016" PRIx64
+			" \"%s\": port %u is cabled to its own port %u (a "
+			"loopback); left out of routing\n",
+			l->origin ? l->origin : "", l->origin ? ": " : "",
+			n->guid, n->desc, l->port, l->peer_port);
+	}
+	return f;
+}
+
+int cli_follow_root_chain(const struct ibr_fabric *f,
+			  struct ibr_root_choice *root,
+			  enum ibr_root_fallback fallback, const char **how)
+{
+	static char words[160];
+	const char *why;
+
+	if (!root->guid)
+		return 0;
+	why = ibr_root_guid_unusable(f, root->guid);
+	if (!why)
+		return 0;
+	if (fallback == IBR_ROOT_FALLBACK_REFUSE) {
+		fprintf(stderr, "ibrouting: root GUID 0x%016" PRIx64 " %s "
+			"(--root-fallback refuse)\n", root->guid, why);
+		return EXIT_USAGE;
+	}
+	snprintf(words, sizeof(words), "%s; --root 0x%016" PRIx64 " %s",
+		 root->strategy == IBR_ROOT_SM ? "SM's switch, else lowest LID" :
+		 ibr_root_strategy_name(root->strategy), root->guid, why);
+	fprintf(stderr, "ibrouting: WRN: --root 0x%016" PRIx64 " %s; the root "
+		"is the next of the chain: %s\n", root->guid, why,
+		root->strategy == IBR_ROOT_SM ? "the SM's switch, else the "
+		"lowest LID" : ibr_root_strategy_name(root->strategy));
+	root->guid = 0;
+	*how = words;
+	return 0;
 }
 
 static uint32_t count_links(const struct ibr_fabric *f)
@@ -262,6 +305,7 @@ static int cmd_route(int argc, char **argv)
 		{ "option", required_argument, NULL, 'o' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "root-strategy", required_argument, NULL, 's' },
+		{ "root-fallback", required_argument, NULL, 'f' },
 		{ "lmc", required_argument, NULL, 'l' },
 		{ "dump-dir", required_argument, NULL, 'd' },
 		{ "repeat", required_argument, NULL, 'n' },
@@ -270,6 +314,7 @@ static int cmd_route(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	enum ibr_root_fallback root_fallback = IBR_ROOT_FALLBACK_NEXT;
 	struct ibr_options engine_opts = { 0 };
 	const struct ibr_engine *e = NULL;
 	const char *dump_dir = NULL, *how = "default: SM's switch, else lowest LID";
@@ -307,7 +352,13 @@ static int cmd_route(int argc, char **argv)
 			if (ibr_root_strategy_parse(optarg, &root.strategy))
 				return cli_fail("--root-strategy %s: expected sm, "
 					    "lowest-lid or center%s", optarg, "");
-			how = ibr_root_strategy_name(root.strategy);
+			if (!root.guid)
+				how = ibr_root_strategy_name(root.strategy);
+			break;
+		case 'f':
+			if (ibr_root_fallback_parse(optarg, &root_fallback))
+				return cli_fail("--root-fallback %s: expected next "
+					    "or refuse%s", optarg, "");
 			break;
 		case 'l':
 			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
@@ -344,6 +395,10 @@ static int cmd_route(int argc, char **argv)
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;
+	if (cli_follow_root_chain(f, &root, root_fallback, &how)) {
+		ibr_fabric_free(f);
+		return EXIT_USAGE;
+	}
 	cli_print_fabric(argv[optind], f);
 	for (unsigned i = 0; i < repeat; i++) {
 		if (i > 0)

@@ -2,8 +2,9 @@
  * transition.c - `ibrouting transition`: what a hybrid engine does inside
  * OpenSM after a topology change, offline (see ibrouting(1)).
  *
- *   ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID |
- *                        --root-strategy S] [--sm GUID] FABRIC
+ *   ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID]
+ *                        [--root-strategy S] [--root-fallback next|refuse]
+ *                        [--sm GUID] FABRIC
  *
  * Routes FABRIC with the provisional engine, then with the final one from
  * the same root; checks the union of the two (ibr_verify_union: what the
@@ -151,11 +152,14 @@ int cmd_transition(int argc, char **argv)
 		{ "engine", required_argument, NULL, 'e' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "root-strategy", required_argument, NULL, 's' },
+		{ "root-fallback", required_argument, NULL, 'f' },
 		{ "lmc", required_argument, NULL, 'l' },
 		{ "sm", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	enum ibr_root_fallback root_fallback = IBR_ROOT_FALLBACK_NEXT;
+	const char *how = "";
 	struct ibr_load_options load = { 0 };
 	const struct ibr_engine *prov = NULL, *fin = NULL;
 	struct ibr_fabric *f;
@@ -181,6 +185,11 @@ int cmd_transition(int argc, char **argv)
 				return cli_fail("--root-strategy %s: expected sm, "
 						"lowest-lid or center%s", optarg, "");
 			break;
+		case 'f':
+			if (ibr_root_fallback_parse(optarg, &root_fallback))
+				return cli_fail("--root-fallback %s: expected next "
+						"or refuse%s", optarg, "");
+			break;
 		case 'l':
 			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
 				return EXIT_USAGE;
@@ -192,9 +201,10 @@ int cmd_transition(int argc, char **argv)
 			break;
 		default:
 			return cli_fail("usage: ibrouting transition -e "
-					"PROVISIONAL+FINAL [--lmc N] [--root GUID "
-					"| --root-strategy S] [--sm GUID] FABRIC%s%s",
-					"", "");
+					"PROVISIONAL+FINAL [--lmc N] [--root GUID] "
+					"[--root-strategy S] [--root-fallback "
+					"next|refuse] [--sm GUID] FABRIC%s%s", "",
+					"");
 		}
 	}
 	if (!prov)
@@ -206,6 +216,10 @@ int cmd_transition(int argc, char **argv)
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;
+	if (cli_follow_root_chain(f, &root, root_fallback, &how)) {
+		ibr_fabric_free(f);
+		return EXIT_USAGE;
+	}
 	cli_print_fabric(argv[optind], f);
 	if (ibr_route_once(f, prov, &root, NULL, &a, &err)) {
 		fprintf(stderr, "ibrouting: %s\n", err.msg);

@@ -4,7 +4,7 @@
  *
  * OpenSM loads event plugins before it sets up its routing engines, so
  * create() can register every engine of the core's registry (ibr_engines[])
- * and `routing_engine pira,updn` in opensm.conf finds them.  For each routing run OpenSM calls, with its
+ * and `routing_engine pira,fera` in opensm.conf finds them.  For each routing run OpenSM calls, with its
  * lock held:
  *   build_lid_matrices     build the fabric model from the subnet, choose
  *                          the root, route, verify; fill the switch hop
@@ -64,41 +64,158 @@ void ibr_plugin_drop_run(struct engine_ctx *c)
 
 /* ---- root ------------------------------------------------------------ */
 
+/* The root chain (libibrouting(8)), tried in this order:
+ *   1. OpenSM's root_guid_file: its first GUID that is a switch of the
+ *      fabric;
+ *   2. the plugin's `root` option: a GUID, or a strategy (sm, lowest-lid,
+ *      center), which always finds a switch;
+ *   3. the SM's switch (else the lowest LID), the `root sm` default.
+ * A link that names no usable switch (a dead root, a CA, a file that
+ * cannot be read) is passed over with a WRN IB27 line naming the GUID and
+ * why, or, with root_fallback refuse, refuses the run: OpenSM then routes
+ * with the next engine of routing_engine.  Why not refuse by default:
+ * OpenSM's fallbacks on an irregular fabric are updn, which needs a root
+ * too, and minhop, whose tables have credit loops; our tables from
+ * another root are still up*-down* and deadlock-free. */
+
+#define ROOT_SKIPS_NAMED 4
+
 struct root_search {
 	const struct ibr_fabric *f;
-	uint64_t guid;
+	uint64_t guid;                  /* the first switch of the fabric */
+	/* GUIDs listed before it that are no switch of the fabric */
+	uint64_t skipped[ROOT_SKIPS_NAMED];
+	const char *why[ROOT_SKIPS_NAMED];
+	unsigned num_skipped;
 };
 
 static int take_first_switch(void *cxt, uint64_t guid, char *rest)
 {
 	struct root_search *rs = cxt;
-	uint32_t n;
+	const char *why;
 
 	(void)rest;
 	if (rs->guid)
 		return 0;
-	n = ibr_fabric_find_guid(rs->f, guid);
-	if (n != IBR_NONE && rs->f->nodes[n].type == IBR_NODE_SWITCH)
+	why = ibr_root_guid_unusable(rs->f, guid);
+	if (!why) {
 		rs->guid = guid;
+	} else {
+		if (rs->num_skipped < ROOT_SKIPS_NAMED) {
+			rs->skipped[rs->num_skipped] = guid;
+			rs->why[rs->num_skipped] = why;
+		}
+		rs->num_skipped++;
+	}
 	return 0;
 }
 
-int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
-				uint64_t *guid, struct ibr_error *err)
+/* The link after root_guid_file, in words, for the WRN line. */
+static const char *option_link(const struct ibr_root_choice *option,
+			       char *buf, size_t len)
 {
+	if (option->guid)
+		snprintf(buf, len, "the root option, 0x%016" PRIx64,
+			 option->guid);
+	else if (option->strategy == IBR_ROOT_SM)
+		snprintf(buf, len, "the SM's switch");
+	else
+		snprintf(buf, len, "the root option, %s",
+			 ibr_root_strategy_name(option->strategy));
+	return buf;
+}
+
+/* Link 1, root_guid_file: 0 with *guid its root (0: unset, or passed
+ * over under root_fallback next), -1 when it refuses the run. */
+static int root_from_guid_file(struct engine_ctx *c,
+			       const struct ibr_root_choice *option,
+			       uint64_t *guid, struct ibr_error *err)
+{
+	osm_opensm_t *osm = c->plugin->osm;
+	osm_log_t *log = &osm->log;
 	const char *file = osm->subn.opt.root_guid_file;
-	struct root_search rs = { f, 0 };
+	bool refuse = c->plugin->opts.conf.root_fallback == IBR_ROOT_FALLBACK_REFUSE;
+	struct root_search rs = { .f = c->of.fabric };
+	char next[64];
 
 	*guid = 0;
 	if (!file || !*file)
 		return 0;
-	if (parse_node_map(file, take_first_switch, &rs))
-		return ibr_error_set(err, "cannot read root_guid_file %s", file);
-	if (!rs.guid)
-		return ibr_error_set(err, "root_guid_file %s names no switch of "
-				     "the fabric", file);
+	if (parse_node_map(file, take_first_switch, &rs)) {
+		if (refuse)
+			return ibr_error_set(err, "cannot read root_guid_file %s "
+					     "(root_fallback refuse)", file);
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: cannot read "
+			"root_guid_file %s; the root is %s\n", c->name, file,
+			option_link(option, next, sizeof(next)));
+		return 0;
+	}
+	if (!rs.guid && refuse && rs.num_skipped)
+		return ibr_error_set(err, "root GUID 0x%016" PRIx64 " of "
+				     "root_guid_file %s %s (root_fallback "
+				     "refuse)", rs.skipped[0], file, rs.why[0]);
+	if (!rs.guid && refuse)
+		return ibr_error_set(err, "root_guid_file %s lists no GUID "
+				     "(root_fallback refuse)", file);
+	if (rs.guid)
+		snprintf(next, sizeof(next), "0x%016" PRIx64 ", listed after it",
+			 rs.guid);
+	else
+		option_link(option, next, sizeof(next));
+	for (unsigned i = 0; i < rs.num_skipped && i < ROOT_SKIPS_NAMED; i++)
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: root GUID 0x%016" PRIx64
+			" of root_guid_file %s %s; the root is %s\n", c->name,
+			rs.skipped[i], file, rs.why[i], next);
+	if (rs.num_skipped > ROOT_SKIPS_NAMED)
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: %u more GUIDs of "
+			"root_guid_file %s are no switch of the fabric\n",
+			c->name, rs.num_skipped - ROOT_SKIPS_NAMED, file);
+	if (!rs.guid && !rs.num_skipped)
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: root_guid_file %s "
+			"lists no GUID; the root is %s\n", c->name, file, next);
 	*guid = rs.guid;
 	return 0;
+}
+
+/* Links 2 and 3: the root option, then the SM's switch.  Sets *root to
+ * what the run uses; -1 when it refuses the run. */
+static int root_from_option(struct engine_ctx *c, struct ibr_root_choice *root,
+			    struct ibr_error *err)
+{
+	const char *why;
+
+	*root = c->plugin->opts.conf.root;
+	if (!root->guid)
+		return 0;
+	why = ibr_root_guid_unusable(c->of.fabric, root->guid);
+	if (!why)
+		return 0;
+	if (c->plugin->opts.conf.root_fallback == IBR_ROOT_FALLBACK_REFUSE)
+		return ibr_error_set(err, "root GUID 0x%016" PRIx64 " of %s %s "
+				     "(root_fallback refuse)", root->guid,
+				     c->plugin->opts.path_text, why);
+	OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "WRN IB27: %s: root GUID "
+		"0x%016" PRIx64 " of %s %s; the root is the SM's switch\n",
+		c->name, root->guid, c->plugin->opts.path_text, why);
+	root->guid = 0;
+	root->strategy = IBR_ROOT_SM;
+	return 0;
+}
+
+/* The run's root: the first link of the chain that can be used. */
+static int follow_root_chain(struct engine_ctx *c, struct ibr_root_choice *root,
+			     struct ibr_error *err)
+{
+	uint64_t file_root;
+
+	if (root_from_guid_file(c, &c->plugin->opts.conf.root, &file_root, err))
+		return -1;
+	if (file_root) {
+		root->guid = file_root;
+		root->strategy = IBR_ROOT_SM;
+		return 0;
+	}
+	return root_from_option(c, root, err);
 }
 
 /* ---- hop tables --------------------------------------------------------- */
@@ -334,20 +451,40 @@ static const struct ibr_options *engine_options(const struct plugin *p,
 	return NULL;
 }
 
+/* Loopback cables OpenSM found (fabric.h): our fabric left them out, and
+ * the log says which, at most LOOPBACKS_NAMED lines per run. */
+#define LOOPBACKS_NAMED 8
+
+static void log_loopbacks(struct engine_ctx *c)
+{
+	const struct ibr_fabric *f = c->of.fabric;
+	osm_log_t *log = &c->plugin->osm->log;
+
+	for (uint32_t i = 0; i < f->num_loopbacks && i < LOOPBACKS_NAMED; i++) {
+		const struct ibr_loopback *l = &f->loopbacks[i];
+		const struct ibr_node *n = &f->nodes[l->node];
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB28: %s: switch 0x%016" PRIx64
+			" \"%s\": port %u is cabled to its own port %u (a "
+			"loopback); left out of routing\n", c->name, n->guid,
+			n->desc, l->port, l->peer_port);
+	}
+	if (f->num_loopbacks > LOOPBACKS_NAMED)
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB28: %s: %u more loopback "
+			"cables left out of routing\n", c->name,
+			f->num_loopbacks - LOOPBACKS_NAMED);
+}
+
 int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
 		     struct ibr_error *err)
 {
-	osm_opensm_t *osm = c->plugin->osm;
-	uint64_t file_root;
 	double t0 = ibr_now_ms();
 
-	*root = c->plugin->opts.conf.root;
-	if (ibr_osm_fabric_build(osm, &c->of, err) ||
-	    ibr_osm_root_from_guid_file(osm, c->of.fabric, &file_root, err))
+	if (ibr_osm_fabric_build(c->plugin->osm, &c->of, err))
+		return -1;
+	log_loopbacks(c);
+	if (follow_root_chain(c, root, err))
 		return -1;
 	c->model_ms = ibr_now_ms() - t0;
-	if (file_root)
-		root->guid = file_root;
 	return 0;
 }
 

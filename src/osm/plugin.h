@@ -75,12 +75,6 @@ int ibr_osm_fabric_build(osm_opensm_t *osm, struct ibr_osm_fabric *out,
 			 struct ibr_error *err);
 void ibr_osm_fabric_free(struct ibr_osm_fabric *of);
 
-/* The root from OpenSM's root_guid_file: the first listed GUID that is a
- * switch of the fabric.  Returns 0 and sets *guid (0 if the option is
- * unset), or -1 if the file cannot be read or names no switch. */
-int ibr_osm_root_from_guid_file(osm_opensm_t *osm, const struct ibr_fabric *f,
-				uint64_t *guid, struct ibr_error *err);
-
 /* ---- the plugin and its engines (plugin.c) --------------------------- */
 
 struct ibr_sa_dlids;
@@ -140,8 +134,11 @@ struct engine_ctx {
 
 /* The pieces of a routing run, for hybrid.c. */
 void ibr_plugin_drop_run(struct engine_ctx *c);
-/* Builds c->of from OpenSM's subnet; the root from root_guid_file, else
- * the plugin's option. */
+/* Builds c->of from OpenSM's subnet (WRN IB28 for each loopback cable left
+ * out) and follows the root chain (plugin.c, "root"): root_guid_file, the
+ * root option, the SM's switch; a link passed over is a WRN IB27 line.
+ * Fails, err saying why, when the fabric cannot be built or root_fallback
+ * refuse meets an unusable root. */
 int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
 		     struct ibr_error *err);
 /* Routes c->of with e into c->result and verifies it (verify_before_push);

@@ -82,6 +82,17 @@ static void print_root(const struct ibr_plugin_conf *c, char *buf, size_t len)
 		snprintf(buf, len, "%s", ibr_root_strategy_name(c->root.strategy));
 }
 
+static int parse_root_fallback(struct ibr_plugin_conf *c, const char *v)
+{
+	return ibr_root_fallback_parse(v, &c->root_fallback);
+}
+
+static void print_root_fallback(const struct ibr_plugin_conf *c, char *buf,
+				size_t len)
+{
+	snprintf(buf, len, "%s", ibr_root_fallback_name(c->root_fallback));
+}
+
 static int parse_verify_before_push(struct ibr_plugin_conf *c, const char *v)
 {
 	return parse_bool(v, &c->verify_before_push);
@@ -169,6 +180,8 @@ static void print_hybrid_final_delay(const struct ibr_plugin_conf *c,
 static const struct conf_key keys[] = {
 	{ "root", "IB01", "expected a switch GUID or sm, lowest-lid, center",
 	  parse_root, print_root },
+	{ "root_fallback", "IB29", "expected next or refuse",
+	  parse_root_fallback, print_root_fallback },
 	{ "verify_before_push", "IB02", "expected yes or no",
 	  parse_verify_before_push, print_verify_before_push },
 	{ "verify_method", "IB07", "expected certificate or full",
@@ -323,6 +336,7 @@ void ibr_plugin_conf_defaults(struct ibr_plugin_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->root.strategy = IBR_ROOT_SM;
+	c->root_fallback = IBR_ROOT_FALLBACK_NEXT;
 	c->verify_before_push = true;
 	c->verify_method = IBR_VERIFY_CERTIFICATE;
 	c->sa_designated_dlids = true;

@@ -871,6 +871,13 @@ static int link_one(struct reader *r, const struct pending *pd,
 		return fail_at(r, pd->line, "port %u out of range 1..%u for %s "
 			       "\"%s\"", pd->peer_port, nb->num_ports,
 			       kind(nb), peer);
+	if (a == b && na->type == IBR_NODE_SWITCH) {
+		/* a loopback cable: listed, left out of routing (fabric.h) */
+		char origin[512];
+		snprintf(origin, sizeof(origin), "%s:%u", r->name, pd->line);
+		return ibr_fabric_add_loopback(f, a, pd->port, pd->peer_port,
+					       origin, r->err);
+	}
 	if (a == b)
 		return fail_at(r, pd->line, "port %u of %s \"%s\" is linked to "
 			       "its own node", pd->port, kind(na), peer);

@@ -14,6 +14,8 @@
  *     the switch description, `# lid N lmc M` first thing in a CA port
  *     comment, and every port comment ending in `lid N 4xQDR` - when the
  *     word lid follows the last quote ibsim wants a width and speed there;
+ *   - loopback cables (fabric.h) from both ends, as ibsim serves them and
+ *     OpenSM discovers them: the fabric read back lists them again;
  *   - no line longer than ibsim's 254 characters.
  * A description with a double quote or a line break cannot be quoted and
  * is an error.  In the peer descriptions of port lines (comments, never
@@ -118,6 +120,23 @@ static int write_ca_port(struct writer *w, uint32_t i, unsigned p)
 			peer_lid(f, port->remote_node, port->remote_port));
 }
 
+/* A loopback cable of switch i at port p, if p has one: "[p] self[q]". */
+static int write_loopback_port(struct writer *w, uint32_t i, unsigned p)
+{
+	const struct ibr_fabric *f = w->f;
+
+	for (uint32_t k = 0; k < f->num_loopbacks; k++) {
+		const struct ibr_loopback *l = &f->loopbacks[k];
+		if (l->node != i || (l->port != p && l->peer_port != p))
+			continue;
+		return put_line(w, &f->nodes[i], "[%u]\t\"S-%016llx\"[%u]\t\t# "
+				"loopback, left out of routing", p,
+				(unsigned long long)f->nodes[i].guid,
+				l->port == p ? l->peer_port : l->port);
+	}
+	return 0;
+}
+
 static int write_node(struct writer *w, uint32_t i)
 {
 	const struct ibr_fabric *f = w->f;
@@ -139,6 +158,8 @@ static int write_node(struct writer *w, uint32_t i)
 		if (ibr_port(f, i, p)->remote_node != IBR_NONE)
 			rc = sw ? write_switch_port(w, i, p)
 				: write_ca_port(w, i, p);
+		else if (sw)
+			rc = write_loopback_port(w, i, p);
 	if (rc == 0)
 		fputc('\n', w->out);
 	return rc ? -1 : 0;

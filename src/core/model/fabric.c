@@ -76,6 +76,7 @@ void ibr_fabric_free(struct ibr_fabric *f)
 	free(f->sw_cas);
 	free(f->end_ports);
 	free(f->lid_owner);
+	free(f->loopbacks);
 	free(f);
 }
 
@@ -175,6 +176,68 @@ static int check_port(const struct ibr_fabric *f, uint32_t node, unsigned port,
 	return 0;
 }
 
+/* The loopback listing port `port` of `node`; NULL when none does. */
+static const struct ibr_loopback *loopback_at(const struct ibr_fabric *f,
+					      uint32_t node, unsigned port)
+{
+	for (uint32_t i = 0; i < f->num_loopbacks; i++) {
+		const struct ibr_loopback *l = &f->loopbacks[i];
+		if (l->node == node && (l->port == port || l->peer_port == port))
+			return l;
+	}
+	return NULL;
+}
+
+int ibr_fabric_add_loopback(struct ibr_fabric *f, uint32_t node, unsigned pa,
+			    unsigned pb, const char *origin,
+			    struct ibr_error *err)
+{
+	const struct ibr_node *n = &f->nodes[node];
+	unsigned lo = pa < pb ? pa : pb, hi = pa < pb ? pb : pa;
+	const char *at = origin ? origin : n->origin ? n->origin : "";
+	const char *sep = *at ? ": " : "";
+	struct ibr_loopback *l;
+
+	if (check_port(f, node, pa, err) || check_port(f, node, pb, err))
+		return -1;
+	if (n->type != IBR_NODE_SWITCH)
+		return ibr_error_set(err, "%s%sCA 0x%016llx \"%s\": port %u is "
+				     "linked to its own node", at, sep,
+				     (unsigned long long)n->guid, n->desc, pa);
+	for (unsigned i = 0; i < 2; i++) {
+		unsigned port = i ? hi : lo;
+		const struct ibr_loopback *other = loopback_at(f, node, port);
+		const struct ibr_port *p = ibr_port(f, node, port);
+		if (other && other->port == lo && other->peer_port == hi)
+			return 0; /* the far end already declared this cable */
+		if (other)
+			return ibr_error_set(err, "%s%sswitch \"%s\" port %u is "
+					     "linked twice: to its own port %u "
+					     "and to its own port %u", at, sep,
+					     n->desc, port, other->port == port ?
+					     other->peer_port : other->port,
+					     port == lo ? hi : lo);
+		if (p->remote_node != IBR_NONE)
+			return ibr_error_set(err, "%s%sswitch \"%s\" port %u is "
+					     "linked twice: to \"%s\"[%u] and to "
+					     "its own port %u", at, sep, n->desc,
+					     port, f->nodes[p->remote_node].desc,
+					     p->remote_port, port == lo ? hi : lo);
+	}
+	if (grow((void **)&f->loopbacks, &f->loopbacks_cap,
+		 f->num_loopbacks + 1, sizeof(*l)))
+		return ibr_error_set(err, "out of memory for a loopback");
+	l = &f->loopbacks[f->num_loopbacks];
+	l->node = node;
+	l->port = lo;
+	l->peer_port = hi;
+	l->origin = origin ? intern(f, origin) : NULL;
+	if (origin && !l->origin)
+		return ibr_error_set(err, "out of memory for a loopback");
+	f->num_loopbacks++;
+	return 0;
+}
+
 int ibr_fabric_connect(struct ibr_fabric *f, uint32_t a, unsigned pa,
 		       uint32_t b, unsigned pb, struct ibr_error *err)
 {
@@ -183,11 +246,22 @@ int ibr_fabric_connect(struct ibr_fabric *f, uint32_t a, unsigned pa,
 	if (check_port(f, a, pa, err) || check_port(f, b, pb, err))
 		return -1;
 	if (a == b)
-		return ibr_error_set(err, "%s%snode 0x%016llx: port %u is linked "
-				     "to its own node", f->nodes[a].origin ?
-				     f->nodes[a].origin : "",
-				     f->nodes[a].origin ? ": " : "",
-				     (unsigned long long)f->nodes[a].guid, pa);
+		return ibr_fabric_add_loopback(f, a, pa, pb, NULL, err);
+	for (unsigned i = 0; i < 2; i++) {
+		uint32_t node = i ? b : a;
+		unsigned port = i ? pb : pa;
+		const struct ibr_loopback *l = loopback_at(f, node, port);
+		const struct ibr_node *n = &f->nodes[node];
+		if (l)
+			return ibr_error_set(err, "%s%sswitch \"%s\" port %u is "
+					     "linked twice: to its own port %u "
+					     "and to \"%s\"[%u]",
+					     n->origin ? n->origin : "",
+					     n->origin ? ": " : "", n->desc, port,
+					     l->port == port ? l->peer_port :
+					     l->port, f->nodes[i ? a : b].desc,
+					     i ? pa : pb);
+	}
 	x = ibr_port(f, a, pa);
 	y = ibr_port(f, b, pb);
 	if (x->remote_node == b && x->remote_port == pb)

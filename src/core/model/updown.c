@@ -33,6 +33,26 @@ int ibr_root_strategy_parse(const char *name, enum ibr_root_strategy *s)
 	return -1;
 }
 
+static const char *const fallback_names[] = {
+	[IBR_ROOT_FALLBACK_NEXT] = "next",
+	[IBR_ROOT_FALLBACK_REFUSE] = "refuse",
+};
+
+const char *ibr_root_fallback_name(enum ibr_root_fallback fb)
+{
+	return fallback_names[fb];
+}
+
+int ibr_root_fallback_parse(const char *name, enum ibr_root_fallback *fb)
+{
+	for (unsigned i = 0; i < sizeof(fallback_names) / sizeof(*fallback_names); i++)
+		if (strcmp(name, fallback_names[i]) == 0) {
+			*fb = i;
+			return 0;
+		}
+	return -1;
+}
+
 /* BFS distances from `src` over inter-switch links; returns the largest. */
 static uint32_t bfs_ranks(const struct ibr_fabric *f, uint32_t src,
 			  uint32_t *rank, uint32_t *queue)
@@ -95,21 +115,28 @@ static int center_switch(const struct ibr_fabric *f, uint32_t *root,
 	return 0;
 }
 
+const char *ibr_root_guid_unusable(const struct ibr_fabric *f, uint64_t guid)
+{
+	uint32_t n = ibr_fabric_find_guid(f, guid);
+
+	if (n == IBR_NONE)
+		return "is not in the fabric";
+	if (f->nodes[n].type != IBR_NODE_SWITCH)
+		return "is a CA, not a switch";
+	return NULL;
+}
+
 int ibr_choose_root(const struct ibr_fabric *f,
 		    const struct ibr_root_choice *choice, uint32_t *root,
 		    struct ibr_error *err)
 {
 	if (choice && choice->guid) {
-		uint32_t n = ibr_fabric_find_guid(f, choice->guid);
-		if (n == IBR_NONE)
-			return ibr_error_set(err, "root GUID 0x%016llx is not in "
-					     "the fabric",
-					     (unsigned long long)choice->guid);
-		if (f->nodes[n].type != IBR_NODE_SWITCH)
-			return ibr_error_set(err, "root GUID 0x%016llx is a CA, "
-					     "not a switch",
-					     (unsigned long long)choice->guid);
-		*root = f->nodes[n].sw_index;
+		const char *why = ibr_root_guid_unusable(f, choice->guid);
+		if (why)
+			return ibr_error_set(err, "root GUID 0x%016llx %s",
+					     (unsigned long long)choice->guid,
+					     why);
+		*root = f->nodes[ibr_fabric_find_guid(f, choice->guid)].sw_index;
 		return 0;
 	}
 	switch (choice ? choice->strategy : IBR_ROOT_SM) {
