@@ -98,6 +98,8 @@ for name in "${targets[@]}"; do
 	# shellcheck disable=SC2086
 	"$CC" "${flags[@]}" "$src" $objs -lm -o "$out/fuzz_$name"
 	seeds_for "$name"
+	# the corpus of an earlier run (FUZZ_OUT) is kept, its findings not
+	rm -rf "$out/findings-$name"
 	mkdir -p "$out/corpus-$name" "$out/findings-$name"
 	echo "== fuzz_$name: $seconds s ($(ls "$out/seeds-$name" | wc -l) seeds)"
 	# -timeout: one input may take 10 s at most; -rss_limit_mb: a reader
