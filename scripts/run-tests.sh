@@ -47,6 +47,22 @@ valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,i
 echo "valgrind: no leaks, no errors (also on every forced allocation failure)"
 passed=$((passed + 1))
 
+echo "== fuzzing the readers (libFuzzer, ASan + UBSan; ${FUZZ_SECONDS:-20} s per target)"
+# once here, not in TESTS: make distcheck would run it a second time
+fuzz_status=0
+"$top/tests/fuzz.sh" > fuzz.log 2>&1 || fuzz_status=$?
+if [ $fuzz_status = 77 ] &&
+   ! { [ "${CI:-}" = true ] || [ "${IBROUTING_REQUIRE_ALL_TESTS:-}" = 1 ]; }; then
+	echo "fuzz: skipped: $(tail -n 1 fuzz.log)"
+	skipped=$((${skipped:-0} + 1))
+elif [ $fuzz_status = 0 ]; then
+	grep '^fuzz' fuzz.log
+	passed=$((passed + 1))
+else
+	cat fuzz.log
+	exit 1
+fi
+
 echo "== benchmark smoke run (our engines and OpenSM's over ibsim; not timed)"
 BUILD_DIR=$PWD "$top/bench/bench.sh" --smoke > bench-smoke.log 2>&1 || { cat bench-smoke.log; exit 1; }
 tail -n 1 bench-smoke.log

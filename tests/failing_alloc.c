@@ -2,7 +2,8 @@
  * failing_alloc.c - the counter behind failing_alloc.h.
  *
  * Invariant: while armed, `made` counts every wrapped allocation request,
- * and exactly the request numbered fail_at (if any) is refused.
+ * and exactly the request numbered fail_at (if any) is refused; `caller`
+ * is the return address of that refused request (NULL until one is).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,12 +19,14 @@ void *__wrap_realloc(void *p, size_t size);
 
 static bool armed;
 static long fail_at = -1, made;
+static void *caller;
 
 void failing_alloc_arm(long at)
 {
 	armed = true;
 	fail_at = at;
 	made = 0;
+	caller = NULL;
 }
 
 long failing_alloc_disarm(void)
@@ -32,22 +35,32 @@ long failing_alloc_disarm(void)
 	return made;
 }
 
-static bool refuse(void)
+void *failing_alloc_refused_caller(void)
 {
-	return armed && made++ == fail_at;
+	return caller;
+}
+
+static bool refuse(void *from)
+{
+	if (!armed || made++ != fail_at)
+		return false;
+	caller = from;
+	return true;
 }
 
 void *__wrap_malloc(size_t size)
 {
-	return refuse() ? NULL : __real_malloc(size);
+	return refuse(__builtin_return_address(0)) ? NULL : __real_malloc(size);
 }
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-	return refuse() ? NULL : __real_calloc(n, size);
+	return refuse(__builtin_return_address(0)) ? NULL :
+	       __real_calloc(n, size);
 }
 
 void *__wrap_realloc(void *p, size_t size)
 {
-	return refuse() ? NULL : __real_realloc(p, size);
+	return refuse(__builtin_return_address(0)) ? NULL :
+	       __real_realloc(p, size);
 }

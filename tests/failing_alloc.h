@@ -15,4 +15,8 @@ void failing_alloc_arm(long fail_at);
 /* Stops counting; returns how many allocations were made since arming. */
 long failing_alloc_disarm(void);
 
+/* The return address of the refused request (in its caller), NULL if
+ * none was refused since arming: names the allocation site. */
+void *failing_alloc_refused_caller(void);
+
 #endif
