@@ -749,10 +749,10 @@ static void test_read_errors(void **state)
 		   "port 1 has port GUID 0x0000000000100001 LID 0x0004 here but "
 		   "port GUID 0x0000000000100001 LID 0x0006 before");
 
-	copy_edit(OSM_DIR, dir, "opensm-subnet.lst", "{ CA Ports:02",
-		  "{ Rt Ports:02");
-	read_fails(dir, "opensm-subnet.lst:1: first port: routers are not "
-		   "supported");
+	copy_edit(OSM_DIR, dir, "opensm-subnet.lst", "NodeGUID:0000000000200000",
+		  "NodeGUID:0000000000000000");
+	read_fails(dir, "opensm-subnet.lst:1: second port: NodeGUID 0 is no "
+		   "GUID");
 
 	/* the LFT dump names a switch the subnet list lacks */
 	copy_edit(OSM_DIR, dir, "opensm-subnet.lst", NULL, NULL);
