@@ -498,13 +498,47 @@ static int cmd_route(int argc, char **argv)
 	return rc;
 }
 
+/* --lfts: the fabric from FABRIC (its GUIDs and LIDs: ibnetdiscover's
+ * output, or OpenSM's dumps), the tables from dump_fts's output. */
+static int read_live_tables(const char *lfts, const char *source,
+			    struct ibr_fabric **fp, struct ibr_result *r)
+{
+	static const struct ibr_load_options none;
+	struct ibr_error err = { "" };
+	bool from_stdin = strcmp(lfts, "-") == 0;
+	FILE *in;
+
+	if (from_stdin && strcmp(source, "-") == 0)
+		return cli_fail("--lfts - and FABRIC - cannot both be standard "
+				"input%s%s", "", "");
+	*fp = cli_load_fabric(source, &none);
+	if (!*fp)
+		return -1;
+	in = from_stdin ? stdin : fopen(lfts, "r");
+	if (!in) {
+		ibr_fabric_free(*fp);
+		*fp = NULL;
+		return cli_fail("%s: cannot open: %s", lfts, strerror(errno));
+	}
+	if (ibr_fts_read(in, from_stdin ? "<stdin>" : lfts, *fp, r, &err)) {
+		cli_error(err.msg);
+		ibr_fabric_free(*fp);
+		*fp = NULL;
+	}
+	if (!from_stdin)
+		fclose(in);
+	return *fp ? 0 : -1;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "certificate", no_argument, NULL, 'c' },
 		{ "root", required_argument, NULL, 'r' },
+		{ "lfts", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *lfts = NULL;
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
@@ -524,18 +558,24 @@ static int cmd_verify(int argc, char **argv)
 			if (cli_parse_guid("--root", optarg, &root.guid))
 				return EXIT_USAGE;
 			break;
+		case 'f':
+			lfts = optarg;
+			break;
 		default:
 			return usage_error();
 		}
 	}
 	if (optind != argc - 1)
-		return cli_fail("expected one directory with "
-			    "opensm-subnet.lst and opensm-lfts.dump%s%s", "", "");
+		return cli_fail(lfts ? "expected one FABRIC argument%s%s" :
+				"expected one directory with opensm-subnet.lst "
+				"and opensm-lfts.dump%s%s", "", "");
 	if (root.guid && !certificate)
 		return cli_fail("--root is the certificate's orientation; "
 			    "add --certificate%s%s", "", "");
-	if (ibr_dump_read(argv[optind], &f, &r, &err)) {
-		cli_error(err.msg);
+	if (lfts ? read_live_tables(lfts, argv[optind], &f, &r) :
+	    ibr_dump_read(argv[optind], &f, &r, &err)) {
+		if (!lfts)
+			cli_error(err.msg);
 		return EXIT_USAGE;
 	}
 	cli_print_fabric(argv[optind], f);
