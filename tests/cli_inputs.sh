@@ -47,6 +47,13 @@ expect_error "an endless line on standard input" 2 \
 	"^ibrouting route: <stdin>:1: line longer than 65536 bytes" \
 	sh -c "yes | tr -d '\n' | \"\$IBROUTING\" route -e fera -"
 
+awk 'BEGIN { for (i = 0; i < 9000; i++) printf "Switch 254 \"s%d\"\n\n", i }' > "$TMP/ports.net"
+expect_error "ports beyond the readers' limit" 2 "ports.net:16449: more than 2097152 ports" \
+	"$IBROUTING" route -e fera "$TMP/ports.net"
+awk 'BEGIN { for (i = 0; i < 140000; i++) printf "Ca 1 \"h%d\"\n\n", i }' > "$TMP/nodes.net"
+expect_error "nodes beyond the readers' limit" 2 "nodes.net:262145: more than 131072 nodes" \
+	"$IBROUTING" route -e fera "$TMP/nodes.net"
+
 # ---- standard input -------------------------------------------------
 expect_output "route - reads standard input" 0 "verify    OK" \
 	sh -c "\"\$IBROUTING\" route -e fera - < \"$FIG1\""

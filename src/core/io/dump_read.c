@@ -253,6 +253,11 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 
 	if (n == IBR_NONE) {
 		struct ibr_error e = { "" };
+		if (ibr_read_limit(f->num_nodes, f->num_ports, rec->num_ports)) {
+			fail(rd, "%s", ibr_read_limit(f->num_nodes, f->num_ports,
+						      rec->num_ports));
+			return IBR_NONE;
+		}
 		snprintf(origin, sizeof(origin), "%s:%u", rd->path, rd->line);
 		n = ibr_fabric_add_node(f, rec->sw ? IBR_NODE_SWITCH : IBR_NODE_CA,
 					rec->node_guid, rec->num_ports, rec->desc,

@@ -460,6 +460,9 @@ static int open_record(struct reader *r, int t, const char *id, size_t n,
 	if (other != IBR_NONE)
 		return fail(r, "duplicate node id \"%.*s\", first declared at %s",
 			    (int)n, id, r->f->nodes[other].origin);
+	if (ibr_read_limit(r->f->num_nodes, r->f->num_ports, ports))
+		return fail(r, "%s", ibr_read_limit(r->f->num_nodes,
+						     r->f->num_ports, ports));
 	if (guid == 0)
 		return fail(r, "node \"%.*s\" gets GUID 0, which is no GUID%s",
 			    (int)n, id, t == GUID_RT ? " (ibsim counts router "

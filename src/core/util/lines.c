@@ -12,6 +12,15 @@
 
 #include "util/lines.h"
 
+const char *ibr_read_limit(uint32_t f_nodes, uint32_t f_ports, unsigned ports)
+{
+	if (f_nodes >= IBR_MAX_READ_NODES)
+		return "more than 131072 nodes, the limit of ibrouting's readers";
+	if ((uint64_t)f_ports + ports + 1 > IBR_MAX_READ_PORTS)
+		return "more than 2097152 ports, the limit of ibrouting's readers";
+	return NULL;
+}
+
 void ibr_lines_init(struct ibr_lines *l, FILE *in, const char *name)
 {
 	memset(l, 0, sizeof(*l));

@@ -21,6 +21,15 @@
 
 #define IBR_MAX_LINE_BYTES (64u * 1024)               /* 64 KiB a line */
 #define IBR_MAX_FILE_BYTES ((uint64_t)1 << 30)        /* 1 GiB a file */
+/* What a file may declare, far above any fabric the LID space (0xBFFF
+ * LIDs) can route, but bounding memory: a 20-byte header of a 254-port
+ * switch would otherwise cost 4 KiB of ports. */
+#define IBR_MAX_READ_NODES (1u << 17)                 /* 131072 nodes */
+#define IBR_MAX_READ_PORTS (1u << 21)                 /* 2097152 ports */
+
+/* A message if one more node of `ports` ports would pass the limits above
+ * (f_nodes, f_ports: the fabric's counts so far), else NULL. */
+const char *ibr_read_limit(uint32_t f_nodes, uint32_t f_ports, unsigned ports);
 
 struct ibr_lines {
 	FILE *in;
