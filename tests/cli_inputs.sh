@@ -101,6 +101,21 @@ f=$(net 'Switch 2 "S1"' '[1] "R1"[1]' '' 'Rt 1 "R1"' '[1] "S1"[1]')
 expect_error "a router without rtguid= gets ibsim's GUID 0" 2 "$f:4: .*GUID 0.*rtguid=" \
 	"$IBROUTING" route -e fera "$f"
 
+# The plugin routed router.net under OpenSM over ibsim (router-live): its
+# router's ports are end ports there as here, with the same entries.
+RT=$FABRICS_DIR/router-live
+"$IBROUTING" route -e fera --print-lfts "$RT/router.net" | grep '^0x' | sort > "$TMP/rt.ours"
+awk '/^Unicast lids/ { for (i = 1; i <= NF; i++) if ($i == "guid") guid = $(i + 1) }
+	/^0x[0-9a-fA-F]+ [0-9]+ :/ { print guid, $1, $2 + 0 }' "$RT/dump_fts-fera.out" |
+	while read -r g l p; do printf '%s %d %d\n' "$g" "$l" "$p"; done | sort > "$TMP/rt.live"
+if [ -s "$TMP/rt.ours" ] && cmp -s "$TMP/rt.ours" "$TMP/rt.live"; then
+	pass "a router: the tool's tables are those the plugin pushed under OpenSM"
+else
+	flunk "a router: tables differ: $(diff "$TMP/rt.ours" "$TMP/rt.live" | head -n 4)"
+fi
+expect_output "a router: the live tables verified on the net file" 0 "verify    OK: 12 walks" \
+	"$IBROUTING" verify --lfts "$RT/dump_fts-fera.out" "$RT/router.net"
+
 # ---- conventions ------------------------------------------------------
 expect_output "--version" 0 "^ibrouting [0-9]+\.[0-9]+" "$IBROUTING" --version
 for c in route verify generate engines lids transition; do
