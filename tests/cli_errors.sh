@@ -1,8 +1,8 @@
 #!/bin/sh
 # cli_errors.sh - bad input gets a clear message and exit status 2, never
 # a crash: malformed and truncated files (file:line), ports out of range,
-# unknown nodes, unknown engine, LMC > 7, no switch, disconnected fabric,
-# more LIDs than the LID space.
+# unknown nodes, unknown engine, LMC > 7, no switch, a --component of no
+# node, more LIDs than the LID space (more in cli_inputs.sh).
 set -eu
 . "$(dirname "$0")/lib.sh"
 

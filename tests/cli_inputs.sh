@@ -63,6 +63,8 @@ expect_output "transition - reads standard input" 0 "^change " \
 	sh -c "\"\$IBROUTING\" transition -e pira+fera - < \"$FIG1\""
 expect_output "verify --lfts - reads standard input" 0 "verify    OK" \
 	sh -c "\"\$IBROUTING\" verify --lfts - \"$LIVE/ibnetdiscover.out\" < \"$LIVE/dump_fts-fera.out\""
+expect_output "generate -o - | route -" 0 "verify    OK" \
+	sh -c "\"\$IBROUTING\" generate -o - random:sw=4,ca=8 | \"\$IBROUTING\" route -e pira -"
 expect_error "stdin's messages name <stdin>" 2 "^ibrouting route: <stdin>:2: " \
 	sh -c "printf 'Switch 2 \"S\"\n[9] \"T\"[1]\n' | \"\$IBROUTING\" route -e fera -"
 

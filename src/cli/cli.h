@@ -1,7 +1,7 @@
 /*
  * cli.h - what the commands of ibrouting(1) share (ibrouting.c): messages,
  * numbers, loading and describing a fabric.  Every helper that fails has
- * printed one "ibrouting: ..." line on stderr.
+ * printed one "ibrouting COMMAND: ..." line on stderr.
  */
 #ifndef IBROUTING_CLI_H
 #define IBROUTING_CLI_H

@@ -5,15 +5,21 @@
  *   ibrouting route -e ENGINE [options] FABRIC     route, verify, summarise
  *   ibrouting verify [--certificate [--root GUID]] DIR
  *                                                  judge OpenSM-format dumps
+ *   ibrouting verify --lfts DUMP_FTS-FILE FABRIC   judge a live fabric's LFTs
  *   ibrouting generate SPEC [-o FILE]              write a synthetic fabric
  *   ibrouting engines                              list the engines
  *   ibrouting lids FABRIC...                       the LID paper's study (lids.c)
  *   ibrouting transition -e A+B FABRIC             a hybrid's way, offline (transition.c)
  *
- * FABRIC is an ibnetdiscover or ibsim net file, a directory of OpenSM dumps
- * (opensm-subnet.lst and opensm-lfts.dump: the fabric OpenSM discovered,
- * with its LIDs), or gen:SPEC for a fabric made by the generator.  Exit status: 0 success, 1 the verifier found a
- * problem, 2 bad usage or bad input (the message says which).
+ *   ibrouting --version | [COMMAND] --help
+ *
+ * FABRIC is an ibnetdiscover or ibsim net file (- : standard input), a
+ * directory of OpenSM dumps (opensm-subnet.lst and opensm-lfts.dump: the
+ * fabric OpenSM discovered, with its LIDs), or gen:SPEC for a fabric made
+ * by the generator.  A disconnected file is cut to the part OpenSM would
+ * see, and what was left out is said on stderr.  Exit status: 0 success,
+ * 1 the verifier found a problem, 2 bad usage or bad input: one line
+ * "ibrouting COMMAND: [FILE[:LINE]: ]message" on stderr.
  */
 #include "config.h"
 
@@ -644,6 +650,8 @@ static int cmd_generate(int argc, char **argv)
 	}
 	if (i != argc - 1)
 		return cli_fail("expected [-o FILE] [--lmc N] SPEC%s%s", "", "");
+	if (out_path && strcmp(out_path, "-") == 0)
+		out_path = NULL; /* -o -: standard output, as without -o */
 	snprintf(source, sizeof(source), "gen:%s", argv[i]);
 	f = cli_load_fabric(source, &load);
 	if (!f)
