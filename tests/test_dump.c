@@ -823,6 +823,41 @@ static void test_alloc_failure_names_the_file(void **state)
 	}
 }
 
+/* The designated DLIDs file too: a refused allocation is an error naming
+ * ibrouting-dlids.dump, never a map read short. */
+static void test_dlids_alloc_failure(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("random:sw=4,ca=8,seed=1", 2);
+	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_error err = { "" };
+	struct ibr_result r, q;
+	const char *dir = *state;
+	long made;
+
+	assert_int_equal(ibr_route_once(f, ibr_engine_find("dr"), &root, NULL,
+					&r, &err), 0);
+	assert_int_equal(ibr_dlids_write(dir, f, &r, &err), 0);
+	assert_int_equal(ibr_result_init(&q, f, &err), 0);
+	failing_alloc_arm(-1);
+	assert_int_equal(ibr_dlids_read(dir, f, &q, &err), 0);
+	made = failing_alloc_disarm();
+	assert_non_null(q.designated.offset);  /* the file lists pairs */
+	ibr_result_free(&q);
+	for (long i = 0; i < made; i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(ibr_result_init(&q, f, &err), 0);
+		failing_alloc_arm(i);
+		assert_int_equal(ibr_dlids_read(dir, f, &q, &err), -1);
+		failing_alloc_disarm();
+		if (!strstr(err.msg, "ibrouting-dlids.dump") ||
+		    !strstr(err.msg, "out of memory"))
+			fail_msg("allocation %ld of %ld: \"%s\"", i, made, err.msg);
+		ibr_result_free(&q);
+	}
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
+}
+
 static void test_zero_guid_and_router(void **state)
 {
 	const char *dir = *state;
@@ -927,6 +962,7 @@ int main(void)
 		T(test_read_errors),
 		T(test_alloc_failure_names_the_file),
 		T(test_zero_guid_and_router),
+		T(test_dlids_alloc_failure),
 		T(test_read_dump_fts),
 #undef T
 	};
