@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "ibrouting/component.h"
+#include "ibrouting/load.h"
 #include "ibrouting/topo_io.h"
 #include "util/lines.h"
 #include "failing_alloc.h"
@@ -1155,9 +1157,71 @@ static void test_router_is_an_end_port(void **state)
 	ibr_fabric_free(f);
 }
 
+/* A disconnected file cut to one part, as OpenSM sees it: the SM's
+ * (or --component's) switches, the CAs linked to them, in file order;
+ * an unlinked CA and the other part are reported. */
+static void test_keep_component(void **state)
+{
+	static const char text[] =
+		"switchguid=0x10\nSwitch 2 \"A\"\n[1] \"H1\"[1]\n\n"
+		"switchguid=0x20\nSwitch 3 \"B\"\n[1] \"H2\"[1]\n[2] \"C\"[1]\n"
+		"[3] \"H1\"[2]\n\n"
+		"switchguid=0x30\nSwitch 2 \"C\"\n\n"
+		"caguid=0x100\nCa 2 \"H1\"\n\ncaguid=0x200\nCa 1 \"H2\"\n\n"
+		"caguid=0x300\nCa 1 \"alone\"\n";
+	struct ibr_left_out left;
+	struct ibr_error err = { "" };
+	struct ibr_fabric *f;
+
+	(void)state;
+	/* the first switch's part: A and H1 (whose port 2 leads to B's part:
+	 * left unconnected, CAs are not walked through) */
+	f = read_ok(text);
+	assert_int_equal(ibr_fabric_keep_component(&f, 0, &left, &err), 0);
+	assert_int_equal(f->num_nodes, 2);
+	assert_int_equal(left.switches, 2);
+	assert_int_equal(left.cas, 2);
+	assert_int_equal(left.shown, 3);
+	assert_int_equal(left.first[0], 0x20);
+	assert_int_equal(left.first[2], 0x200);
+	assert_int_equal(left.seed_guid, 0x10);
+	assert_int_equal(ibr_port(f, 1, 2)->remote_node, IBR_NONE);
+	finalize_ok(f, 0);
+	assert_int_equal(f->num_end_ports, 1);
+	ibr_fabric_free(f);
+
+	/* the SM on H2: B, C, H1 and H2, in file order, the SM kept */
+	f = read_ok(text);
+	assert_int_equal(ibr_fabric_set_sm(f, 0x201, &err), 0);
+	assert_int_equal(ibr_fabric_keep_component(&f, 0, &left, &err), 0);
+	assert_int_equal(f->num_nodes, 4);
+	assert_int_equal(f->nodes[0].guid, 0x20);
+	assert_int_equal(f->nodes[3].guid, 0x200);
+	assert_int_equal(f->sm_node, 3);
+	assert_int_equal(left.switches + left.cas, 2);
+	assert_string_equal(f->nodes[0].origin, "ok.net:6");
+	finalize_ok(f, 0);
+	assert_int_equal(f->num_switches, 2);
+	assert_int_equal(f->num_end_ports, 2);
+	ibr_fabric_free(f);
+
+	/* --component of an unlinked CA, or of nothing */
+	f = read_ok(text);
+	assert_int_equal(ibr_fabric_keep_component(&f, 0x300, &left, &err), -1);
+	assert_string_equal(err.msg, "ok.net:21: node 0x0000000000000300 "
+			    "\"alone\" is linked to no switch: it has no part of "
+			    "the fabric to route");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ibr_fabric_keep_component(&f, 0x999, &left, &err), -1);
+	assert_string_equal(err.msg, "0x0000000000000999: no such node or port "
+			    "GUID in the fabric");
+	ibr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keep_component),
 		cmocka_unit_test(test_alloc_failure_is_an_error),
 		cmocka_unit_test(test_line_limit),
 		cmocka_unit_test(test_file_limit),
