@@ -23,8 +23,8 @@ struct ibr_left_out {
 };
 
 /* Keeps, of the fabric *fp (not finalized), the switches a switch path
- * joins to the switch of node or port `guid` (0: the SM's node when set,
- * else the first switch), the CAs linked to them, and the links among
+ * joins to the switch of node or port `guid` (0: the switch of the SM's
+ * port when set, else the first switch), the CAs linked to them, and the links among
  * these; CA ports linked outside are left unconnected.  When something is
  * left out *fp is replaced by a new fabric (nodes in the same order, the
  * same GUIDs, LIDs, origins and SM) and the old one freed; *left says

@@ -50,6 +50,26 @@ static uint32_t seed_switch(const struct ibr_fabric *f, uint64_t guid,
 	return IBR_NONE;
 }
 
+/* The SM's switch: its own node, or the switch its CA port hangs off
+ * (another port of the CA may lead to another part: the SM's port
+ * decides, as it decides what OpenSM discovers). */
+static uint32_t sm_switch(const struct ibr_fabric *f, struct ibr_error *err)
+{
+	const struct ibr_node *n = &f->nodes[f->sm_node];
+	const struct ibr_port *p = ibr_port(f, f->sm_node, f->sm_port);
+
+	if (n->type == IBR_NODE_SWITCH)
+		return f->sm_node;
+	if (p->remote_node != IBR_NONE &&
+	    f->nodes[p->remote_node].type == IBR_NODE_SWITCH)
+		return p->remote_node;
+	ibr_error_set(err, "%s%sthe SM's port %u of CA 0x%016llx \"%s\" is "
+		      "linked to no switch: OpenSM there discovers no fabric",
+		      n->origin ? n->origin : "", n->origin ? ": " : "",
+		      f->sm_port, (unsigned long long)n->guid, n->desc);
+	return IBR_NONE;
+}
+
 static uint32_t first_switch(const struct ibr_fabric *f)
 {
 	for (uint32_t n = 0; n < f->num_nodes; n++)
@@ -164,7 +184,7 @@ int ibr_fabric_keep_component(struct ibr_fabric **fp, uint64_t guid,
 	if (guid)
 		seed = seed_switch(f, guid, err);
 	else if (f->sm_node != IBR_NONE)
-		seed = seed_switch(f, f->nodes[f->sm_node].guid, err);
+		seed = sm_switch(f, err);
 	else
 		seed = first_switch(f);
 	if (seed == IBR_NONE)
