@@ -166,6 +166,13 @@ expect_output "dump_fts of our fera: certified" 0 "certify   OK" \
 	"$IBROUTING" verify --certificate --lfts "$LIVE/dump_fts-fera.out" "$LIVE/ibnetdiscover.out"
 expect_output "dump_fts of OpenSM's updn: its credit loop found" 1 "credit loop" \
 	"$IBROUTING" verify --lfts "$LIVE/dump_fts-updn.out" "$LIVE/ibnetdiscover.out"
+expect_output "dump_fts -a: LID 0 and port 255 lines" 0 "verify    OK: 120 walks delivered" \
+	"$IBROUTING" verify --lfts "$LIVE/dump_fts-a-fera.out" "$LIVE/ibnetdiscover.out"
+cat "$LIVE/dump_fts-M-fera.out" "$LIVE/dump_fts-fera.out" > "$TMP/both.fts"
+expect_output "dump_fts -M sections are skipped" 0 "verify    OK: 120 walks delivered" \
+	"$IBROUTING" verify --lfts "$TMP/both.fts" "$LIVE/ibnetdiscover.out"
+expect_error "dump_fts -M alone has no unicast table" 2 "dump_fts-M-fera.out: switch 0x[0-9a-f]+ .* has no section" \
+	"$IBROUTING" verify --lfts "$LIVE/dump_fts-M-fera.out" "$LIVE/ibnetdiscover.out"
 head -n 12 "$LIVE/dump_fts-fera.out" > "$TMP/cut.fts"
 expect_error "a truncated dump_fts" 2 "cut.fts:12: truncated: the section of switch" \
 	"$IBROUTING" verify --lfts "$TMP/cut.fts" "$LIVE/ibnetdiscover.out"

@@ -16,8 +16,10 @@
  * an entry whose comment names a port GUID must find that port owning
  * the LID in the fabric, so tables read onto a fabric with other LIDs
  * (a net file whose LIDs were not OpenSM's) are refused, not misjudged.
- * LIDs dump_fts prints no entry for are IBR_NO_PATH.  Every error is
- * "FILE:LINE: ..."; on error r is freed.
+ * LIDs dump_fts prints no entry for are IBR_NO_PATH; so are those -a
+ * prints with port 255, and LID 0 (-a prints it: "illegal port").
+ * Multicast sections (-M) are skipped: multicast is not routed here.
+ * Every error is "FILE:LINE: ..."; on error r is freed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +38,7 @@ struct fts_reader {
 	struct ibr_error *err;
 	unsigned *section_line;  /* per switch index: its header, 0 = none */
 	uint32_t sw;             /* section open, IBR_NONE = none */
+	bool multicast;          /* in a -M section, skipped */
 	unsigned first, last;    /* its LID range */
 };
 
@@ -130,6 +133,8 @@ static int entry(struct fts_reader *rd, const char *line)
 	    (line[end] != '\0' && line[end] != ' '))
 		return fail(rd, "expected \"0x<lid> <port> : (...)\"");
 	n = ibr_switch(rd->f, rd->sw);
+	if (lid == 0 && port == IBR_NO_PATH)
+		return 0; /* -a lists LID 0, which no packet is sent to */
 	if (lid < rd->first || lid > rd->last || lid == 0)
 		return fail(rd, "LID 0x%04x outside the section's range "
 			    "0x%x-0x%x", lid, rd->first, rd->last);
@@ -158,12 +163,27 @@ static int one_line(struct fts_reader *rd)
 
 	if (line[strspn(line, " \t")] == '\0' || table_heading(line))
 		return 0;
+	if (strncmp(line, "Multicast mlids [", 17) == 0) {
+		if (rd->sw != IBR_NONE)
+			return fail(rd, "a multicast section inside the unicast "
+				    "section of line %u", rd->section_line[rd->sw]);
+		rd->multicast = true;
+		return 0;
+	}
+	if (rd->multicast) {
+		if (sscanf(line, "%u valid mlids dumped%n", &count, &end) == 1 &&
+		    end > 0)
+			rd->multicast = false;
+		return 0;
+	}
 	if (strncmp(line, "Unicast lids [", 14) == 0)
 		return header(rd, line);
 	if (strncmp(line, "0x", 2) == 0)
 		return entry(rd, line);
-	if ((sscanf(line, "%u valid lids dumped%n", &count, &end) == 1 ||
-	     sscanf(line, "%u lids dumped%n", &count, &end) == 1) && end > 0) {
+	/* "N valid lids dumped", or "N lids dumped" with -a */
+	if ((sscanf(line, "%u valid lids dumped%n", &count, &end) == 1 &&
+	     end > 0) ||
+	    (sscanf(line, "%u lids dumped%n", &count, &end) == 1 && end > 0)) {
 		if (rd->sw == IBR_NONE)
 			return fail(rd, "\"lids dumped\" outside a switch's section");
 		rd->sw = IBR_NONE;
@@ -193,7 +213,12 @@ int ibr_fts_read(FILE *in, const char *name, const struct ibr_fabric *f,
 			goto out;
 	if (more < 0)
 		goto out;
-	if (rd.sw != IBR_NONE) {
+	if (rd.sw != IBR_NONE || rd.multicast) {
+		if (rd.multicast) {
+			fail(&rd, "truncated: a multicast section has no \"valid "
+			     "mlids dumped\" line");
+			goto out;
+		}
 		fail(&rd, "truncated: the section of switch 0x%016" PRIx64
 		     " (line %u) has no \"lids dumped\" line",
 		     ibr_switch(f, rd.sw)->guid, rd.section_line[rd.sw]);
