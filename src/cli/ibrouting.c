@@ -217,7 +217,8 @@ static uint32_t count_links(const struct ibr_fabric *f)
 void cli_print_fabric(const char *source, const struct ibr_fabric *f)
 {
 	printf("fabric    %s: %u switches, %u CA ports, %u inter-switch links, "
-	       "max LID %u\n", source, f->num_switches, f->num_end_ports,
+	       "max LID %u\n", strcmp(source, "-") ? source : "<stdin>",
+	       f->num_switches, f->num_end_ports,
 	       count_links(f), f->max_lid);
 }
 
