@@ -156,6 +156,8 @@ f=$(net 'Switch 2 "S1"' '[1] "H1"[1]' '' 'Switch 2 "S2"' '[1] "H1"[2]' '' 'Ca 2 
 expect_error "the SM's port, not its node, picks the part" 0 \
 	"routing the part of node 0x0000000000200001; left out 1 switch and 0 CAs \(0x0000000000200000\)" \
 	"$IBROUTING" route -e fera --sm 0x100002 "$f"
+expect_error "--component on an OpenSM dump" 2 "is an OpenSM dump: the part OpenSM discovered" \
+	"$IBROUTING" route -e fera --component 0x200000 "$FABRICS_DIR/opensm-dump-2sw"
 expect_error "--component of no node" 2 "0x0000000000000abc: no such node or port GUID" \
 	"$IBROUTING" route -e fera --component 0xabc "$f"
 

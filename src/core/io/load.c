@@ -98,7 +98,10 @@ static int load_dump(const char *dir, const struct ibr_load_options *o,
 		*tables = r;
 	else
 		ibr_result_free(&r);
-	if (o->lmc_given && o->lmc != (*fp)->lmc)
+	if (o->component_guid)
+		ibr_error_set(err, "%s is an OpenSM dump: the part OpenSM "
+			      "discovered, no other part to choose", dir);
+	else if (o->lmc_given && o->lmc != (*fp)->lmc)
 		ibr_error_set(err, "%s is an OpenSM dump whose LIDs and LMC (%u) "
 			      "are OpenSM's: LMC %u cannot apply", dir,
 			      (*fp)->lmc, o->lmc);

@@ -14,9 +14,15 @@
  * record that lists fewer ports than the node has (ibsim swallows it),
  * `"peer" [2]` (ibsim reads port 1), an indented line (ibsim ignores it).
  *
+ * Router records (Rt, rtguid=) are CAs: end ports, as the plugin takes
+ * OpenSM's routers.  GUID 0 is refused, and so is a router whose GUID
+ * ibsim would count from 0.  Lines come through util/lines.h, within its
+ * limits, and so many nodes and ports at most (ibr_read_limit).
+ *
  * Invariants: every error is "file:line: expected ..., found ..."; on
  * error no fabric is returned and nothing leaks; every node's origin is
- * the file:line of its header; the fabric is returned not finalized.
+ * the file:line of its header; the fabric is returned not finalized; a
+ * failed allocation is an error, never a shorter file.
  */
 #include <ctype.h>
 #include <errno.h>
