@@ -35,7 +35,8 @@ struct ibr_load_options {
 	/* A disconnected topology file: NULL refuses it; else only the part
 	 * of component_guid's node (0: the SM's, else the first switch) is
 	 * kept, as OpenSM would see it, and *left_out says what went
-	 * (component.h).  Dumps are OpenSM's view already: never cut. */
+	 * (component.h).  Dumps are OpenSM's view already: never cut, and
+	 * a component_guid with one is refused. */
 	struct ibr_left_out *left_out;
 	uint64_t component_guid;
 };

@@ -21,6 +21,10 @@
  *   - LFT entries missing from the dump are IBR_NO_PATH; entries for LIDs
  *     above the fabric's highest LID (owned by nobody) are dropped.
  *   - on failure nothing is returned: *fp is NULL and *r zeroed.
+ *   - a router's record (Rt) is a CA's: an end port, as the plugin takes
+ *     OpenSM's routers; a NodeGUID or PortGUID of 0 is refused.
+ * Lines come through util/lines.h, within its limits; a failed
+ * allocation is an error naming the file, never a shorter file.
  * Every error names the file and line it was found at.
  */
 #include <errno.h>
