@@ -207,7 +207,6 @@ out:
 	return rc;
 }
 
-
 static int parse_heuristics(const char *text, bool *on)
 {
 	char buf[256], *save = NULL;
@@ -274,7 +273,7 @@ int cmd_lids(int argc, char **argv)
 			break;
 		case 't':
 			if (cli_parse_range("--ilp-seconds", optarg, 1, 86400,
-					&o.ilp_seconds))
+					    &o.ilp_seconds))
 				return EXIT_USAGE;
 			break;
 		case 'k':
