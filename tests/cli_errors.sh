@@ -1,9 +1,9 @@
 #!/bin/sh
 # cli_errors.sh - bad input gets a clear message and exit status 2, never
 # a crash: malformed and truncated files (file:line), ports out of range,
-# unknown nodes, unknown engine, LMC > 7, no switch, disconnected fabric,
-# more LIDs than the LID space, an unusable root with --root-fallback
-# refuse, a port of a loopback cabled twice.
+# unknown nodes, unknown engine, LMC > 7, no switch, a --component of no
+# node, more LIDs than the LID space, an unusable root with --root-fallback
+# refuse, a port of a loopback cabled twice (more in cli_inputs.sh).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -40,8 +40,8 @@ expect_error "empty fabric" 2 "no switch" "$IBROUTING" route -e pira "$f"
 name=disconnected
 f=$(net 'Switch 4 "S1"' '[1] "H1"[1]' '' 'Switch 4 "S2"' '[1] "H2"[1]' '' \
 	'Hca 1 "H1"' '[1] "S1"[1]' '' 'Hca 1 "H2"' '[1] "S2"[1]')
-expect_error "disconnected fabric names the part cut off" 2 \
-	"disconnected fabric: 1 of 2 switches.*S2" "$IBROUTING" route -e fera "$f"
+expect_error "component --component of a missing GUID" 2 \
+	"--component|no such node" "$IBROUTING" route -e fera --component 0xabc "$f"
 
 expect_error "missing file" 2 "nosuchfile" "$IBROUTING" route -e pira "$TMP/nosuchfile"
 expect_error "unknown engine" 2 'unknown engine "ospf"' \

@@ -48,9 +48,9 @@ expect_error "lids: unknown scheme" 2 "lids: --paths foo: expected shortest-wide
 	"$IBROUTING" lids --paths foo "$spec"
 expect_error "lids: unknown heuristic" 2 "lids: --heuristics greedy,color/X: expected all or a list of" \
 	"$IBROUTING" lids --heuristics greedy,color/X "$spec"
-expect_error "lids: k out of range" 2 "^ibrouting: lids: --k 17: expected 1..16$" \
+expect_error "lids: k out of range" 2 "^ibrouting lids: --k 17: expected a number 1..16$" \
 	"$IBROUTING" lids --k 17 "$spec"
-expect_error "lids: k zero" 2 "^ibrouting: lids: --k 0: expected 1..16$" \
+expect_error "lids: k zero" 2 "^ibrouting lids: --k 0: expected a number 1..16$" \
 	"$IBROUTING" lids --k 0 "$spec"
 expect_error "lids: no fabric" 2 "lids: expected one or more FABRIC" \
 	"$IBROUTING" lids --paths both

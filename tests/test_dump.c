@@ -33,7 +33,9 @@
 
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
+#include "ibrouting/load.h"
 #include "ibrouting/verify.h"
+#include "failing_alloc.h"
 #include "fixtures.h"
 
 /* The entry of switch s for lid, as an lvalue. */
@@ -749,10 +751,10 @@ static void test_read_errors(void **state)
 		   "port 1 has port GUID 0x0000000000100001 LID 0x0004 here but "
 		   "port GUID 0x0000000000100001 LID 0x0006 before");
 
-	copy_edit(OSM_DIR, dir, "opensm-subnet.lst", "{ CA Ports:02",
-		  "{ Rt Ports:02");
-	read_fails(dir, "opensm-subnet.lst:1: first port: routers are not "
-		   "supported");
+	copy_edit(OSM_DIR, dir, "opensm-subnet.lst", "NodeGUID:0000000000200000",
+		  "NodeGUID:0000000000000000");
+	read_fails(dir, "opensm-subnet.lst:1: second port: NodeGUID 0 is no "
+		   "GUID");
 
 	/* the LFT dump names a switch the subnet list lacks */
 	copy_edit(OSM_DIR, dir, "opensm-subnet.lst", NULL, NULL);
@@ -792,6 +794,161 @@ static void test_read_errors(void **state)
 	read_fails(dir, "port 0x0000000000100001 owns 3 consecutive LIDs from 4");
 }
 
+/* ---- hardening ------------------------------------------------------ */
+
+/* Every allocation of a dump's read, refused in turn, is an error that
+ * names the file (and the line while one is read), never a short read. */
+static void test_alloc_failure_names_the_file(void **state)
+{
+	struct ibr_error err = { "" };
+	struct ibr_fabric *f;
+	struct ibr_result r;
+	long made;
+
+	(void)state;
+	failing_alloc_arm(-1);
+	assert_int_equal(ibr_dump_read(OSM_DIR, &f, &r, &err), 0);
+	made = failing_alloc_disarm();
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
+	for (long i = 0; i < made; i++) {
+		memset(&err, 0, sizeof(err));
+		failing_alloc_arm(i);
+		assert_int_equal(ibr_dump_read(OSM_DIR, &f, &r, &err), -1);
+		failing_alloc_disarm();
+		assert_null(f);
+		if (!strstr(err.msg, OSM_DIR) || !strstr(err.msg, "out of memory"))
+			fail_msg("allocation %ld of %ld: \"%s\" names no file or "
+				 "no lack of memory", i, made, err.msg);
+	}
+}
+
+/* The designated DLIDs file too: a refused allocation is an error naming
+ * ibrouting-dlids.dump, never a map read short. */
+static void test_dlids_alloc_failure(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("random:sw=4,ca=8,seed=1", 2);
+	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_error err = { "" };
+	struct ibr_result r, q;
+	const char *dir = *state;
+	long made;
+
+	assert_int_equal(ibr_route_once(f, ibr_engine_find("dr"), &root, NULL,
+					&r, &err), 0);
+	assert_int_equal(ibr_dlids_write(dir, f, &r, &err), 0);
+	assert_int_equal(ibr_result_init(&q, f, &err), 0);
+	failing_alloc_arm(-1);
+	assert_int_equal(ibr_dlids_read(dir, f, &q, &err), 0);
+	made = failing_alloc_disarm();
+	assert_non_null(q.designated.offset);  /* the file lists pairs */
+	ibr_result_free(&q);
+	for (long i = 0; i < made; i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(ibr_result_init(&q, f, &err), 0);
+		failing_alloc_arm(i);
+		assert_int_equal(ibr_dlids_read(dir, f, &q, &err), -1);
+		failing_alloc_disarm();
+		if (!strstr(err.msg, "ibrouting-dlids.dump") ||
+		    !strstr(err.msg, "out of memory"))
+			fail_msg("allocation %ld of %ld: \"%s\"", i, made, err.msg);
+		ibr_result_free(&q);
+	}
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
+}
+
+static void test_zero_guid_and_router(void **state)
+{
+	const char *dir = *state;
+	struct ibr_fabric *f;
+	struct ibr_result r;
+	uint32_t n;
+
+	/* a router's record: an end port, as the plugin takes routers */
+	copy_edit(OSM_DIR, dir, "opensm-subnet.lst", "{ CA Ports:02",
+		  "{ Rt Ports:02");
+	copy_edit(OSM_DIR, dir, "opensm-lfts.dump", NULL, NULL);
+	read_dump(dir, &f, &r);
+	n = ibr_fabric_find_guid(f, 0x100000);
+	assert_int_not_equal(n, IBR_NONE);
+	assert_int_equal(f->nodes[n].type, IBR_NODE_CA);
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
+
+	copy_edit(OSM_DIR, dir, "opensm-subnet.lst", "PortGUID:0000000000100001",
+		  "PortGUID:0000000000000000");
+	read_fails(dir, "opensm-subnet.lst:1: first port: PortGUID 0 is no GUID");
+}
+
+/* dump_fts's output of a live fabric (fig1 over ibsim), onto the fabric
+ * ibnetdiscover printed there. */
+#define LIVE FABRICS_DIR "/fig1-live"
+
+static struct ibr_fabric *live_fabric(void)
+{
+	struct ibr_error err = { "" };
+	struct ibr_fabric *f;
+
+	if (ibr_load(LIVE "/ibnetdiscover.out", NULL, &f, NULL, &err))
+		fail_msg("%s", err.msg);
+	return f;
+}
+
+static int read_fts(const char *path, const struct ibr_fabric *f,
+		    struct ibr_result *r, struct ibr_error *err)
+{
+	FILE *in = fopen(path, "r");
+	int rc;
+
+	assert_non_null(in);
+	rc = ibr_fts_read(in, path, f, r, err);
+	fclose(in);
+	return rc;
+}
+
+static void test_read_dump_fts(void **state)
+{
+	struct ibr_fabric *f = live_fabric();
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+	struct ibr_result r;
+	uint32_t sw10;
+	long made;
+
+	(void)state;
+	failing_alloc_arm(-1);
+	if (read_fts(LIVE "/dump_fts-fera.out", f, &r, &err))
+		fail_msg("%s", err.msg);
+	made = failing_alloc_disarm();
+	/* the first section: switch 0x20000a routes LID 15 on port 3, its
+	 * own LID 10 on port 0 */
+	sw10 = f->nodes[ibr_fabric_find_guid(f, 0x20000a)].sw_index;
+	assert_int_equal(ENTRY(&r, sw10, 10), 0);
+	assert_int_equal(ENTRY(&r, sw10, 15), 3);
+	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+	assert_int_equal(ibr_verify_findings(&rep), 0);
+	assert_int_equal(rep.walks, 120);
+	ibr_result_free(&r);
+
+	assert_int_equal(read_fts(LIVE "/dump_fts-updn.out", f, &r, &err), 0);
+	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+	assert_true(rep.cycles > 0);  /* OpenSM's updn: a credit loop */
+	ibr_result_free(&r);
+
+	for (long i = 0; i < made; i++) {
+		memset(&err, 0, sizeof(err));
+		failing_alloc_arm(i);
+		assert_int_equal(read_fts(LIVE "/dump_fts-fera.out", f, &r, &err),
+				 -1);
+		failing_alloc_disarm();
+		if (!strstr(err.msg, "dump_fts-fera.out") ||
+		    !strstr(err.msg, "out of memory"))
+			fail_msg("allocation %ld: \"%s\"", i, err.msg);
+	}
+	ibr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -803,6 +960,10 @@ int main(void)
 		T(test_read_opensm),
 		T(test_rewrite_opensm),
 		T(test_read_errors),
+		T(test_alloc_failure_names_the_file),
+		T(test_zero_guid_and_router),
+		T(test_dlids_alloc_failure),
+		T(test_read_dump_fts),
 #undef T
 	};
 

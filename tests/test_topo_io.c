@@ -21,7 +21,11 @@
 
 #include <cmocka.h>
 
+#include "ibrouting/component.h"
+#include "ibrouting/load.h"
 #include "ibrouting/topo_io.h"
+#include "util/lines.h"
+#include "failing_alloc.h"
 
 /* ---- helpers ------------------------------------------------------- */
 
@@ -926,8 +930,9 @@ static void test_err_garbage_after_header(void **state)
 static void test_err_not_supported(void **state)
 {
 	(void)state;
-	expect_error("Rt 2 \"R1\"\n", "x.net:1: router records (Rt) are not "
-		     "supported", "");
+	/* a router is a CA, but ibsim counts router GUIDs from 0 */
+	expect_error("Rt 2 \"R1\"\n", "x.net:1: node \"R1\" gets GUID 0",
+		     "rtguid=");
 	expect_error("include \"other.net\"\n", "x.net:1: include is not "
 		     "supported", "");
 	expect_error("# m\nmodule=\"m\"\n", "x.net:2: module is not supported",
@@ -1099,9 +1104,191 @@ static void test_find_guid(void **state)
 	ibr_fabric_free(f);
 }
 
+/* ---- hardening: limits, allocation failures, GUID 0, routers ------ */
+
+/* Every allocation of a read, refused in turn: each refusal is an error
+ * naming the file and line, never a fabric read short (an end of file). */
+static void test_alloc_failure_is_an_error(void **state)
+{
+	static const char text[] =
+		"switchguid=0x10\nSwitch 4 \"S1\" # \"s1\" lid 1\n"
+		"[1] \"H1\"[1]\n[2] \"S2\"[1]\n\n"
+		"Switch 4 \"S2\"\n[1] \"S1\"[2]\n[2] \"H2\"[1]\n\n"
+		"Ca 1 \"H1\"\n[1](1234) \"S1\"[1]\n\nCa 1 \"H2\"\n[1] \"S2\"[2]\n";
+	struct ibr_error err;
+	struct ibr_fabric *f;
+	long made;
+
+	(void)state;
+	failing_alloc_arm(-1);
+	f = read_text("mem.net", text, &err);
+	made = failing_alloc_disarm();
+	assert_non_null(f);
+	ibr_fabric_free(f);
+	assert_true(made > 3);
+	for (long i = 0; i < made; i++) {
+		failing_alloc_arm(i);
+		f = read_text("mem.net", text, &err);
+		failing_alloc_disarm();
+		if (f)
+			fail_msg("allocation %ld of %ld refused, yet a fabric was "
+				 "read", i, made);
+		if (strncmp(err.msg, "mem.net:", 8) != 0 ||
+		    !strstr(err.msg, "out of memory"))
+			fail_msg("allocation %ld: \"%s\" names no file:line or no "
+				 "lack of memory", i, err.msg);
+	}
+}
+
+/* A line longer than IBR_MAX_LINE_BYTES stops there, at its number. */
+static void test_line_limit(void **state)
+{
+	size_t len = IBR_MAX_LINE_BYTES + 100;
+	char *text = malloc(len + 32);
+	struct ibr_error err;
+
+	(void)state;
+	assert_non_null(text);
+	strcpy(text, "# one\n# ");
+	memset(text + 8, 'c', len - 8);
+	text[len] = '\0';
+	assert_null(read_text("long.net", text, &err));
+	assert_string_equal(err.msg, "long.net:2: line longer than 65536 bytes, "
+			    "the limit of ibrouting's readers");
+	/* just under the limit: read, and the next line keeps its number */
+	memset(text + 2, 'c', IBR_MAX_LINE_BYTES - 2);
+	strcpy(text + IBR_MAX_LINE_BYTES, "\n\nSwitch x \"S\"\n");
+	assert_null(read_text("long.net", text, &err));
+	assert_true(strncmp(err.msg, "long.net:3: expected the number of ports",
+			    40) == 0);
+	free(text);
+}
+
+/* The file limit, lowered here: an endless stream stops at it. */
+static void test_file_limit(void **state)
+{
+	static const char text[] = "#\n#\n#\n#\n#\n#\n";
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	struct ibr_error err = { "" };
+	struct ibr_lines l;
+	int rc;
+
+	(void)state;
+	ibr_lines_init(&l, in, "endless");
+	l.max_bytes = 7;
+	while ((rc = ibr_lines_next(&l, &err)) > 0)
+		;
+	assert_int_equal(rc, -1);
+	assert_string_equal(err.msg, "endless:4: file larger than 7 bytes, the "
+			    "limit of ibrouting's readers");
+	ibr_lines_free(&l);
+	fclose(in);
+}
+
+static void test_zero_guids_refused(void **state)
+{
+	(void)state;
+	expect_error("switchguid=0\nSwitch 2 \"S\"\n", "x.net:1: GUID 0 is no "
+		     "GUID", "switchguid");
+	expect_error("caguid=0x0\n", "x.net:1: GUID 0 is no GUID", "caguid");
+	expect_error("switchguid=0x5(0)\n", "x.net:1: GUID 0 is no GUID", "");
+	expect_error("Switch 2 \"S\"\n[1](0) \"H\"[1]\n", "x.net:2: port GUID "
+		     "(0) is no GUID", "");
+	expect_error("Ca 1 \"H\"\n[1] \"S\"[1](0)\n", "x.net:2: peer port GUID "
+		     "(0) is no GUID", "");
+}
+
+/* Routers are end ports (CAs), as the plugin takes OpenSM's; their GUIDs
+ * count as ibsim counts them, from the last rtguid=. */
+static void test_router_is_an_end_port(void **state)
+{
+	struct ibr_fabric *f;
+	uint32_t r;
+
+	(void)state;
+	f = read_ok("Switch 2 \"S\"\n[1] \"R\"[1]\n[2] \"R2\"[1]\n\n"
+		    "rtguid=0x40\nRt 1 \"R\"\n[1] \"S\"[1]\n\n"
+		    "Rt 1 \"R2\"\n[1] \"S\"[2]\n");
+	finalize_ok(f, 0);
+	assert_int_equal(f->num_end_ports, 2);
+	r = ibr_fabric_find_guid(f, 0x40);
+	assert_int_not_equal(r, IBR_NONE);
+	assert_int_equal(f->nodes[r].type, IBR_NODE_CA);
+	assert_int_equal(ibr_port(f, r, 1)->guid, 0x41);
+	assert_int_not_equal(ibr_fabric_find_guid(f, 0x42), IBR_NONE);
+	ibr_fabric_free(f);
+}
+
+/* A disconnected file cut to one part, as OpenSM sees it: the SM's
+ * (or --component's) switches, the CAs linked to them, in file order;
+ * an unlinked CA and the other part are reported. */
+static void test_keep_component(void **state)
+{
+	static const char text[] =
+		"switchguid=0x10\nSwitch 2 \"A\"\n[1] \"H1\"[1]\n\n"
+		"switchguid=0x20\nSwitch 3 \"B\"\n[1] \"H2\"[1]\n[2] \"C\"[1]\n"
+		"[3] \"H1\"[2]\n\n"
+		"switchguid=0x30\nSwitch 2 \"C\"\n\n"
+		"caguid=0x100\nCa 2 \"H1\"\n\ncaguid=0x200\nCa 1 \"H2\"\n\n"
+		"caguid=0x300\nCa 1 \"alone\"\n";
+	struct ibr_left_out left;
+	struct ibr_error err = { "" };
+	struct ibr_fabric *f;
+
+	(void)state;
+	/* the first switch's part: A and H1 (whose port 2 leads to B's part:
+	 * left unconnected, CAs are not walked through) */
+	f = read_ok(text);
+	assert_int_equal(ibr_fabric_keep_component(&f, 0, &left, &err), 0);
+	assert_int_equal(f->num_nodes, 2);
+	assert_int_equal(left.switches, 2);
+	assert_int_equal(left.cas, 2);
+	assert_int_equal(left.shown, 3);
+	assert_int_equal(left.first[0], 0x20);
+	assert_int_equal(left.first[2], 0x200);
+	assert_int_equal(left.seed_guid, 0x10);
+	assert_int_equal(ibr_port(f, 1, 2)->remote_node, IBR_NONE);
+	finalize_ok(f, 0);
+	assert_int_equal(f->num_end_ports, 1);
+	ibr_fabric_free(f);
+
+	/* the SM on H2: B, C, H1 and H2, in file order, the SM kept */
+	f = read_ok(text);
+	assert_int_equal(ibr_fabric_set_sm(f, 0x201, &err), 0);
+	assert_int_equal(ibr_fabric_keep_component(&f, 0, &left, &err), 0);
+	assert_int_equal(f->num_nodes, 4);
+	assert_int_equal(f->nodes[0].guid, 0x20);
+	assert_int_equal(f->nodes[3].guid, 0x200);
+	assert_int_equal(f->sm_node, 3);
+	assert_int_equal(left.switches + left.cas, 2);
+	assert_string_equal(f->nodes[0].origin, "ok.net:6");
+	finalize_ok(f, 0);
+	assert_int_equal(f->num_switches, 2);
+	assert_int_equal(f->num_end_ports, 2);
+	ibr_fabric_free(f);
+
+	/* --component of an unlinked CA, or of nothing */
+	f = read_ok(text);
+	assert_int_equal(ibr_fabric_keep_component(&f, 0x300, &left, &err), -1);
+	assert_string_equal(err.msg, "ok.net:21: node 0x0000000000000300 "
+			    "\"alone\" is linked to no switch: it has no part of "
+			    "the fabric to route");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ibr_fabric_keep_component(&f, 0x999, &left, &err), -1);
+	assert_string_equal(err.msg, "0x0000000000000999: no such node or port "
+			    "GUID in the fabric");
+	ibr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keep_component),
+		cmocka_unit_test(test_alloc_failure_is_an_error),
+		cmocka_unit_test(test_line_limit),
+		cmocka_unit_test(test_file_limit),
+		cmocka_unit_test(test_zero_guids_refused),
+		cmocka_unit_test(test_router_is_an_end_port),
 		cmocka_unit_test(test_find_guid),
 		cmocka_unit_test(test_reserve_moves_nothing),
 		cmocka_unit_test(test_ibsim_guid_numbering),

@@ -27,6 +27,8 @@
 #ifndef IBROUTING_DUMP_H
 #define IBROUTING_DUMP_H
 
+#include <stdio.h>
+
 #include "ibrouting/fabric.h"
 #include "ibrouting/result.h"
 
@@ -46,5 +48,13 @@ int ibr_dlids_write(const char *dir, const struct ibr_fabric *f,
  * error names the file and line. */
 int ibr_dlids_read(const char *dir, const struct ibr_fabric *f,
 		   struct ibr_result *r, struct ibr_error *err);
+
+/* The LFTs dump_fts (infiniband-diags) printed for a live fabric, read
+ * from `in` (named `name` in messages) onto f, a finalized fabric with
+ * the live fabric's GUIDs and LIDs (ibnetdiscover's output has both):
+ * *r gets one table per switch (r->root unset).  Every switch needs its
+ * section; every LID an entry's comment names must be its port's in f. */
+int ibr_fts_read(FILE *in, const char *name, const struct ibr_fabric *f,
+		 struct ibr_result *r, struct ibr_error *err);
 
 #endif

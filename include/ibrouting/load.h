@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ibrouting/component.h"
 #include "ibrouting/fabric.h"
 #include "ibrouting/result.h"
 
@@ -31,6 +32,13 @@ struct ibr_load_options {
 	unsigned lmc;        /* LMC of the LIDs the source does not fix */
 	bool lmc_given;      /* asked for explicitly: contradictions refused */
 	uint64_t sm_guid;    /* the SM's switch, CA port or CA node; 0: none */
+	/* A disconnected topology file: NULL refuses it; else only the part
+	 * of component_guid's node (0: the SM's, else the first switch) is
+	 * kept, as OpenSM would see it, and *left_out says what went
+	 * (component.h).  Dumps are OpenSM's view already: never cut, and
+	 * a component_guid with one is refused. */
+	struct ibr_left_out *left_out;
+	uint64_t component_guid;
 };
 
 int ibr_load(const char *source, const struct ibr_load_options *opts,

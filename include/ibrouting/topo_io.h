@@ -11,6 +11,10 @@
  * 0x200000 by one and CAs from 0x100000 by (ports + 1); a CA port's GUID is
  * the node GUID + port number unless the line gives it in parentheses.
  * LIDs come from `lid N lmc M` comments when present.
+ * Router records (`Rt N "id"`, `rtguid=`) are read as CAs: end ports, as
+ * the plugin takes OpenSM's routers; ibsim counts router GUIDs from 0, so
+ * each router needs an rtguid= line (GUID 0 is refused everywhere).
+ * Limits (util/lines.h): lines up to 64 KiB, files up to 1 GiB, no NUL.
  *
  * Every error names file:line and what was expected.  The fabric returned
  * is not finalized: the caller picks the LMC and calls ibr_fabric_finalize().

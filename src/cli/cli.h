@@ -1,7 +1,7 @@
 /*
  * cli.h - what the commands of ibrouting(1) share (ibrouting.c): messages,
  * numbers, loading and describing a fabric.  Every helper that fails has
- * printed one "ibrouting: ..." line on stderr.
+ * printed one "ibrouting COMMAND: ..." line on stderr.
  */
 #ifndef IBROUTING_CLI_H
 #define IBROUTING_CLI_H
@@ -15,9 +15,20 @@
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
 
-/* Prints "ibrouting: " and fmt (with a, b) on stderr; returns EXIT_USAGE. */
+/* The command being run ("route", ...), set by main: every message of
+ * the tool reads "ibrouting COMMAND: ...", a file's "ibrouting COMMAND:
+ * FILE:LINE: ...". */
+extern const char *cli_command;
+
+/* Prints "ibrouting COMMAND: " and fmt (with a, b) on stderr; returns
+ * EXIT_USAGE. */
 int cli_fail(const char *fmt, const char *a, const char *b);
-/* A number 0..max, or -1 after a message naming the option. */
+/* Prints "ibrouting COMMAND: msg" on stderr. */
+void cli_error(const char *msg);
+/* A number min..max, or -1 after "OPT TEXT: expected a number min..max". */
+int cli_parse_range(const char *opt, const char *text, unsigned min,
+		    unsigned max, unsigned *out);
+/* A number 0..max, as cli_parse_range. */
 int cli_parse_uint(const char *opt, const char *text, unsigned max,
 		   unsigned *out);
 /* A non-zero GUID (0x... or decimal), or -1 after a message naming the

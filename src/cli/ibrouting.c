@@ -5,16 +5,24 @@
  *   ibrouting route -e ENGINE [options] FABRIC     route, verify, summarise
  *   ibrouting verify [--certificate [--root GUID]] DIR
  *                                                  judge OpenSM-format dumps
+ *   ibrouting verify --lfts DUMP_FTS-FILE FABRIC   judge a live fabric's LFTs
  *   ibrouting generate SPEC [-o FILE]              write a synthetic fabric
  *   ibrouting engines                              list the engines
  *   ibrouting lids FABRIC...                       the LID paper's study (lids.c)
  *   ibrouting transition -e A+B FABRIC             a hybrid's way, offline (transition.c)
  *
- * FABRIC is an ibnetdiscover or ibsim net file, a directory of OpenSM dumps
- * (opensm-subnet.lst and opensm-lfts.dump: the fabric OpenSM discovered,
- * with its LIDs), or gen:SPEC for a fabric made by the generator.  Exit status: 0 success, 1 the verifier found a
- * problem, 2 bad usage or bad input (the message says which).
+ *   ibrouting --version | [COMMAND] --help
+ *
+ * FABRIC is an ibnetdiscover or ibsim net file (- : standard input), a
+ * directory of OpenSM dumps (opensm-subnet.lst and opensm-lfts.dump: the
+ * fabric OpenSM discovered, with its LIDs), or gen:SPEC for a fabric made
+ * by the generator.  A disconnected file is cut to the part OpenSM would
+ * see, and what was left out is said on stderr.  Exit status: 0 success,
+ * 1 the verifier found a problem, 2 bad usage or bad input: one line
+ * "ibrouting COMMAND: [FILE[:LINE]: ]message" on stderr.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -36,49 +44,119 @@
 #include "cli.h"
 #include "util/timer.h"
 
-static const char usage[] =
-	"usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID] "
-	"[--root-strategy sm|lowest-lid|center]\n"
-	"                       [--root-fallback next|refuse] [--lmc N] "
-	"[--dump-dir DIR] [--repeat N]\n"
-	"                       [--sm GUID] [--print-lfts] FABRIC\n"
-	"       ibrouting verify [--certificate [--root GUID]] DIR\n"
-	"       ibrouting generate [--lmc N] [-o FILE] SPEC\n"
-	"       ibrouting engines\n"
-	"       ibrouting lids [--paths shortest-widest|path-selection|both] "
-	"[--heuristics all|LIST]\n"
-	"                      [--ilp-seconds N] [--k N] [--pairs ca|switch] "
-	"FABRIC...\n"
-	"       ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID] "
-	"[--root-strategy S]\n"
-	"                       [--root-fallback next|refuse] [--sm GUID] "
-	"FABRIC\n"
-	"FABRIC: an ibnetdiscover or ibsim net file, a directory of OpenSM dumps,\n"
-	"        or gen:SPEC (e.g. gen:random:sw=32,ca=256,seed=1)\n";
+/* One usage text per command: `ibrouting COMMAND --help` prints its own,
+ * `ibrouting --help` all of them. */
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+};
+
+static int cmd_route(int argc, char **argv);
+static int cmd_verify(int argc, char **argv);
+static int cmd_generate(int argc, char **argv);
+static int cmd_engines(int argc, char **argv);
+
+static const struct command commands[] = {
+	{ "route", cmd_route,
+	  "usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID | "
+	  "--root-strategy sm|lowest-lid|center]\n"
+	  "                       [--root-fallback next|refuse] [--lmc N] "
+	  "[--dump-dir DIR] [--repeat N]\n"
+	  "                       "
+	  "[--sm GUID] [--component GUID]\n"
+	  "                       [--print-lfts] FABRIC\n" },
+	{ "verify", cmd_verify,
+	  "usage: ibrouting verify [--certificate [--root GUID]] DIR\n"
+	  "       ibrouting verify --lfts DUMP_FTS-FILE [--certificate "
+	  "[--root GUID]] FABRIC\n" },
+	{ "generate", cmd_generate,
+	  "usage: ibrouting generate [--lmc N] [-o FILE] SPEC\n" },
+	{ "engines", cmd_engines,
+	  "usage: ibrouting engines [--names]\n" },
+	{ "lids", cmd_lids,
+	  "usage: ibrouting lids [--paths shortest-widest|path-selection|both] "
+	  "[--heuristics all|LIST]\n"
+	  "                      [--ilp-seconds N] [--k N] [--pairs ca|switch] "
+	  "FABRIC...\n" },
+	{ "transition", cmd_transition,
+	  "usage: ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root "
+	  "GUID | --root-strategy S]\n"
+	  "                            [--root-fallback next|refuse] [--sm GUID] "
+	  "FABRIC\n" },
+};
+
+static const char fabric_help[] =
+	"FABRIC: an ibnetdiscover or ibsim net file, - for standard input, a "
+	"directory of\n"
+	"        OpenSM dumps, or gen:SPEC (e.g. gen:random:sw=32,ca=256,seed=1)\n"
+	"ibrouting --version prints the version; ibrouting COMMAND --help a "
+	"command's usage\n";
+
+static void print_usage(FILE *out, const struct command *only)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		if (!only || only == &commands[i])
+			fputs(commands[i].usage, out);
+	fputs(fabric_help, out);
+}
+
+/* Bad options: the command's usage on stderr, exit status 2. */
+static int usage_error(void)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		if (cli_command && strcmp(cli_command, commands[i].name) == 0)
+			print_usage(stderr, &commands[i]);
+	return EXIT_USAGE;
+}
+
+const char *cli_command;
+
+static void print_prefix(void)
+{
+	if (cli_command)
+		fprintf(stderr, "ibrouting %s: ", cli_command);
+	else
+		fputs("ibrouting: ", stderr);
+}
 
 int cli_fail(const char *fmt, const char *a, const char *b)
 {
-	fprintf(stderr, "ibrouting: ");
+	print_prefix();
 	fprintf(stderr, fmt, a, b);
 	fputc('\n', stderr);
 	return EXIT_USAGE;
 }
 
-int cli_parse_uint(const char *opt, const char *text, unsigned max,
-		   unsigned *out)
+void cli_error(const char *msg)
+{
+	print_prefix();
+	fprintf(stderr, "%s\n", msg);
+}
+
+int cli_parse_range(const char *opt, const char *text, unsigned min,
+		    unsigned max, unsigned *out)
 {
 	char *end;
 	unsigned long v;
 
 	errno = 0;
 	v = strtoul(text, &end, 0);
-	if (errno || *text == '\0' || *end != '\0' || *text == '-' || v > max) {
-		fprintf(stderr, "ibrouting: %s %s: expected a number 0..%u\n",
-			opt, text, max);
+	if (errno || *text == '\0' || *end != '\0' || *text == '-' ||
+	    v < min || v > max) {
+		print_prefix();
+		fprintf(stderr, "%s %s: expected a number %u..%u\n", opt, text,
+			min, max);
 		return -1;
 	}
 	*out = v;
 	return 0;
+}
+
+int cli_parse_uint(const char *opt, const char *text, unsigned max,
+		   unsigned *out)
+{
+	return cli_parse_range(opt, text, 0, max, out);
 }
 
 int cli_parse_guid(const char *opt, const char *text, uint64_t *guid)
@@ -88,34 +166,59 @@ int cli_parse_guid(const char *opt, const char *text, uint64_t *guid)
 	errno = 0;
 	*guid = strtoull(text, &end, 0);
 	if (errno || *text == '\0' || *end != '\0' || *guid == 0) {
-		fprintf(stderr, "ibrouting: %s %s: expected a non-zero GUID "
-			"such as 0x0002c90300001234\n", opt, text);
+		print_prefix();
+		fprintf(stderr, "%s %s: expected a non-zero GUID such as "
+			"0x0002c90300001234\n", opt, text);
 		return -1;
 	}
 	return 0;
 }
 
+/* What a disconnected topology lost, on stderr: the tool routes the part
+ * OpenSM would see (load.h) and says so, rather than refuse the file. */
+static void report_left_out(const char *source, const struct ibr_left_out *l)
+{
+	char first[3 * 24] = "";
+	size_t len = 0;
+
+	if (l->switches + l->cas == 0)
+		return;
+	for (uint32_t i = 0; i < l->shown; i++)
+		len += snprintf(first + len, sizeof(first) - len, "%s0x%016" PRIx64,
+				i ? ", " : "", l->first[i]);
+	print_prefix();
+	fprintf(stderr, "%s: disconnected fabric: routing the part of node "
+		"0x%016" PRIx64 "; left out %u switch%s and %u CA%s (%s%s)\n",
+		strcmp(source, "-") ? source : "<stdin>", l->seed_guid,
+		l->switches, l->switches == 1 ? "" : "es", l->cas,
+		l->cas == 1 ? "" : "s", first,
+		l->switches + l->cas > l->shown ? ", ..." : "");
+}
+
 struct ibr_fabric *cli_load_fabric(const char *source,
 				   const struct ibr_load_options *o)
 {
+	struct ibr_load_options opts = *o;
 	struct ibr_error err = { "" };
+	struct ibr_left_out left;
 	struct ibr_fabric *f;
 
-	if (ibr_load(source, o, &f, NULL, &err)) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg[0] ? err.msg :
-			"cannot load fabric");
-		return NULL;
+	opts.left_out = &left;
+	if (ibr_load(source, &opts, &f, NULL, &err) == 0) {
+		report_left_out(source, &left);
+		for (uint32_t i = 0; i < f->num_loopbacks; i++) {
+			const struct ibr_loopback *l = &f->loopbacks[i];
+			const struct ibr_node *n = &f->nodes[l->node];
+			fprintf(stderr, "ibrouting: WRN: %s%sswitch 0x%016" PRIx64
+				" \"%s\": port %u is cabled to its own port %u (a "
+				"loopback); left out of routing\n",
+				l->origin ? l->origin : "", l->origin ? ": " : "",
+				n->guid, n->desc, l->port, l->peer_port);
+		}
+		return f;
 	}
-	for (uint32_t i = 0; i < f->num_loopbacks; i++) {
-		const struct ibr_loopback *l = &f->loopbacks[i];
-		const struct ibr_node *n = &f->nodes[l->node];
-		fprintf(stderr, "ibrouting: WRN: %s%sswitch 0x%016" PRIx64
-			" \"%s\": port %u is cabled to its own port %u (a "
-			"loopback); left out of routing\n",
-			l->origin ? l->origin : "", l->origin ? ": " : "",
-			n->guid, n->desc, l->port, l->peer_port);
-	}
-	return f;
+	cli_error(err.msg[0] ? err.msg : "cannot load fabric");
+	return NULL;
 }
 
 int cli_follow_root_chain(const struct ibr_fabric *f,
@@ -155,7 +258,8 @@ static uint32_t count_links(const struct ibr_fabric *f)
 void cli_print_fabric(const char *source, const struct ibr_fabric *f)
 {
 	printf("fabric    %s: %u switches, %u CA ports, %u inter-switch links, "
-	       "max LID %u\n", source, f->num_switches, f->num_end_ports,
+	       "max LID %u\n", strcmp(source, "-") ? source : "<stdin>",
+	       f->num_switches, f->num_end_ports,
 	       count_links(f), f->max_lid);
 }
 
@@ -310,6 +414,7 @@ static int cmd_route(int argc, char **argv)
 		{ "dump-dir", required_argument, NULL, 'd' },
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "sm", required_argument, NULL, 'm' },
+		{ "component", required_argument, NULL, 'c' },
 		{ "print-lfts", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -320,7 +425,7 @@ static int cmd_route(int argc, char **argv)
 	const char *dump_dir = NULL, *how = "default: SM's switch, else lowest LID";
 	struct ibr_load_options load = { 0 };
 	unsigned repeat = 1;
-	bool print_lfts = false;
+	bool print_lfts = false, root_given = false, strategy_given = false;
 	struct ibr_fabric *f;
 	struct ibr_result r;
 	struct ibr_error err = { "" };
@@ -347,13 +452,14 @@ static int cmd_route(int argc, char **argv)
 			if (cli_parse_guid("--root", optarg, &root.guid))
 				return EXIT_USAGE;
 			how = "--root";
+			root_given = true;
 			break;
 		case 's':
 			if (ibr_root_strategy_parse(optarg, &root.strategy))
 				return cli_fail("--root-strategy %s: expected sm, "
 					    "lowest-lid or center%s", optarg, "");
-			if (!root.guid)
-				how = ibr_root_strategy_name(root.strategy);
+			how = ibr_root_strategy_name(root.strategy);
+			strategy_given = true;
 			break;
 		case 'f':
 			if (ibr_root_fallback_parse(optarg, &root_fallback))
@@ -369,27 +475,33 @@ static int cmd_route(int argc, char **argv)
 			dump_dir = optarg;
 			break;
 		case 'n':
-			if (cli_parse_uint("--repeat", optarg, 100000, &repeat) ||
-			    repeat == 0)
+			if (cli_parse_range("--repeat", optarg, 1, 100000, &repeat))
 				return EXIT_USAGE;
 			break;
 		case 'm':
 			if (cli_parse_guid("--sm", optarg, &load.sm_guid))
 				return EXIT_USAGE;
 			break;
+		case 'c':
+			if (cli_parse_guid("--component", optarg,
+					   &load.component_guid))
+				return EXIT_USAGE;
+			break;
 		case 'p':
 			print_lfts = true;
 			break;
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return usage_error();
 		}
 	}
+	if (root_given && strategy_given)
+		return cli_fail("--root and --root-strategy both choose the "
+				"root: give one%s%s", "", "");
 	if (!e)
-		return cli_fail("route: choose an engine with -e (%s)%s",
+		return cli_fail("choose an engine with -e (%s)%s",
 			    ibr_engine_names(names, sizeof(names)), "");
 	if (optind != argc - 1)
-		return cli_fail("route: expected one FABRIC argument%s%s", "", "");
+		return cli_fail("expected one FABRIC argument%s%s", "", "");
 	if (ibr_options_check(&engine_opts, e, &err))
 		return cli_fail("%s%s", err.msg, "");
 	f = cli_load_fabric(argv[optind], &load);
@@ -404,7 +516,7 @@ static int cmd_route(int argc, char **argv)
 		if (i > 0)
 			ibr_result_free(&r);
 		if (ibr_route_once(f, e, &root, &engine_opts, &r, &err)) {
-			fprintf(stderr, "ibrouting: %s\n", err.msg);
+			cli_error(err.msg);
 			ibr_fabric_free(f);
 			return EXIT_USAGE;
 		}
@@ -427,7 +539,7 @@ static int cmd_route(int argc, char **argv)
 	if (rc == 0 && dump_dir)
 		rc = ibr_dump_write(dump_dir, f, &r, &err);
 	if (rc) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		cli_error(err.msg);
 		rc = EXIT_USAGE;
 	} else {
 		print_load(&rep);
@@ -445,13 +557,47 @@ static int cmd_route(int argc, char **argv)
 	return rc;
 }
 
+/* --lfts: the fabric from FABRIC (its GUIDs and LIDs: ibnetdiscover's
+ * output, or OpenSM's dumps), the tables from dump_fts's output. */
+static int read_live_tables(const char *lfts, const char *source,
+			    struct ibr_fabric **fp, struct ibr_result *r)
+{
+	static const struct ibr_load_options none;
+	struct ibr_error err = { "" };
+	bool from_stdin = strcmp(lfts, "-") == 0;
+	FILE *in;
+
+	if (from_stdin && strcmp(source, "-") == 0)
+		return cli_fail("--lfts - and FABRIC - cannot both be standard "
+				"input%s%s", "", "");
+	*fp = cli_load_fabric(source, &none);
+	if (!*fp)
+		return -1;
+	in = from_stdin ? stdin : fopen(lfts, "r");
+	if (!in) {
+		ibr_fabric_free(*fp);
+		*fp = NULL;
+		return cli_fail("%s: cannot open: %s", lfts, strerror(errno));
+	}
+	if (ibr_fts_read(in, from_stdin ? "<stdin>" : lfts, *fp, r, &err)) {
+		cli_error(err.msg);
+		ibr_fabric_free(*fp);
+		*fp = NULL;
+	}
+	if (!from_stdin)
+		fclose(in);
+	return *fp ? 0 : -1;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "certificate", no_argument, NULL, 'c' },
 		{ "root", required_argument, NULL, 'r' },
+		{ "lfts", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *lfts = NULL;
 	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
@@ -471,19 +617,24 @@ static int cmd_verify(int argc, char **argv)
 			if (cli_parse_guid("--root", optarg, &root.guid))
 				return EXIT_USAGE;
 			break;
+		case 'f':
+			lfts = optarg;
+			break;
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return usage_error();
 		}
 	}
 	if (optind != argc - 1)
-		return cli_fail("verify: expected one directory with "
-			    "opensm-subnet.lst and opensm-lfts.dump%s%s", "", "");
+		return cli_fail(lfts ? "expected one FABRIC argument%s%s" :
+				"expected one directory with opensm-subnet.lst "
+				"and opensm-lfts.dump%s%s", "", "");
 	if (root.guid && !certificate)
-		return cli_fail("verify: --root is the certificate's orientation; "
+		return cli_fail("--root is the certificate's orientation; "
 			    "add --certificate%s%s", "", "");
-	if (ibr_dump_read(argv[optind], &f, &r, &err)) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
+	if (lfts ? read_live_tables(lfts, argv[optind], &f, &r) :
+	    ibr_dump_read(argv[optind], &f, &r, &err)) {
+		if (!lfts)
+			cli_error(err.msg);
 		return EXIT_USAGE;
 	}
 	cli_print_fabric(argv[optind], f);
@@ -492,12 +643,12 @@ static int cmd_verify(int argc, char **argv)
 	 * dump names, else the lowest LID (as route's default) */
 	if (certificate && (ibr_choose_root(f, &root, &r.root, &err) ||
 			    ibr_certify(f, &r, &cert, &err))) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		cli_error(err.msg);
 		rc = EXIT_USAGE;
 	} else if (certificate) {
 		rc = print_certificate(f, &r, &cert, ibr_now_ms() - ms);
 	} else if (ibr_verify(f, &r, NULL, &rep, &err)) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		cli_error(err.msg);
 		rc = EXIT_USAGE;
 	} else {
 		print_load(&rep);
@@ -514,7 +665,7 @@ static int cmd_engines(int argc, char **argv)
 	bool names_only = argc == 2 && strcmp(argv[1], "--names") == 0;
 
 	if (argc > 1 && !names_only)
-		return cli_fail("engines: expected no argument, or --names%s%s", "",
+		return cli_fail("expected no argument, or --names%s%s", "",
 			    "");
 	for (unsigned i = 0; ibr_engines[i]; i++) {
 		const struct ibr_engine *e = ibr_engines[i];
@@ -551,13 +702,16 @@ static int cmd_generate(int argc, char **argv)
 		}
 	}
 	if (i != argc - 1)
-		return cli_fail("generate: expected [-o FILE] [--lmc N] SPEC%s%s", "", "");
+		return cli_fail("expected [-o FILE] [--lmc N] SPEC%s%s", "", "");
+	if (out_path && strcmp(out_path, "-") == 0)
+		out_path = NULL; /* -o -: standard output, as without -o */
 	snprintf(source, sizeof(source), "gen:%s", argv[i]);
 	f = cli_load_fabric(source, &load);
 	if (!f)
 		return EXIT_USAGE;
 	if (out_path && !(out = fopen(out_path, "w"))) {
-		fprintf(stderr, "ibrouting: cannot write %s: %s\n", out_path,
+		print_prefix();
+		fprintf(stderr, "cannot write %s: %s\n", out_path,
 			strerror(errno));
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
@@ -567,29 +721,46 @@ static int cmd_generate(int argc, char **argv)
 		rc = ibr_error_set(&err, "cannot write %s: %s", out_path,
 				   strerror(errno));
 	if (rc)
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		cli_error(err.msg);
 	ibr_fabric_free(f);
 	return rc ? EXIT_USAGE : 0;
 }
 
+/* --help or -h among a command's arguments (before a "--"). */
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
+	if (argc < 2) {
+		print_usage(stderr, NULL);
+		return EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "route") == 0)
-		return cmd_route(argc - 1, argv + 1);
-	if (strcmp(argv[1], "verify") == 0)
-		return cmd_verify(argc - 1, argv + 1);
-	if (strcmp(argv[1], "generate") == 0)
-		return cmd_generate(argc - 1, argv + 1);
-	if (strcmp(argv[1], "engines") == 0)
-		return cmd_engines(argc - 1, argv + 1);
-	if (strcmp(argv[1], "lids") == 0)
-		return cmd_lids(argc - 1, argv + 1);
-	if (strcmp(argv[1], "transition") == 0)
-		return cmd_transition(argc - 1, argv + 1);
-	fprintf(stderr, "ibrouting: unknown command \"%s\"\n%s", argv[1], usage);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_usage(stdout, NULL);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("ibrouting %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++) {
+		const struct command *c = &commands[i];
+		if (strcmp(argv[1], c->name) != 0)
+			continue;
+		cli_command = c->name;
+		if (wants_help(argc - 1, argv + 1)) {
+			print_usage(stdout, c);
+			return 0;
+		}
+		return c->run(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "ibrouting: unknown command \"%s\"\n", argv[1]);
+	print_usage(stderr, NULL);
 	return EXIT_USAGE;
 }

@@ -207,24 +207,6 @@ out:
 	return rc;
 }
 
-/* A number min..max, or -1 after "lids: OPT TEXT: expected min..max". */
-static int parse_range(const char *opt, const char *text, unsigned min,
-		       unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno || *text == '\0' || *text == '-' || *end || v < min || v > max) {
-		fprintf(stderr, "ibrouting: lids: %s %s: expected %u..%u\n", opt,
-			text, min, max);
-		return -1;
-	}
-	*out = (unsigned)v;
-	return 0;
-}
-
 static int parse_heuristics(const char *text, bool *on)
 {
 	char buf[256], *save = NULL;
@@ -272,7 +254,7 @@ int cmd_lids(int argc, char **argv)
 			} else {
 				enum ibr_path_scheme s;
 				if (ibr_path_scheme_parse(optarg, &s))
-					return cli_fail("lids: --paths %s: expected "
+					return cli_fail("--paths %s: expected "
 							"shortest-widest, path-selection "
 							"or both%s", optarg, "");
 				o.scheme[0] = o.scheme[1] = false;
@@ -281,26 +263,26 @@ int cmd_lids(int argc, char **argv)
 			break;
 		case 'H':
 			if (parse_heuristics(optarg, o.heuristic))
-				return cli_fail("lids: --heuristics %s: expected all "
+				return cli_fail("--heuristics %s: expected all "
 						"or a list of greedy, split-merge/S, "
 						"split-merge/L, color/S, color/L, ilp%s",
 						optarg, "");
 			if (o.heuristic[IBR_LA_ILP] && !ibr_lid_ilp_available())
-				return cli_fail("lids: --heuristics %s: this build "
+				return cli_fail("--heuristics %s: this build "
 						"has no GLPK for the ILP%s", optarg, "");
 			break;
 		case 't':
-			if (parse_range("--ilp-seconds", optarg, 1, 86400,
-					&o.ilp_seconds))
+			if (cli_parse_range("--ilp-seconds", optarg, 1, 86400,
+					    &o.ilp_seconds))
 				return EXIT_USAGE;
 			break;
 		case 'k':
-			if (parse_range("--k", optarg, 1, 16, &o.paths.k))
+			if (cli_parse_range("--k", optarg, 1, 16, &o.paths.k))
 				return EXIT_USAGE;
 			break;
 		case 'P':
 			if (strcmp(optarg, "ca") && strcmp(optarg, "switch"))
-				return cli_fail("lids: --pairs %s: expected ca or "
+				return cli_fail("--pairs %s: expected ca or "
 						"switch%s", optarg, "");
 			o.paths.per_ca = strcmp(optarg, "ca") == 0;
 			break;
@@ -309,7 +291,7 @@ int cmd_lids(int argc, char **argv)
 		}
 	}
 	if (optind == argc)
-		return cli_fail("lids: expected one or more FABRIC arguments%s%s",
+		return cli_fail("expected one or more FABRIC arguments%s%s",
 				"", "");
 	for (int i = optind; i < argc; i++) {
 		struct ibr_fabric *f = cli_load_fabric(argv[i], &load);
@@ -321,13 +303,13 @@ int cmd_lids(int argc, char **argv)
 		cli_print_fabric(argv[i], f);
 		if (ibr_choose_root(f, &o.root, &root, &err) ||
 		    ibr_updown_build(f, root, &ud, &err)) {
-			fprintf(stderr, "ibrouting: %s\n", err.msg);
+			cli_error(err.msg);
 			ibr_fabric_free(f);
 			return EXIT_USAGE;
 		}
 		for (unsigned s = 0; s < 2 && rc == 0; s++)
 			if (o.scheme[s] && study_scheme(f, &ud, &o, s, &err)) {
-				fprintf(stderr, "ibrouting: %s\n", err.msg);
+				cli_error(err.msg);
 				rc = EXIT_USAGE;
 			}
 		ibr_updown_free(&ud);

@@ -54,7 +54,7 @@ static int split_hybrid(const char *name, const struct ibr_engine **prov,
 	char names[256];
 
 	if (!plus || (size_t)(plus - name) >= sizeof(first))
-		return cli_fail("transition: -e wants PROVISIONAL+FINAL, two of "
+		return cli_fail("-e wants PROVISIONAL+FINAL, two of "
 				"%s (e.g. pira+fera)%s",
 				ibr_engine_names(names, sizeof(names)), "");
 	memcpy(first, name, (size_t)(plus - name));
@@ -62,7 +62,7 @@ static int split_hybrid(const char *name, const struct ibr_engine **prov,
 	*prov = ibr_engine_find(first);
 	*fin = ibr_engine_find(plus + 1);
 	if (!*prov || !*fin)
-		return cli_fail("transition: unknown engine in \"%s\" (known: "
+		return cli_fail("unknown engine in \"%s\" (known: "
 				"%s)", name, ibr_engine_names(names, sizeof(names)));
 	return 0;
 }
@@ -88,7 +88,7 @@ static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
 
 	if (ibr_updown_build(f, fin->root, &ud, &err) ||
 	    ibr_result_init(&next, f, &err)) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		cli_error(err.msg);
 		return EXIT_USAGE;
 	}
 	while (left > 0 && rc == 0) {
@@ -102,7 +102,7 @@ static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
 		if (ibr_transition_step(f, &ud, cur, fin, &next, &moved, &left,
 					&err) ||
 		    ibr_verify_union(f, cur, &next, &rep, &err)) {
-			fprintf(stderr, "ibrouting: %s\n", err.msg);
+			cli_error(err.msg);
 			rc = EXIT_USAGE;
 			break;
 		}
@@ -122,7 +122,7 @@ static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
 			break;
 		}
 		if (ibr_verify(f, &next, NULL, &rep, &err)) {
-			fprintf(stderr, "ibrouting: %s\n", err.msg);
+			cli_error(err.msg);
 			rc = EXIT_USAGE;
 			break;
 		}
@@ -167,6 +167,7 @@ int cmd_transition(int argc, char **argv)
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	uint64_t entries, blocks;
+	bool root_given = false, strategy_given = false;
 	int c, rc;
 
 	optind = 1;
@@ -179,11 +180,13 @@ int cmd_transition(int argc, char **argv)
 		case 'r':
 			if (cli_parse_guid("--root", optarg, &root.guid))
 				return EXIT_USAGE;
+			root_given = true;
 			break;
 		case 's':
 			if (ibr_root_strategy_parse(optarg, &root.strategy))
 				return cli_fail("--root-strategy %s: expected sm, "
 						"lowest-lid or center%s", optarg, "");
+			strategy_given = true;
 			break;
 		case 'f':
 			if (ibr_root_fallback_parse(optarg, &root_fallback))
@@ -207,11 +210,14 @@ int cmd_transition(int argc, char **argv)
 					"");
 		}
 	}
+	if (root_given && strategy_given)
+		return cli_fail("--root and --root-strategy both choose the "
+				"root: give one%s%s", "", "");
 	if (!prov)
-		return cli_fail("transition: choose -e PROVISIONAL+FINAL (e.g. "
+		return cli_fail("choose -e PROVISIONAL+FINAL (e.g. "
 				"pira+fera)%s%s", "", "");
 	if (optind != argc - 1)
-		return cli_fail("transition: expected one FABRIC argument%s%s",
+		return cli_fail("expected one FABRIC argument%s%s",
 				"", "");
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
@@ -222,14 +228,14 @@ int cmd_transition(int argc, char **argv)
 	}
 	cli_print_fabric(argv[optind], f);
 	if (ibr_route_once(f, prov, &root, NULL, &a, &err)) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		cli_error(err.msg);
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
 	}
 	/* the final pass roots where the provisional one did */
 	root.guid = ibr_switch(f, a.root)->guid;
 	if (ibr_route_once(f, fin, &root, NULL, &b, &err)) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		cli_error(err.msg);
 		ibr_result_free(&a);
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
@@ -245,7 +251,7 @@ int cmd_transition(int argc, char **argv)
 	       blocks);
 	rc = ibr_verify_union(f, &a, &b, &rep, &err);
 	if (rc) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
+		cli_error(err.msg);
 		rc = EXIT_USAGE;
 	} else if (ibr_verify_findings(&rep) == 0) {
 		printf("union     provisional and final mixed: no loop, acyclic: "

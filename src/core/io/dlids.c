@@ -16,6 +16,7 @@
 
 #include "ibrouting/atomic_file.h"
 #include "ibrouting/dump.h"
+#include "util/lines.h"
 
 #define DLIDS_FILE "ibrouting-dlids.dump"
 
@@ -124,11 +125,9 @@ int ibr_dlids_read(const char *dir, const struct ibr_fabric *f,
 {
 	char path[4096];
 	struct guid_end_port *index = NULL;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned lineno = 0;
+	struct ibr_lines l;
 	FILE *in;
-	int rc = -1;
+	int rc = -1, more;
 
 	if (dlids_path(path, sizeof(path), dir, err))
 		return -1;
@@ -137,6 +136,7 @@ int ibr_dlids_read(const char *dir, const struct ibr_fabric *f,
 		return errno == ENOENT ? 0 :
 		       ibr_error_set(err, "%s: cannot open: %s", path,
 				     strerror(errno));
+	ibr_lines_init(&l, in, path);
 	index = malloc((f->num_end_ports ? f->num_end_ports : 1) * sizeof(*index));
 	if (!index) {
 		ibr_error_set(err, "%s: out of memory", path);
@@ -145,28 +145,27 @@ int ibr_dlids_read(const char *dir, const struct ibr_fabric *f,
 	for (uint32_t e = 0; e < f->num_end_ports; e++)
 		index[e] = (struct guid_end_port){ end_port_guid(f, e), e };
 	qsort(index, f->num_end_ports, sizeof(*index), by_guid);
-	errno = 0;
-	while (getline(&line, &cap, in) != -1) {
+	while ((more = ibr_lines_next(&l, err)) > 0) {
+		struct ibr_error e = { "" };
 		uint32_t src = 0, dst = 0;
 		uint8_t k = 0;
-		lineno++;
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '#' || line[0] == '\0')
+		if (l.line[0] == '#' || l.line[0] == '\0')
 			continue;
-		if (parse_line(line, path, lineno, f, index, &src, &dst, &k, err))
+		if (parse_line(l.line, path, l.lineno, f, index, &src, &dst, &k,
+			       err))
 			goto out;
-		if (!r->designated.offset && ibr_designated_init(r, f, false, err))
+		if (!r->designated.offset &&
+		    ibr_designated_init(r, f, false, &e)) {
+			ibr_error_set(err, "%s:%u: %s", path, l.lineno, e.msg);
 			goto out;
+		}
 		r->designated.offset[(size_t)src * r->designated.cols + dst] = k;
 	}
-	if (ferror(in) || errno == ENOMEM) {
-		ibr_error_set(err, "%s: read error after line %u: %s", path,
-			      lineno, strerror(errno ? errno : EIO));
+	if (more < 0)
 		goto out;
-	}
 	rc = 0;
 out:
-	free(line);
+	ibr_lines_free(&l);
 	free(index);
 	fclose(in);
 	return rc;

@@ -21,6 +21,10 @@
  *   - LFT entries missing from the dump are IBR_NO_PATH; entries for LIDs
  *     above the fabric's highest LID (owned by nobody) are dropped.
  *   - on failure nothing is returned: *fp is NULL and *r zeroed.
+ *   - a router's record (Rt) is a CA's: an end port, as the plugin takes
+ *     OpenSM's routers; a NodeGUID or PortGUID of 0 is refused.
+ * Lines come through util/lines.h, within its limits; a failed
+ * allocation is an error naming the file, never a shorter file.
  * Every error names the file and line it was found at.
  */
 #include <errno.h>
@@ -32,6 +36,7 @@
 
 #include "ibrouting/dump.h"
 #include "ibrouting/guid_map.h"
+#include "util/lines.h"
 
 /* ---- reader state --------------------------------------------------- */
 
@@ -86,17 +91,14 @@ static FILE *open_in(struct reader *rd, const char *dir, const char *name)
 	return in;
 }
 
-/* Strips the line end; returns false at EOF. */
-static bool next_line(struct reader *rd, FILE *in, char **buf, size_t *cap)
+/* 1: the next line is in l->line, line end stripped; 0: end of file;
+ * -1: an error naming the file and line (lines.h: limits, memory). */
+static int next_line(struct reader *rd, struct ibr_lines *l)
 {
-	ssize_t n = getline(buf, cap, in);
+	int rc = ibr_lines_next(l, rd->err);
 
-	if (n < 0)
-		return false;
-	rd->line++;
-	while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
-		(*buf)[--n] = '\0';
-	return true;
+	rd->line = l->lineno;
+	return rc;
 }
 
 static bool blank(const char *s)
@@ -165,6 +167,16 @@ static int hex_field(struct reader *rd, char **p, const char *key,
 	return 0;
 }
 
+/* GUID 0 names no node or port: refused as on the command line. */
+static int nonzero_guid(struct reader *rd, uint64_t guid, const char *key,
+			const char *which)
+{
+	if (guid == 0)
+		return fail(rd, "%s: %s 0 is no GUID: expected a non-zero GUID",
+			    which, key);
+	return 0;
+}
+
 /* One "{ SW Ports:08 SystemGUID:... {desc} LID:0001 PN:03 }" record. */
 static int parse_port_rec(struct reader *rd, char **p, struct port_rec *rec,
 			  const char *which)
@@ -180,7 +192,7 @@ static int parse_port_rec(struct reader *rd, char **p, struct port_rec *rec,
 	else if (strncmp(*p, "CA", 2) == 0)
 		rec->sw = false;
 	else if (strncmp(*p, "Rt", 2) == 0)
-		return fail(rd, "%s: routers are not supported", which);
+		rec->sw = false; /* an end port, as the plugin takes routers */
 	else
 		return fail(rd, "%s: expected node type SW or CA, found %s",
 			    which, found(*p, buf));
@@ -198,7 +210,9 @@ static int parse_port_rec(struct reader *rd, char **p, struct port_rec *rec,
 		return fail(rd, "%s: node has 0 ports", which);
 	if (hex_field(rd, p, "SystemGUID:", UINT64_MAX, &v, which) ||
 	    hex_field(rd, p, "NodeGUID:", UINT64_MAX, &rec->node_guid, which) ||
+	    nonzero_guid(rd, rec->node_guid, "NodeGUID", which) ||
 	    hex_field(rd, p, "PortGUID:", UINT64_MAX, &rec->port_guid, which) ||
+	    nonzero_guid(rd, rec->port_guid, "PortGUID", which) ||
 	    hex_field(rd, p, "VenID:", UINT32_MAX, &v, which) ||
 	    hex_field(rd, p, "DevID:", UINT32_MAX, &v, which) ||
 	    hex_field(rd, p, "Rev:", UINT32_MAX, &v, which) ||
@@ -243,12 +257,17 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 
 	if (n == IBR_NONE) {
 		struct ibr_error e = { "" };
+		if (ibr_read_limit(f->num_nodes, f->num_ports, rec->num_ports)) {
+			fail(rd, "%s", ibr_read_limit(f->num_nodes, f->num_ports,
+						      rec->num_ports));
+			return IBR_NONE;
+		}
 		snprintf(origin, sizeof(origin), "%s:%u", rd->path, rd->line);
 		n = ibr_fabric_add_node(f, rec->sw ? IBR_NODE_SWITCH : IBR_NODE_CA,
 					rec->node_guid, rec->num_ports, rec->desc,
 					origin, &e);
 		if (n == IBR_NONE) {
-			ibr_error_set(rd->err, "%s", e.msg);
+			fail(rd, "%s", e.msg);
 			return IBR_NONE;
 		}
 		if (rec->sw) /* every port of a switch has port 0's GUID */
@@ -280,7 +299,7 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 			return IBR_NONE;
 		}
 		if (ibr_guid_map_put(&rd->ports, rec->port_guid, n << 8 | lid_port)) {
-			ibr_error_set(rd->err, "out of memory");
+			fail(rd, "out of memory");
 			return IBR_NONE;
 		}
 		lp->guid = rec->port_guid;
@@ -302,17 +321,17 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 static int read_subnet_lst(struct reader *rd, const char *dir)
 {
 	FILE *in = open_in(rd, dir, "opensm-subnet.lst");
-	char *buf = NULL;
-	size_t cap = 0;
-	int rc = -1;
+	struct ibr_lines l;
+	int rc = -1, more;
 
 	if (!in)
 		return -1;
-	while (next_line(rd, in, &buf, &cap)) {
+	ibr_lines_init(&l, in, rd->path);
+	while ((more = next_line(rd, &l)) > 0) {
 		struct ibr_error e = { "" };
 		struct port_rec a, b;
 		uint32_t na, nb;
-		char *p = buf;
+		char *buf = l.line, *p = buf;
 
 		if (blank(buf))
 			continue;
@@ -333,11 +352,8 @@ static int read_subnet_lst(struct reader *rd, const char *dir)
 			goto out;
 		}
 	}
-	if (ferror(in)) {
-		ibr_error_set(rd->err, "%s: read error: %s", rd->path,
-			      strerror(errno));
+	if (more < 0)
 		goto out;
-	}
 	if (rd->f->num_nodes == 0) {
 		ibr_error_set(rd->err, "%s: no links: empty subnet list",
 			      rd->path);
@@ -345,7 +361,7 @@ static int read_subnet_lst(struct reader *rd, const char *dir)
 	}
 	rc = 0;
 out:
-	free(buf);
+	ibr_lines_free(&l);
 	fclose(in);
 	return rc;
 }
@@ -361,7 +377,7 @@ static int grow_rows(struct reader *rd)
 		return 0;
 	rows = realloc(rd->rows, n * sizeof(*rows));
 	if (!rows)
-		return ibr_error_set(rd->err, "out of memory");
+		return fail(rd, "out of memory");
 	memset(rows + rd->rows_cap, 0, (n - rd->rows_cap) * sizeof(*rows));
 	rd->rows = rows;
 	rd->rows_cap = n;
@@ -382,7 +398,7 @@ static int name_lid(struct reader *rd, unsigned lid, uint64_t guid)
 			cap *= 2;
 		nm = realloc(rd->names, cap * sizeof(*nm));
 		if (!nm)
-			return ibr_error_set(rd->err, "out of memory");
+			return fail(rd, "out of memory");
 		memset(nm + rd->names_cap, 0, (cap - rd->names_cap) * sizeof(*nm));
 		rd->names = nm;
 		rd->names_cap = cap;
@@ -432,7 +448,7 @@ static int lft_header(struct reader *rd, const char *line, uint32_t *sw)
 	row->len = max_lid + 1;
 	row->port = malloc(row->len);
 	if (!row->port)
-		return ibr_error_set(rd->err, "out of memory");
+		return fail(rd, "out of memory");
 	memset(row->port, IBR_NO_PATH, row->len);
 	row->line = rd->line;
 	*sw = n;
@@ -478,15 +494,16 @@ static int read_lfts(struct reader *rd, const char *dir)
 {
 	FILE *in = open_in(rd, dir, "opensm-lfts.dump");
 	uint32_t sw = IBR_NONE;   /* section being read, IBR_NONE = none */
-	char *buf = NULL;
-	size_t cap = 0;
-	int rc = -1;
+	struct ibr_lines l;
+	int rc = -1, more;
 
 	if (!in)
 		return -1;
+	ibr_lines_init(&l, in, rd->path);
 	if (grow_rows(rd))
 		goto out;
-	while (next_line(rd, in, &buf, &cap)) {
+	while ((more = next_line(rd, &l)) > 0) {
+		const char *buf = l.line;
 		unsigned count;
 		int end = 0;
 
@@ -526,11 +543,8 @@ static int read_lfts(struct reader *rd, const char *dir)
 			goto out;
 		}
 	}
-	if (ferror(in)) {
-		ibr_error_set(rd->err, "%s: read error: %s", rd->path,
-			      strerror(errno));
+	if (more < 0)
 		goto out;
-	}
 	if (sw != IBR_NONE) {
 		fail(rd, "truncated: the LFT of switch 0x%016" PRIx64 " (line %u) "
 		     "has no \"lids dumped\" line", rd->f->nodes[sw].guid,
@@ -547,7 +561,7 @@ static int read_lfts(struct reader *rd, const char *dir)
 		}
 	rc = 0;
 out:
-	free(buf);
+	ibr_lines_free(&l);
 	fclose(in);
 	return rc;
 }
@@ -680,15 +694,20 @@ int ibr_dump_read(const char *dir, struct ibr_fabric **fp,
 	memset(r, 0, sizeof(*r));
 	rd.f = ibr_fabric_new();
 	if (!rd.f)
-		return ibr_error_set(err, "out of memory");
+		return ibr_error_set(err, "%s: out of memory", dir);
 	if (read_subnet_lst(&rd, dir) || read_lfts(&rd, dir) ||
 	    set_lmcs(&rd, &lmc))
 		goto out;
-	if (ibr_fabric_finalize(rd.f, lmc, &fe)) {
-		ibr_error_set(err, "%s/opensm-subnet.lst: %s", dir, fe.msg);
+	/* the model's messages lead with a node's origin (this dump's
+	 * file:line) when they have one; the others get the file's name */
+	if (ibr_fabric_finalize(rd.f, lmc, &fe) || ibr_result_init(r, rd.f, &fe)) {
+		if (strncmp(fe.msg, dir, strlen(dir)) == 0)
+			ibr_error_set(err, "%s", fe.msg);
+		else
+			ibr_error_set(err, "%s/opensm-subnet.lst: %s", dir, fe.msg);
 		goto out;
 	}
-	if (check_names(&rd) || ibr_result_init(r, rd.f, err))
+	if (check_names(&rd))
 		goto out;
 	copy_rows(&rd, r);
 	if (ibr_dlids_read(dir, rd.f, r, err))

@@ -5,9 +5,13 @@
  * where nodes, links and LIDs come from; everything after that is here,
  * once: the SM is placed before missing LIDs are assigned (OpenSM gives
  * its own port the first), an explicit LMC the source contradicts is
- * refused, and the fabric is finalized.
+ * refused, and the fabric is finalized.  Every message names the source
+ * first: "FILE:LINE: ..." from the readers and from the model when a node
+ * is at fault (its origin), "FILE: ..." for the fabric as a whole.
+ * SOURCE "-" is a topology file on standard input, named "<stdin>".
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,10 +76,20 @@ static int check_fixed_lmc(const struct ibr_fabric *f, unsigned lmc,
 	return 0;
 }
 
+/* err, led by "NAME: " unless it names NAME already (a node's origin). */
+static int name_source(const char *name, const struct ibr_error *e,
+		       struct ibr_error *err)
+{
+	if (strncmp(e->msg, name, strlen(name)) == 0)
+		return ibr_error_set(err, "%s", e->msg);
+	return ibr_error_set(err, "%s: %s", name, e->msg);
+}
+
 static int load_dump(const char *dir, const struct ibr_load_options *o,
 		     struct ibr_fabric **fp, struct ibr_result *tables,
 		     struct ibr_error *err)
 {
+	struct ibr_error e = { "" };
 	struct ibr_result r;
 
 	if (ibr_dump_read(dir, fp, &r, err))
@@ -84,12 +98,17 @@ static int load_dump(const char *dir, const struct ibr_load_options *o,
 		*tables = r;
 	else
 		ibr_result_free(&r);
-	if (o->lmc_given && o->lmc != (*fp)->lmc)
+	if (o->component_guid)
+		ibr_error_set(err, "%s is an OpenSM dump: the part OpenSM "
+			      "discovered, no other part to choose", dir);
+	else if (o->lmc_given && o->lmc != (*fp)->lmc)
 		ibr_error_set(err, "%s is an OpenSM dump whose LIDs and LMC (%u) "
 			      "are OpenSM's: LMC %u cannot apply", dir,
 			      (*fp)->lmc, o->lmc);
-	else if (!o->sm_guid || ibr_fabric_set_sm(*fp, o->sm_guid, err) == 0)
+	else if (!o->sm_guid || ibr_fabric_set_sm(*fp, o->sm_guid, &e) == 0)
 		return 0;
+	else
+		name_source(dir, &e, err);
 	if (tables)
 		ibr_result_free(tables);
 	ibr_fabric_free(*fp);
@@ -103,6 +122,9 @@ int ibr_load(const char *source, const struct ibr_load_options *opts,
 {
 	static const struct ibr_load_options defaults;
 	const struct ibr_load_options *o = opts ? opts : &defaults;
+	bool from_stdin = strcmp(source, "-") == 0;
+	const char *name = from_stdin ? "<stdin>" : source;
+	struct ibr_error e = { "" };
 	struct ibr_fabric *f;
 
 	*fp = NULL;
@@ -111,16 +133,20 @@ int ibr_load(const char *source, const struct ibr_load_options *opts,
 	if (strncmp(source, "gen:", 4) != 0 && is_directory(source))
 		return load_dump(source, o, fp, tables, err);
 	if (strncmp(source, "gen:", 4) == 0)
-		f = ibr_generate(source + 4, err);
+		f = ibr_generate(source + 4, &e);
+	else if (from_stdin)
+		f = ibr_fabric_read_stream(stdin, name, &e);
 	else
-		f = ibr_fabric_read_file(source, err);
+		f = ibr_fabric_read_file(source, &e);
 	if (!f)
-		return -1;
-	if ((o->lmc_given && check_fixed_lmc(f, o->lmc, err)) ||
-	    (o->sm_guid && ibr_fabric_set_sm(f, o->sm_guid, err)) ||
-	    ibr_fabric_finalize(f, o->lmc, err)) {
+		return name_source(name, &e, err);
+	if ((o->lmc_given && check_fixed_lmc(f, o->lmc, &e)) ||
+	    (o->sm_guid && ibr_fabric_set_sm(f, o->sm_guid, &e)) ||
+	    (o->left_out && ibr_fabric_keep_component(&f, o->component_guid,
+						      o->left_out, &e)) ||
+	    ibr_fabric_finalize(f, o->lmc, &e)) {
 		ibr_fabric_free(f);
-		return -1;
+		return name_source(name, &e, err);
 	}
 	*fp = f;
 	return 0;

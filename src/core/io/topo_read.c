@@ -14,9 +14,15 @@
  * record that lists fewer ports than the node has (ibsim swallows it),
  * `"peer" [2]` (ibsim reads port 1), an indented line (ibsim ignores it).
  *
+ * Router records (Rt, rtguid=) are CAs: end ports, as the plugin takes
+ * OpenSM's routers.  GUID 0 is refused, and so is a router whose GUID
+ * ibsim would count from 0.  Lines come through util/lines.h, within its
+ * limits, and so many nodes and ports at most (ibr_read_limit).
+ *
  * Invariants: every error is "file:line: expected ..., found ..."; on
  * error no fabric is returned and nothing leaks; every node's origin is
- * the file:line of its header; the fabric is returned not finalized.
+ * the file:line of its header; the fabric is returned not finalized; a
+ * failed allocation is an error, never a shorter file.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -28,12 +34,15 @@
 #include <string.h>
 
 #include "ibrouting/topo_io.h"
+#include "util/lines.h"
 
 #define MAX_ID_LEN   64         /* ibsim keeps node ids in 65 bytes */
 #define CA_GUID_BASE 0x100000u  /* ibsim's first CA GUID */
 #define SW_GUID_BASE 0x200000u  /* ibsim's first switch GUID */
 
-enum { GUID_CA, GUID_SW };      /* ibsim keeps one GUID counter per type */
+/* ibsim keeps one GUID counter per node type; its router counter starts
+ * at 0, so a router needs an rtguid= directive (GUID 0 is refused). */
+enum { GUID_CA, GUID_SW, GUID_RT, GUID_TYPES };
 
 /* A port line waiting for the second pass. */
 struct pending {
@@ -52,13 +61,13 @@ struct reader {
 	struct ibr_error *err;
 	struct ibr_fabric *f;
 
+	struct ibr_lines lines; /* the file, read within lines.h's limits */
 	char *line;             /* the current line, end of line removed */
-	size_t line_cap;
 	unsigned lineno;
 	bool eol;               /* the line ended with a newline */
 
-	uint64_t guid_base[2];  /* last `=` value, `+` counts from it */
-	uint64_t guid_next[2];  /* GUID of the next node of each type */
+	uint64_t guid_base[GUID_TYPES]; /* last `=` value, `+` counts from it */
+	uint64_t guid_next[GUID_TYPES]; /* GUID of the next node of each type */
 
 	char *names;            /* arena of NUL-terminated node ids: */
 	size_t names_len, names_cap; /* offsets stay valid when it grows */
@@ -93,6 +102,15 @@ static int fail_at(struct reader *r, unsigned line, const char *fmt, ...)
 }
 
 #define fail(r, ...) fail_at((r), (r)->lineno, __VA_ARGS__)
+
+/* An error of the fabric model (e) as this file's: it names the file and
+ * line unless it already starts with the file's name (a node's origin). */
+static int relay(struct reader *r, unsigned line, const struct ibr_error *e)
+{
+	if (strncmp(e->msg, r->name, strlen(r->name)) == 0)
+		return ibr_error_set(r->err, "%s", e->msg);
+	return fail_at(r, line, "%s", e->msg);
+}
 
 /* What the reader found at p, quoted and cut short, for "found ...". */
 static const char *found(const char *p, char *buf, size_t len)
@@ -407,12 +425,11 @@ static int read_header_comment(struct reader *r, const char *p, bool sw,
 
 /* Next GUID of this type, then moves ibsim's counter past the node:
  * a switch takes one GUID, a CA one per port plus its own. */
-static uint64_t take_guid(struct reader *r, bool sw, unsigned ports)
+static uint64_t take_guid(struct reader *r, int t, unsigned ports)
 {
-	int t = sw ? GUID_SW : GUID_CA;
 	uint64_t g = r->guid_next[t];
 
-	r->guid_next[t] += sw ? 1 : ports + 1u;
+	r->guid_next[t] += t == GUID_SW ? 1 : ports + 1u;
 	return g;
 }
 
@@ -434,17 +451,29 @@ static int remember_node(struct reader *r, uint32_t node, size_t id_off)
 	return 0;
 }
 
-static int open_record(struct reader *r, bool sw, const char *id, size_t n,
+/* A router is an end port, as OpenSM's routers are to the plugin
+ * (src/osm/adapter.c): a CA here. */
+static int open_record(struct reader *r, int t, const char *id, size_t n,
 		       unsigned ports, const struct header *h)
 {
-	uint64_t guid = take_guid(r, sw, ports);
+	bool sw = t == GUID_SW;
+	uint64_t guid = take_guid(r, t, ports);
 	uint32_t other = find_id(r, id, n), node;
+	struct ibr_error e = { "" };
 	char *origin, *desc;
 	size_t off;
 
 	if (other != IBR_NONE)
 		return fail(r, "duplicate node id \"%.*s\", first declared at %s",
 			    (int)n, id, r->f->nodes[other].origin);
+	if (ibr_read_limit(r->f->num_nodes, r->f->num_ports, ports))
+		return fail(r, "%s", ibr_read_limit(r->f->num_nodes,
+						     r->f->num_ports, ports));
+	if (guid == 0)
+		return fail(r, "node \"%.*s\" gets GUID 0, which is no GUID%s",
+			    (int)n, id, t == GUID_RT ? " (ibsim counts router "
+			    "GUIDs from 0: give it an rtguid= line)" :
+			    " (check the switchguid=/caguid= lines)");
 	other = ibr_fabric_find_guid(r->f, guid);
 	if (other != IBR_NONE)
 		return fail(r, "node \"%.*s\" gets GUID 0x%016llx, already the "
@@ -461,10 +490,12 @@ static int open_record(struct reader *r, bool sw, const char *id, size_t n,
 	}
 	sprintf(origin, "%s:%u", r->name, r->lineno);
 	node = ibr_fabric_add_node(r->f, sw ? IBR_NODE_SWITCH : IBR_NODE_CA,
-				   guid, ports, desc, origin, r->err);
+				   guid, ports, desc, origin, &e);
 	free(origin);
 	free(desc);
-	if (node == IBR_NONE || remember_node(r, node, off))
+	if (node == IBR_NONE)
+		return relay(r, r->lineno, &e);
+	if (remember_node(r, node, off))
 		return -1;
 	if (sw && h->lid)
 		ibr_fabric_set_lid(r->f, node, 0, (ibr_lid_t)h->lid,
@@ -476,8 +507,9 @@ static int open_record(struct reader *r, bool sw, const char *id, size_t n,
 }
 
 /* `Switch N "id"  # "desc" ...` or `Ca N "id"  # "desc"`. */
-static int node_header(struct reader *r, const char *p, bool sw)
+static int node_header(struct reader *r, const char *p, int t)
 {
+	bool sw = t == GUID_SW;
 	struct header h = { NULL, 0, 0, 0 };
 	const char *kw = p, *id;
 	size_t kwlen = word_len(p), n;
@@ -509,7 +541,7 @@ static int node_header(struct reader *r, const char *p, bool sw)
 		return fail(r, "truncated file: expected the end of the line, "
 			    "found the end of the file in the header of "
 			    "\"%.*s\"", (int)n, id);
-	return open_record(r, sw, id, n, (unsigned)ports, &h);
+	return open_record(r, t, id, n, (unsigned)ports, &h);
 }
 
 /* ---- directives ---------------------------------------------------- */
@@ -534,6 +566,9 @@ static int guid_directive(struct reader *r, const char *p, int t)
 	p = skip_ws(p);
 	if (*p != '\0' && *p != '#')
 		goto bad;
+	if ((!relative && v == 0) || (has && port_guid == 0))
+		return fail(r, "GUID 0 is no GUID: expected a non-zero GUID "
+			    "after %.*s", (int)kwlen, kw);
 	if (relative) {
 		r->guid_next[t] = r->guid_base[t] + v;
 	} else {
@@ -604,16 +639,18 @@ static int top_line(struct reader *r)
 	}
 	n = word_len(p);
 	if (is_word(p, n, "Switch"))
-		return node_header(r, p, true);
+		return node_header(r, p, GUID_SW);
 	if (is_word(p, n, "Ca") || is_word(p, n, "Hca"))
-		return node_header(r, p, false);
+		return node_header(r, p, GUID_CA);
 	if (is_word(p, n, "Rt"))
-		return not_supported(r, "router records (Rt) are");
+		return node_header(r, p, GUID_RT);
 	if (n >= 10 && strncmp(p, "switchguid", 10) == 0)
 		return guid_directive(r, p, GUID_SW);
 	if ((n >= 6 && strncmp(p, "caguid", 6) == 0) ||
 	    (n >= 8 && strncmp(p, "hcaguids", 8) == 0))
 		return guid_directive(r, p, GUID_CA);
+	if (n >= 6 && strncmp(p, "rtguid", 6) == 0)
+		return guid_directive(r, p, GUID_RT);
 	if (is_word(p, n, "width"))
 		return ignored_directive(r, p, n, 1, 31);
 	if (is_word(p, n, "speed"))
@@ -621,7 +658,7 @@ static int top_line(struct reader *r)
 	if (is_word(p, n, "extspeed"))
 		return ignored_directive(r, p, n, 0, 15);
 	if (is_word(p, n, "vendid") || is_word(p, n, "devid") ||
-	    is_word(p, n, "sysimgguid") || is_word(p, n, "rtguid") ||
+	    is_word(p, n, "sysimgguid") ||
 	    is_word(p, n, "pdebug"))
 		return ignored_directive(r, p, n, 0, 0);
 	if (is_word(p, n, "include"))
@@ -746,6 +783,8 @@ static int port_line(struct reader *r)
 	p = skip_ws(p);
 	if (read_paren_guid(&p, &pd.own_guid, &own_guid))
 		return bad_port_line(r, p);
+	if (pd.own_guid && own_guid == 0)
+		return fail(r, "port GUID (0) is no GUID: expected a non-zero GUID");
 	p = skip_ws(p);
 	if (*p != '"')
 		return bad_port_line(r, p);
@@ -769,6 +808,9 @@ static int port_line(struct reader *r)
 	p = skip_ws(p);
 	if (read_paren_guid(&p, &pd.has_peer_guid, &pd.peer_guid))
 		return bad_port_line(r, p);
+	if (pd.has_peer_guid && pd.peer_guid == 0)
+		return fail(r, "peer port GUID (0) is no GUID: expected a "
+			    "non-zero GUID");
 	if (read_port_options(r, p, &p))
 		return -1;
 	if (*p == '#' && n->type == IBR_NODE_CA &&
@@ -861,6 +903,7 @@ static int link_one(struct reader *r, const struct pending *pd,
 	uint32_t a = pd->node, b = find_id(r, peer, strlen(peer)), xi, yi;
 	const struct ibr_node *na = &f->nodes[a], *nb;
 	const struct ibr_port *x, *y;
+	struct ibr_error e = { "" };
 
 	if (b == IBR_NONE)
 		return fail_at(r, pd->line, "link to unknown node \"%s\" from "
@@ -899,8 +942,8 @@ static int link_one(struct reader *r, const struct pending *pd,
 			       pd->peer_port, kind(nb), peer,
 			       id_of(r, y->remote_node), y->remote_port,
 			       r->name, link_line[yi], id_of(r, a), pd->port);
-	if (ibr_fabric_connect(f, a, pd->port, b, pd->peer_port, r->err))
-		return -1;
+	if (ibr_fabric_connect(f, a, pd->port, b, pd->peer_port, &e))
+		return relay(r, pd->line, &e);
 	link_line[xi] = link_line[yi] = pd->line;
 	return peer_guid(r, pd, b, guid_line);
 }
@@ -932,27 +975,15 @@ out:
 
 /* ---- driver -------------------------------------------------------- */
 
-/* 1: a line is in r->line; 0: end of file; -1: error. */
+/* 1: a line is in r->line; 0: end of file; -1: error (lines.h). */
 static int next_line(struct reader *r)
 {
-	ssize_t n = getline(&r->line, &r->line_cap, r->in);
+	int rc = ibr_lines_next(&r->lines, r->err);
 
-	if (n < 0) {
-		if (ferror(r->in))
-			return fail(r, "read error after this line: %s",
-				    strerror(errno));
-		return 0;
-	}
-	r->lineno++;
-	if ((size_t)n != strlen(r->line))
-		return fail(r, "expected text, found a NUL byte at column %zu",
-			    strlen(r->line) + 1);
-	r->eol = n > 0 && r->line[n - 1] == '\n';
-	if (r->eol)
-		r->line[--n] = '\0';
-	if (n > 0 && r->line[n - 1] == '\r')
-		r->line[--n] = '\0';
-	return 1;
+	r->line = r->lines.line;
+	r->lineno = r->lines.lineno;
+	r->eol = r->lines.eol;
+	return rc;
 }
 
 static int read_lines(struct reader *r)
@@ -976,6 +1007,7 @@ struct ibr_fabric *ibr_fabric_read_stream(FILE *in, const char *name,
 	r.in = in;
 	r.err = err;
 	r.f = f;
+	ibr_lines_init(&r.lines, in, r.name);
 	r.cur = r.last = IBR_NONE;
 	r.guid_base[GUID_CA] = r.guid_next[GUID_CA] = CA_GUID_BASE;
 	r.guid_base[GUID_SW] = r.guid_next[GUID_SW] = SW_GUID_BASE;
@@ -985,7 +1017,7 @@ struct ibr_fabric *ibr_fabric_read_stream(FILE *in, const char *name,
 		ibr_fabric_free(f);
 		f = NULL;
 	}
-	free(r.line);
+	ibr_lines_free(&r.lines);
 	free(r.names);
 	free(r.node_name);
 	free(r.id_slot);

@@ -340,6 +340,14 @@ static const char *where(const struct ibr_node *n)
 	return n->origin ? n->origin : "";
 }
 
+/* "file:line: " of a node that has an origin, for a message to lead
+ * with (the form of every reader's messages), else "". */
+static const char *lead(const struct ibr_node *n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", where(n), n->origin ? ": " : "");
+	return buf;
+}
+
 static int index_switches(struct ibr_fabric *f, struct ibr_error *err)
 {
 	uint32_t s = 0;
@@ -516,13 +524,14 @@ static int holder_range(struct ibr_fabric *f, uint32_t node, unsigned port,
 			unsigned *first, unsigned *count, struct ibr_error *err)
 {
 	struct ibr_port *p = ibr_port(f, node, port);
-	char a[200];
+	char a[200], at[160];
 
+	lead(&f->nodes[node], at, sizeof(at));
 	if (p->base_lid == 0)
-		return ibr_error_set(err, "%s has no LID",
+		return ibr_error_set(err, "%s%s has no LID", at,
 				     ibr_lid_holder_name(f, node, port, a, sizeof(a)));
 	if (p->lmc > IBR_MAX_LMC)
-		return ibr_error_set(err, "%s: LMC %u out of range 0..%u",
+		return ibr_error_set(err, "%s%s: LMC %u out of range 0..%u", at,
 				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     p->lmc, IBR_MAX_LMC);
 	if (f->nodes[node].type == IBR_NODE_SWITCH && !f->lmc_esp0)
@@ -530,13 +539,13 @@ static int holder_range(struct ibr_fabric *f, uint32_t node, unsigned port,
 	*first = p->base_lid;
 	*count = ibr_port_lid_count(p);
 	if (*first & (*count - 1))
-		return ibr_error_set(err, "%s: base LID %u is not aligned to "
-				     "its LMC %u (multiple of %u expected)",
+		return ibr_error_set(err, "%s%s: base LID %u is not aligned to "
+				     "its LMC %u (multiple of %u expected)", at,
 				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     *first, p->lmc, *count);
 	if (*first + *count - 1 > IBR_MAX_UCAST_LID)
-		return ibr_error_set(err, "%s: LID %u+%u is beyond the unicast "
-				     "LID space (max 0x%X)",
+		return ibr_error_set(err, "%s%s: LID %u+%u is beyond the unicast "
+				     "LID space (max 0x%X)", at,
 				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     *first, *count - 1, IBR_MAX_UCAST_LID);
 	return 0;
@@ -547,7 +556,7 @@ static int holder_range(struct ibr_fabric *f, uint32_t node, unsigned port,
 static int index_lids(struct ibr_fabric *f, struct ibr_error *err)
 {
 	unsigned first, count, max = 0;
-	char a[200], b[200];
+	char a[200], b[200], at[160];
 
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		if (holder_range(f, f->sw_node[s], 0, &first, &count, err))
@@ -579,8 +588,10 @@ static int index_lids(struct ibr_fabric *f, struct ibr_error *err)
 		for (unsigned l = first; l < first + count; l++) {
 			struct ibr_lid_owner *o = &f->lid_owner[l];
 			if (o->node != IBR_NONE)
-				return ibr_error_set(err, "LID %u is held twice: "
-						     "by %s and by %s", l,
+				return ibr_error_set(err, "%sLID %u is held twice: "
+						     "by %s and by %s",
+						     lead(&f->nodes[node], at,
+							  sizeof(at)), l,
 						     ibr_lid_holder_name(f, o->node,
 								 o->port, b,
 								 sizeof(b)),

@@ -47,30 +47,33 @@ static int claim(struct ibr_fabric *f, struct lid_state *s, uint32_t node,
 		 unsigned port, struct ibr_error *err)
 {
 	struct ibr_port *p = ibr_port(f, node, port);
+	const struct ibr_node *n = &f->nodes[node];
+	/* messages lead with the node's file:line, as the readers' do */
+	const char *at = n->origin ? n->origin : "", *sep = n->origin ? ": " : "";
 	char a[160], b[160];
 	unsigned count;
 
 	if (p->lmc > IBR_MAX_LMC)
-		return ibr_error_set(err, "%s: LMC %u out of range 0..%u",
+		return ibr_error_set(err, "%s%s%s: LMC %u out of range 0..%u", at, sep,
 				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     p->lmc, IBR_MAX_LMC);
 	if (f->nodes[node].type == IBR_NODE_SWITCH && !f->lmc_esp0)
 		p->lmc = 0;
 	count = ibr_port_lid_count(p);
 	if (p->base_lid & (count - 1))
-		return ibr_error_set(err, "%s: base LID %u is not aligned to "
-				     "its LMC %u (multiple of %u expected)",
+		return ibr_error_set(err, "%s%s%s: base LID %u is not aligned to "
+				     "its LMC %u (multiple of %u expected)", at, sep,
 				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     p->base_lid, p->lmc, count);
 	if ((unsigned)p->base_lid + count - 1 > IBR_MAX_UCAST_LID)
-		return ibr_error_set(err, "%s: LID %u+%u is beyond the "
-				     "unicast LID space (max 0x%X)",
+		return ibr_error_set(err, "%s%s%s: LID %u+%u is beyond the "
+				     "unicast LID space (max 0x%X)", at, sep,
 				     ibr_lid_holder_name(f, node, port, a, sizeof(a)),
 				     p->base_lid, count - 1, IBR_MAX_UCAST_LID);
 	for (unsigned l = p->base_lid; l < p->base_lid + count; l++) {
 		if (s->owner[l].node != IBR_NONE)
-			return ibr_error_set(err, "LID %u is given twice: to %s "
-					     "and to %s", l,
+			return ibr_error_set(err, "%s%sLID %u is given twice: to "
+					     "%s and to %s", at, sep, l,
 					     ibr_lid_holder_name(f, s->owner[l].node,
 							 s->owner[l].port, b,
 							 sizeof(b)),

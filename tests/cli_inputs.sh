@@ -1,0 +1,190 @@
+#!/bin/sh
+# cli_inputs.sh - inputs that must never pass as something else, and the
+# tool's conventions (issue 11): unbounded inputs stop at the documented
+# limits, messages read "ibrouting COMMAND: FILE:LINE: ...", GUID 0 and
+# routers are treated as on the command line and in the plugin, `-` is
+# standard input, --version and COMMAND --help, disconnected files are
+# routed as OpenSM would (one part, the rest reported), and verify reads
+# the LFTs dump_fts prints (tests/fabrics/fig1-live, made over ibsim).
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+net() { printf '%s\n' "$@" > "$TMP/$name.net"; echo "$TMP/$name.net"; }
+FIG1=$FABRICS_DIR/fig1.net
+LIVE=$FABRICS_DIR/fig1-live
+
+# expect_output NAME STATUS PATTERN CMD...: CMD exits with STATUS and
+# prints PATTERN (grep -E) on stdout.
+expect_output() {
+	name=$1 want=$2 pattern=$3
+	shift 3
+	set +e
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	set -e
+	if [ "$got" != "$want" ]; then
+		flunk "$name: exit $got, expected $want; stderr: $(cat "$TMP/err")"
+	elif ! grep -qE -- "$pattern" "$TMP/out"; then
+		flunk "$name: stdout lacks /$pattern/: $(head -n 3 "$TMP/out")"
+	else
+		pass "$name"
+	fi
+}
+
+# ---- unbounded and binary inputs ------------------------------------
+expect_error "/dev/zero is no text" 2 \
+	"^ibrouting route: /dev/zero:1: expected text, found a NUL byte at column 1$" \
+	"$IBROUTING" route -e fera /dev/zero
+head -c 70000 /dev/zero | tr '\0' 'x' > "$TMP/long.net"
+expect_error "a line beyond 64 KiB stops at the limit" 2 \
+	"^ibrouting route: $TMP/long.net:1: line longer than 65536 bytes" \
+	"$IBROUTING" route -e fera "$TMP/long.net"
+# line numbers survive lines of any length
+{ printf '# %s\n' "$(head -c 60000 /dev/zero | tr '\0' 'c')"; echo '#'; echo 'Switch x "S1"'; } > "$TMP/numbered.net"
+expect_error "line numbers after a 60 KB line" 2 "numbered.net:3: expected the number of ports" \
+	"$IBROUTING" route -e fera "$TMP/numbered.net"
+expect_error "an endless line on standard input" 2 \
+	"^ibrouting route: <stdin>:1: line longer than 65536 bytes" \
+	sh -c "yes | tr -d '\n' | \"\$IBROUTING\" route -e fera -"
+
+awk 'BEGIN { for (i = 0; i < 9000; i++) printf "Switch 254 \"s%d\"\n\n", i }' > "$TMP/ports.net"
+expect_error "ports beyond the readers' limit" 2 "ports.net:16449: more than 2097152 ports" \
+	"$IBROUTING" route -e fera "$TMP/ports.net"
+awk 'BEGIN { for (i = 0; i < 140000; i++) printf "Ca 1 \"h%d\"\n\n", i }' > "$TMP/nodes.net"
+expect_error "nodes beyond the readers' limit" 2 "nodes.net:262145: more than 131072 nodes" \
+	"$IBROUTING" route -e fera "$TMP/nodes.net"
+
+# ---- standard input -------------------------------------------------
+expect_output "route - reads standard input" 0 "verify    OK" \
+	sh -c "\"\$IBROUTING\" route -e fera - < \"$FIG1\""
+expect_output "lids - reads standard input" 0 "." \
+	sh -c "\"\$IBROUTING\" lids --heuristics greedy - < \"$FIG1\""
+expect_output "transition - reads standard input" 0 "^change " \
+	sh -c "\"\$IBROUTING\" transition -e pira+fera - < \"$FIG1\""
+expect_output "verify --lfts - reads standard input" 0 "verify    OK" \
+	sh -c "\"\$IBROUTING\" verify --lfts - \"$LIVE/ibnetdiscover.out\" < \"$LIVE/dump_fts-fera.out\""
+expect_output "generate -o - | route -" 0 "verify    OK" \
+	sh -c "\"\$IBROUTING\" generate -o - random:sw=4,ca=8 | \"\$IBROUTING\" route -e pira -"
+expect_error "stdin's messages name <stdin>" 2 "^ibrouting route: <stdin>:2: " \
+	sh -c "printf 'Switch 2 \"S\"\n[9] \"T\"[1]\n' | \"\$IBROUTING\" route -e fera -"
+
+# ---- messages name the file and the line -----------------------------
+name=nosw
+f=$(net '# nothing')
+expect_error "no switch names the file" 2 "^ibrouting route: $f: the fabric has no switch$" \
+	"$IBROUTING" route -e fera "$f"
+name=twice
+f=$(net 'Switch 2 "S1" # "s1" lid 1' '[1] "S2"[1]' '' 'Switch 2 "S2" # "s2" lid 1' '[1] "S1"[1]')
+expect_error "a LID given twice names file:line" 2 \
+	"^ibrouting route: $f:4: LID 1 is given twice" "$IBROUTING" route -e fera "$f"
+name=unaligned
+f=$(net 'Switch 2 "S1"' '[1] "H1"[1]' '' 'Ca 1 "H1"' '[1] "S1"[1] # lid 3 lmc 2 "S1" lid 1 4xQDR')
+expect_error "an unaligned base LID names file:line" 2 \
+	"^ibrouting route: $f:4: .*base LID 3 is not aligned to its LMC 2" \
+	"$IBROUTING" route -e fera "$f"
+
+# ---- GUID 0, routers ------------------------------------------------
+name=guid0
+f=$(net 'switchguid=0' 'Switch 2 "S1"')
+expect_error "switchguid=0 is refused" 2 "$f:1: GUID 0 is no GUID" "$IBROUTING" route -e fera "$f"
+name=portguid0
+f=$(net 'Switch 2 "S1"' '[1] "H1"[1]' '' 'Ca 1 "H1"' '[1](0) "S1"[1]')
+expect_error "a port GUID (0) is refused" 2 "$f:5: port GUID \(0\) is no GUID" \
+	"$IBROUTING" route -e fera "$f"
+expect_error "--root 0 is refused as in files" 2 "--root 0: expected a non-zero GUID" \
+	"$IBROUTING" route -e fera --root 0 "$FIG1"
+name=router
+f=$(net 'switchguid=0x10' 'Switch 2 "S1"' '[1] "H1"[1]' '[2] "R1"[1]' '' 'Ca 1 "H1"' '[1] "S1"[1]' '' \
+	'rtguid=0x30' 'Rt 1 "R1"' '[1] "S1"[2]')
+expect_output "a router is routed as an end port" 0 "1 switches, 2 CA ports" \
+	"$IBROUTING" route -e fera "$f"
+name=router0
+f=$(net 'Switch 2 "S1"' '[1] "R1"[1]' '' 'Rt 1 "R1"' '[1] "S1"[1]')
+expect_error "a router without rtguid= gets ibsim's GUID 0" 2 "$f:4: .*GUID 0.*rtguid=" \
+	"$IBROUTING" route -e fera "$f"
+
+# The plugin routed router.net under OpenSM over ibsim (router-live): its
+# router's ports are end ports there as here, with the same entries.
+RT=$FABRICS_DIR/router-live
+"$IBROUTING" route -e fera --print-lfts "$RT/router.net" | grep '^0x' | sort > "$TMP/rt.ours"
+awk '/^Unicast lids/ { for (i = 1; i <= NF; i++) if ($i == "guid") guid = $(i + 1) }
+	/^0x[0-9a-fA-F]+ [0-9]+ :/ { print guid, $1, $2 + 0 }' "$RT/dump_fts-fera.out" |
+	while read -r g l p; do printf '%s %d %d\n' "$g" "$l" "$p"; done | sort > "$TMP/rt.live"
+if [ -s "$TMP/rt.ours" ] && cmp -s "$TMP/rt.ours" "$TMP/rt.live"; then
+	pass "a router: the tool's tables are those the plugin pushed under OpenSM"
+else
+	flunk "a router: tables differ: $(diff "$TMP/rt.ours" "$TMP/rt.live" | head -n 4)"
+fi
+expect_output "a router: the live tables verified on the net file" 0 "verify    OK: 12 walks" \
+	"$IBROUTING" verify --lfts "$RT/dump_fts-fera.out" "$RT/router.net"
+
+# ---- conventions ------------------------------------------------------
+expect_output "--version" 0 "^ibrouting [0-9]+\.[0-9]+" "$IBROUTING" --version
+for c in route verify generate engines lids transition; do
+	expect_output "$c --help" 0 "^usage: ibrouting $c " "$IBROUTING" $c --help
+done
+expect_error "--root with --root-strategy" 2 \
+	"^ibrouting route: --root and --root-strategy both choose the root" \
+	"$IBROUTING" route -e fera --root 0x200001 --root-strategy center "$FIG1"
+expect_error "transition: --root with --root-strategy" 2 \
+	"^ibrouting transition: --root and --root-strategy" \
+	"$IBROUTING" transition -e pira+fera --root 0x200001 --root-strategy center "$FIG1"
+expect_error "--repeat 0 and its range agree" 2 "^ibrouting route: --repeat 0: expected a number 1\.\.100000$" \
+	"$IBROUTING" route -e fera --repeat 0 "$FIG1"
+expect_output "--repeat 100000 is in the range" 0 "best of 3 runs" \
+	"$IBROUTING" route -e fera --repeat 3 "$FIG1"
+expect_output "--sm takes a switch's node GUID" 0 "root      switch 0x0000000000200003" \
+	"$IBROUTING" route -e fera --sm 0x200003 "$FIG1"
+expect_error "file errors read 'ibrouting COMMAND: FILE:LINE:'" 2 \
+	"^ibrouting transition: $TMP/numbered.net:3: " \
+	"$IBROUTING" transition -e pira+fera "$TMP/numbered.net"
+
+# ---- disconnected topologies: OpenSM's part ------------------------------
+name=split
+f=$(net 'Switch 4 "S1"' '[1] "H1"[1]' '' 'Switch 4 "S2"' '[1] "H2"[1]' '' \
+	'Hca 1 "H1"' '[1] "S1"[1]' '' 'Hca 1 "H2"' '[1] "S2"[1]')
+expect_error "a disconnected file: the first switch's part, the rest reported" 0 \
+	"$f: disconnected fabric: routing the part of node 0x0000000000200000; left out 1 switch and 1 CA \(0x0000000000200001, 0x0000000000100002\)" \
+	"$IBROUTING" route -e fera "$f"
+expect_output "... and routes it" 0 "1 switches, 1 CA ports" "$IBROUTING" route -e fera "$f"
+expect_error "--sm picks the SM's part" 0 "routing the part of node 0x0000000000200001" \
+	"$IBROUTING" route -e fera --sm 0x100002 "$f"
+expect_error "--component picks any node's part" 0 "routing the part of node 0x0000000000200001" \
+	"$IBROUTING" route -e fera --component 0x100003 "$f"
+name=dualport
+f=$(net 'Switch 2 "S1"' '[1] "H1"[1]' '' 'Switch 2 "S2"' '[1] "H1"[2]' '' 'Ca 2 "H1"' '[1] "S1"[1]' '[2] "S2"[1]')
+expect_error "the SM's port, not its node, picks the part" 0 \
+	"routing the part of node 0x0000000000200001; left out 1 switch and 0 CAs \(0x0000000000200000\)" \
+	"$IBROUTING" route -e fera --sm 0x100002 "$f"
+expect_error "--component on an OpenSM dump" 2 "is an OpenSM dump: the part OpenSM discovered" \
+	"$IBROUTING" route -e fera --component 0x200000 "$FABRICS_DIR/opensm-dump-2sw"
+expect_error "--component of no node" 2 "0x0000000000000abc: no such node or port GUID" \
+	"$IBROUTING" route -e fera --component 0xabc "$f"
+
+# ---- verify --lfts: dump_fts's form ---------------------------------------
+expect_output "dump_fts of our fera: verified" 0 "verify    OK: 120 walks delivered" \
+	"$IBROUTING" verify --lfts "$LIVE/dump_fts-fera.out" "$LIVE/ibnetdiscover.out"
+expect_output "dump_fts of our fera: certified" 0 "certify   OK" \
+	"$IBROUTING" verify --certificate --lfts "$LIVE/dump_fts-fera.out" "$LIVE/ibnetdiscover.out"
+expect_output "dump_fts of OpenSM's updn: its credit loop found" 1 "credit loop" \
+	"$IBROUTING" verify --lfts "$LIVE/dump_fts-updn.out" "$LIVE/ibnetdiscover.out"
+expect_output "dump_fts -a: LID 0 and port 255 lines" 0 "verify    OK: 120 walks delivered" \
+	"$IBROUTING" verify --lfts "$LIVE/dump_fts-a-fera.out" "$LIVE/ibnetdiscover.out"
+cat "$LIVE/dump_fts-M-fera.out" "$LIVE/dump_fts-fera.out" > "$TMP/both.fts"
+expect_output "dump_fts -M sections are skipped" 0 "verify    OK: 120 walks delivered" \
+	"$IBROUTING" verify --lfts "$TMP/both.fts" "$LIVE/ibnetdiscover.out"
+expect_error "dump_fts -M alone has no unicast table" 2 "dump_fts-M-fera.out: switch 0x[0-9a-f]+ .* has no section" \
+	"$IBROUTING" verify --lfts "$LIVE/dump_fts-M-fera.out" "$LIVE/ibnetdiscover.out"
+head -n 12 "$LIVE/dump_fts-fera.out" > "$TMP/cut.fts"
+expect_error "a truncated dump_fts" 2 "cut.fts:12: truncated: the section of switch" \
+	"$IBROUTING" verify --lfts "$TMP/cut.fts" "$LIVE/ibnetdiscover.out"
+sed 's/portguid 0x0000000000100401/portguid 0x0000000000100701/' "$LIVE/dump_fts-fera.out" > "$TMP/lids.fts"
+expect_error "LIDs that are not the fabric's" 2 \
+	"lids.fts:7: LID 4 belongs to port 0x0000000000100701 here but to port 0x0000000000100401" \
+	"$IBROUTING" verify --lfts "$TMP/lids.fts" "$LIVE/ibnetdiscover.out"
+expect_error "a topology that is not dump_fts's fabric" 2 "is not a switch of the fabric" \
+	"$IBROUTING" verify --lfts "$LIVE/dump_fts-fera.out" "$FABRICS_DIR/two-switch.net"
+expect_error "a directory without --lfts" 2 "opensm-subnet.lst: cannot open" \
+	"$IBROUTING" verify "$TMP"
+
+finish
