@@ -316,12 +316,12 @@ check_run() {
 	for src in "$net" "$dir/dump"; do
 		rm -rf "$dir/offline-dump"
 		"$IBROUTING" route -e "$engine" --sm "$sm" --lmc "$lmc" --print-lfts \
-			--dump-dir "$dir/offline-dump" "$src" |
+			--dump-dir "$dir/offline-dump" "$src" 2> "$dir/offline.err" |
 			grep '^0x' | sort > "$dir/offline.lft"
 		if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/offline.lft"; then
 			pass "$name: $(wc -l < "$dir/switches.lft") LFT entries read back from the switches equal 'ibrouting route' offline on $(basename "$src") (SM $sm)"
 		else
-			flunk "$name: switch LFTs differ from 'ibrouting route' on $src ($(wc -l < "$dir/switches.lft") vs $(wc -l < "$dir/offline.lft") entries)"
+			flunk "$name: switch LFTs differ from 'ibrouting route' on $src ($(wc -l < "$dir/switches.lft") vs $(wc -l < "$dir/offline.lft") entries; stderr: $(head -c 400 "$dir/offline.err")"
 			diff "$dir/switches.lft" "$dir/offline.lft" | head -10 | sed 's/^/# /'
 		fi
 	done
