@@ -130,6 +130,10 @@ int ibr_load(const char *source, const struct ibr_load_options *opts,
 	*fp = NULL;
 	if (tables)
 		memset(tables, 0, sizeof(*tables));
+	/* every source says what it left out, nothing for a dump (OpenSM's
+	 * connected view) or a connected file */
+	if (o->left_out)
+		memset(o->left_out, 0, sizeof(*o->left_out));
 	if (strncmp(source, "gen:", 4) != 0 && is_directory(source))
 		return load_dump(source, o, fp, tables, err);
 	if (strncmp(source, "gen:", 4) == 0)
