@@ -315,12 +315,7 @@ check_run() {
 	# is the one compared below).
 	for src in "$net" "$dir/dump"; do
 		rm -rf "$dir/offline-dump"
-		# a dump carries OpenSM's LIDs and the LMC they show (ibrouting(1)):
-		# --lmc only for the topology file
-		lmc_opt="--lmc $lmc"
-		[ "$src" = "$net" ] || lmc_opt=""
-		# shellcheck disable=SC2086
-		"$IBROUTING" route -e "$engine" --sm "$sm" $lmc_opt --print-lfts \
+		"$IBROUTING" route -e "$engine" --sm "$sm" --lmc "$lmc" --print-lfts \
 			--dump-dir "$dir/offline-dump" "$src" 2> "$dir/offline.err" |
 			grep '^0x' | sort > "$dir/offline.lft"
 		if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/offline.lft"; then
