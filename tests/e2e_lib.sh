@@ -309,7 +309,7 @@ check_run() {
 	if grep -q "$engine tables configured on all switches" "$dir/osm.log" &&
 	   grep -q "build_lid_matrices: $engine: .*verified" "$dir/osm.log" &&
 	   ! grep -q "building routing with 'minhop'" "$dir/osm.log"; then
-		pass "$name: OpenSM routed with $engine ($(routing_ms "$dir/osm.log") ms): $(sed -n "s/.*build_lid_matrices: $engine: //p" "$dir/osm.log" | cut -c1-90)"
+		pass "$name: OpenSM routed with $engine ($(routing_ms "$dir/osm.log") ms): $(sed -n "s/.*build_lid_matrices: $engine: //p" "$dir/osm.log" | head -n 1 | cut -c1-90)"
 	else
 		flunk "$name: OpenSM did not route with $engine:"
 		grep -E "ERR|routing|tables configured" "$dir/osm.log" | sed 's/^/# /' | head -20

@@ -64,6 +64,9 @@ struct ibr_engine {
 	 * below it the engine still routes (e.g. dr as FERa) and the CLI and
 	 * the plugin warn. */
 	unsigned min_lmc;
+	/* What it does below min_lmc, for the warning ("routing as fera");
+	 * NULL: "routing on base LIDs only". */
+	const char *below_min_lmc;
 	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		     struct ibr_error *err);
 };
@@ -122,10 +125,10 @@ int ibr_option_uint(const struct ibr_route_ctx *ctx, const char *key,
 
 /* ---- one run -------------------------------------------------------- */
 
-/* Resolves the root set (roots.h) and builds the orientation from it.  A
- * set of several roots that leaves two switches with CAs without a legal
- * route between them is replaced by its first root alone (always
- * connected), and ctx->roots.replaced says why.  options may be NULL and
+/* Resolves the root set (roots.h) and builds the orientation from it.
+ * Roots that cannot reach every switch with CAs going down are left out
+ * (with none left, the first root alone, which reaches everything), and
+ * ctx->roots.replaced says which: so every switch reaches every CA.  options may be NULL and
  * must outlive the context. */
 int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
 		 const struct ibr_root_choice *root,

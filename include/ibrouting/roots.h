@@ -22,6 +22,12 @@
  * unless a switch loses every link to the level below it.  Elsewhere the
  * root is one switch of minimum eccentricity, ties to the lowest LID.
  *
+ * A root is a sink of the orientation: it reaches only what lies below
+ * it.  A root that cannot reach every switch with CAs going down (its
+ * link into a pod is cut) would leave hosts unreachable from it (its
+ * traps to the SM, say), so ibr_ctx_init leaves such roots out of the set
+ * (they become ordinary switches, below their neighbours) and says so.
+ *
  * Invariant of a resolved set: count >= 1, distinct switch indexes; with
  * auto and root sets they are sorted by LID.
  */
@@ -65,11 +71,15 @@ int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
 			uint32_t *count, uint32_t *levels,
 			struct ibr_error *err);
 
-/* Whether every pair of switches with CAs has a legal route under ud
- * (ibr_climb_meet); if not, *a and *b are such a pair.  -1: no memory. */
-int ibr_roots_hosts_connected(const struct ibr_fabric *f,
-			      const struct ibr_updown *ud, bool *connected,
-			      uint32_t *a, uint32_t *b, struct ibr_error *err);
+/* Which roots of ud reach every switch with CAs going down: keep[i]
+ * for ud->roots[i] (a root that is no sink, having a lower-LID root
+ * beside it, is kept: it climbs to one).  A root set is sound for hosts
+ * when every sink is kept: then every switch, which climbs to some sink,
+ * reaches every CA, and every pair of hosts has a legal route.  Returns
+ * how many are kept; -1 when out of memory. */
+int ibr_roots_reaching_hosts(const struct ibr_fabric *f,
+			     const struct ibr_updown *ud, bool *keep,
+			     uint32_t *kept, struct ibr_error *err);
 
 /* "0x..., 0x..., 0x... and N more" (at most `named` GUIDs) into buf. */
 const char *ibr_roots_format(const struct ibr_fabric *f, const uint32_t *sw,

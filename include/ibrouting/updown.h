@@ -138,6 +138,7 @@ struct ibr_climb {
 	uint32_t words;         /* per switch */
 	uint32_t num_sinks;
 	uint64_t *bits;         /* num_switches * words */
+	uint32_t *sink_bit;     /* per switch: its bit, IBR_NONE if no sink */
 };
 
 int ibr_climb_build(const struct ibr_fabric *f, const struct ibr_updown *ud,

@@ -42,8 +42,8 @@ struct ibr_verify_report {
 	uint64_t walks;          /* (switch, LID) walks checked */
 	uint64_t dependencies;   /* distinct channel dependencies */
 	uint64_t changed;        /* ibr_verify_union: entries a and b differ in */
-	/* IBR_NO_PATH where r's root set leaves no legal route (a root's LID
-	 * from a switch that cannot climb to it): not a finding; see
+	/* IBR_NO_PATH where r's root set leaves no legal route (between two
+	 * switches with no root above both): not a finding; see
 	 * ibr_certify_report.no_legal_path */
 	uint64_t no_legal_path;
 	struct ibr_metrics designated;  /* the designated paths: length, load */

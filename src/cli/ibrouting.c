@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "ibrouting/certify.h"
+#include "ibrouting/check.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
@@ -373,8 +374,8 @@ static void print_load(const struct ibr_verify_report *rep)
 	print_path_lengths(m);
 	if (rep->no_legal_path)
 		printf("reach     %" PRIu64 " switch-LID entries owe no route: "
-		       "under the root set no legal route exists (a root's LID "
-		       "from a switch that cannot climb to it); every host "
+		       "under the root set no legal route exists between the "
+		       "two switches (no root is above both); every switch "
 		       "reaches every host\n", rep->no_legal_path);
 }
 
@@ -407,21 +408,47 @@ static int print_certificate(const struct ibr_fabric *f,
 			     const struct ibr_certify_report *rep, double ms)
 {
 	uint64_t findings = ibr_certify_findings(rep);
+	char from[200], list[160];
+
+	if (r->num_roots > 1)
+		snprintf(from, sizeof(from), "%u roots (%s)", r->num_roots,
+			 ibr_roots_format(f, r->roots, r->num_roots, 3, list,
+					  sizeof(list)));
+	else
+		snprintf(from, sizeof(from), "root 0x%016" PRIx64,
+			 ibr_switch(f, r->root)->guid);
 
 	if (findings == 0) {
 		printf("certify   OK: %" PRIu64 " entries legal up/down under the "
-		       "orientation from root 0x%016" PRIx64 " (%.3f ms)\n",
-		       rep->entries, ibr_switch(f, r->root)->guid, ms);
+		       "orientation from %s (%.3f ms)\n", rep->entries, from, ms);
 		return 0;
 	}
 	printf("certify   FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
 	       PRIu64 " unreachable, %" PRIu64 " down-up turns, %" PRIu64
-	       " bad designated DLIDs) under the orientation from root 0x%016"
-	       PRIx64 "\n", findings, rep->bad_port, rep->unreachable,
-	       rep->down_up, rep->bad_designated, ibr_switch(f, r->root)->guid);
+	       " bad designated DLIDs) under the orientation from %s\n",
+	       findings, rep->bad_port, rep->unreachable, rep->down_up,
+	       rep->bad_designated, from);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
+}
+
+/* What the plugin's default check policy (check.h, verify_method
+ * certificate) would say of these tables before OpenSM's push. */
+static void print_policy(const struct ibr_fabric *f, const struct ibr_engine *e,
+			 const struct ibr_result *r)
+{
+	struct ibr_check check;
+	struct ibr_error err = { "" };
+
+	if (ibr_check_tables(f, r, e, IBR_CHECK_CERTIFICATE, &check, &err))
+		printf("check     could not run: %s\n", err.msg);
+	else if (ibr_verify_findings(&check.rep))
+		printf("check     the plugin would refuse these tables (%" PRIu64
+		       " findings)\n", ibr_verify_findings(&check.rep));
+	else
+		printf("check     the plugin would push them: %s\n",
+		       ibr_check_verdict_text(check.verdict));
 }
 
 static void print_route_summary(const struct ibr_fabric *f,
@@ -647,6 +674,7 @@ static int cmd_route(int argc, char **argv)
 		rc = print_verdict(&rep, verify_ms);
 		/* informational: the verifier's verdict is the exit status */
 		print_certificate(f, &r, &cert, certify_ms);
+		print_policy(f, e, &r);
 		if (print_lfts)
 			print_tables(f, &r);
 		if (dump_dir)

@@ -30,7 +30,7 @@
 #include <opensm/osm_file_ids.h>
 #include <opensm/osm_version.h>
 
-#include "ibrouting/certify.h"
+#include "ibrouting/check.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/escape.h"
 #include "ibrouting/metrics.h"
@@ -43,15 +43,6 @@
  * create(). */
 static struct engine_ctx *engine_ctxs;
 static unsigned num_engine_ctxs;
-
-/* What the last run's tables were checked with, for the INFO line
- * (engine_ctx.check_kind). */
-enum checked {
-	NOT_CHECKED,          /* verify_before_push no */
-	CERTIFIED,            /* the certificate (certify.h) */
-	FULL_CHECK,           /* the full verifier, as verify_method full */
-	FULL_AFTER_CERT,      /* the full verifier, the certificate failed */
-};
 
 void ibr_plugin_drop_run(struct engine_ctx *c)
 {
@@ -357,80 +348,50 @@ void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lm
 		return;
 	OSM_LOG(log, OSM_LOG_INFO, "WRN IB22: %s: lmc %u: needs lmc >= %u for "
 		"several LIDs per destination; %s\n", e->name, lmc, e->min_lmc,
-		strcmp(e->name, "dr") == 0 ? "routing as fera" :
-		"routing on base LIDs only");
+		e->below_min_lmc ? e->below_min_lmc : "routing on base LIDs only");
 }
 
-/* The certificate first (verify_method certificate, certify.h): O(S) per
- * LID, it certifies delivery, no loop and an acyclic channel dependency
- * graph by legality under the run's orientation.  Tables it rejects go to
- * the full check, which decides: tables that are deadlock-free but not
- * legal under that orientation are pushed, broken ones refused; either
- * way a WRN line says the certificate failed and why.  Multi-LID engines
- * also get the load along their designated DLIDs measured, which their
- * INFO line reports (what their DLIDs buy). */
+/* The check policy (check.h, verify_method) on c->result; a failed
+ * certificate that the full check overrules is a WRN line.  The test
+ * hook IBROUTING_TEST_CERTIFY_ROOT judges under another root's
+ * orientation, so that sound tables fail the certificate. */
 static int check_tables(struct engine_ctx *c, const struct ibr_engine *e,
-			struct ibr_verify_report *rep, enum checked *checked,
-			struct ibr_error *err)
+			struct ibr_verify_report *rep,
+			enum ibr_check_verdict *verdict, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = c->of.fabric;
-	const struct ibr_verify_options opts = {
-		.check_only = e->min_lmc == 0,
-	};
-	osm_log_t *log = &c->plugin->osm->log;
-	struct ibr_certify_report cert;
+	enum ibr_check_method method =
+		c->plugin->opts.conf.verify_method == IBR_VERIFY_CERTIFICATE ?
+		IBR_CHECK_CERTIFICATE : IBR_CHECK_FULL;
+	struct ibr_result *r = &c->result;
+	uint32_t root = r->root, *roots = r->roots, num_roots = r->num_roots;
+	uint32_t n = ibr_fabric_find_guid(f, c->plugin->test_certify_root);
+	struct ibr_check check;
+	int rc;
 
-	*checked = FULL_CHECK;
-	if (c->plugin->opts.conf.verify_method == IBR_VERIFY_CERTIFICATE) {
-		uint32_t root = c->result.root, *roots = c->result.roots;
-		uint32_t num_roots = c->result.num_roots;
-		uint32_t n = ibr_fabric_find_guid(f, c->plugin->test_certify_root);
-		int rc;
-		if (c->plugin->test_certify_root && n != IBR_NONE &&
-		    f->nodes[n].type == IBR_NODE_SWITCH) {
-			c->result.root = f->nodes[n].sw_index;
-			c->result.roots = NULL;
-			c->result.num_roots = 0;
-		}
-		rc = ibr_certify(f, &c->result, &cert, err);
-		c->result.root = root;
-		c->result.roots = roots;
-		c->result.num_roots = num_roots;
-		if (rc)
-			return -1;
-		if (ibr_certify_findings(&cert) == 0) {
-			*checked = CERTIFIED;
-			return opts.check_only ? 0 :
-			       ibr_metrics_compute(f, &c->result,
-						   &rep->designated, err);
-		}
-		OSM_LOG(log, OSM_LOG_INFO, "WRN IB17: %s: the certificate fails "
-			"(%" PRIu64 " bad ports, %" PRIu64 " unreachable, %"
-			PRIu64 " down-up turns, %" PRIu64 " bad designated "
-			"DLIDs; first: %s); the full check decides\n",
-			e->name, cert.bad_port, cert.unreachable,
-			cert.down_up, cert.bad_designated, cert.messages[0]);
-		*checked = FULL_AFTER_CERT;
+	if (c->plugin->test_certify_root && n != IBR_NONE &&
+	    f->nodes[n].type == IBR_NODE_SWITCH) {
+		r->root = f->nodes[n].sw_index;
+		r->roots = NULL;
+		r->num_roots = 0;
 	}
-	return ibr_verify(f, &c->result, &opts, rep, err);
-}
-
-/* The INFO line's verdict: what was checked, and how. */
-static const char *verdict(enum checked checked)
-{
-	switch (checked) {
-	case CERTIFIED:
-		return "verified: legal up*/down* (certificate): no loop, all "
-		       "delivered, acyclic";
-	case FULL_CHECK:
-		return "verified: no loop, all delivered, acyclic (full check)";
-	case FULL_AFTER_CERT:
-		return "verified: no loop, all delivered, acyclic (full check; "
-		       "not legal up*/down* under the run's orientation)";
-	case NOT_CHECKED:
-		break;
-	}
-	return "not verified (verify_before_push no)";
+	rc = ibr_check_tables(f, r, e, method, &check, err);
+	r->root = root;
+	r->roots = roots;
+	r->num_roots = num_roots;
+	if (rc)
+		return -1;
+	if (check.verdict == IBR_FULL_AFTER_CERT)
+		OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "WRN IB17: %s: the "
+			"certificate fails (%" PRIu64 " bad ports, %" PRIu64
+			" unreachable, %" PRIu64 " down-up turns, %" PRIu64 " bad "
+			"designated DLIDs; first: %s); the full check decides\n",
+			e->name, check.cert.bad_port, check.cert.unreachable,
+			check.cert.down_up, check.cert.bad_designated,
+			check.cert.messages[0]);
+	*rep = check.rep;
+	*verdict = check.verdict;
+	return 0;
 }
 
 /* The engine's options from opensm-plugin.conf (ENGINE_KEY lines), which
@@ -485,13 +446,13 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
 		     const struct ibr_root_choice *root,
 		     struct ibr_verify_report *rep, struct ibr_error *err)
 {
-	enum checked checked = NOT_CHECKED;
+	enum ibr_check_verdict checked = IBR_NOT_CHECKED;
 	struct ibr_route_ctx ctx;
 	double t1;
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
-	c->check_kind = NOT_CHECKED;
+	c->check_kind = IBR_NOT_CHECKED;
 	if (ibr_ctx_init(&ctx, c->of.fabric, root, engine_options(c->plugin, e),
 			 err))
 		return -1;
@@ -527,7 +488,7 @@ int ibr_plugin_finish(struct engine_ctx *c, const char *label,
 	c->hops_ms = ibr_now_ms() - t0;
 	snprintf(c->label, sizeof(c->label), "%s", label);
 	snprintf(c->checked, sizeof(c->checked), "%s", checked ? checked :
-		 verdict((enum checked)c->check_kind));
+		 ibr_check_verdict_text((enum ibr_check_verdict)c->check_kind));
 	c->designated_flows = rep ? rep->designated.flows : 0;
 	c->designated_load = rep ? rep->designated.max_link_load : 0;
 	return 0;

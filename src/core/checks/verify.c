@@ -19,9 +19,10 @@
  * switch's output ports.  Channels to CAs cannot close a cycle (CAs do not
  * forward) and are left out.  A DFS then looks for a cycle.
  *
- * Tables routed under a root set of several switches record it: there a
- * root's LID has no legal route from a switch that cannot climb to it
- * (updown.h), and IBR_NO_PATH at such a switch is counted apart
+ * Tables routed under a root set of several switches record it: there
+ * some switch pairs have no legal route (updown.h, ibr_climb_meet: two
+ * switches with no root above both; never a host's switch and
+ * another's), and IBR_NO_PATH at such a switch is counted apart
  * (no_legal_path), not a finding; an entry elsewhere whose walk ends at
  * one is.
  *

@@ -427,4 +427,5 @@ const struct ibr_engine ibr_engine_dr = {
 		   "several LIDs per destination (needs lmc >= 1)",
 	.route = dr_route,
 	.min_lmc = 1,
+	.below_min_lmc = "routing as fera",
 };

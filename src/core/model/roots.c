@@ -269,53 +269,41 @@ done:
 	return 0;
 }
 
-/* ---- does a root set keep every pair of hosts connected? ---------------- */
+/* ---- do the roots reach every host? ------------------------------------ */
 
-static const struct ibr_climb *set_order_climb;
-
-static int by_climb_set(const void *a, const void *b)
+int ibr_roots_reaching_hosts(const struct ibr_fabric *f,
+			     const struct ibr_updown *ud, bool *keep,
+			     uint32_t *kept, struct ibr_error *err)
 {
-	const struct ibr_climb *cl = set_order_climb;
-
-	return memcmp(cl->bits + (size_t)*(const uint32_t *)a * cl->words,
-		      cl->bits + (size_t)*(const uint32_t *)b * cl->words,
-		      cl->words * sizeof(uint64_t));
-}
-
-int ibr_roots_hosts_connected(const struct ibr_fabric *f,
-			      const struct ibr_updown *ud, bool *connected,
-			      uint32_t *a, uint32_t *b, struct ibr_error *err)
-{
-	uint32_t S = f->num_switches, n = 0, distinct = 0;
-	uint32_t *leaf = malloc(S * sizeof(uint32_t));
+	uint32_t S = f->num_switches, hosts = 0;
 	struct ibr_climb cl;
+	uint32_t *cover;
 
-	*connected = true;
-	if (!leaf)
-		return ibr_error_set(err, "out of memory for %u switches", S);
-	if (ibr_climb_build(f, ud, &cl, err)) {
-		free(leaf);
+	if (ibr_climb_build(f, ud, &cl, err))
 		return -1;
+	cover = calloc(cl.num_sinks ? cl.num_sinks : 1, sizeof(uint32_t));
+	if (!cover) {
+		ibr_climb_free(&cl);
+		return ibr_error_set(err, "out of memory for %u sinks",
+				     cl.num_sinks);
 	}
-	for (uint32_t s = 0; s < S; s++)
-		if (f->sw_ca_start[s + 1] > f->sw_ca_start[s])
-			leaf[n++] = s;
-	/* leaves with equal climb sets meet alike: compare distinct sets */
-	set_order_climb = &cl;
-	qsort(leaf, n, sizeof(uint32_t), by_climb_set);
-	for (uint32_t i = 0; i < n; i++)
-		if (i == 0 || by_climb_set(&leaf[i - 1], &leaf[i]) != 0)
-			leaf[distinct++] = leaf[i];
-	for (uint32_t i = 0; *connected && i < distinct; i++)
-		for (uint32_t j = i; j < distinct; j++)
-			if (!ibr_climb_meet(&cl, leaf[i], leaf[j])) {
-				*connected = false;
-				*a = leaf[i];
-				*b = leaf[j];
-				break;
-			}
+	/* a sink reaches h going down exactly when h climbs to it */
+	for (uint32_t h = 0; h < S; h++) {
+		const uint64_t *bits = cl.bits + (size_t)h * cl.words;
+		if (f->sw_ca_start[h + 1] == f->sw_ca_start[h])
+			continue;
+		hosts++;
+		for (uint32_t b = 0; b < cl.num_sinks; b++)
+			cover[b] += bits[b / 64] >> (b % 64) & 1;
+	}
+	*kept = 0;
+	for (uint32_t i = 0; i < ud->num_roots; i++) {
+		uint32_t b = cl.sink_bit[ud->roots[i]];
+		keep[i] = b == IBR_NONE || cover[b] == hosts;
+		*kept += keep[i];
+	}
+	free(cover);
 	ibr_climb_free(&cl);
-	free(leaf);
 	return 0;
 }
 

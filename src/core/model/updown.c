@@ -340,8 +340,9 @@ int ibr_climb_build(const struct ibr_fabric *f, const struct ibr_updown *ud,
 	cl->num_sinks = sinks;
 	cl->words = (sinks + 63) / 64;
 	cl->bits = calloc((size_t)S * cl->words, sizeof(uint64_t));
+	cl->sink_bit = sink_bit;
 	if (!cl->bits) {
-		free(sink_bit);
+		ibr_climb_free(cl);
 		return ibr_error_set(err, "out of memory for the climb sets of "
 				     "%u switches and %u sinks", S, sinks);
 	}
@@ -360,12 +361,12 @@ int ibr_climb_build(const struct ibr_fabric *f, const struct ibr_updown *ud,
 				mine[w] |= up[w];
 		}
 	}
-	free(sink_bit);
 	return 0;
 }
 
 void ibr_climb_free(struct ibr_climb *cl)
 {
 	free(cl->bits);
+	free(cl->sink_bit);
 	memset(cl, 0, sizeof(*cl));
 }

@@ -35,33 +35,64 @@ int ibr_port_choice_parse(const char *name, enum ibr_port_choice *pc)
 	return -1;
 }
 
-/* A root set must keep every pair of hosts connected; its first root
- * alone always does (one sink is above every switch). */
-static int keep_hosts_connected(struct ibr_route_ctx *ctx,
-				struct ibr_error *err)
+/* Roots that cannot reach every host going down are left out of the
+ * set (roots.h), the orientation built again without them, until every
+ * root reaches every host; with none left, the first root alone, which
+ * as the only sink reaches everything.  ctx->roots.replaced says what. */
+static int keep_roots_reaching_hosts(struct ibr_route_ctx *ctx,
+				     struct ibr_error *err)
 {
 	const struct ibr_fabric *f = ctx->f;
-	bool connected;
-	uint32_t a = 0, b = 0;
+	struct ibr_roots *roots = &ctx->roots;
+	uint32_t dropped = 0, first = roots->sw[0];
+	char names[160];
+	bool *keep;
+	int rc = -1;
 
-	if (ctx->roots.count < 2)
+	if (roots->count < 2)
 		return 0;
-	if (ibr_roots_hosts_connected(f, &ctx->updown, &connected, &a, &b, err))
-		return -1;
-	if (connected)
-		return 0;
-	snprintf(ctx->roots.replaced, sizeof(ctx->roots.replaced),
-		 "the %u roots (%s) leave switches 0x%016" PRIx64 " and "
-		 "0x%016" PRIx64 " without a legal route between their hosts; "
-		 "replaced by the first root alone", ctx->roots.count,
-		 ctx->roots.how, ibr_switch(f, a)->guid, ibr_switch(f, b)->guid);
-	ctx->roots.count = 1;
-	ibr_updown_free(&ctx->updown);
-	ctx->have_updown = false;
-	if (ibr_updown_build_set(f, ctx->roots.sw, 1, &ctx->updown, err))
-		return -1;
-	ctx->have_updown = true;
-	return 0;
+	keep = malloc(roots->count * sizeof(bool));
+	if (!keep)
+		return ibr_error_set(err, "out of memory for %u roots",
+				     roots->count);
+	for (;;) {
+		uint32_t kept, n = 0;
+		if (ibr_roots_reaching_hosts(f, &ctx->updown, keep, &kept, err))
+			goto out;
+		if (kept == roots->count)
+			break;
+		for (uint32_t i = 0; i < roots->count; i++)
+			if (keep[i])
+				roots->sw[n++] = roots->sw[i];
+			else if (dropped++ < 4)
+				snprintf(names + (dropped > 1 ? strlen(names) : 0),
+					 sizeof(names) - (dropped > 1 ? strlen(names) : 0),
+					 "%s0x%016" PRIx64, dropped > 1 ? ", " : "",
+					 ibr_switch(f, roots->sw[i])->guid);
+		if (n == 0) {
+			roots->sw[n++] = first;
+			snprintf(roots->replaced, sizeof(roots->replaced),
+				 "no root of %s reaches every host going down; "
+				 "replaced by its first root alone", roots->how);
+		}
+		roots->count = n;
+		ibr_updown_free(&ctx->updown);
+		ctx->have_updown = false;
+		if (ibr_updown_build_set(f, roots->sw, n, &ctx->updown, err))
+			goto out;
+		ctx->have_updown = true;
+		if (n == 1)
+			break;
+	}
+	if (dropped && !roots->replaced[0])
+		snprintf(roots->replaced, sizeof(roots->replaced), "%u roots of "
+			 "%s cannot reach every host going down (a link below "
+			 "them is gone) and are left out of the set: %s%s",
+			 dropped, roots->how, names, dropped > 4 ? " ..." : "");
+	rc = 0;
+out:
+	free(keep);
+	return rc;
 }
 
 int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
@@ -81,7 +112,7 @@ int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
 		return -1;
 	}
 	ctx->have_updown = true;
-	if (keep_hosts_connected(ctx, err)) {
+	if (keep_roots_reaching_hosts(ctx, err)) {
 		ibr_ctx_free(ctx);
 		return -1;
 	}
