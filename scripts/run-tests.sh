@@ -78,6 +78,11 @@ BUILD_DIR=$PWD "$top/bench/bench_assim.sh" --smoke > bench-assim-smoke.log 2>&1 
 tail -n 1 bench-assim-smoke.log
 passed=$((passed + 1))
 
+echo "== balanced routing benchmark smoke run (every engine, ours and OpenSM's, on a cut 4-ary 3-tree and a 2:1 Clos over ibsim; not timed)"
+BUILD_DIR=$PWD "$top/bench/bench_balance.sh" --smoke > bench-balance-smoke.log 2>&1 || { cat bench-balance-smoke.log; exit 1; }
+tail -n 1 bench-balance-smoke.log
+passed=$((passed + 1))
+
 echo "== make distcheck"
 make distcheck DISTCHECK_CONFIGURE_FLAGS="${CONFIGURE_FLAGS:-}" >/dev/null
 echo "distcheck: OK"

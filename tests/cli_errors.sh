@@ -56,12 +56,12 @@ expect_error "bad root GUID" 2 "--root zz" \
 # an unusable --root is refused only on request (tests/cli_warnings.sh:
 # by default the next link of the root chain)
 expect_error "root GUID not in fabric, --root-fallback refuse" 2 \
-	"root GUID 0x0000000000abcdef is not in the fabric \\(--root-fallback refuse\\)" \
+	"root GUID 0x0000000000abcdef of --root is not in the fabric \\(root_fallback refuse\\)" \
 	"$IBROUTING" route -e pira --root 0xabcdef --root-fallback refuse "$FABRICS_DIR/fig1.net"
 expect_error "root GUID of a CA, --root-fallback refuse" 2 "is a CA, not a switch" \
 	"$IBROUTING" route -e pira --root 0x100400 --root-fallback refuse "$FABRICS_DIR/fig1.net"
 expect_error "transition, root GUID not in fabric, --root-fallback refuse" 2 \
-	"root GUID 0x0000000000abcdef is not in the fabric" \
+	"root GUID 0x0000000000abcdef of --root is not in the fabric" \
 	"$IBROUTING" transition -e pira+fera --root 0xabcdef --root-fallback refuse "$FABRICS_DIR/fig1.net"
 expect_error "bad --root-fallback" 2 "--root-fallback minhop: expected next or refuse" \
 	"$IBROUTING" route -e pira --root-fallback minhop "$FABRICS_DIR/fig1.net"

@@ -134,7 +134,7 @@ expect_error "--repeat 0 and its range agree" 2 "^ibrouting route: --repeat 0: e
 expect_output "--repeat 100000 is in the range" 0 "best of 3 runs" \
 	"$IBROUTING" route -e fera --repeat 3 "$FIG1"
 expect_output "--sm takes a switch's node GUID" 0 "root      switch 0x0000000000200003" \
-	"$IBROUTING" route -e fera --sm 0x200003 "$FIG1"
+	"$IBROUTING" route -e fera --root-strategy sm --sm 0x200003 "$FIG1"
 expect_error "file errors read 'ibrouting COMMAND: FILE:LINE:'" 2 \
 	"^ibrouting transition: $TMP/numbered.net:3: " \
 	"$IBROUTING" transition -e pira+fera "$TMP/numbered.net"

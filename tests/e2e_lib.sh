@@ -202,6 +202,20 @@ log_has() {
 	fi
 }
 
+# roots_opt DIR: "--roots FILE" for `ibrouting verify` when DIR/osm.log
+# has our plugin's root set (the last "root set I-J of N:" lines it
+# logged), so the verifier knows which root LIDs owe no route (a root of a
+# set is a sink: verify.h); nothing when the log has none.
+roots_opt() {
+	[ -f "$1/osm.log" ] || return 0
+	awk '/: root set [0-9]+-[0-9]+ of [0-9]+:/ {
+		if ($0 ~ /: root set 1-/) n = 0
+		for (i = 1; i <= NF; i++) if ($i ~ /^0x[0-9a-f]+$/) g[++n] = $i
+	} END { for (i = 1; i <= n; i++) print g[i] }' "$1/osm.log" > "$1/roots.guid"
+	[ -s "$1/roots.guid" ] && echo "--roots $1/roots.guid"
+	return 0
+}
+
 # judge_dump DIR: our verifier and ibdmchk on the OpenSM dumps in
 # DIR/dump (with an ibrouting-dlids.dump beside them when there is one);
 # sets findings, unreachable, cycles, load, mean, dlids (from
@@ -210,7 +224,7 @@ log_has() {
 judge_dump() {
 	findings=? unreachable=? cycles=? load=? mean=? dlids=? loops=?
 	[ -f "$1/dump/opensm-lfts.dump" ] || return 0
-	"$IBROUTING" verify "$1/dump" > "$1/verify.out" 2>&1 || true
+	"$IBROUTING" verify $(roots_opt "$1") "$1/dump" > "$1/verify.out" 2>&1 || true
 	findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$1/verify.out")
 	unreachable=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) unreachable.*/\1/p' "$1/verify.out")
 	cycles=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) dependency cycles.*/\1/p' "$1/verify.out")
@@ -280,7 +294,9 @@ sm_node_guid() {
 }
 
 # check_run NAME ENGINE NETFILE [LMC]: after opensm_run NAME ENGINE (with
-# `lmc LMC` in its conf if given), the checks of every end-to-end test:
+# `lmc LMC` in its conf if given), the checks of every end-to-end test
+# (CHECK_ROUTE_ARGS: what the offline route needs to match the plugin's
+# options file, e.g. "--root-strategy sm --port-choice lowest"):
 #   (e) OpenSM used our engine, no fallback, and logged no error;
 #   (b) the switches' tables equal what `ibrouting route` computes offline
 #       for the same fabric and SM: on OpenSM's subnet list (OpenSM's
@@ -293,7 +309,7 @@ check_run() {
 	if grep -q "$engine tables configured on all switches" "$dir/osm.log" &&
 	   grep -q "build_lid_matrices: $engine: .*verified" "$dir/osm.log" &&
 	   ! grep -q "building routing with 'minhop'" "$dir/osm.log"; then
-		pass "$name: OpenSM routed with $engine ($(routing_ms "$dir/osm.log") ms): $(sed -n "s/.*build_lid_matrices: $engine: //p" "$dir/osm.log" | cut -c1-90)"
+		pass "$name: OpenSM routed with $engine ($(routing_ms "$dir/osm.log") ms): $(sed -n "s/.*build_lid_matrices: $engine: //p" "$dir/osm.log" | head -n 1 | cut -c1-90)"
 	else
 		flunk "$name: OpenSM did not route with $engine:"
 		grep -E "ERR|routing|tables configured" "$dir/osm.log" | sed 's/^/# /' | head -20
@@ -315,7 +331,7 @@ check_run() {
 	# is the one compared below).
 	for src in "$net" "$dir/dump"; do
 		rm -rf "$dir/offline-dump"
-		"$IBROUTING" route -e "$engine" --sm "$sm" --lmc "$lmc" --print-lfts \
+		"$IBROUTING" route -e "$engine" --sm "$sm" --lmc "$lmc" ${CHECK_ROUTE_ARGS:-} --print-lfts \
 			--dump-dir "$dir/offline-dump" "$src" 2> "$dir/offline.err" |
 			grep '^0x' | sort > "$dir/offline.lft"
 		if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/offline.lft"; then
@@ -339,7 +355,7 @@ check_run() {
 		diff "$dir/osm.fdbs" "$dir/our.fdbs" | head -6 | sed 's/^/# /'
 	fi
 
-	if "$IBROUTING" verify "$dir/dump" > "$dir/verify.out" 2>&1; then
+	if "$IBROUTING" verify $(roots_opt "$dir") "$dir/dump" > "$dir/verify.out" 2>&1; then
 		pass "$name: ibrouting verify on OpenSM's dumps: $(grep '^verify' "$dir/verify.out")"
 	else
 		flunk "$name: ibrouting verify on OpenSM's dumps failed:"

@@ -39,7 +39,7 @@ for c in devzero:/dev/zero:"is not a regular file" \
 	t0=$(date +%s)
 	IBROUTING_CONF=$path opensm_run "$run" pira
 	log_has "$run" "ERR IB30: $path $why.*using defaults" "refused, OpenSM done in $(($(date +%s) - t0)) s"
-	log_has "$run" "build_lid_matrices: pira: .*root 0x0000000000200001, verified: legal up\\*/down\\* \\(certificate\\)" "defaults used"
+	log_has "$run" "build_lid_matrices: pira: .*root 0x0000000000200006 \\(auto: no fat tree, a switch of minimum eccentricity\\), verified: legal up\\*/down\\* \\(certificate\\)" "defaults used"
 	log_has "$run" "pira tables configured on all switches" "pira routes"
 done
 
@@ -108,7 +108,7 @@ mkdir -p "$dir/dumps"
 printf 'dump_dir %s/dumps\n' "$dir" > "$conf"
 IBROUTING_CONF=$conf opensm_daemon "$dir" pira || flunk "live: OpenSM did not come up"
 wait_status live pushed=1 || flunk "live: no pushed=1 in ibrouting.status"
-log_has live "ibrouting: read options file .*live.conf: root sm, root_fallback next, verify_before_push yes, verify_method certificate" "the file read at start (INFO)"
+log_has live "ibrouting: read options file .*live.conf: root auto, root_fallback next, port_choice balanced, verify_before_push yes, verify_method certificate" "the file read at start (INFO)"
 status_is live runs=1 pushed=1 fallbacks=0 verifier_refusals=0 not_ours=0 last_engine=pira last_outcome=pushed dumps=current
 inode1=$(stat -c %i "$dir/dumps/opensm-lfts.dump")
 
@@ -141,7 +141,7 @@ fi
 # describe the switches.
 printf 'dump_dir %s/dumps\nroot 0xdeadbeef\nroot_fallback refuse\n' "$dir" > "$conf"
 hup live fallbacks=1
-log_has live "ibrouting: option root: sm -> 0x00000000deadbeef" "the new root logged"
+log_has live "ibrouting: option root: auto -> 0x00000000deadbeef" "the new root logged"
 log_has live "ERR IB12: pira cannot route: root GUID 0x00000000deadbeef of .*live.conf is not in the fabric \\(root_fallback refuse\\)" "pira refuses"
 log_has live "minhop tables configured on all switches" "OpenSM falls back to minhop"
 wait_status live not_ours=1 || true

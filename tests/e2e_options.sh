@@ -48,35 +48,36 @@ IBROUTING_CONF=$TMP/root.conf opensm_run conf-root fera
 log_has conf-root "build_lid_matrices: fera: .*root 0x0000000000200003" "root from opensm-plugin.conf"
 tables_equal_offline conf-root -e fera --root 0x200003
 
-# OpenSM's root_guid_file wins over the plugin's option; the first GUID
-# that is a switch counts (a CA GUID and an absent one come first).
+# OpenSM's root_guid_file wins over the plugin's option and is read as
+# updn reads it: every GUID that is a switch is a root (a CA GUID and an
+# absent one are passed over).
 printf '# roots\n0x100700\n0xdead0000\n0x200006\n0x200002\n' > "$TMP/roots"
 IBROUTING_CONF=$TMP/root.conf opensm_run guid-file pira "root_guid_file $TMP/roots"
-log_has guid-file "build_lid_matrices: pira: .*root 0x0000000000200006" "root_guid_file's first switch"
-log_has guid-file "WRN IB27: pira: root GUID 0x0000000000100700 of root_guid_file .* is a CA, not a switch; the root is 0x0000000000200006" "a CA GUID passed over"
+log_has guid-file "build_lid_matrices: pira: .*roots 2 \\(root_guid_file .*\\): 0x0000000000200002, 0x0000000000200006" "root_guid_file's switches are the root set"
+log_has guid-file "WRN IB27: pira: root GUID 0x0000000000100700 of root_guid_file .* is a CA, not a switch; the roots are root_guid_file" "a CA GUID passed over"
 log_has guid-file "WRN IB27: pira: root GUID 0x00000000dead0000 of root_guid_file .* is not in the fabric" "an absent GUID passed over"
-tables_equal_offline guid-file -e pira --root 0x200006
+tables_equal_offline guid-file -e pira --root 0x200006,0x200002
 
 # Bad keys and values are reported, defaults kept, routing still ours.
 printf '# a comment\nroot middle\nverify_before_push maybe\ncolour blue\n\npira_depth 3\nverify_method quick\nroot_fallback sometimes\n' > "$TMP/bad.conf"
 IBROUTING_CONF=$TMP/bad.conf opensm_run bad-conf pira
-log_has bad-conf "ERR IB01: .*bad.conf:2: root \"middle\".*using sm" "bad root value"
+log_has bad-conf "ERR IB01: .*bad.conf:2: root \"middle\".*using auto" "bad root value"
 log_has bad-conf "ERR IB02: .*bad.conf:3: verify_before_push \"maybe\".*using yes" "bad boolean"
 log_has bad-conf "ERR IB03: .*bad.conf:4: unknown key \"colour\" \\(value \"blue\"\\)" "unknown key"
 log_has bad-conf "ERR IB06: .*bad.conf:6: pira_depth \"3\": engine pira has no option \"depth\"" "an engine option the engine does not have"
 log_has bad-conf "pira tables configured on all switches" "defaults used, pira still routes"
 log_has bad-conf "ERR IB07: .*bad.conf:7: verify_method \"quick\": expected certificate or full; using certificate" "bad verify_method"
 log_has bad-conf "ERR IB29: .*bad.conf:8: root_fallback \"sometimes\": expected next or refuse; using next" "bad root_fallback"
-log_has bad-conf "build_lid_matrices: pira: .*root 0x0000000000200001, verified: legal up\\*/down\\* \\(certificate\\)" "default root and verification (the certificate)"
+log_has bad-conf "build_lid_matrices: pira: .*root 0x0000000000200006 \\(auto: no fat tree, a switch of minimum eccentricity\\), verified: legal up\\*/down\\* \\(certificate\\)" "default root (auto: Fig. 1 is no fat tree) and verification (the certificate)"
 
 # The full check on request, named as such.
 printf 'verify_method full\n' > "$TMP/full.conf"
 IBROUTING_CONF=$TMP/full.conf opensm_run verify-full fera
 log_has verify-full "build_lid_matrices: fera: .*verified: no loop, all delivered, acyclic \\(full check\\)" "verify_method full"
 
-# Sound tables the certificate refuses (pira's from 0x200001, judged
-# under the orientation from 0x200006): the full check decides, pushes.
-IBROUTING_TEST_CERTIFY_ROOT=0x200006 opensm_run cert-fails pira
+# Sound tables the certificate refuses (pira's from 0x200006, judged
+# under the orientation from 0x200001): the full check decides, pushes.
+IBROUTING_TEST_CERTIFY_ROOT=0x200001 opensm_run cert-fails pira
 log_has cert-fails "WRN IB17: pira: the certificate fails \\(0 bad ports, 0 unreachable, [1-9][0-9]* down-up turns.*the full check decides" "a failed certificate is logged"
 log_has cert-fails "build_lid_matrices: pira: .*acyclic \\(full check; not legal up\\*/down\\* under the run's orientation\\)" "the full check accepts the tables"
 log_has cert-fails "pira tables configured on all switches" "and pira's tables are pushed"
@@ -102,7 +103,7 @@ log_has no-conf "fera tables configured on all switches" "defaults used"
 # SM's switch, each link passed over named in a WRN line.
 printf 'root 0xdeadbeef\n' > "$TMP/impossible.conf"
 IBROUTING_CONF=$TMP/impossible.conf opensm_run chain "pira,dfsssp" "root_guid_file $TMP/no-such-file"
-log_has chain "WRN IB27: pira: cannot read root_guid_file .*no-such-file; the root is the root option, 0x00000000deadbeef" "unreadable root_guid_file passed over"
+log_has chain "WRN IB27: pira: root_guid_file .*no-such-file cannot be read; the root is the SM's switch" "unreadable root_guid_file passed over"
 log_has chain "WRN IB27: pira: root GUID 0x00000000deadbeef of .*impossible.conf is not in the fabric; the root is the SM's switch" "absent root option passed over"
 log_has chain "build_lid_matrices: pira: .*root 0x0000000000200001" "the SM's switch is the root"
 log_has chain "pira tables configured on all switches" "pira routes"

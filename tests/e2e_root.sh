@@ -52,7 +52,8 @@ wait_for() {
 now() { date +%s.%N; }
 
 # kill_root NAME ENGINE PLUGIN-CONF: OpenSM with ENGINE and opensm-plugin.conf
-# PLUGIN-CONF, routed once from the configured root; the root switch
+# PLUGIN-CONF (`root sm`: the chain's next link is the SM's switch, whose
+# tables the test knows), routed once from the configured root; the root switch
 # unlinked; returns once OpenSM has routed again (any engine) and brought
 # the subnet up, its dumps of the new fabric written.  Sets dir, seconds.
 kill_root() {
@@ -125,7 +126,7 @@ ibdmchk_osm_dump() {
 
 for engine in pira fera; do
 	name=$engine-next
-	kill_root "$name" "$engine" "" || { restore; continue; }
+	kill_root "$name" "$engine" "root sm" || { restore; continue; }
 	log_has "$name" "WRN IB27: $engine: root GUID $root of root_guid_file .* is not in the fabric; the root is the SM's switch" \
 		"the dead root is named and passed over"
 	routed=$(count "$engine tables configured on all switches" "$dir/osm.log")
@@ -175,7 +176,7 @@ done
 # A hybrid: both passes after the unlink route from the next link of the
 # chain (the final pass keeps the provisional pass's root).
 name=pira+fera-next
-if kill_root "$name" pira+fera ""; then
+if kill_root "$name" pira+fera "root sm"; then
 	wait_for "build_lid_matrices: pira\+fera: final pass" "$dir/osm.log" $((finals + 1)) ||
 		flunk "$name: no final pass after the unlink"
 	sleep 1
@@ -201,7 +202,7 @@ fi
 restore
 
 name=pira-refuse
-if kill_root "$name" pira "root_fallback refuse"; then
+if kill_root "$name" pira "$(printf 'root sm\nroot_fallback refuse')"; then
 	log_has "$name" "ERR IB12: pira cannot route: root GUID $root of root_guid_file .* is not in the fabric \\(root_fallback refuse\\)" \
 		"the engine refuses"
 	if used=$(grep -E "tables configured on all switches" "$dir/osm.log" | tail -n 1 |

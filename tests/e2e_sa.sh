@@ -14,12 +14,17 @@ need_tool saquery ibtracert
 
 net=$FABRICS_DIR/fig1.net
 hosts="4 7 11 12 13 14 15"
+# the paper's root (LID 1, the SM's switch) and tie rule: its route of
+# §2.2 below
+printf 'root sm\nport_choice lowest\n' > "$TMP/paper.conf"
+export IBROUTING_CONF=$TMP/paper.conf
 ibsim_start "$net"
 
 for engine in $("$IBROUTING" engines --names); do
 	dir=$TMP/sa-$engine
 	opensm_daemon "$dir" "$engine" || flunk "$engine: OpenSM did not come up"
-	"$IBROUTING" route -e "$engine" --print-lfts "$net" | grep '^0x' > "$dir/offline.lft"
+	"$IBROUTING" route -e "$engine" --root-strategy sm --port-choice lowest --print-lfts "$net" |
+		grep '^0x' > "$dir/offline.lft"
 
 	records=0 traced=0 bad=""
 	for s in $hosts; do

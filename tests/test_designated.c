@@ -53,7 +53,7 @@ static int setup(void **state)
 	static const unsigned links[][4] = {
 		{ 0, 1, 1, 1 }, { 0, 2, 2, 1 }, { 1, 2, 3, 1 }, { 2, 2, 3, 2 },
 	};
-	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
 	struct ibr_error err = { "" };
 	uint32_t sw[4], ca[4];
 

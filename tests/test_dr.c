@@ -76,7 +76,7 @@ static unsigned walk(const struct ibr_walker *w, const struct ibr_result *r,
 static void test_pira_paper_fig5_fig7(void **state)
 {
 	struct ibr_fabric *f = load_fig5();
-	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 	struct ibr_route_ctx ctx;
 	struct ibr_result fera, dr;

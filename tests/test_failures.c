@@ -31,7 +31,7 @@ static const char *const specs[] = {
  * no tables left behind. */
 static void test_route_fails_cleanly(void **state)
 {
-	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
 	unsigned injected = 0;
 
 	(void)state;
@@ -72,7 +72,7 @@ static void test_route_fails_cleanly(void **state)
  * and a message; never a clean report. */
 static void test_verify_fails_closed(void **state)
 {
-	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
 	unsigned injected = 0;
 
 	(void)state;
@@ -138,7 +138,7 @@ static void test_verify_fails_closed(void **state)
 static void test_pathset_fails_cleanly(void **state)
 {
 	struct ibr_fabric *f = generated_fabric(specs[0], 1);
-	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 	struct ibr_result r;
 	struct ibr_walker w;

@@ -1,6 +1,8 @@
 /*
  * test_generate.c - the fabric generator: shape, counts, determinism and
- * spec errors for the random, clos and torus kinds.
+ * spec errors for the random, clos, torus, fattree and kary kinds, and the
+ * damage keys (broken, cut, down): exact counts, still connected (finalize
+ * refuses a disconnected fabric), a function of the seed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "ibrouting/generate.h"
+#include "ibrouting/topo_io.h"
 
 /* Generates and finalizes (LMC 0): finalize checks connectivity. */
 static struct ibr_fabric *gen_ok(const char *spec)
@@ -391,6 +394,354 @@ static void test_determinism(void **state)
 	}
 }
 
+/* ---- net files: the generated fabric as the CLI writes it ------------ */
+
+/* The fabric as `ibrouting generate SPEC` prints it, after checking that
+ * reading that text back and writing it again gives the same bytes. */
+static char *net_text(const char *spec)
+{
+	struct ibr_error err = { { 0 } };
+	struct ibr_fabric *f = gen_ok(spec), *back;
+	char *text = NULL, *again = NULL;
+	size_t len = 0, len2 = 0;
+	FILE *out = open_memstream(&text, &len), *in;
+
+	assert_non_null(out);
+	if (ibr_fabric_write_net(f, out, &err))
+		fail_msg("%s: write: %s", spec, err.msg);
+	fclose(out);
+	ibr_fabric_free(f);
+	in = fmemopen(text, len, "r");
+	assert_non_null(in);
+	back = ibr_fabric_read_stream(in, spec, &err);
+	fclose(in);
+	if (!back || ibr_fabric_finalize(back, 0, &err))
+		fail_msg("%s: read back: %s", spec, err.msg);
+	out = open_memstream(&again, &len2);
+	assert_non_null(out);
+	assert_int_equal(ibr_fabric_write_net(back, out, &err), 0);
+	fclose(out);
+	ibr_fabric_free(back);
+	if (len != len2 || memcmp(text, again, len) != 0)
+		fail_msg("%s: the written file does not round-trip", spec);
+	free(again);
+	return text;
+}
+
+/* Same spec: byte-identical files; `other` (another seed): different. */
+static void check_seeded(const char *spec, const char *other)
+{
+	char *a = net_text(spec), *b = net_text(spec), *c = net_text(other);
+
+	if (strcmp(a, b) != 0)
+		fail_msg("%s: two generations differ", spec);
+	if (strcmp(a, c) == 0)
+		fail_msg("%s and %s are identical", spec, other);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* ---- kary ----------------------------------------------------------- */
+
+static uint32_t ipow(uint32_t b, unsigned e)
+{
+	uint32_t r = 1;
+
+	while (e--)
+		r *= b;
+	return r;
+}
+
+static uint32_t count_desc(const struct ibr_fabric *f, const char *prefix)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		n += strncmp(f->nodes[i].desc, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+/* "kary L<l> S<pos>" of switch s. */
+static void kary_label(const struct ibr_fabric *f, uint32_t s, unsigned *l,
+		       unsigned *pos)
+{
+	if (sscanf(ibr_switch(f, s)->desc, "kary L%u S%u", l, pos) != 2)
+		fail_msg("switch %u: description \"%s\"", s,
+			 ibr_switch(f, s)->desc);
+}
+
+/* Digit d of position pos in base k. */
+static unsigned digit(unsigned pos, unsigned k, unsigned d)
+{
+	return pos / ipow(k, d) % k;
+}
+
+/* Every port of every switch against the k-ary n-tree's rules: down ports
+ * 1..k to level l+1 (CAs on the leaves), up ports k+1..2k to level l-1 and
+ * dark on the top, each link joining labels that differ in the upper
+ * level's digit only, on the ports those digits name.  Returns the dark
+ * switch ports other than the top's up ports (2 per cut link). */
+static uint32_t check_kary_ports(const struct ibr_fabric *f, unsigned k,
+				 unsigned n)
+{
+	uint32_t dark = 0;
+
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		unsigned l, pos;
+		kary_label(f, s, &l, &pos);
+		assert_int_equal(ibr_switch(f, s)->num_ports, 2 * k);
+		assert_int_equal(f->sw_ca_start[s + 1] - f->sw_ca_start[s],
+				 l == n - 1 ? k : 0);
+		for (unsigned p = 1; p <= 2 * k; p++) {
+			const struct ibr_port *pt = ibr_port(f, s, p);
+			unsigned pl, ppos, up = p > k, x = (p - 1) % k;
+			if (up && l == 0) {
+				assert_int_equal(pt->remote_node, IBR_NONE);
+				continue;
+			}
+			if (pt->remote_node == IBR_NONE) {
+				dark++;
+				continue;
+			}
+			if (!up && l == n - 1) {
+				assert_int_equal(f->nodes[pt->remote_node].type,
+						 IBR_NODE_CA);
+				continue;
+			}
+			kary_label(f, pt->remote_node, &pl, &ppos);
+			assert_int_equal(pl, up ? l - 1 : l + 1);
+			/* the digit of the upper level's own index differs */
+			for (unsigned d = 0; d + 1 < n; d++)
+				if (d != (up ? pl : l))
+					assert_int_equal(digit(pos, k, d),
+							 digit(ppos, k, d));
+			assert_int_equal(digit(ppos, k, up ? pl : l), x);
+			assert_int_equal(pt->remote_port,
+					 (up ? 1 : k + 1) + digit(pos, k, up ? pl : l));
+		}
+	}
+	return dark;
+}
+
+/* n levels of k^(n-1) switches, k^n CAs, (n-1) k^n links. */
+static void test_kary_shapes(void **state)
+{
+	static const struct { const char *spec; unsigned k, n, sw, ca; } cases[] = {
+		{ "kary:k=4,n=3", 4, 3, 48, 64 },
+		{ "kary:k=8,n=3", 8, 3, 192, 512 },
+		{ "kary:k=4,n=2", 4, 2, 8, 16 },
+		{ "kary:n=4,k=3", 3, 4, 108, 81 },
+		{ "kary:k=2,n=6", 2, 6, 192, 64 },
+		{ "kary:k=127,n=2", 127, 2, 254, 16129 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned k = cases[c].k, n = cases[c].n;
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		uint32_t per = ipow(k, n - 1);
+		assert_int_equal(f->num_switches, cases[c].sw);
+		assert_int_equal(f->num_switches, n * per);
+		assert_int_equal(count_type(f, IBR_NODE_CA), cases[c].ca);
+		assert_int_equal(sw_links(f), (n - 1) * per * k);
+		check_ports(f, 2 * k, 1);
+		assert_int_equal(parallel_links(f), 0);
+		assert_int_equal(check_kary_ports(f, k, n), 0);
+		/* the top level first, by position */
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			unsigned l, pos;
+			kary_label(f, s, &l, &pos);
+			assert_int_equal(l, s / per);
+			assert_int_equal(pos, s % per);
+		}
+		ibr_fabric_free(f);
+	}
+}
+
+/* ibsim's numbering, as the other kinds: switches by level, then CAs. */
+static void test_kary_guids(void **state)
+{
+	struct ibr_fabric *f = gen_ok("kary:k=4,n=2");
+	(void)state;
+
+	assert_int_equal(f->nodes[0].guid, 0x200000);
+	assert_string_equal(f->nodes[0].desc, "kary L0 S0");
+	assert_string_equal(f->nodes[3].desc, "kary L0 S3");
+	assert_string_equal(f->nodes[4].desc, "kary L1 S0");
+	assert_int_equal(f->nodes[7].guid, 0x200007);
+	assert_int_equal(f->nodes[8].guid, 0x100000);
+	assert_string_equal(f->nodes[8].desc, "ca0");
+	assert_int_equal(f->nodes[9].guid, 0x100002);
+	/* CA i on leaf i mod 4, port i / 4 + 1 */
+	assert_int_equal(ibr_port(f, 9, 1)->remote_node, 5);
+	assert_int_equal(ibr_port(f, 9, 1)->remote_port, 1);
+	assert_int_equal(ibr_port(f, 8 + 15, 1)->remote_node, 7);
+	assert_int_equal(ibr_port(f, 8 + 15, 1)->remote_port, 4);
+	ibr_fabric_free(f);
+}
+
+/* cut=N: N links fewer, both ends of each dark, still connected; the
+ * seed picks which. */
+static void test_kary_cut(void **state)
+{
+	static const struct { const char *spec; unsigned k, n, cut; } cases[] = {
+		{ "kary:k=4,n=3,cut=2,seed=1", 4, 3, 2 },
+		{ "kary:k=4,n=3,cut=2,seed=2", 4, 3, 2 },
+		{ "kary:k=8,n=3,cut=100,seed=5", 8, 3, 100 },
+		{ "kary:k=2,n=2,cut=1", 2, 2, 1 },
+		/* 48 switches, 128 links: a spanning tree keeps 47 */
+		{ "kary:k=4,n=3,cut=81", 4, 3, 81 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned k = cases[c].k, n = cases[c].n;
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		uint32_t per = ipow(k, n - 1);
+		assert_int_equal(f->num_switches, n * per);
+		assert_int_equal(count_type(f, IBR_NODE_CA), per * k);
+		assert_int_equal(sw_links(f), (n - 1) * per * k - cases[c].cut);
+		assert_int_equal(check_kary_ports(f, k, n), 2 * cases[c].cut);
+		ibr_fabric_free(f);
+	}
+	check_seeded("kary:k=4,n=3,cut=2,seed=1", "kary:k=4,n=3,cut=2,seed=2");
+	check_seeded("kary:k=8,n=3,cut=7,seed=9", "kary:k=8,n=3,cut=7");
+	/* no damage, no dependence on the seed */
+	{
+		char *a = net_text("kary:k=4,n=3"), *b = net_text("kary:k=4,n=3,seed=8");
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+}
+
+/* down=N: N top-level switches gone with their k links each; the others
+ * keep their names and order, the leaves all their CAs. */
+static void test_kary_down(void **state)
+{
+	static const struct { const char *spec; unsigned k, n, down, cut; } cases[] = {
+		{ "kary:k=4,n=3,down=1", 4, 3, 1, 0 },
+		{ "kary:k=4,n=3,down=1,seed=4", 4, 3, 1, 0 },
+		{ "kary:k=4,n=3,down=15", 4, 3, 15, 0 },
+		{ "kary:k=8,n=3,down=10,cut=20,seed=3", 8, 3, 10, 20 },
+		{ "kary:k=4,n=2,down=3", 4, 2, 3, 0 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned k = cases[c].k, n = cases[c].n, down = cases[c].down;
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		uint32_t per = ipow(k, n - 1), top = per - down;
+		int last = -1;
+		assert_int_equal(f->num_switches, n * per - down);
+		assert_int_equal(count_desc(f, "kary L0 "), top);
+		assert_int_equal(count_type(f, IBR_NODE_CA), per * k);
+		assert_int_equal(sw_links(f),
+				 (n - 1) * per * k - down * k - cases[c].cut);
+		/* down ports of the dead switches' children are dark too */
+		assert_int_equal(check_kary_ports(f, k, n),
+				 down * k + 2 * cases[c].cut);
+		for (uint32_t s = 0; s < top; s++) {
+			unsigned l, pos;
+			kary_label(f, s, &l, &pos);
+			assert_int_equal(l, 0);
+			assert_true((int)pos > last);
+			last = (int)pos;
+			if (!cases[c].cut)
+				assert_int_equal(f->sw_adj_start[s + 1] -
+						 f->sw_adj_start[s], k);
+		}
+		ibr_fabric_free(f);
+	}
+	check_seeded("kary:k=4,n=3,down=1", "kary:k=4,n=3,down=1,seed=4");
+}
+
+/* ---- clos: oversubscription and damage -------------------------------- */
+
+/* oversub=R: R * spine * uplinks CA ports on every leaf, whose radix is
+ * exactly its uplinks plus those. */
+static void test_clos_oversub(void **state)
+{
+	static const struct {
+		const char *spec;
+		unsigned leaf, spine, up, r, caports;
+	} cases[] = {
+		{ "clos:leaf=8,spine=4,oversub=1", 8, 4, 1, 1, 1 },
+		{ "clos:leaf=8,spine=4,oversub=2", 8, 4, 1, 2, 1 },
+		{ "clos:leaf=4,spine=3,uplinks=2,oversub=3,seed=4", 4, 3, 2, 3, 1 },
+		{ "clos:leaf=4,spine=2,oversub=2,caports=2", 4, 2, 1, 2, 2 },
+		{ "clos:leaf=36,spine=18,oversub=1", 36, 18, 1, 1, 1 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		unsigned leaf = cases[c].leaf, up = cases[c].spine * cases[c].up;
+		unsigned hosts = cases[c].r * up;
+		assert_int_equal(f->num_switches, leaf + cases[c].spine);
+		assert_int_equal(count_type(f, IBR_NODE_CA),
+				 leaf * hosts / cases[c].caports);
+		assert_int_equal(sw_links(f), leaf * up);
+		for (uint32_t s = 0; s < leaf; s++) {
+			assert_int_equal(f->sw_ca_start[s + 1] - f->sw_ca_start[s],
+					 hosts);
+			assert_int_equal(ibr_switch(f, s)->num_ports, up + hosts);
+		}
+		check_dual_homed(f);
+		ibr_fabric_free(f);
+	}
+}
+
+/* down removes spines (the others keep their names), cut links; the
+ * leaves keep their ports, dark where a cable went. */
+static void test_clos_damage(void **state)
+{
+	static const struct {
+		const char *spec;
+		unsigned leaf, spine, up, down, cut;
+	} cases[] = {
+		{ "clos:leaf=4,spine=4,oversub=1,down=2", 4, 4, 1, 2, 0 },
+		{ "clos:leaf=8,spine=4,ca=60,cut=5,seed=2", 8, 4, 1, 0, 5 },
+		{ "clos:leaf=6,spine=3,uplinks=2,oversub=2,down=1,cut=4", 6, 3, 2,
+		  1, 4 },
+		{ "clos:leaf=2,spine=2,cut=1", 2, 2, 1, 0, 1 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		unsigned leaf = cases[c].leaf, spine = cases[c].spine;
+		unsigned up = spine * cases[c].up, down = cases[c].down;
+		int last = -1;
+		assert_int_equal(f->num_switches, leaf + spine - down);
+		assert_int_equal(count_desc(f, "spine"), spine - down);
+		assert_int_equal(sw_links(f), leaf * up -
+				 down * leaf * cases[c].up - cases[c].cut);
+		for (uint32_t s = leaf; s < f->num_switches; s++) {
+			unsigned pos;
+			assert_int_equal(sscanf(ibr_switch(f, s)->desc, "spine%u",
+						&pos), 1);
+			assert_true((int)pos > last && pos < spine);
+			last = (int)pos;
+		}
+		for (uint32_t s = 0; s < leaf; s++)
+			assert_true(ibr_switch(f, s)->num_ports >= up);
+		ibr_fabric_free(f);
+	}
+	check_seeded("clos:leaf=8,spine=4,oversub=1,cut=3,down=1,seed=1",
+		     "clos:leaf=8,spine=4,oversub=1,cut=3,down=1,seed=2");
+	/* damage drawn after the CA placement: undamaged specs unchanged */
+	{
+		struct ibr_fabric *a = gen_ok("clos:leaf=8,spine=4,ca=60,seed=5");
+		struct ibr_fabric *b = gen_ok("clos:leaf=8,spine=4,ca=60,seed=5,"
+					      "cut=0,down=0");
+		assert_true(same_fabric(a, b));
+		ibr_fabric_free(a);
+		ibr_fabric_free(b);
+	}
+}
+
 /* ---- errors --------------------------------------------------------- */
 
 struct bad_case {
@@ -435,6 +786,39 @@ static void test_bad_specs(void **state)
 		{ "torus:dims=3x3x3,ca=125,caports=2", { "needs 256" } },
 		{ "clos:leaf=200,spine=2,uplinks=2", { "leaf=200", "needs 400" } },
 		{ "clos:leaf=2,spine=200,ca=200", { "spine=200", "needs 300" } },
+		{ "fattree:broken=200", { "broken=200", "at most 177" } },
+		{ "kary:k=1,n=3", { "k=1", "out of range", "2..127" } },
+		{ "kary:k=128,n=2", { "k=128", "out of range", "2..127" } },
+		{ "kary:k=4,n=1", { "n=1", "out of range", "2..6" } },
+		{ "kary:k=4,n=7", { "n=7", "out of range", "2..6" } },
+		{ "kary:k=4", { "missing", "\"n\"" } },
+		{ "kary:n=3", { "missing", "\"k\"" } },
+		{ "kary", { "missing", "\"k\"" } },
+		{ "kary:k=32,n=4", { "k=32 n=4", "131072 switches", "65536" } },
+		{ "kary:k=127,n=3", { "CA GUID range" } },
+		{ "kary:k=4,n=3,broken=1", { "unknown key \"broken\"",
+					    "k, n, cut, down, seed" } },
+		{ "kary:k=4,n=3,cut=x", { "cut=x", "not a number" } },
+		{ "kary:k=2,n=2,cut=2", { "cut=2", "at most 1 of its 4" } },
+		{ "kary:k=4,n=3,cut=82", { "cut=82", "at most 81" } },
+		{ "kary:k=4,n=3,down=15,cut=37", { "cut=37", "at most 36 of its 68" } },
+		{ "kary:k=4,n=3,down=16", { "down=16", "all 16 top-level",
+					   "at most 15" } },
+		{ "kary:k=4,n=3,down=99", { "down=99", "16 top-level" } },
+		{ "kary:k=4,n=3,down=1,down=2", { "\"down\"", "twice" } },
+		{ "clos:leaf=4,spine=2,ca=8,oversub=2", { "oversub=2", "ca=8",
+							  "both set" } },
+		{ "clos:leaf=4,spine=2,oversub=2,ca=8", { "oversub=2", "ca=8",
+							  "both set" } },
+		{ "clos:leaf=4,spine=2,oversub=0", { "oversub=0", "out of range",
+						     "1..254" } },
+		{ "clos:leaf=2,spine=8,oversub=40", { "oversub=40",
+						      "needs 328 ports per leaf" } },
+		{ "clos:leaf=3,spine=1,oversub=1,caports=2", { "oversub=1",
+							       "caports=2" } },
+		{ "clos:leaf=4,spine=2,down=2", { "down=2", "all 2 spines" } },
+		{ "clos:leaf=2,spine=2,cut=2", { "cut=2", "at most 1" } },
+		{ "torus:dims=4x4,cut=1", { "unknown key \"cut\"" } },
 	};
 	(void)state;
 
@@ -465,6 +849,12 @@ int main(void)
 		cmocka_unit_test(test_torus_shapes),
 		cmocka_unit_test(test_torus_layout),
 		cmocka_unit_test(test_fattree_shapes),
+		cmocka_unit_test(test_kary_shapes),
+		cmocka_unit_test(test_kary_guids),
+		cmocka_unit_test(test_kary_cut),
+		cmocka_unit_test(test_kary_down),
+		cmocka_unit_test(test_clos_oversub),
+		cmocka_unit_test(test_clos_damage),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_bad_specs),
 	};

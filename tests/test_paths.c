@@ -79,7 +79,7 @@ static uint32_t peer_switch(const struct ibr_fabric *f, uint32_t s,
 
 static void fab_open(struct fab *x, const char *spec)
 {
-	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 
 	x->f = generated_fabric(spec, 0);

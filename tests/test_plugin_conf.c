@@ -67,7 +67,8 @@ static void test_defaults_and_values(void **state)
 
 	(void)state;
 	assert_int_equal(p->msgs.count, 0);
-	assert_int_equal(p->conf.root.strategy, IBR_ROOT_SM);
+	assert_int_equal(p->conf.root.strategy, IBR_ROOT_AUTO);
+	assert_int_equal(p->conf.port_choice, IBR_PORT_BALANCED);
 	assert_true(p->conf.verify_before_push);
 	assert_int_equal(p->conf.verify_method, IBR_VERIFY_CERTIFICATE);
 	assert_null(p->conf.dump_dir);
@@ -168,8 +169,11 @@ static void test_every_bad_value(void **state)
 		const char *good, *bad, *code, *says;
 	} cases[] = {
 		{ "root 0x10", "root middle", "IB01",
-		  "root \"middle\": expected a switch GUID or sm, lowest-lid, "
-		  "center; using 0x0000000000000010" },
+		  "root \"middle\": expected a switch GUID or auto, sm, "
+		  "lowest-lid, center; using 0x0000000000000010" },
+		{ "port_choice lowest", "port_choice spread", "IB36",
+		  "port_choice \"spread\": expected balanced or lowest; using "
+		  "lowest" },
 		{ "root lowest-lid", "root 0", "IB01", "using lowest-lid" },
 		{ "root sm", "root -5", "IB01", "root \"-5\"" },
 		{ "verify_before_push no", "verify_before_push maybe", "IB02",
@@ -197,7 +201,8 @@ static void test_every_bad_value(void **state)
 		  "pira_depth \"3\": engine pira has no option \"depth\"" },
 		{ "", "colour blue", "IB03",
 		  "unknown key \"colour\" (value \"blue\") ignored; known keys: "
-		  "root, root_fallback, verify_before_push, verify_method, "
+		  "root, root_fallback, port_choice, verify_before_push, "
+		  "verify_method, "
 		  "dump_dir, sa_designated_dlids, hybrid_final_delay, and "
 		  "ENGINE_OPTION" },
 		{ "root_fallback refuse", "root_fallback sometimes", "IB29",

@@ -106,7 +106,7 @@ static unsigned walk_steps(const char *spec, const struct ibr_fabric *f,
 
 static void from_pira_to(const char *final, unsigned lmc)
 {
-	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
 	unsigned multi_step = 0;
 
 	for (size_t i = 0; i < sizeof(fabrics) / sizeof(fabrics[0]); i++) {
@@ -150,7 +150,7 @@ static void test_pira_to_colorl(void **state)
  * bring them) works the same way. */
 static void test_fera_to_pira(void **state)
 {
-	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
 	struct ibr_fabric *f = generated_fabric(fabrics[5], 0);
 	struct ibr_result prov, fin;
 	struct ibr_error err = { "" };
@@ -167,7 +167,7 @@ static void test_fera_to_pira(void **state)
 
 static void test_same_tables_move_nothing(void **state)
 {
-	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
 	struct ibr_fabric *f = generated_fabric(fabrics[0], 0);
 	struct ibr_result a, next;
 	struct ibr_updown ud;
@@ -197,7 +197,7 @@ static void test_same_tables_move_nothing(void **state)
  * than PIRa's own tables would. */
 static void test_keep_columns_after_a_cut(void **state)
 {
-	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
 	struct ibr_fabric *before = generated_fabric("torus:dims=6x6,ca=2,seed=1", 0);
 	struct ibr_fabric *after = generated_fabric("torus:dims=6x6,ca=2,broken=1,seed=1", 0);
 	struct ibr_result old, prov, pira;

@@ -29,7 +29,7 @@ struct fixture {
 static int setup_ring(void **state)
 {
 	static struct fixture fx;
-	struct ibr_root_choice root = { 0, IBR_ROOT_LOWEST_LID };
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
 	struct ibr_error err = { "" };
 	uint32_t sw[6];
 
@@ -244,7 +244,7 @@ static void test_union_of_equal_tables_is_clean(void **state)
  * 0 -> 1 -> 2 -> 0 while no walk loops. */
 static void test_union_credit_loop_is_found(void **state)
 {
-	struct ibr_root_choice root = { 0x300000, IBR_ROOT_SM };
+	struct ibr_root_choice root = { .guid = 0x300000, .strategy = IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 	struct fixture tri = { ibr_fabric_new(), { 0 } };
 	struct ibr_result prov, fin;

@@ -63,11 +63,16 @@ struct ibr_certify_report {
 	uint64_t down_up;        /* C4: entered going down, leaves going up */
 	uint64_t bad_designated; /* C6 */
 	uint64_t entries;        /* (switch, LID) entries checked */
+	/* IBR_NO_PATH where no legal route exists under the root set
+	 * (ibr_climb_meet): between two switches with no root above both
+	 * (e.g. two top switches of a fat tree); never towards a CA
+	 * (ibr_ctx_init checks every pair of host switches).  Not a finding. */
+	uint64_t no_legal_path;
 	unsigned num_messages;
 	char messages[IBR_VERIFY_MAX_MESSAGES][256];
 };
 
-/* The certificate of r under the orientation rooted at r->root. */
+/* The certificate of r under the orientation from r's root set. */
 int ibr_certify(const struct ibr_fabric *f, const struct ibr_result *r,
 		struct ibr_certify_report *rep, struct ibr_error *err);
 

@@ -11,10 +11,11 @@
  * loop-freedom, deadlock-freedom on one VL over all LIDs, determinism,
  * designated DLIDs).  Its figures go into r->stats with ibr_stat_set().
  *
- * The context belongs to one routing run: the fabric, the root chosen once,
- * the up/down orientation built on first use by ibr_ctx_updown() and then
- * shared by every engine routed with the same context (a hybrid's
- * provisional and final passes), and the options.  The registry is the one
+ * The context belongs to one routing run: the fabric, the root set
+ * resolved once (roots.h) and the up/down orientation from it, shared by
+ * every engine routed with the same context (a hybrid's provisional and
+ * final passes), the options, and the port-choice policy every engine
+ * applies among the ports its own rule allows.  The registry is the one
  * list of engines: the plugin registers, the CLI lists (`ibrouting
  * engines`) and the tests iterate exactly ibr_engines[].
  */
@@ -25,6 +26,7 @@
 
 #include "ibrouting/fabric.h"
 #include "ibrouting/result.h"
+#include "ibrouting/roots.h"
 #include "ibrouting/updown.h"
 
 #define IBR_MAX_OPTIONS 16
@@ -62,16 +64,34 @@ struct ibr_engine {
 	 * below it the engine still routes (e.g. dr as FERa) and the CLI and
 	 * the plugin warn. */
 	unsigned min_lmc;
+	/* What it does below min_lmc, for the warning ("routing as fera");
+	 * NULL: "routing on base LIDs only". */
+	const char *below_min_lmc;
 	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		     struct ibr_error *err);
 };
 
+/* How an engine chooses among the ports its rule allows (DESIGN.md, "Port
+ * choice"): the least loaded by the routes placed so far, destinations
+ * routed one by one (SSSP-style), the lowest port only as the last tie;
+ * or the lowest port, the papers' rule (their exact figures). */
+enum ibr_port_choice {
+	IBR_PORT_BALANCED,
+	IBR_PORT_LOWEST,
+};
+
+const char *ibr_port_choice_name(enum ibr_port_choice pc);
+/* "balanced" or "lowest"; -1 for anything else. */
+int ibr_port_choice_parse(const char *name, enum ibr_port_choice *pc);
+
 struct ibr_route_ctx {
 	const struct ibr_fabric *f;
-	uint32_t root;                  /* switch index, chosen at init */
+	uint32_t root;                  /* roots.sw[0] */
+	struct ibr_roots roots;         /* resolved at init, with its notes */
 	const struct ibr_options *options;  /* may be NULL */
 	const struct ibr_engine *engine;    /* the engine being run */
-	struct ibr_updown updown;       /* valid when have_updown */
+	enum ibr_port_choice port_choice;   /* IBR_PORT_BALANCED after init */
+	struct ibr_updown updown;       /* built at init from the roots */
 	bool have_updown;
 };
 
@@ -105,8 +125,11 @@ int ibr_option_uint(const struct ibr_route_ctx *ctx, const char *key,
 
 /* ---- one run -------------------------------------------------------- */
 
-/* Chooses the root; the orientation is built when first asked for.
- * options may be NULL and must outlive the context. */
+/* Resolves the root set (roots.h) and builds the orientation from it.
+ * Roots that cannot reach every switch with CAs going down are left out
+ * (with none left, the first root alone, which reaches everything), and
+ * ctx->roots.replaced says which: so every switch reaches every CA.  options may be NULL and
+ * must outlive the context. */
 int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
 		 const struct ibr_root_choice *root,
 		 const struct ibr_options *options, struct ibr_error *err);
@@ -122,10 +145,16 @@ int ibr_route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
 	      struct ibr_result *r, struct ibr_error *err);
 
 /* A context for one engine, routed and freed: for callers with nothing to
- * share between engines. */
+ * share between engines.  Balanced port choice. */
 int ibr_route_once(const struct ibr_fabric *f, const struct ibr_engine *e,
 		   const struct ibr_root_choice *root,
 		   const struct ibr_options *options, struct ibr_result *r,
 		   struct ibr_error *err);
+/* The same with a port-choice policy. */
+int ibr_route_once_with(const struct ibr_fabric *f, const struct ibr_engine *e,
+			const struct ibr_root_choice *root,
+			const struct ibr_options *options,
+			enum ibr_port_choice pc, struct ibr_result *r,
+			struct ibr_error *err);
 
 #endif

@@ -238,6 +238,20 @@ static inline ibr_lid_t ibr_end_port_lid(const struct ibr_fabric *f,
 	return ibr_port(f, f->end_ports[e].node, f->end_ports[e].port)->base_lid;
 }
 
+/* The switch index a LID's owner is or hangs off; IBR_NONE if unowned. */
+static inline uint32_t ibr_lid_switch(const struct ibr_fabric *f, ibr_lid_t lid)
+{
+	const struct ibr_lid_owner *o = &f->lid_owner[lid];
+	const struct ibr_node *n;
+
+	if (o->node == IBR_NONE)
+		return IBR_NONE;
+	n = &f->nodes[o->node];
+	if (n->type == IBR_NODE_SWITCH)
+		return n->sw_index;
+	return f->nodes[ibr_port(f, o->node, o->port)->remote_node].sw_index;
+}
+
 /* LIDs owned by an end-point: 2^lmc. */
 static inline unsigned ibr_port_lid_count(const struct ibr_port *p)
 {

@@ -8,13 +8,21 @@
  *       round-robin over a random permutation of the switches (uniform,
  *       as the X/Y configurations of lid-assignment-color-l §VI).
  *   clos:leaf=16,spine=8,ca=256,seed=1
- *       2-level Clos: every leaf linked to every spine; CAs on the leaves.
+ *   clos:leaf=16,spine=8,oversub=2,cut=3,down=1,seed=1
+ *       2-level Clos: every leaf linked to every spine; CAs on the leaves,
+ *       `ca` in all or `oversub`=R: R CA ports per uplink on every leaf.
+ *       `down` random spines removed, `cut` random links removed (neither
+ *       ever disconnecting the switches).
  *   torus:dims=4x4x4,ca=1,broken=3,seed=1
  *       2D or 3D torus with `broken` random links removed (never one that
  *       would disconnect the switches); `ca` CAs per switch.
  *   fattree:ports=8,levels=3,broken=0,seed=1
  *       m-port n-tree (the fat tree of lid-assignment-color-l §VI-C: 8-port
  *       3-tree, 80 switches, 128 machines), broken links as the torus's.
+ *   kary:k=8,n=3,cut=0,down=0,seed=1
+ *       k-ary n-tree (Petrini and Vanneschi): n levels of k^(n-1) switches
+ *       of 2k ports, k^n single-port CAs, k on each leaf; `down` random
+ *       top-level switches and `cut` random links removed as for clos.
  * The same spec always yields the same fabric (a private xorshift RNG).
  * The fabric is returned not finalized, GUIDs and descriptions set as
  * ibsim would number them, LIDs left for ibr_fabric_finalize().

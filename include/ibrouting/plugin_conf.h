@@ -45,6 +45,7 @@ enum ibr_verify_method {
 struct ibr_plugin_conf {
 	struct ibr_root_choice root;   /* after root_guid_file in the chain */
 	enum ibr_root_fallback root_fallback; /* an unusable root: next link, or refuse */
+	enum ibr_port_choice port_choice; /* among the ports an engine's rule allows */
 	bool verify_before_push;
 	enum ibr_verify_method verify_method;
 	char *dump_dir;                /* NULL: no extra dumps */

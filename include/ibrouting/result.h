@@ -56,7 +56,9 @@ struct ibr_result {
 	uint32_t num_lids;         /* columns: max_lid + 1 */
 	uint8_t *col;              /* num_lids * num_switches, see above */
 	struct ibr_designated designated;
-	uint32_t root;             /* switch index of the up/down root */
+	uint32_t root;             /* switch index of the up/down root: roots[0] */
+	uint32_t *roots;           /* the orientation's root set (owned), */
+	uint32_t num_roots;        /*   0 when unknown (tables read from a file) */
 	struct ibr_stats stats;
 };
 
@@ -64,6 +66,11 @@ struct ibr_result {
 int ibr_result_init(struct ibr_result *r, const struct ibr_fabric *f,
 		    struct ibr_error *err);
 void ibr_result_free(struct ibr_result *r);
+
+/* Records the root set the tables were routed under (copied); root
+ * becomes roots[0]. */
+int ibr_result_set_roots(struct ibr_result *r, const uint32_t *roots,
+			 uint32_t n, struct ibr_error *err);
 
 /* dst (uninitialised, or freed) becomes a deep copy of src: tables,
  * designated map, root, figures. */

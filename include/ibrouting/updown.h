@@ -1,11 +1,19 @@
 /*
  * updown.h - the up/down orientation of a fabric's switch graph.
  *
- * Ranks are BFS distances from the root switch.  A link between switches a
- * and b points up from a to b when rank(b) < rank(a), or when the ranks are
- * equal and lid(b) < lid(a) (ncm-ib-configuration-model §3.3).  Links to CAs
- * point down to the CA.  The result is acyclic with the root as its only
- * sink, and parallel links between two switches share one direction.
+ * Ranks are BFS distances from a root SET (one switch, the switches of a
+ * root_guid_file, or the top level of a fat tree): every root has rank 0,
+ * every other switch the distance to its nearest root.  A link between
+ * switches a and b points up from a to b when rank(b) < rank(a), or when
+ * the ranks are equal and lid(b) < lid(a) (ncm-ib-configuration-model
+ * §3.3).  Links to CAs point down to the CA.  Any such ranking with a total
+ * tie order is acyclic, so every legal up*-down* walk stays deadlock-free
+ * whatever the set; parallel links between two switches share one
+ * direction.  With one root the root is the only sink; with several, every
+ * root without a lower-LID root beside it is a sink, and a legal route
+ * from s to d exists exactly when some sink is reachable going up from both
+ * (ibr_climb_meet()): connectivity, not deadlock-freedom, is what a root
+ * set can break, and ibr_ctx_init() checks it before routing.
  *
  * `order` lists the switches by (rank, LID): every up link goes from a later
  * switch to an earlier one, so it is a topological order of the up graph
@@ -26,11 +34,7 @@ enum ibr_root_strategy {
 	IBR_ROOT_SM,          /* switch the SM is attached to, else lowest LID */
 	IBR_ROOT_LOWEST_LID,  /* switch with the lowest LID */
 	IBR_ROOT_CENTER,      /* a switch of minimum eccentricity (lowest LID of those) */
-};
-
-struct ibr_root_choice {
-	uint64_t guid;                  /* explicit root node GUID, 0 = none */
-	enum ibr_root_strategy strategy;
+	IBR_ROOT_AUTO,        /* the top level of a fat tree or Clos, else center */
 };
 
 /* What the plugin and the tool do when a configured root GUID cannot be
@@ -41,9 +45,25 @@ enum ibr_root_fallback {
 	IBR_ROOT_FALLBACK_REFUSE,
 };
 
+/* The root chain (roots.h): the set `set` (a root_guid_file's GUIDs) when
+ * one of them is a switch, else `guid`, else `strategy`.  Positional
+ * initialisers { guid, strategy } keep their meaning. */
+struct ibr_root_choice {
+	uint64_t guid;                  /* explicit root node GUID, 0 = none */
+	enum ibr_root_strategy strategy;
+	const uint64_t *set;            /* root set by node GUID, may be NULL */
+	uint32_t set_len;
+	const char *set_source;         /* names the set in notes, e.g. "root_guid_file F" */
+	bool set_unreadable;            /* the set's file could not be read */
+	const char *guid_source;        /* names `guid` in notes, e.g. "--root" */
+	enum ibr_root_fallback fallback;
+};
+
 struct ibr_updown {
 	uint32_t num_switches;
-	uint32_t root;          /* switch index */
+	uint32_t root;          /* switch index: roots[0] */
+	uint32_t *roots;        /* the root set, switch indexes, no repeats */
+	uint32_t num_roots;
 	uint32_t *rank;         /* per switch index */
 	uint32_t *order;        /* switch indexes by (rank, LID) */
 	uint32_t *position;     /* inverse of order */
@@ -62,7 +82,18 @@ const char *ibr_root_guid_unusable(const struct ibr_fabric *f, uint64_t guid);
 
 int ibr_updown_build(const struct ibr_fabric *f, uint32_t root,
 		     struct ibr_updown *ud, struct ibr_error *err);
+/* The orientation from a root set (n >= 1 distinct switch indexes). */
+int ibr_updown_build_set(const struct ibr_fabric *f, const uint32_t *roots,
+			 uint32_t n, struct ibr_updown *ud,
+			 struct ibr_error *err);
 void ibr_updown_free(struct ibr_updown *ud);
+
+struct ibr_result;
+
+/* The orientation the tables of r were routed under: from r's root set,
+ * or from r->root alone when r records none. */
+int ibr_updown_of_result(const struct ibr_fabric *f, const struct ibr_result *r,
+			 struct ibr_updown *ud, struct ibr_error *err);
 
 /* True when the link from switch a to its neighbour b points up. */
 static inline bool ibr_link_is_up(const struct ibr_fabric *f,
@@ -95,6 +126,36 @@ uint32_t ibr_down_distances(const struct ibr_fabric *f, const uint8_t *link_up,
 void ibr_legal_distances(const struct ibr_fabric *f,
 			 const struct ibr_updown *ud, const uint8_t *link_up,
 			 const uint32_t *down_dist, uint32_t *legal_dist);
+
+/* ---- which switches can reach which, legally ------------------------- */
+
+/* climb[s]: the sinks switch s reaches going up only, one bit per sink.
+ * A legal route from s to d exists iff climb[s] and climb[d] share a bit:
+ * s climbs to that sink and the sink descends to d (the sink climbs to
+ * nothing but itself, so d climbs to it).  With one sink every pair
+ * meets.  O(E * sinks / 64) to build. */
+struct ibr_climb {
+	uint32_t words;         /* per switch */
+	uint32_t num_sinks;
+	uint64_t *bits;         /* num_switches * words */
+	uint32_t *sink_bit;     /* per switch: its bit, IBR_NONE if no sink */
+};
+
+int ibr_climb_build(const struct ibr_fabric *f, const struct ibr_updown *ud,
+		    struct ibr_climb *cl, struct ibr_error *err);
+void ibr_climb_free(struct ibr_climb *cl);
+
+static inline bool ibr_climb_meet(const struct ibr_climb *cl, uint32_t a,
+				  uint32_t b)
+{
+	const uint64_t *x = cl->bits + (size_t)a * cl->words;
+	const uint64_t *y = cl->bits + (size_t)b * cl->words;
+
+	for (uint32_t i = 0; i < cl->words; i++)
+		if (x[i] & y[i])
+			return true;
+	return false;
+}
 
 const char *ibr_root_strategy_name(enum ibr_root_strategy s);
 int ibr_root_strategy_parse(const char *name, enum ibr_root_strategy *s);

@@ -42,6 +42,10 @@ struct ibr_verify_report {
 	uint64_t walks;          /* (switch, LID) walks checked */
 	uint64_t dependencies;   /* distinct channel dependencies */
 	uint64_t changed;        /* ibr_verify_union: entries a and b differ in */
+	/* IBR_NO_PATH where r's root set leaves no legal route (between two
+	 * switches with no root above both): not a finding; see
+	 * ibr_certify_report.no_legal_path */
+	uint64_t no_legal_path;
 	struct ibr_metrics designated;  /* the designated paths: length, load */
 	unsigned num_messages;
 	char messages[IBR_VERIFY_MAX_MESSAGES][256];

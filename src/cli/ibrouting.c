@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "ibrouting/certify.h"
+#include "ibrouting/check.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
@@ -71,7 +72,19 @@ static const struct command commands[] = {
 	  "       ibrouting verify --lfts DUMP_FTS-FILE [--certificate "
 	  "[--root GUID]] FABRIC\n" },
 	{ "generate", cmd_generate,
-	  "usage: ibrouting generate [--lmc N] [-o FILE] SPEC\n" },
+	  "usage: ibrouting generate [--lmc N] [-o FILE] SPEC\n"
+	  "SPEC:  random:sw=S[,ca=0][,deg=8][,ports=36][,caports=1][,seed=1]\n"
+	  "       clos:leaf=L,spine=S[,ca=0 | ,oversub=R][,uplinks=1]"
+	  "[,caports=1]\n"
+	  "            [,cut=0][,down=0][,seed=1]\n"
+	  "       torus:dims=AxB[xC][,ca=1][,broken=0][,caports=1][,seed=1]\n"
+	  "       fattree:[ports=8][,levels=3][,broken=0][,seed=1]\n"
+	  "       kary:k=K,n=N[,cut=0][,down=0][,seed=1]  (k 2..127, n 2..6)\n"
+	  "       oversub=R: R*S*uplinks CA ports on each leaf (R:1); cut=N: N "
+	  "random links\n"
+	  "       removed; down=N: N random spines (kary: top-level switches) "
+	  "removed;\n"
+	  "       neither ever disconnects the fabric\n" },
 	{ "engines", cmd_engines,
 	  "usage: ibrouting engines [--names]\n" },
 	{ "lids", cmd_lids,
@@ -221,31 +234,103 @@ struct ibr_fabric *cli_load_fabric(const char *source,
 	return NULL;
 }
 
-int cli_follow_root_chain(const struct ibr_fabric *f,
-			  struct ibr_root_choice *root,
-			  enum ibr_root_fallback fallback, const char **how)
+int cli_parse_roots(const char *text, struct cli_roots *r)
 {
-	static char words[160];
-	const char *why;
+	char buf[IBR_OPTION_VALUE_LEN * 64];
+	uint32_t n = 0;
 
-	if (!root->guid)
+	if (strlen(text) >= sizeof(buf))
+		return cli_fail("--root: the list is too long%s%s", "", "");
+	strcpy(buf, text);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		if (n == IBR_CLI_MAX_ROOTS)
+			return cli_fail("--root: more than 1024 GUIDs%s%s", "",
+					"");
+		if (cli_parse_guid("--root", tok, &r->set[n]))
+			return EXIT_USAGE;
+		n++;
+	}
+	if (n == 0)
+		return cli_fail("--root %s: expected GUID[,GUID...]%s", text, "");
+	r->choice.guid = n == 1 ? r->set[0] : 0;
+	r->choice.guid_source = "--root";
+	r->choice.set = n > 1 ? r->set : NULL;
+	r->choice.set_len = n > 1 ? n : 0;
+	r->choice.set_source = n > 1 ? "--root" : NULL;
+	/* the chain's next link, as before root sets: the SM's switch */
+	r->choice.strategy = IBR_ROOT_SM;
+	r->root_given = true;
+	return 0;
+}
+
+int cli_parse_root_list(const char *text, uint64_t *guids, uint32_t cap,
+			uint32_t *n)
+{
+	FILE *in = fopen(text, "r");
+	char line[256];
+
+	*n = 0;
+	if (!in) {
+		struct cli_roots r = { .choice.strategy = IBR_ROOT_SM };
+		if (cli_parse_roots(text, &r))
+			return EXIT_USAGE;
+		*n = r.choice.set_len ? r.choice.set_len : 1;
+		if (*n > cap)
+			return cli_fail("--roots: more than 1024 GUIDs%s%s", "",
+					"");
+		memcpy(guids, r.set, *n * sizeof(uint64_t));
 		return 0;
-	why = ibr_root_guid_unusable(f, root->guid);
-	if (!why)
-		return 0;
-	if (fallback == IBR_ROOT_FALLBACK_REFUSE) {
-		fprintf(stderr, "ibrouting: root GUID 0x%016" PRIx64 " %s "
-			"(--root-fallback refuse)\n", root->guid, why);
+	}
+	/* root_guid_file: a GUID a line, '#' comments, as OpenSM reads it */
+	for (unsigned lineno = 1; fgets(line, sizeof(line), in); lineno++) {
+		char *p = line + strspn(line, " \t"), *end;
+		p[strcspn(p, " \t\r\n#")] = '\0';
+		if (!*p)
+			continue;
+		if (*n == cap) {
+			fclose(in);
+			return cli_fail("--roots %s: more than 1024 GUIDs%s", text,
+					"");
+		}
+		errno = 0;
+		guids[*n] = strtoull(p, &end, 0);
+		if (errno || *end || guids[*n] == 0) {
+			fclose(in);
+			fprintf(stderr, "ibrouting: %s:%u: expected a GUID, found "
+				"\"%s\"\n", text, lineno, p);
+			return EXIT_USAGE;
+		}
+		(*n)++;
+	}
+	fclose(in);
+	return 0;
+}
+
+int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
+		 const struct ibr_options *options, struct ibr_route_ctx *ctx,
+		 const char **how)
+{
+	static char words[512];
+	struct ibr_error err = { "" };
+	const struct ibr_roots *roots = &ctx->roots;
+
+	if (ibr_ctx_init(ctx, f, &r->choice, options, &err)) {
+		fprintf(stderr, "ibrouting: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
-	snprintf(words, sizeof(words), "%s; --root 0x%016" PRIx64 " %s",
-		 root->strategy == IBR_ROOT_SM ? "SM's switch, else lowest LID" :
-		 ibr_root_strategy_name(root->strategy), root->guid, why);
-	fprintf(stderr, "ibrouting: WRN: --root 0x%016" PRIx64 " %s; the root "
-		"is the next of the chain: %s\n", root->guid, why,
-		root->strategy == IBR_ROOT_SM ? "the SM's switch, else the "
-		"lowest LID" : ibr_root_strategy_name(root->strategy));
-	root->guid = 0;
+	ctx->port_choice = r->port_choice;
+	snprintf(words, sizeof(words), "%s", roots->how);
+	for (uint32_t i = 0; i < roots->num_passed && i < IBR_ROOT_NOTES; i++) {
+		const struct ibr_root_note *n = &roots->passed[i];
+		size_t used = strlen(words);
+		fprintf(stderr, "ibrouting: WRN: %s 0x%016" PRIx64 " %s; the root "
+			"is the next of the chain: %s\n", n->source, n->guid,
+			n->why, roots->how);
+		snprintf(words + used, sizeof(words) - used, "; %s 0x%016" PRIx64
+			 " %s", n->source, n->guid, n->why);
+	}
+	if (roots->replaced[0])
+		fprintf(stderr, "ibrouting: WRN: %s\n", roots->replaced);
 	*how = words;
 	return 0;
 }
@@ -287,6 +372,11 @@ static void print_load(const struct ibr_verify_report *rep)
 	       m->max_link_load, m->flows, m->mean_path_len, m->lids_used,
 	       m->lids_assigned);
 	print_path_lengths(m);
+	if (rep->no_legal_path)
+		printf("reach     %" PRIu64 " switch-LID entries owe no route: "
+		       "under the root set no legal route exists between the "
+		       "two switches (no root is above both); every switch "
+		       "reaches every host\n", rep->no_legal_path);
 }
 
 static int print_verdict(const struct ibr_verify_report *rep, double ms)
@@ -318,21 +408,47 @@ static int print_certificate(const struct ibr_fabric *f,
 			     const struct ibr_certify_report *rep, double ms)
 {
 	uint64_t findings = ibr_certify_findings(rep);
+	char from[200], list[160];
+
+	if (r->num_roots > 1)
+		snprintf(from, sizeof(from), "%u roots (%s)", r->num_roots,
+			 ibr_roots_format(f, r->roots, r->num_roots, 3, list,
+					  sizeof(list)));
+	else
+		snprintf(from, sizeof(from), "root 0x%016" PRIx64,
+			 ibr_switch(f, r->root)->guid);
 
 	if (findings == 0) {
 		printf("certify   OK: %" PRIu64 " entries legal up/down under the "
-		       "orientation from root 0x%016" PRIx64 " (%.3f ms)\n",
-		       rep->entries, ibr_switch(f, r->root)->guid, ms);
+		       "orientation from %s (%.3f ms)\n", rep->entries, from, ms);
 		return 0;
 	}
 	printf("certify   FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
 	       PRIu64 " unreachable, %" PRIu64 " down-up turns, %" PRIu64
-	       " bad designated DLIDs) under the orientation from root 0x%016"
-	       PRIx64 "\n", findings, rep->bad_port, rep->unreachable,
-	       rep->down_up, rep->bad_designated, ibr_switch(f, r->root)->guid);
+	       " bad designated DLIDs) under the orientation from %s\n",
+	       findings, rep->bad_port, rep->unreachable, rep->down_up,
+	       rep->bad_designated, from);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
+}
+
+/* What the plugin's default check policy (check.h, verify_method
+ * certificate) would say of these tables before OpenSM's push. */
+static void print_policy(const struct ibr_fabric *f, const struct ibr_engine *e,
+			 const struct ibr_result *r)
+{
+	struct ibr_check check;
+	struct ibr_error err = { "" };
+
+	if (ibr_check_tables(f, r, e, IBR_CHECK_CERTIFICATE, &check, &err))
+		printf("check     could not run: %s\n", err.msg);
+	else if (ibr_verify_findings(&check.rep))
+		printf("check     the plugin would refuse these tables (%" PRIu64
+		       " findings)\n", ibr_verify_findings(&check.rep));
+	else
+		printf("check     the plugin would push them: %s\n",
+		       ibr_check_verdict_text(check.verdict));
 }
 
 static void print_route_summary(const struct ibr_fabric *f,
@@ -346,8 +462,15 @@ static void print_route_summary(const struct ibr_fabric *f,
 
 	for (uint32_t l = 1; l <= f->max_lid; l++)
 		lids += f->lid_owner[l].node != IBR_NONE;
-	printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n", root->guid,
-	       root->desc, ibr_switch_lid(f, r->root), how);
+	char set[160];
+
+	if (r->num_roots > 1)
+		printf("roots     %u switches (%s): %s\n", r->num_roots, how,
+		       ibr_roots_format(f, r->roots, r->num_roots, 4, set,
+					sizeof(set)));
+	else
+		printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n",
+		       root->guid, root->desc, ibr_switch_lid(f, r->root), how);
 	printf("engine    %s: %s (%" PRIu64 " linear entries for %u assigned "
 	       "LIDs)\n", e->name, ibr_stats_format(r, stats, sizeof(stats)),
 	       (uint64_t)lids * f->num_switches, lids);
@@ -410,6 +533,7 @@ static int cmd_route(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "root-strategy", required_argument, NULL, 's' },
 		{ "root-fallback", required_argument, NULL, 'f' },
+		{ "port-choice", required_argument, NULL, 'P' },
 		{ "lmc", required_argument, NULL, 'l' },
 		{ "dump-dir", required_argument, NULL, 'd' },
 		{ "repeat", required_argument, NULL, 'n' },
@@ -418,14 +542,14 @@ static int cmd_route(int argc, char **argv)
 		{ "print-lfts", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
-	enum ibr_root_fallback root_fallback = IBR_ROOT_FALLBACK_NEXT;
+	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
 	struct ibr_options engine_opts = { 0 };
 	const struct ibr_engine *e = NULL;
-	const char *dump_dir = NULL, *how = "default: SM's switch, else lowest LID";
+	const char *dump_dir = NULL, *how = "";
 	struct ibr_load_options load = { 0 };
+	struct ibr_route_ctx ctx;
 	unsigned repeat = 1;
-	bool print_lfts = false, root_given = false, strategy_given = false;
+	bool print_lfts = false;
 	struct ibr_fabric *f;
 	struct ibr_result r;
 	struct ibr_error err = { "" };
@@ -449,22 +573,24 @@ static int cmd_route(int argc, char **argv)
 				return cli_fail("-o: %s%s", err.msg, "");
 			break;
 		case 'r':
-			if (cli_parse_guid("--root", optarg, &root.guid))
+			if (cli_parse_roots(optarg, &roots))
 				return EXIT_USAGE;
-			how = "--root";
-			root_given = true;
 			break;
 		case 's':
-			if (ibr_root_strategy_parse(optarg, &root.strategy))
-				return cli_fail("--root-strategy %s: expected sm, "
-					    "lowest-lid or center%s", optarg, "");
-			how = ibr_root_strategy_name(root.strategy);
-			strategy_given = true;
+			if (ibr_root_strategy_parse(optarg, &roots.choice.strategy))
+				return cli_fail("--root-strategy %s: expected auto, "
+					    "sm, lowest-lid or center%s", optarg, "");
+			roots.strategy_given = true;
 			break;
 		case 'f':
-			if (ibr_root_fallback_parse(optarg, &root_fallback))
+			if (ibr_root_fallback_parse(optarg, &roots.choice.fallback))
 				return cli_fail("--root-fallback %s: expected next "
 					    "or refuse%s", optarg, "");
+			break;
+		case 'P':
+			if (ibr_port_choice_parse(optarg, &roots.port_choice))
+				return cli_fail("--port-choice %s: expected "
+					    "balanced or lowest%s", optarg, "");
 			break;
 		case 'l':
 			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
@@ -494,7 +620,7 @@ static int cmd_route(int argc, char **argv)
 			return usage_error();
 		}
 	}
-	if (root_given && strategy_given)
+	if (roots.root_given && roots.strategy_given)
 		return cli_fail("--root and --root-strategy both choose the "
 				"root: give one%s%s", "", "");
 	if (!e)
@@ -507,7 +633,7 @@ static int cmd_route(int argc, char **argv)
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;
-	if (cli_follow_root_chain(f, &root, root_fallback, &how)) {
+	if (cli_ctx_init(f, &roots, &engine_opts, &ctx, &how)) {
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
 	}
@@ -515,14 +641,16 @@ static int cmd_route(int argc, char **argv)
 	for (unsigned i = 0; i < repeat; i++) {
 		if (i > 0)
 			ibr_result_free(&r);
-		if (ibr_route_once(f, e, &root, &engine_opts, &r, &err)) {
+		if (ibr_route(&ctx, e, &r, &err)) {
 			cli_error(err.msg);
+			ibr_ctx_free(&ctx);
 			ibr_fabric_free(f);
 			return EXIT_USAGE;
 		}
 		if (i == 0 || r.stats.compute_ms < best)
 			best = r.stats.compute_ms;
 	}
+	ibr_ctx_free(&ctx);
 	print_route_summary(f, e, &r, how, best, repeat);
 	warn_lmc(f, e, &r);
 	verify_ms = ibr_now_ms();
@@ -546,6 +674,7 @@ static int cmd_route(int argc, char **argv)
 		rc = print_verdict(&rep, verify_ms);
 		/* informational: the verifier's verdict is the exit status */
 		print_certificate(f, &r, &cert, certify_ms);
+		print_policy(f, e, &r);
 		if (print_lfts)
 			print_tables(f, &r);
 		if (dump_dir)
@@ -589,16 +718,40 @@ static int read_live_tables(const char *lfts, const char *source,
 	return *fp ? 0 : -1;
 }
 
+/* --roots: the root set the tables read back were routed under, so the
+ * checks know which switch-LID pairs owe no route (verify.h). */
+static int set_read_roots(const struct ibr_fabric *f, struct ibr_result *r,
+			  const uint64_t *guids, uint32_t n)
+{
+	struct ibr_root_choice c = { .set = guids, .set_len = n,
+				     .set_source = "--roots",
+				     .fallback = IBR_ROOT_FALLBACK_REFUSE };
+	struct ibr_roots roots;
+	struct ibr_error err = { "" };
+
+	if (ibr_roots_resolve(f, &c, &roots, &err) ||
+	    ibr_result_set_roots(r, roots.sw, roots.count, &err)) {
+		ibr_roots_free(&roots);
+		cli_error(err.msg);
+		return -1;
+	}
+	ibr_roots_free(&roots);
+	return 0;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "certificate", no_argument, NULL, 'c' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "lfts", required_argument, NULL, 'f' },
+		{ "roots", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static uint64_t root_set[IBR_CLI_MAX_ROOTS];
+	uint32_t num_roots = 0;
 	const char *lfts = NULL;
-	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
 	struct ibr_certify_report cert;
@@ -620,6 +773,11 @@ static int cmd_verify(int argc, char **argv)
 		case 'f':
 			lfts = optarg;
 			break;
+		case 'R':
+			if (cli_parse_root_list(optarg, root_set,
+						IBR_CLI_MAX_ROOTS, &num_roots))
+				return EXIT_USAGE;
+			break;
 		default:
 			return usage_error();
 		}
@@ -638,10 +796,16 @@ static int cmd_verify(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cli_print_fabric(argv[optind], f);
+	if (num_roots && set_read_roots(f, &r, root_set, num_roots)) {
+		ibr_result_free(&r);
+		ibr_fabric_free(f);
+		return EXIT_USAGE;
+	}
 	ms = ibr_now_ms();
 	/* the certificate's orientation: --root, else the SM's switch the
 	 * dump names, else the lowest LID (as route's default) */
-	if (certificate && (ibr_choose_root(f, &root, &r.root, &err) ||
+	if (certificate && ((!num_roots &&
+			      ibr_choose_root(f, &root, &r.root, &err)) ||
 			    ibr_certify(f, &r, &cert, &err))) {
 		cli_error(err.msg);
 		rc = EXIT_USAGE;

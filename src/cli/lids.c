@@ -240,7 +240,7 @@ int cmd_lids(int argc, char **argv)
 	};
 	struct lids_options o = {
 		.scheme = { true, true }, .paths = { .k = 16, .per_ca = true },
-		.ilp_seconds = 2, .root = { 0, IBR_ROOT_SM },
+		.ilp_seconds = 2, .root = { .strategy = IBR_ROOT_SM },
 	};
 	struct ibr_load_options load = { 0 };
 	int opt, rc = 0;

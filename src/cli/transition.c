@@ -86,7 +86,7 @@ static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
 	unsigned step = 0;
 	int rc = 0;
 
-	if (ibr_updown_build(f, fin->root, &ud, &err) ||
+	if (ibr_updown_of_result(f, fin, &ud, &err) ||
 	    ibr_result_init(&next, f, &err)) {
 		cli_error(err.msg);
 		return EXIT_USAGE;
@@ -153,13 +153,15 @@ int cmd_transition(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "root-strategy", required_argument, NULL, 's' },
 		{ "root-fallback", required_argument, NULL, 'f' },
+		{ "port-choice", required_argument, NULL, 'P' },
 		{ "lmc", required_argument, NULL, 'l' },
 		{ "sm", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ibr_root_choice root = { 0, IBR_ROOT_SM };
-	enum ibr_root_fallback root_fallback = IBR_ROOT_FALLBACK_NEXT;
+	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
+	struct ibr_route_ctx ctx;
 	const char *how = "";
+	char set[160];
 	struct ibr_load_options load = { 0 };
 	const struct ibr_engine *prov = NULL, *fin = NULL;
 	struct ibr_fabric *f;
@@ -167,7 +169,6 @@ int cmd_transition(int argc, char **argv)
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	uint64_t entries, blocks;
-	bool root_given = false, strategy_given = false;
 	int c, rc;
 
 	optind = 1;
@@ -178,20 +179,24 @@ int cmd_transition(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'r':
-			if (cli_parse_guid("--root", optarg, &root.guid))
+			if (cli_parse_roots(optarg, &roots))
 				return EXIT_USAGE;
-			root_given = true;
 			break;
 		case 's':
-			if (ibr_root_strategy_parse(optarg, &root.strategy))
-				return cli_fail("--root-strategy %s: expected sm, "
-						"lowest-lid or center%s", optarg, "");
-			strategy_given = true;
+			if (ibr_root_strategy_parse(optarg, &roots.choice.strategy))
+				return cli_fail("--root-strategy %s: expected auto, "
+						"sm, lowest-lid or center%s", optarg, "");
+			roots.strategy_given = true;
 			break;
 		case 'f':
-			if (ibr_root_fallback_parse(optarg, &root_fallback))
+			if (ibr_root_fallback_parse(optarg, &roots.choice.fallback))
 				return cli_fail("--root-fallback %s: expected next "
 						"or refuse%s", optarg, "");
+			break;
+		case 'P':
+			if (ibr_port_choice_parse(optarg, &roots.port_choice))
+				return cli_fail("--port-choice %s: expected "
+						"balanced or lowest%s", optarg, "");
 			break;
 		case 'l':
 			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
@@ -210,7 +215,7 @@ int cmd_transition(int argc, char **argv)
 					"");
 		}
 	}
-	if (root_given && strategy_given)
+	if (roots.root_given && roots.strategy_given)
 		return cli_fail("--root and --root-strategy both choose the "
 				"root: give one%s%s", "", "");
 	if (!prov)
@@ -222,27 +227,32 @@ int cmd_transition(int argc, char **argv)
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;
-	if (cli_follow_root_chain(f, &root, root_fallback, &how)) {
+	if (cli_ctx_init(f, &roots, NULL, &ctx, &how)) {
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
 	}
 	cli_print_fabric(argv[optind], f);
-	if (ibr_route_once(f, prov, &root, NULL, &a, &err)) {
+	/* one context: the final pass routes under the provisional one's
+	 * orientation, as the plugin's hybrid does */
+	if (ibr_route(&ctx, prov, &a, &err)) {
 		cli_error(err.msg);
+		ibr_ctx_free(&ctx);
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
 	}
-	/* the final pass roots where the provisional one did */
-	root.guid = ibr_switch(f, a.root)->guid;
-	if (ibr_route_once(f, fin, &root, NULL, &b, &err)) {
+	if (ibr_route(&ctx, fin, &b, &err)) {
 		cli_error(err.msg);
 		ibr_result_free(&a);
+		ibr_ctx_free(&ctx);
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
 	}
-	printf("passes    provisional %s %.3f ms, final %s %.3f ms, root "
-	       "0x%016" PRIx64 "\n", prov->name, a.stats.compute_ms, fin->name,
-	       b.stats.compute_ms, root.guid);
+	ibr_ctx_free(&ctx);
+	printf("passes    provisional %s %.3f ms, final %s %.3f ms, root%s "
+	       "%s (%s)\n", prov->name, a.stats.compute_ms, fin->name,
+	       b.stats.compute_ms, a.num_roots > 1 ? "s" : "",
+	       ibr_roots_format(f, a.roots, a.num_roots, 4, set, sizeof(set)),
+	       how);
 	difference(&a, &b, &entries, &blocks);
 	printf("change    %" PRIu64 " of %" PRIu64 " entries (%.2f%%) in %"
 	       PRIu64 " LFT blocks\n", entries,

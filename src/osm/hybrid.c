@@ -56,7 +56,8 @@ struct ibr_hybrid {
 	bool have_held;
 	uint64_t *held_guid;            /* their switches' GUIDs, by index */
 	uint64_t fingerprint;           /* the fabric they were made for */
-	uint64_t root_guid;             /* the orientation's root */
+	uint64_t *root_guids;           /* the orientation's root set */
+	uint32_t num_roots;
 	struct ibr_result final;
 	bool have_final;
 	struct ibr_verify_report final_rep;
@@ -98,6 +99,9 @@ static void drop_held(struct ibr_hybrid *h)
 
 static void forget(struct ibr_hybrid *h)
 {
+	free(h->root_guids);
+	h->root_guids = NULL;
+	h->num_roots = 0;
 	drop_held(h);
 	h->want_pass = false;
 	forget_final(h);
@@ -171,7 +175,7 @@ static void keep_columns(struct engine_ctx *c, uint32_t *kept)
 	*kept = 0;
 	if (!h->have_held || ibr_result_copy(&mixed, &c->result, &err))
 		return;
-	if (ibr_updown_build(f, c->result.root, &ud, &err) == 0) {
+	if (ibr_updown_of_result(f, &c->result, &ud, &err) == 0) {
 		if (ibr_transition_keep(f, &ud, &h->held, h->held_guid,
 					h->held.num_switches, &mixed, kept,
 					&err) == 0 &&
@@ -186,6 +190,25 @@ static void keep_columns(struct engine_ctx *c, uint32_t *kept)
 	}
 	*kept = 0;
 	ibr_result_free(&mixed);
+}
+
+/* The provisional pass's root set, by GUID, for the final pass. */
+static int remember_roots(struct ibr_hybrid *h, const struct ibr_fabric *f,
+			  const struct ibr_result *r)
+{
+	uint64_t *g = malloc((r->num_roots ? r->num_roots : 1) * sizeof(*g));
+
+	if (!g) {
+		OSM_LOG(&h->ctx->plugin->osm->log, OSM_LOG_ERROR, "ERR IB13: %s: "
+			"out of memory for %u roots\n", h->ctx->name, r->num_roots);
+		return -1;
+	}
+	for (uint32_t i = 0; i < r->num_roots; i++)
+		g[i] = ibr_switch(f, r->roots[i])->guid;
+	free(h->root_guids);
+	h->root_guids = g;
+	h->num_roots = r->num_roots;
+	return 0;
 }
 
 static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root,
@@ -220,7 +243,8 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root,
 	if (ibr_plugin_finish(c, label, &rep, NULL) || hold(c))
 		return -1;
 	h->fingerprint = fingerprint;
-	h->root_guid = ibr_switch(c->of.fabric, c->result.root)->guid;
+	if (remember_roots(h, c->of.fabric, &c->result))
+		return -1;
 	h->want_pass = true;
 	return 0;
 }
@@ -281,8 +305,13 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 	char label[128], text[512];
 	size_t bytes;
 
-	/* one orientation for both passes */
-	root->guid = h->root_guid;
+	/* one orientation for both passes: the provisional pass's roots, on
+	 * the same fabric (equal fingerprints) */
+	root->set = h->root_guids;
+	root->set_len = h->num_roots;
+	root->set_source = "the provisional pass's roots";
+	root->set_unreadable = false;
+	root->guid = 0;
 	snprintf(label, sizeof(label), "%s: final pass (%s)", c->name,
 		 h->fin->name);
 	if (route_final(c, root, label))
@@ -315,7 +344,7 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 	/* one safe step */
 	if (h->step >= MAX_STEPS)
 		return keep_held(c, label, "too many steps");
-	if (ibr_updown_build(f, h->final.root, &ud, &err))
+	if (ibr_updown_of_result(f, &h->final, &ud, &err))
 		goto error;
 	if (ibr_result_init(&next, f, &err)) {
 		ibr_updown_free(&ud);

@@ -20,6 +20,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@
 #include <opensm/osm_file_ids.h>
 #include <opensm/osm_version.h>
 
-#include "ibrouting/certify.h"
+#include "ibrouting/check.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/escape.h"
 #include "ibrouting/metrics.h"
@@ -43,179 +44,156 @@
 static struct engine_ctx *engine_ctxs;
 static unsigned num_engine_ctxs;
 
-/* What the last run's tables were checked with, for the INFO line
- * (engine_ctx.check_kind). */
-enum checked {
-	NOT_CHECKED,          /* verify_before_push no */
-	CERTIFIED,            /* the certificate (certify.h) */
-	FULL_CHECK,           /* the full verifier, as verify_method full */
-	FULL_AFTER_CERT,      /* the full verifier, the certificate failed */
-};
-
 void ibr_plugin_drop_run(struct engine_ctx *c)
 {
 	if (c->routed)
 		ibr_result_free(&c->result);
 	ibr_osm_fabric_free(&c->of);
 	ibr_walker_free(&c->walker);
+	free(c->root_guids);
+	c->root_guids = NULL;
+	c->num_root_guids = c->root_guids_cap = 0;
 	c->routed = false;
 	c->hops_pending = false;
 }
 
 /* ---- root ------------------------------------------------------------ */
 
-/* The root chain (libibrouting(8)), tried in this order:
- *   1. OpenSM's root_guid_file: its first GUID that is a switch of the
- *      fabric;
- *   2. the plugin's `root` option: a GUID, or a strategy (sm, lowest-lid,
- *      center), which always finds a switch;
- *   3. the SM's switch (else the lowest LID), the `root sm` default.
+/* The root chain (libibrouting(8), roots.h), resolved by the core as the
+ * tool resolves it:
+ *   1. OpenSM's root_guid_file, read as updn reads it: every listed switch
+ *      of the fabric is a root (a set);
+ *   2. the plugin's `root` option: a GUID, or a strategy;
+ *   3. the strategy, `auto` by default: the top level of a fat tree or a
+ *      Clos network, else a switch of minimum eccentricity.
  * A link that names no usable switch (a dead root, a CA, a file that
  * cannot be read) is passed over with a WRN IB27 line naming the GUID and
  * why, or, with root_fallback refuse, refuses the run: OpenSM then routes
  * with the next engine of routing_engine.  Why not refuse by default:
  * OpenSM's fallbacks on an irregular fabric are updn, which needs a root
  * too, and minhop, whose tables have credit loops; our tables from
- * another root are still up*-down* and deadlock-free. */
+ * another root are still up*-down* and deadlock-free.  Here the plugin
+ * only reads the file (OpenSM's parse_node_map) and logs. */
 
-#define ROOT_SKIPS_NAMED 4
-
-struct root_search {
-	const struct ibr_fabric *f;
-	uint64_t guid;                  /* the first switch of the fabric */
-	/* GUIDs listed before it that are no switch of the fabric */
-	uint64_t skipped[ROOT_SKIPS_NAMED];
-	const char *why[ROOT_SKIPS_NAMED];
-	unsigned num_skipped;
-};
-
-static int take_first_switch(void *cxt, uint64_t guid, char *rest)
+static int collect_guid(void *cxt, uint64_t guid, char *rest)
 {
-	struct root_search *rs = cxt;
-	const char *why;
+	struct engine_ctx *c = cxt;
 
 	(void)rest;
-	if (rs->guid)
-		return 0;
-	why = ibr_root_guid_unusable(rs->f, guid);
-	if (!why) {
-		rs->guid = guid;
-	} else {
-		if (rs->num_skipped < ROOT_SKIPS_NAMED) {
-			rs->skipped[rs->num_skipped] = guid;
-			rs->why[rs->num_skipped] = why;
-		}
-		rs->num_skipped++;
+	if (c->num_root_guids == c->root_guids_cap) {
+		uint32_t cap = c->root_guids_cap ? 2 * c->root_guids_cap : 64;
+		uint64_t *g = realloc(c->root_guids, cap * sizeof(*g));
+		if (!g)
+			return -1;
+		c->root_guids = g;
+		c->root_guids_cap = cap;
 	}
+	c->root_guids[c->num_root_guids++] = guid;
 	return 0;
 }
 
-/* The link after root_guid_file, in words, for the WRN line. */
-static const char *option_link(const struct ibr_root_choice *option,
-			       char *buf, size_t len)
-{
-	if (option->guid)
-		snprintf(buf, len, "the root option, 0x%016" PRIx64,
-			 option->guid);
-	else if (option->strategy == IBR_ROOT_SM)
-		snprintf(buf, len, "the SM's switch");
-	else
-		snprintf(buf, len, "the root option, %s",
-			 ibr_root_strategy_name(option->strategy));
-	return buf;
-}
-
-/* Link 1, root_guid_file: 0 with *guid its root (0: unset, or passed
- * over under root_fallback next), -1 when it refuses the run. */
-static int root_from_guid_file(struct engine_ctx *c,
-			       const struct ibr_root_choice *option,
-			       uint64_t *guid, struct ibr_error *err)
+/* The chain's request for this run into *root. */
+static int root_request(struct engine_ctx *c, struct ibr_root_choice *root,
+			struct ibr_error *err)
 {
 	osm_opensm_t *osm = c->plugin->osm;
-	osm_log_t *log = &osm->log;
 	const char *file = osm->subn.opt.root_guid_file;
-	bool refuse = c->plugin->opts.conf.root_fallback == IBR_ROOT_FALLBACK_REFUSE;
-	struct root_search rs = { .f = c->of.fabric };
-	char next[64];
+	const struct ibr_plugin_conf *conf = &c->plugin->opts.conf;
 
-	*guid = 0;
+	c->num_root_guids = 0;
+	memset(root, 0, sizeof(*root));
+	root->guid = conf->root.guid;
+	root->strategy = conf->root.guid ? IBR_ROOT_SM : conf->root.strategy;
+	root->fallback = conf->root_fallback;
+	snprintf(c->guid_source, sizeof(c->guid_source), "%s",
+		 c->plugin->opts.path_text);
+	root->guid_source = c->guid_source;
 	if (!file || !*file)
 		return 0;
-	if (parse_node_map(file, take_first_switch, &rs)) {
-		if (refuse)
-			return ibr_error_set(err, "cannot read root_guid_file %s "
-					     "(root_fallback refuse)", file);
-		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: cannot read "
-			"root_guid_file %s; the root is %s\n", c->name, file,
-			option_link(option, next, sizeof(next)));
+	snprintf(c->root_source, sizeof(c->root_source), "root_guid_file %s",
+		 file);
+	root->set_source = c->root_source;
+	errno = 0;
+	if (parse_node_map(file, collect_guid, c)) {
+		if (errno == ENOMEM || (c->num_root_guids &&
+					c->num_root_guids == c->root_guids_cap))
+			return ibr_error_set(err, "out of memory reading %s",
+					     file);
+		root->set_unreadable = true;
 		return 0;
 	}
-	if (!rs.guid && refuse && rs.num_skipped)
-		return ibr_error_set(err, "root GUID 0x%016" PRIx64 " of "
-				     "root_guid_file %s %s (root_fallback "
-				     "refuse)", rs.skipped[0], file, rs.why[0]);
-	if (!rs.guid && refuse)
-		return ibr_error_set(err, "root_guid_file %s lists no GUID "
-				     "(root_fallback refuse)", file);
-	if (rs.guid)
-		snprintf(next, sizeof(next), "0x%016" PRIx64 ", listed after it",
-			 rs.guid);
+	root->set = c->root_guids;
+	root->set_len = c->num_root_guids;
+	return 0;
+}
+
+/* The whole root set, 8 GUIDs a line, whenever it differs from the set
+ * this engine logged last: what an administrator compares with updn's
+ * roots, and what `ibrouting verify --roots` takes to judge the tables
+ * OpenSM dumps (tests/e2e_lib.sh reads the last set logged). */
+#define ROOTS_PER_LINE 8
+
+static void log_root_set(struct engine_ctx *c, const char *name,
+			 const struct ibr_roots *roots)
+{
+	const struct ibr_fabric *f = c->of.fabric;
+	uint64_t digest = 14695981039346656037ull;
+
+	for (uint32_t i = 0; i < roots->count; i++)
+		digest = (digest ^ ibr_switch(f, roots->sw[i])->guid) *
+			 1099511628211ull;
+	if (digest == c->roots_digest)
+		return;
+	c->roots_digest = digest;
+	for (uint32_t i = 0; i < roots->count; i += ROOTS_PER_LINE) {
+		char list[ROOTS_PER_LINE * 20 + 1];
+		size_t used = 0;
+		for (uint32_t k = i; k < roots->count && k < i + ROOTS_PER_LINE; k++)
+			used += snprintf(list + used, sizeof(list) - used,
+					 " 0x%016" PRIx64,
+					 ibr_switch(f, roots->sw[k])->guid);
+		OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "%s: root set %u-%u "
+			"of %u:%s\n", name, i + 1, i + ROOTS_PER_LINE < roots->count ?
+			i + ROOTS_PER_LINE : roots->count, roots->count, list);
+	}
+}
+
+/* WRN lines for what the chain passed over, and the roots for the run's
+ * INFO line. */
+static void log_roots(struct engine_ctx *c, const char *name,
+		      const struct ibr_roots *roots)
+{
+	osm_log_t *log = &c->plugin->osm->log;
+	const struct ibr_fabric *f = c->of.fabric;
+	char list[200];
+
+	for (uint32_t i = 0; i < roots->num_passed && i < IBR_ROOT_NOTES; i++) {
+		const struct ibr_root_note *n = &roots->passed[i];
+		if (n->guid)
+			OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: root GUID 0x%016"
+				PRIx64 " of %s %s; the root%s %s\n", name,
+				n->guid, n->source, n->why,
+				roots->count > 1 ? "s are" : " is", roots->how);
+		else
+			OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: %s %s; the "
+				"root%s %s\n", name, n->source, n->why,
+				roots->count > 1 ? "s are" : " is", roots->how);
+	}
+	if (roots->num_passed > IBR_ROOT_NOTES)
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: %u more root GUIDs "
+			"passed over\n", name, roots->num_passed - IBR_ROOT_NOTES);
+	if (roots->replaced[0])
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB35: %s: %s\n", name,
+			roots->replaced);
+	log_root_set(c, name, roots);
+	if (roots->count > 1)
+		snprintf(c->roots_text, sizeof(c->roots_text), "roots %u (%s): %s",
+			 roots->count, roots->how, ibr_roots_format(f, roots->sw,
+			 roots->count, 4, list, sizeof(list)));
 	else
-		option_link(option, next, sizeof(next));
-	for (unsigned i = 0; i < rs.num_skipped && i < ROOT_SKIPS_NAMED; i++)
-		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: root GUID 0x%016" PRIx64
-			" of root_guid_file %s %s; the root is %s\n", c->name,
-			rs.skipped[i], file, rs.why[i], next);
-	if (rs.num_skipped > ROOT_SKIPS_NAMED)
-		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: %u more GUIDs of "
-			"root_guid_file %s are no switch of the fabric\n",
-			c->name, rs.num_skipped - ROOT_SKIPS_NAMED, file);
-	if (!rs.guid && !rs.num_skipped)
-		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: root_guid_file %s "
-			"lists no GUID; the root is %s\n", c->name, file, next);
-	*guid = rs.guid;
-	return 0;
-}
-
-/* Links 2 and 3: the root option, then the SM's switch.  Sets *root to
- * what the run uses; -1 when it refuses the run. */
-static int root_from_option(struct engine_ctx *c, struct ibr_root_choice *root,
-			    struct ibr_error *err)
-{
-	const char *why;
-
-	*root = c->plugin->opts.conf.root;
-	if (!root->guid)
-		return 0;
-	why = ibr_root_guid_unusable(c->of.fabric, root->guid);
-	if (!why)
-		return 0;
-	if (c->plugin->opts.conf.root_fallback == IBR_ROOT_FALLBACK_REFUSE)
-		return ibr_error_set(err, "root GUID 0x%016" PRIx64 " of %s %s "
-				     "(root_fallback refuse)", root->guid,
-				     c->plugin->opts.path_text, why);
-	OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "WRN IB27: %s: root GUID "
-		"0x%016" PRIx64 " of %s %s; the root is the SM's switch\n",
-		c->name, root->guid, c->plugin->opts.path_text, why);
-	root->guid = 0;
-	root->strategy = IBR_ROOT_SM;
-	return 0;
-}
-
-/* The run's root: the first link of the chain that can be used. */
-static int follow_root_chain(struct engine_ctx *c, struct ibr_root_choice *root,
-			     struct ibr_error *err)
-{
-	uint64_t file_root;
-
-	if (root_from_guid_file(c, &c->plugin->opts.conf.root, &file_root, err))
-		return -1;
-	if (file_root) {
-		root->guid = file_root;
-		root->strategy = IBR_ROOT_SM;
-		return 0;
-	}
-	return root_from_option(c, root, err);
+		snprintf(c->roots_text, sizeof(c->roots_text), "root 0x%016"
+			 PRIx64 " (%s)", ibr_switch(f, roots->sw[0])->guid,
+			 roots->how);
 }
 
 /* ---- hop tables --------------------------------------------------------- */
@@ -370,74 +348,50 @@ void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lm
 		return;
 	OSM_LOG(log, OSM_LOG_INFO, "WRN IB22: %s: lmc %u: needs lmc >= %u for "
 		"several LIDs per destination; %s\n", e->name, lmc, e->min_lmc,
-		strcmp(e->name, "dr") == 0 ? "routing as fera" :
-		"routing on base LIDs only");
+		e->below_min_lmc ? e->below_min_lmc : "routing on base LIDs only");
 }
 
-/* The certificate first (verify_method certificate, certify.h): O(S) per
- * LID, it certifies delivery, no loop and an acyclic channel dependency
- * graph by legality under the run's orientation.  Tables it rejects go to
- * the full check, which decides: tables that are deadlock-free but not
- * legal under that orientation are pushed, broken ones refused; either
- * way a WRN line says the certificate failed and why.  Multi-LID engines
- * also get the load along their designated DLIDs measured, which their
- * INFO line reports (what their DLIDs buy). */
+/* The check policy (check.h, verify_method) on c->result; a failed
+ * certificate that the full check overrules is a WRN line.  The test
+ * hook IBROUTING_TEST_CERTIFY_ROOT judges under another root's
+ * orientation, so that sound tables fail the certificate. */
 static int check_tables(struct engine_ctx *c, const struct ibr_engine *e,
-			struct ibr_verify_report *rep, enum checked *checked,
-			struct ibr_error *err)
+			struct ibr_verify_report *rep,
+			enum ibr_check_verdict *verdict, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = c->of.fabric;
-	const struct ibr_verify_options opts = {
-		.check_only = e->min_lmc == 0,
-	};
-	osm_log_t *log = &c->plugin->osm->log;
-	struct ibr_certify_report cert;
+	enum ibr_check_method method =
+		c->plugin->opts.conf.verify_method == IBR_VERIFY_CERTIFICATE ?
+		IBR_CHECK_CERTIFICATE : IBR_CHECK_FULL;
+	struct ibr_result *r = &c->result;
+	uint32_t root = r->root, *roots = r->roots, num_roots = r->num_roots;
+	uint32_t n = ibr_fabric_find_guid(f, c->plugin->test_certify_root);
+	struct ibr_check check;
+	int rc;
 
-	*checked = FULL_CHECK;
-	if (c->plugin->opts.conf.verify_method == IBR_VERIFY_CERTIFICATE) {
-		uint32_t root = c->result.root;
-		uint32_t n = ibr_fabric_find_guid(f, c->plugin->test_certify_root);
-		int rc;
-		if (c->plugin->test_certify_root && n != IBR_NONE &&
-		    f->nodes[n].type == IBR_NODE_SWITCH)
-			c->result.root = f->nodes[n].sw_index;
-		rc = ibr_certify(f, &c->result, &cert, err);
-		c->result.root = root;
-		if (rc)
-			return -1;
-		if (ibr_certify_findings(&cert) == 0) {
-			*checked = CERTIFIED;
-			return opts.check_only ? 0 :
-			       ibr_metrics_compute(f, &c->result,
-						   &rep->designated, err);
-		}
-		OSM_LOG(log, OSM_LOG_INFO, "WRN IB17: %s: the certificate fails "
-			"(%" PRIu64 " bad ports, %" PRIu64 " unreachable, %"
-			PRIu64 " down-up turns, %" PRIu64 " bad designated "
-			"DLIDs; first: %s); the full check decides\n",
-			e->name, cert.bad_port, cert.unreachable,
-			cert.down_up, cert.bad_designated, cert.messages[0]);
-		*checked = FULL_AFTER_CERT;
+	if (c->plugin->test_certify_root && n != IBR_NONE &&
+	    f->nodes[n].type == IBR_NODE_SWITCH) {
+		r->root = f->nodes[n].sw_index;
+		r->roots = NULL;
+		r->num_roots = 0;
 	}
-	return ibr_verify(f, &c->result, &opts, rep, err);
-}
-
-/* The INFO line's verdict: what was checked, and how. */
-static const char *verdict(enum checked checked)
-{
-	switch (checked) {
-	case CERTIFIED:
-		return "verified: legal up*/down* (certificate): no loop, all "
-		       "delivered, acyclic";
-	case FULL_CHECK:
-		return "verified: no loop, all delivered, acyclic (full check)";
-	case FULL_AFTER_CERT:
-		return "verified: no loop, all delivered, acyclic (full check; "
-		       "not legal up*/down* under the run's orientation)";
-	case NOT_CHECKED:
-		break;
-	}
-	return "not verified (verify_before_push no)";
+	rc = ibr_check_tables(f, r, e, method, &check, err);
+	r->root = root;
+	r->roots = roots;
+	r->num_roots = num_roots;
+	if (rc)
+		return -1;
+	if (check.verdict == IBR_FULL_AFTER_CERT)
+		OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "WRN IB17: %s: the "
+			"certificate fails (%" PRIu64 " bad ports, %" PRIu64
+			" unreachable, %" PRIu64 " down-up turns, %" PRIu64 " bad "
+			"designated DLIDs; first: %s); the full check decides\n",
+			e->name, check.cert.bad_port, check.cert.unreachable,
+			check.cert.down_up, check.cert.bad_designated,
+			check.cert.messages[0]);
+	*rep = check.rep;
+	*verdict = check.verdict;
+	return 0;
 }
 
 /* The engine's options from opensm-plugin.conf (ENGINE_KEY lines), which
@@ -482,7 +436,7 @@ int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
 	if (ibr_osm_fabric_build(c->plugin->osm, &c->of, err))
 		return -1;
 	log_loopbacks(c);
-	if (follow_root_chain(c, root, err))
+	if (root_request(c, root, err))
 		return -1;
 	c->model_ms = ibr_now_ms() - t0;
 	return 0;
@@ -492,13 +446,21 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
 		     const struct ibr_root_choice *root,
 		     struct ibr_verify_report *rep, struct ibr_error *err)
 {
-	enum checked checked = NOT_CHECKED;
+	enum ibr_check_verdict checked = IBR_NOT_CHECKED;
+	struct ibr_route_ctx ctx;
 	double t1;
+	int rc;
 
 	memset(rep, 0, sizeof(*rep));
-	c->check_kind = NOT_CHECKED;
-	if (ibr_route_once(c->of.fabric, e, root,
-			   engine_options(c->plugin, e), &c->result, err))
+	c->check_kind = IBR_NOT_CHECKED;
+	if (ibr_ctx_init(&ctx, c->of.fabric, root, engine_options(c->plugin, e),
+			 err))
+		return -1;
+	log_roots(c, c->name, &ctx.roots);
+	ctx.port_choice = c->plugin->opts.conf.port_choice;
+	rc = ibr_route(&ctx, e, &c->result, err);
+	ibr_ctx_free(&ctx);
+	if (rc)
 		return -1;
 	c->routed = true;
 	t1 = ibr_now_ms();
@@ -526,7 +488,7 @@ int ibr_plugin_finish(struct engine_ctx *c, const char *label,
 	c->hops_ms = ibr_now_ms() - t0;
 	snprintf(c->label, sizeof(c->label), "%s", label);
 	snprintf(c->checked, sizeof(c->checked), "%s", checked ? checked :
-		 verdict((enum checked)c->check_kind));
+		 ibr_check_verdict_text((enum ibr_check_verdict)c->check_kind));
 	c->designated_flows = rep ? rep->designated.flows : 0;
 	c->designated_load = rep ? rep->designated.max_link_load : 0;
 	return 0;
@@ -605,11 +567,10 @@ static int build_lid_matrices(void *context)
 		snprintf(load, sizeof(load), ", max link load %" PRIu64
 			 " flows along designated DLIDs", c->designated_load);
 	OSM_LOG(log, OSM_LOG_INFO, "%s: %u switches, %u CA ports, %u LIDs, "
-		"%s%s, %.3f ms, root 0x%016" PRIx64 ", %s\n", c->label,
+		"%s%s, %.3f ms, %s, %s\n", c->label,
 		f->num_switches, f->num_end_ports, lids,
 		ibr_stats_format(&c->result, stats, sizeof(stats)), load,
-		c->result.stats.compute_ms,
-		ibr_switch(f, c->result.root)->guid, c->checked);
+		c->result.stats.compute_ms, c->roots_text, c->checked);
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
 		"routing %.3f ms, verification %.3f ms, hop table walker %.3f ms, "
 		"in all %.3f ms\n",

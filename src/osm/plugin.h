@@ -126,6 +126,13 @@ struct engine_ctx {
 	struct ibr_walker walker;
 	bool hops_pending;            /* pushed; hop tables not written yet */
 	bool refused_by_verifier;     /* the last run's refusal: findings */
+	/* the root chain's first link, read with the run (root_guid_file) */
+	uint64_t *root_guids;
+	uint32_t num_root_guids, root_guids_cap;
+	char root_source[1100];        /* "root_guid_file PATH" */
+	char guid_source[1100];        /* the options file: "the root option of PATH" */
+	char roots_text[400];          /* "root 0x... (how)" for the INFO line */
+	uint64_t roots_digest;         /* of the root set last logged whole */
 	/* what the run's INFO line says (ibr_plugin_finish) */
 	char label[192];
 	char checked[600];
@@ -135,14 +142,16 @@ struct engine_ctx {
 /* The pieces of a routing run, for hybrid.c. */
 void ibr_plugin_drop_run(struct engine_ctx *c);
 /* Builds c->of from OpenSM's subnet (WRN IB28 for each loopback cable left
- * out) and follows the root chain (plugin.c, "root"): root_guid_file, the
- * root option, the SM's switch; a link passed over is a WRN IB27 line.
- * Fails, err saying why, when the fabric cannot be built or root_fallback
- * refuse meets an unusable root. */
+ * out) and the root chain's request (plugin.c, "root"): root_guid_file's
+ * switches as a set, the root option, auto; the core resolves it when
+ * routing (roots.h).  Fails, err saying why, when the fabric cannot be
+ * built. */
 int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
 		     struct ibr_error *err);
-/* Routes c->of with e into c->result and verifies it (verify_before_push);
- * findings land in rep. */
+/* Resolves the roots (a link passed over: WRN IB27; a set that leaves
+ * hosts apart: WRN IB35), routes c->of with e into c->result with the
+ * options' port choice and verifies it (verify_before_push); findings
+ * land in rep.  Fails when root_fallback refuse meets an unusable root. */
 int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
 		     const struct ibr_root_choice *root,
 		     struct ibr_verify_report *rep, struct ibr_error *err);

@@ -31,7 +31,16 @@ struct certifier {
 	ibr_lid_t *leaves_up;      /* per switch: LID whose entry goes up */
 	ibr_lid_t *entered_down;   /* per switch: LID entered by a down hop */
 	uint32_t *down_from;       /* per switch: a switch it was entered from */
+	struct ibr_climb climb;    /* with several roots: who may reach whom */
+	bool sets;                 /* climb is built */
 };
+
+/* Switch s owes no route to lid: under a root set no legal route exists
+ * (updown.h, ibr_climb_meet). */
+static bool no_legal_path(const struct certifier *c, uint32_t s, ibr_lid_t lid)
+{
+	return c->sets && !ibr_climb_meet(&c->climb, s, ibr_lid_switch(c->f, lid));
+}
 
 static void note(struct ibr_certify_report *rep, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -106,11 +115,14 @@ static void check_column(struct certifier *c, ibr_lid_t lid)
 		if (st == IBR_STEP_ARRIVED)
 			continue;
 		if (st != IBR_STEP_NEXT) {
-			if (st != IBR_STEP_NO_PATH || !renamed)
+			if (st == IBR_STEP_NO_PATH && no_legal_path(c, s, lid))
+				c->rep->no_legal_path++;
+			else if (st != IBR_STEP_NO_PATH || !renamed)
 				bad_step(c, s, lid, col[s], st);
 			continue;
 		}
-		if (renamed && col[next] == IBR_NO_PATH) {
+		if (col[next] == IBR_NO_PATH &&
+		    (renamed || no_legal_path(c, next, lid))) {
 			c->rep->unreachable++;
 			note(c->rep, "switch 0x%016llx routes LID %u to port %u, "
 			     "towards switch 0x%016llx, which has no route",
@@ -191,9 +203,17 @@ int ibr_certify(const struct ibr_fabric *f, const struct ibr_result *r,
 	if (r->root >= S)
 		return ibr_error_set(err, "certify: root %u is not a switch of "
 				     "the fabric (%u switches)", r->root, S);
-	if (ibr_updown_build(f, r->root, &ud, err))
+	if (ibr_updown_of_result(f, r, &ud, err))
 		return -1;
+	if (ud.num_roots > 1) {
+		if (ibr_climb_build(f, &ud, &c.climb, err)) {
+			ibr_updown_free(&ud);
+			return -1;
+		}
+		c.sets = true;
+	}
 	if (ibr_walker_init(&c.w, f, err)) {
+		ibr_climb_free(&c.climb);
 		ibr_updown_free(&ud);
 		return -1;
 	}
@@ -217,6 +237,7 @@ int ibr_certify(const struct ibr_fabric *f, const struct ibr_result *r,
 	rc = 0;
 out:
 	ibr_walker_free(&c.w);
+	ibr_climb_free(&c.climb);
 	ibr_updown_free(&ud);
 	free(c.link_up);
 	free(c.leaves_up);

@@ -19,6 +19,13 @@
  * switch's output ports.  Channels to CAs cannot close a cycle (CAs do not
  * forward) and are left out.  A DFS then looks for a cycle.
  *
+ * Tables routed under a root set of several switches record it: there
+ * some switch pairs have no legal route (updown.h, ibr_climb_meet: two
+ * switches with no root above both; never a host's switch and
+ * another's), and IBR_NO_PATH at such a switch is counted apart
+ * (no_legal_path), not a finding; an entry elsewhere whose walk ends at
+ * one is.
+ *
  * Designated DLIDs: each offset must lie inside its destination's range,
  * and a DLID above the base must be delivered from the source's switch
  * (a bit per (renamed LID, switch) records where walks deliver; base LIDs
@@ -35,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibrouting/updown.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
 #include "flows.h"
@@ -53,6 +61,9 @@ struct verifier {
 	 * Only with a designated map; a bit per pair. */
 	uint64_t *delivers;
 	uint32_t words;           /* per LID, in delivers */
+	struct ibr_climb climb;   /* r's root set: who may reach whom */
+	bool sets;                /* climb is built */
+	uint64_t column_exempt;   /* IBR_NO_PATH owed no route, this LID */
 };
 
 /* LIDs above their range's base may have IBR_NO_PATH off the paths
@@ -92,6 +103,12 @@ static void on_bad_step(void *ctx, uint32_t s, ibr_lid_t lid, uint8_t port,
 
 	if (st == IBR_STEP_NO_PATH && v->renamed_lid)
 		return; /* allowed; an entry leading here is caught later */
+	if (st == IBR_STEP_NO_PATH && v->sets &&
+	    !ibr_climb_meet(&v->climb, s, ibr_lid_switch(v->f, lid))) {
+		v->rep->no_legal_path++;
+		v->column_exempt++;
+		return; /* owed none; an entry leading here is caught later */
+	}
 	v->column_faults++;
 	if (st == IBR_STEP_NO_PATH) {
 		v->rep->unreachable++;
@@ -356,10 +373,24 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 				     "LIDs, the fabric has %u x %u",
 				     r->num_switches, r->num_lids, S,
 				     f->max_lid + 1u);
-	if (ibr_walker_init(&v.w, f, err))
+	if (r->roots && r->num_roots > 1) {
+		struct ibr_updown ud;
+		if (ibr_updown_of_result(f, r, &ud, err))
+			return -1;
+		if (ibr_climb_build(f, &ud, &v.climb, err)) {
+			ibr_updown_free(&ud);
+			return -1;
+		}
+		ibr_updown_free(&ud);
+		v.sets = true;
+	}
+	if (ibr_walker_init(&v.w, f, err)) {
+		ibr_climb_free(&v.climb);
 		return -1;
+	}
 	if (measure && ibr_flows_init(&v.flows, f, r, &rep->designated, err)) {
 		ibr_walker_free(&v.w);
+		ibr_climb_free(&v.climb);
 		return -1;
 	}
 	v.deps = calloc(C ? C : 1, sizeof(*v.deps));
@@ -380,8 +411,9 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 		}
 		v.renamed_lid = is_renamed_lid(f, lid);
 		v.column_faults = 0;
+		v.column_exempt = 0;
 		ibr_walk_column(&v.w, ibr_column(r, lid), lid, &obs);
-		if (v.renamed_lid)
+		if (v.renamed_lid || v.column_exempt)
 			check_renamed_column(&v, lid);
 		rep->walks += S;
 		if (ibr_verify_findings(rep) == 0) {
@@ -405,6 +437,7 @@ out:
 	if (measure)
 		ibr_flows_free(&v.flows);
 	ibr_walker_free(&v.w);
+	ibr_climb_free(&v.climb);
 	free(v.deps);
 	free(v.seen_stamp);
 	free(v.delivers);

@@ -26,6 +26,18 @@
  * there.  The designated map is by switch then; with per-CA units it is
  * per end port.
  *
+ * Never worse than the base (`port_choice balanced`): path selection
+ * chooses among at most k shortest legal paths per pair, the first k by
+ * port sequence, and where pairs have many more (a fat tree's leaves: 64
+ * per pair on an 8-ary 3-tree) those k crowd onto the low ports; FERa's
+ * balanced base tree (fera.c) then carries less.  So the heaviest
+ * channel along the designated DLIDs (metrics.h) is compared with the
+ * base routes' (every CA pair on its base LID), and when it is not
+ * lighter the base routes are kept: every pair designated offset 0, the
+ * LIDs above a base copies of its tree (figure "selection kept the base",
+ * 1).  A fix of the candidate sets themselves (spread over the ports
+ * rather than the first k) is still to come.
+ *
  * Figures: CA LIDs needed without a limit (2^ceil(lg(1 + classes off the
  * base)) per CA, the base being FERa's), renamed LIDs (offsets above the
  * base carrying paths), pairs moved, classes on the base, destinations
@@ -39,6 +51,7 @@
 #include "ibrouting/configs.h"
 #include "ibrouting/lidassign.h"
 #include "ibrouting/pathset.h"
+#include "ibrouting/metrics.h"
 #include "ibrouting/paths.h"
 
 static const char *const scheme_choices[] = {
@@ -292,6 +305,23 @@ out:
 	return rc;
 }
 
+/* The base routes back (see the top): every pair on offset 0, the LIDs
+ * above each base a copy of its complete legal tree. */
+static void keep_base(struct colorl *w)
+{
+	const struct ibr_fabric *f = w->f;
+	struct ibr_designated *d = &w->r->designated;
+
+	memset(d->offset, 0, (size_t)d->rows * d->cols);
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		const struct ibr_end_port *ep = &f->end_ports[e];
+		const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
+		for (unsigned k = 1; k < ibr_port_lid_count(p); k++)
+			memcpy(ibr_column(w->r, p->base_lid + k),
+			       ibr_column(w->r, p->base_lid), f->num_switches);
+	}
+}
+
 static int read_options(struct ibr_route_ctx *ctx, struct ibr_path_options *po,
 			struct ibr_lid_assign_options *la, struct ibr_error *err)
 {
@@ -331,7 +361,9 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	const struct ibr_fabric *f = ctx->f;
 	struct colorl w = { .f = f, .r = r };
 	struct ibr_path_options po = { 0 };
+	struct ibr_metrics base, chosen;
 	const struct ibr_updown *ud;
+	uint64_t kept_base = 0;
 	uint8_t most_lids = 1;
 	int rc = -1;
 
@@ -365,16 +397,30 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	for (uint32_t j = 0; j < most_lids; j++)
 		if (ibr_configs_open(&w.offsets, err) == IBR_NONE)
 			goto out;
+	/* the base routes' heaviest channel, every pair on offset 0 */
+	if (ctx->port_choice == IBR_PORT_BALANCED &&
+	    ibr_metrics_compute(f, r, &base, err))
+		goto out;
 	if (ibr_paths_compute(f, ud, &po, &w.paths, err) ||
 	    ibr_lid_assigner_new(&w.assigner, f->num_switches, err) ||
 	    alloc_buffers(&w, err) || route_all(&w, err))
 		goto out;
+	if (ctx->port_choice == IBR_PORT_BALANCED) {
+		if (ibr_metrics_compute(f, r, &chosen, err))
+			goto out;
+		if (chosen.max_link_load >= base.max_link_load) {
+			keep_base(&w);
+			w.renamed_lids = 0;
+			kept_base = 1;
+		}
+	}
 	ibr_stat_set(r, "CA LIDs needed", w.lids_needed);
 	ibr_stat_set(r, "renamed LIDs", w.renamed_lids);
 	ibr_stat_set(r, "pairs moved", w.pairs_moved);
 	ibr_stat_set(r, "classes on the base", w.classes_on_base);
 	ibr_stat_set(r, "colourings proven minimal", w.exact_colourings);
 	ibr_stat_set(r, "colourings", w.colourings);
+	ibr_stat_set(r, "selection kept the base", kept_base);
 	rc = 0;
 out:
 	if (detail) {

@@ -26,9 +26,14 @@
  * distance is one less, or a down link to a switch whose all-down
  * distance is one less (which starts the down phase); in the down phase
  * only the latter.  Among the links allowed it takes the least loaded so
- * far, then the lowest port: ties spread load, deterministically.  A
- * path's pairs (the CAs of its source switch) are added to the load of the
- * links its pairs finally use.
+ * far, then the lowest port: ties spread load, deterministically.  With
+ * `port_choice balanced` (the default) a pair whose FERa route (the
+ * balanced base tree, fera.c) is already minimal keeps it: it rides the
+ * base LID, and on fat trees, where every FERa route is minimal, dr is
+ * FERa's balanced routing; renaming is spent where FERa's single tree is
+ * not minimal, the paper's case (Fig. 5).  A path's pairs (the CAs of its
+ * source switch) are added to the load of the links its pairs finally
+ * use.
  *
  * Renaming.  Per destination end port, paths are checked one after the
  * other (source switches in index order) and each joins the first
@@ -73,6 +78,7 @@ struct dr {
 	uint32_t *path_chan;    /*   the channels (sw_adj entries) */
 	uint32_t *fera_chan;    /* channels of FERa's route, when needed */
 	struct ibr_configs configs;
+	bool balanced;          /* port_choice balanced: FERa's minimal routes kept */
 	/* figures */
 	uint64_t lids_needed, renamed_lids, renamed_pairs, fallback_pairs,
 		 links_saved, links_above_minimal;
@@ -190,6 +196,27 @@ static uint32_t fera_route(struct dr *w, const uint8_t *col, uint32_t s,
 	return n;
 }
 
+/* FERa's route (fera_chan[0 .. n)) from s to end port e on switch d as
+ * the path being placed. */
+static uint32_t take_fera_path(struct dr *w, uint32_t s, uint32_t n,
+			       const struct ibr_end_port *e)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t x = s;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = w->fera_chan[k];
+		w->path_sw[k] = x;
+		w->path_port[k] = f->sw_adj[i].port;
+		w->path_chan[k] = i;
+		x = f->sw_adj[i].peer;
+	}
+	w->path_sw[n] = x;
+	w->path_port[n] = e->sw_port;
+	w->path_chan[n] = IBR_NONE;
+	return n + 1;
+}
+
 static void add_load(struct dr *w, const uint32_t *chan, uint32_t n,
 		     uint64_t flows)
 {
@@ -248,10 +275,17 @@ static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
 					     "0x%016llx to LID %u",
 					     (unsigned long long)ibr_switch(f, s)->guid,
 					     p->base_lid);
+		if (w->balanced) {
+			/* FERa's balanced route where it is minimal: it
+			 * rides the base LID and costs no renaming */
+			fera_len = fera_route(w, base, s, d);
+			if (fera_len == len - 1)
+				len = take_fera_path(w, s, fera_len, ep);
+		}
 		k = ibr_configs_first_fit(c, w->path_sw, w->path_port, len, err);
 		if (k == IBR_NONE)
 			return -1;
-		if (k > 0)
+		if (k > 0 && !w->balanced)
 			fera_len = fera_route(w, base, s, d);
 		if (k < lids) {
 			add_load(w, w->path_chan, len - 1, pairs);
@@ -359,6 +393,7 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		goto out;
 	}
 	ibr_updown_link_flags(f, w.ud, w.link_up);
+	w.balanced = ctx->port_choice == IBR_PORT_BALANCED;
 	if (rename_all(&w, err))
 		goto out;
 	ibr_stat_set(r, "CA LIDs needed", w.lids_needed);
@@ -392,4 +427,5 @@ const struct ibr_engine ibr_engine_dr = {
 		   "several LIDs per destination (needs lmc >= 1)",
 	.route = dr_route,
 	.min_lmc = 1,
+	.below_min_lmc = "routing as fera",
 };

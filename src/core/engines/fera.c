@@ -7,8 +7,9 @@
  *      from there on), up options are ignored and the shortest such down
  *      route is taken;
  *   2. otherwise the shortest legal route, which starts with an up link;
- *   3. ties go to the lowest port number.
- * This reproduces Fig. 6 of the paper entry for entry.
+ *   3. ties: with `port_choice lowest` the lowest port number, which
+ *      reproduces Fig. 6 of the paper entry for entry; with `balanced`
+ *      (the default) the least loaded route, below.
  *
  * Cost: one legality-aware pass per destination switch, O(E) each:
  *   - a BFS up from the destination finds `down_dist`, the length of the
@@ -20,9 +21,24 @@
  * cost only their table writes.  Total O(S * (E + L)).  The tables are
  * stored by destination, so each LID's column is one memcpy.
  *
+ * Balanced ties (engine.h, IBR_PORT_BALANCED), SSSP-style: rules 1 and 2
+ * fix, per destination switch, the links each switch may take (its
+ * candidates: a step one shorter along the route rules 1 and 2 allow);
+ * then every destination end port is routed on its own, each switch
+ * taking the candidate whose route is least loaded (choose_balanced says
+ * in which sense), and the end port's flows (one per CA port sending to
+ * it) are added to the links they use before the next destination.  So
+ * the CAs of one leaf take different down links, and fat trees route as
+ * ftree does.
+ * Switches are settled in an order where a candidate comes first: the
+ * all-down part in BFS order from the destination, then the rest in
+ * up/down order; flows are pushed in the reverse order.  O(S + K) per end
+ * port for K candidates, beside the O(E) per destination switch.
+ *
  * Invariant per destination: route_dist[s] is the length of the route
  * switch s's entry starts; every entry leads to the destination along a
- * legal up/down path, so the tables are deadlock-free on one VL.
+ * legal up/down path of that length, so the tables are deadlock-free on
+ * one VL whatever the tie rule.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +54,21 @@ struct fera {
 	uint32_t *route_dist;   /* per switch */
 	uint8_t *out_port;      /* per switch: the chosen port */
 	uint32_t *queue;
+	uint32_t reached_down;  /* switches of queue[] with an all-down route */
+	/* balanced ties only */
+	bool balanced;
+	uint64_t *load;         /* per sw_adj entry: flows routed over it */
+	uint32_t *settle;       /* switches with a route, d excluded, in order */
+	uint32_t num_settle;
+	uint32_t *cand_start;   /* per settle position: its candidates are */
+	uint32_t *cand;         /*   cand[cand_start[k] .. cand_start[k+1]) */
+	uint64_t *cost;         /* per switch: load along its chosen route */
+	uint64_t *down_cost;    /* per switch: load of that route's down part */
+	uint32_t *turn;         /* per switch: LID of where that route starts down */
+	uint32_t *via;          /* per switch: chosen sw_adj entry */
+	uint64_t *flow;         /* per switch: flows passing, per end port */
+	uint32_t *by_lid;       /* switches by LID: the order destinations go */
+	uint32_t *cas;          /* one switch's end ports, by LID */
 };
 
 /* Rule 1 then rule 3: the lowest down port one step closer to d. */
@@ -76,7 +107,8 @@ static void route_to_switch(struct fera *w, uint32_t d)
 {
 	const struct ibr_updown *ud = w->ud;
 
-	ibr_down_distances(w->f, w->link_up, d, w->down_dist, w->queue);
+	w->reached_down = ibr_down_distances(w->f, w->link_up, d, w->down_dist,
+					     w->queue);
 	for (uint32_t k = 0; k < ud->num_switches; k++) {
 		uint32_t s = ud->order[k];
 		if (s == d) {
@@ -89,6 +121,150 @@ static void route_to_switch(struct fera *w, uint32_t d)
 			best_up_route(w, s);
 		}
 	}
+}
+
+/* ---- balanced ties --------------------------------------------------- */
+
+static void add_candidate(struct fera *w, uint32_t s, bool down)
+{
+	const struct ibr_fabric *f = w->f;
+
+	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+		uint32_t t = f->sw_adj[i].peer;
+		bool ok = down ? !w->link_up[i] &&
+				 w->down_dist[t] + 1 == w->down_dist[s] :
+				 w->link_up[i] && w->route_dist[t] != IBR_FAR &&
+				 w->route_dist[t] + 1 == w->route_dist[s];
+		if (ok)
+			w->cand[w->cand_start[w->num_settle + 1]++] = i;
+	}
+	w->settle[w->num_settle++] = s;
+	w->cand_start[w->num_settle + 1] = w->cand_start[w->num_settle];
+}
+
+/* The candidates of every switch for destination switch d (after
+ * route_to_switch), in settling order. */
+static void list_candidates(struct fera *w, uint32_t d)
+{
+	const struct ibr_updown *ud = w->ud;
+
+	w->num_settle = 0;
+	w->cand_start[0] = w->cand_start[1] = 0;
+	for (uint32_t k = 1; k < w->reached_down; k++)
+		add_candidate(w, w->queue[k], true);
+	for (uint32_t k = 0; k < ud->num_switches; k++) {
+		uint32_t s = ud->order[k];
+		if (s != d && w->down_dist[s] == IBR_FAR &&
+		    w->route_dist[s] != IBR_FAR)
+			add_candidate(w, s, false);
+	}
+}
+
+/* Each switch takes, among its candidates, the route whose down part
+ * (from where it turns down to the destination) carries the least load;
+ * on a tie the one turning at the switch with the lowest LID; then the least
+ * loaded route in all; then the least loaded first link; then the lowest
+ * port.  Why the down part first: every source weighs it alike, so the
+ * sources of one destination agree on where to turn (on a fat tree: one
+ * top switch per destination, as ftree assigns them), and the down links
+ * into a leaf, which no source can avoid, fill evenly; the up links then
+ * spread because each destination turns elsewhere.  The turning switch
+ * breaks ties the same way for every source, so agreement survives ties. */
+static void choose_balanced(struct fera *w, uint32_t d)
+{
+	const struct ibr_fabric *f = w->f;
+
+	w->cost[d] = 0;
+	w->down_cost[d] = 0;
+	w->turn[d] = ibr_switch_lid(f, d);
+	for (uint32_t k = 0; k < w->num_settle; k++) {
+		uint32_t s = w->settle[k], best = IBR_NONE, best_turn = IBR_NONE;
+		uint64_t best_down = UINT64_MAX, best_cost = UINT64_MAX;
+		uint64_t best_load = UINT64_MAX;
+		for (uint32_t j = w->cand_start[k]; j < w->cand_start[k + 1]; j++) {
+			uint32_t i = w->cand[j], t = f->sw_adj[i].peer;
+			bool up = w->link_up[i];
+			uint64_t down = up ? w->down_cost[t] : w->load[i] + w->down_cost[t];
+			uint32_t turn = up ? w->turn[t] : ibr_switch_lid(f, s);
+			uint64_t cost = w->load[i] + w->cost[t];
+			if (down != best_down ? down < best_down :
+			    turn != best_turn ? turn < best_turn :
+			    cost != best_cost ? cost < best_cost :
+			    w->load[i] < best_load) {
+				best_down = down;
+				best_turn = turn;
+				best_cost = cost;
+				best_load = w->load[i];
+				best = i;
+			}
+		}
+		w->cost[s] = best_cost;
+		w->down_cost[s] = best_down;
+		w->turn[s] = best_turn;
+		w->via[s] = best;
+		w->out_port[s] = f->sw_adj[best].port;
+	}
+}
+
+/* The flows of every CA port to one destination end port, on the links
+ * the chosen routes take: pushed from the farthest switch inwards. */
+static void add_flows(struct fera *w, uint32_t d)
+{
+	const struct ibr_fabric *f = w->f;
+
+	for (uint32_t k = 0; k < w->num_settle; k++) {
+		uint32_t s = w->settle[k];
+		w->flow[s] = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+	}
+	w->flow[d] = 0;
+	for (uint32_t k = w->num_settle; k-- > 0;) {
+		uint32_t s = w->settle[k], i = w->via[s];
+		w->load[i] += w->flow[s];
+		w->flow[f->sw_adj[i].peer] += w->flow[s];
+	}
+}
+
+/* Balanced ties depend on the order destinations are routed in: by LID,
+ * which every source of the same fabric (OpenSM's subnet, its dumps, a
+ * topology file with those LIDs) numbers alike, switch indexes aside. */
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int order_by_lid(struct fera *w, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t S = f->num_switches;
+	uint64_t *keys = malloc((S ? S : 1) * sizeof(uint64_t));
+
+	if (!keys)
+		return ibr_error_set(err, "fera: out of memory for %u switches", S);
+	for (uint32_t s = 0; s < S; s++)
+		keys[s] = (uint64_t)ibr_switch_lid(f, s) << 32 | s;
+	qsort(keys, S, sizeof(uint64_t), by_key);
+	for (uint32_t k = 0; k < S; k++)
+		w->by_lid[k] = (uint32_t)keys[k];
+	free(keys);
+	return 0;
+}
+
+/* The end ports of switch d into w->cas by LID; returns how many. */
+static uint32_t end_ports_by_lid(struct fera *w, uint32_t d)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t n = 0;
+
+	for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
+		uint32_t e = f->sw_cas[i], k = n++;
+		ibr_lid_t lid = ibr_end_port_lid(f, e);
+		for (; k > 0 && ibr_end_port_lid(f, w->cas[k - 1]) > lid; k--)
+			w->cas[k] = w->cas[k - 1];
+		w->cas[k] = e;
+	}
+	return n;
 }
 
 /* Writes the column of every LID of `lid`'s range: one contiguous copy of
@@ -127,16 +303,52 @@ static int fera_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		ibr_error_set(err, "fera: out of memory");
 		goto out;
 	}
+	w.balanced = ctx->port_choice == IBR_PORT_BALANCED;
+	if (w.balanced) {
+		w.load = calloc(links ? links : 1, sizeof(uint64_t));
+		w.settle = malloc(S * sizeof(uint32_t));
+		w.cand_start = malloc((S + 2) * sizeof(uint32_t));
+		w.cand = malloc((links ? links : 1) * sizeof(uint32_t));
+		w.cost = malloc(S * sizeof(uint64_t));
+		w.down_cost = malloc(S * sizeof(uint64_t));
+		w.turn = malloc(S * sizeof(uint32_t));
+		w.via = malloc(S * sizeof(uint32_t));
+		w.flow = malloc(S * sizeof(uint64_t));
+		w.by_lid = malloc(S * sizeof(uint32_t));
+		w.cas = malloc((f->num_end_ports ? f->num_end_ports : 1) *
+			       sizeof(uint32_t));
+		if (!w.load || !w.settle || !w.cand_start || !w.cand ||
+		    !w.cost || !w.down_cost || !w.turn || !w.via || !w.flow ||
+		    !w.by_lid || !w.cas) {
+			ibr_error_set(err, "fera: out of memory for the link "
+				      "loads of %u switches", S);
+			goto out;
+		}
+		if (order_by_lid(&w, err))
+			goto out;
+	}
 	ibr_updown_link_flags(f, ud, w.link_up);
 
-	for (uint32_t d = 0; d < S; d++) {
+	for (uint32_t k = 0; k < S; k++) {
+		uint32_t d = w.balanced ? w.by_lid[k] : k, n;
 		const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);
 		route_to_switch(&w, d);
+		if (w.balanced) {
+			list_candidates(&w, d);
+			choose_balanced(&w, d);
+		}
 		write_lids(&w, p0->base_lid, ibr_port_lid_count(p0), d, 0);
 		lids += ibr_port_lid_count(p0);
-		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
-			const struct ibr_end_port *e = &f->end_ports[f->sw_cas[i]];
+		n = w.balanced ? end_ports_by_lid(&w, d) :
+		    f->sw_ca_start[d + 1] - f->sw_ca_start[d];
+		for (uint32_t i = 0; i < n; i++) {
+			const struct ibr_end_port *e = &f->end_ports[w.balanced ?
+				w.cas[i] : f->sw_cas[f->sw_ca_start[d] + i]];
 			const struct ibr_port *p = ibr_port(f, e->node, e->port);
+			if (w.balanced) {
+				choose_balanced(&w, d);
+				add_flows(&w, d);
+			}
 			write_lids(&w, p->base_lid, ibr_port_lid_count(p), d,
 				   e->sw_port);
 			lids += ibr_port_lid_count(p);
@@ -150,6 +362,17 @@ out:
 	free(w.route_dist);
 	free(w.out_port);
 	free(w.queue);
+	free(w.load);
+	free(w.settle);
+	free(w.cand_start);
+	free(w.cand);
+	free(w.cost);
+	free(w.down_cost);
+	free(w.turn);
+	free(w.via);
+	free(w.flow);
+	free(w.by_lid);
+	free(w.cas);
 	return rc;
 }
 

@@ -21,12 +21,35 @@
  * in the port byte, so no port number (1..254) can be mistaken for a
  * marker.  At the end every implicit entry of an owned LID gets its
  * switch's default port: the LFT realisation of doc/design.md.
+ *
+ * A root set (roots.h) gives the up/down graph several sinks.  The paper's
+ * algorithm assumes one: every default chain then ends at the root, which
+ * descends to everything.  With several, exploration starts from every
+ * sink, a sink has no default port, and two additions keep every legal
+ * route (and only legal ones):
+ *   - merge: x's column is its father's, then, where that leaves an entry
+ *     implicit, the explicit entry of another PREV neighbour: so every
+ *     switch above x (which can descend to it) has an explicit down route;
+ *   - repair: after expansion, a switch whose default chain climbs to a
+ *     sink that cannot descend to the LID takes an explicit up entry to an
+ *     up neighbour whose walk delivers, swept in up/down order so that
+ *     neighbour is settled first; a switch with no legal route at all
+ *     (ibr_climb_meet) gets IBR_NO_PATH.
+ * Both only add explicit entries; with one sink neither changes anything,
+ * so Figs. 4-8 stay the paper's.
+ *
+ * Port choice (engine.h): with `lowest` the father is the PREV neighbour
+ * explored most recently, as the paper's Fig. 8; with `balanced` it is
+ * the PREV neighbour that fathers the fewest CA ports' default routes so
+ * far (most recently explored on ties), so default ports, which carry
+ * every up segment, spread over a fat tree's up links.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "engines.h"
 #include "ibrouting/pira.h"
+#include "ibrouting/walk.h"
 
 struct pira {
 	const struct ibr_fabric *f;
@@ -39,6 +62,10 @@ struct pira {
 	uint32_t *heap;         /* eligible nodes, min-heap by LID */
 	uint32_t heap_len;
 	ibr_lid_t *lid_of;      /* per node: its (base) LID */
+	bool several_sinks;     /* merge and repair (above) */
+	bool balanced;          /* port choice */
+	uint64_t *fathered;     /* per switch: CA ports whose defaults it takes */
+	uint32_t sinks;
 };
 
 /* Node ids: 0..S-1 are switches, S.. are end ports. */
@@ -127,17 +154,24 @@ static void release_down_neighbours(struct pira *w, uint32_t x)
 		heap_push(w, w->S + f->sw_cas[i]);
 }
 
-/* The father: the PREV neighbour explored most recently; its port is
- * the lowest of the parallel links to it. */
+/* The father: the PREV neighbour explored most recently (balanced: the
+ * one fathering the fewest CA ports, then the most recent); its port is
+ * the lowest of the parallel links to it.  IBR_NO_PATH at a sink. */
 static uint8_t father_port(const struct pira *w, uint32_t x, uint32_t *father)
 {
 	const struct ibr_fabric *f = w->f;
 	uint32_t best_step = 0;
+	uint64_t best_load = UINT64_MAX;
 	uint8_t port = IBR_NO_PATH;
 
 	for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
 		uint32_t t = f->sw_adj[i].peer;
-		if (ibr_link_is_up(f, w->ud, x, t) && w->step[t] > best_step) {
+		uint64_t load = w->balanced ? w->fathered[t] : 0;
+		if (!ibr_link_is_up(f, w->ud, x, t))
+			continue;
+		if (load < best_load || (load == best_load &&
+					 w->step[t] > best_step)) {
+			best_load = load;
 			best_step = w->step[t];
 			*father = t;
 			port = f->sw_adj[i].port;
@@ -146,17 +180,50 @@ static uint8_t father_port(const struct pira *w, uint32_t x, uint32_t *father)
 	return port;
 }
 
+/* Merge (several sinks): where x's column is still implicit, the
+ * explicit entry of another PREV neighbour p: y routes to x as to p. */
+static void merge_other_parents(struct pira *w, uint32_t x, uint32_t father)
+{
+	const struct ibr_fabric *f = w->f;
+	ibr_lid_t to = node_lid(w, x);
+	uint8_t *cx = ibr_column(w->r, to);
+	uint64_t *bx = explicit_column(w, to);
+
+	for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
+		uint32_t p = f->sw_adj[i].peer;
+		const uint64_t *bp;
+		const uint8_t *cp;
+		if (p == father || !ibr_link_is_up(f, w->ud, x, p))
+			continue;
+		bp = explicit_column(w, node_lid(w, p));
+		cp = column(w, p);
+		for (uint32_t k = 0; k < w->d->words; k++) {
+			uint64_t add = bp[k] & ~bx[k];
+			while (add) {
+				uint32_t y = k * 64 + (uint32_t)__builtin_ctzll(add);
+				add &= add - 1;
+				cx[y] = cp[y];
+			}
+			bx[k] |= bp[k];
+		}
+	}
+}
+
 static void explore_switch(struct pira *w, uint32_t x, uint32_t step)
 {
 	const struct ibr_fabric *f = w->f;
 	uint8_t *cx = column(w, x);
 	uint32_t father = IBR_NONE;
 
-	if (step > 1) {
-		w->d->default_port[x] = father_port(w, x, &father);
+	w->d->default_port[x] = father_port(w, x, &father);
+	if (father != IBR_NONE) {
 		/* FT(y, x) = FT(y, father) for all explored y outside PREV(x) */
 		copy_column(w, node_lid(w, x), node_lid(w, father));
+		if (w->balanced)
+			w->fathered[father] += 1 + f->sw_ca_start[x + 1] -
+					       f->sw_ca_start[x];
 	}
+	(void)step;
 	set_explicit(w, x, x, 0);
 	/* FT(y, x) = y's port to x for y in PREV(x); of parallel links the
 	 * lowest port on y's side.  0 marks "not set yet": y != x. */
@@ -174,7 +241,10 @@ static void explore_switch(struct pira *w, uint32_t x, uint32_t step)
 		if (l->peer != father && !is_explicit(w, l->peer, x))
 			set_explicit(w, l->peer, x, l->port);
 	}
+	if (w->several_sinks)
+		merge_other_parents(w, x, father);
 }
+
 
 static void explore_end_port(struct pira *w, uint32_t x)
 {
@@ -221,6 +291,98 @@ static uint64_t expand_defaults(struct pira *w)
 	return explicit_entries;
 }
 
+/* Repair (several sinks, see the top): per owned LID, in up/down order,
+ * a switch whose walk fails takes an explicit up entry to a neighbour
+ * whose walk delivers (balanced: the one fathering the fewest CA ports;
+ * else the lowest port), or IBR_NO_PATH when no legal route exists. */
+static int repair(struct pira *w, uint64_t *explicit_entries,
+		  struct ibr_error *err)
+{
+	const struct ibr_fabric *f = w->f;
+	const struct ibr_updown *ud = w->ud;
+	struct ibr_walker walker;
+	struct ibr_climb climb;
+	uint8_t *reach = malloc(w->S);
+	int rc = -1;
+
+	if (!reach)
+		return ibr_error_set(err, "pira: out of memory for %u switches",
+				     w->S);
+	if (ibr_walker_init(&walker, f, err)) {
+		free(reach);
+		return -1;
+	}
+	if (ibr_climb_build(f, ud, &climb, err))
+		goto out_walker;
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		uint8_t *col = ibr_column(w->r, lid);
+		uint64_t *bits = explicit_column(w, lid);
+		uint32_t d = ibr_lid_switch(f, lid);
+		bool all = true;
+		if (d == IBR_NONE)
+			continue;
+		ibr_walk_column(&walker, col, lid, NULL);
+		for (uint32_t s = 0; all && s < w->S; s++)
+			all = walker.hops[s] != IBR_HOPS_FAILED;
+		if (all)
+			continue;
+		for (uint32_t k = 0; k < w->S; k++) {
+			uint32_t s = ud->order[k], best = IBR_NONE, next;
+			uint64_t best_load = UINT64_MAX;
+			enum ibr_step st;
+			if (walker.hops[s] != IBR_HOPS_FAILED) {
+				reach[s] = 1;
+				continue;
+			}
+			st = ibr_walker_step(&walker, s, (ibr_lid_t)lid, col[s],
+					     &next);
+			if (st == IBR_STEP_NEXT && ibr_link_is_up(f, ud, s, next) &&
+			    reach[next]) {
+				reach[s] = 1; /* through a repaired switch */
+				continue;
+			}
+			reach[s] = 0;
+			if (!ibr_climb_meet(&climb, s, d)) {
+				if (col[s] != IBR_NO_PATH &&
+				    !(bits[s / 64] >> (s % 64) & 1))
+					(*explicit_entries)++;
+				col[s] = IBR_NO_PATH;
+				bits[s / 64] |= 1ull << (s % 64);
+				continue;
+			}
+			for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+				uint32_t t = f->sw_adj[i].peer;
+				uint64_t load = w->balanced ? w->fathered[t] : 0;
+				if (ibr_link_is_up(f, ud, s, t) && reach[t] &&
+				    load < best_load) {
+					best_load = load;
+					best = i;
+				}
+			}
+			if (best == IBR_NONE) {
+				ibr_error_set(err, "pira: switch 0x%016llx has a "
+					      "legal route to LID %u but no up "
+					      "neighbour delivers it",
+					      (unsigned long long)ibr_switch(f, s)->guid,
+					      lid);
+				goto out;
+			}
+			if (!(bits[s / 64] >> (s % 64) & 1))
+				(*explicit_entries)++;
+			col[s] = f->sw_adj[best].port;
+			bits[s / 64] |= 1ull << (s % 64);
+			reach[s] = 1;
+		}
+	}
+	rc = 0;
+out:
+	ibr_climb_free(&climb);
+out_walker:
+	ibr_walker_free(&walker);
+	free(reach);
+	return rc;
+}
+
 static int alloc_work(struct pira *w, struct ibr_error *err)
 {
 	size_t bits_words;
@@ -234,8 +396,9 @@ static int alloc_work(struct pira *w, struct ibr_error *err)
 	w->pending = calloc(w->n, sizeof(uint32_t));
 	w->heap = malloc(w->n * sizeof(uint32_t));
 	w->lid_of = malloc(w->n * sizeof(ibr_lid_t));
+	w->fathered = calloc(w->S, sizeof(uint64_t));
 	if (!w->d->default_port || !w->d->explicit_bits || !w->step ||
-	    !w->pending || !w->heap || !w->lid_of)
+	    !w->pending || !w->heap || !w->lid_of || !w->fathered)
 		return ibr_error_set(err, "pira: out of memory (%zu bytes of "
 				     "explicit bits)", bits_words * 8);
 	memset(w->d->default_port, IBR_NO_PATH, w->S);
@@ -246,7 +409,9 @@ int ibr_pira_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			  struct ibr_pira_detail *d, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = ctx->f;
-	struct pira w = { .f = f, .r = r, .d = d, .S = f->num_switches };
+	struct pira w = { .f = f, .r = r, .d = d, .S = f->num_switches,
+			  .balanced = ctx->port_choice == IBR_PORT_BALANCED };
+	uint64_t explicit_entries;
 	uint32_t step = 0;
 	int rc = -1;
 
@@ -261,7 +426,13 @@ int ibr_pira_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
 			w.pending[s] += ibr_link_is_up(f, w.ud, s, f->sw_adj[i].peer);
 
-	heap_push(&w, w.ud->root);
+	/* every sink starts: one root alone is the only one */
+	for (uint32_t x = 0; x < w.S; x++)
+		if (w.pending[x] == 0) {
+			heap_push(&w, x);
+			w.sinks++;
+		}
+	w.several_sinks = w.sinks > 1;
 	while (w.heap_len > 0) {
 		uint32_t x = heap_pop(&w);
 		w.step[x] = ++step;
@@ -277,14 +448,18 @@ int ibr_pira_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		goto out;
 	}
 	copy_lid_ranges(&w);
-	ibr_stat_set(r, "explicit entries", expand_defaults(&w));
-	ibr_stat_set(r, "default ports", w.S - 1);
+	explicit_entries = expand_defaults(&w);
+	if (w.several_sinks && repair(&w, &explicit_entries, err))
+		goto out;
+	ibr_stat_set(r, "explicit entries", explicit_entries);
+	ibr_stat_set(r, "default ports", w.S - w.sinks);
 	rc = 0;
 out:
 	free(w.step);
 	free(w.pending);
 	free(w.heap);
 	free(w.lid_of);
+	free(w.fathered);
 	return rc;
 }
 

@@ -93,6 +93,17 @@ static void print_root_fallback(const struct ibr_plugin_conf *c, char *buf,
 	snprintf(buf, len, "%s", ibr_root_fallback_name(c->root_fallback));
 }
 
+static int parse_port_choice(struct ibr_plugin_conf *c, const char *v)
+{
+	return ibr_port_choice_parse(v, &c->port_choice);
+}
+
+static void print_port_choice(const struct ibr_plugin_conf *c, char *buf,
+			      size_t len)
+{
+	snprintf(buf, len, "%s", ibr_port_choice_name(c->port_choice));
+}
+
 static int parse_verify_before_push(struct ibr_plugin_conf *c, const char *v)
 {
 	return parse_bool(v, &c->verify_before_push);
@@ -178,10 +189,12 @@ static void print_hybrid_final_delay(const struct ibr_plugin_conf *c,
 }
 
 static const struct conf_key keys[] = {
-	{ "root", "IB01", "expected a switch GUID or sm, lowest-lid, center",
-	  parse_root, print_root },
+	{ "root", "IB01", "expected a switch GUID or auto, sm, lowest-lid, "
+	  "center", parse_root, print_root },
 	{ "root_fallback", "IB29", "expected next or refuse",
 	  parse_root_fallback, print_root_fallback },
+	{ "port_choice", "IB36", "expected balanced or lowest",
+	  parse_port_choice, print_port_choice },
 	{ "verify_before_push", "IB02", "expected yes or no",
 	  parse_verify_before_push, print_verify_before_push },
 	{ "verify_method", "IB07", "expected certificate or full",
@@ -335,8 +348,9 @@ static void parse_line(struct ibr_plugin_conf *c, struct ibr_conf_messages *msgs
 void ibr_plugin_conf_defaults(struct ibr_plugin_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->root.strategy = IBR_ROOT_SM;
+	c->root.strategy = IBR_ROOT_AUTO;
 	c->root_fallback = IBR_ROOT_FALLBACK_NEXT;
+	c->port_choice = IBR_PORT_BALANCED;
 	c->verify_before_push = true;
 	c->verify_method = IBR_VERIFY_CERTIFICATE;
 	c->sa_designated_dlids = true;

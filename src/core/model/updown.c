@@ -2,20 +2,25 @@
  * updown.c - root choice and the up/down orientation (see updown.h).
  *
  * Invariants of a built orientation:
- *   rank[root] == 0 and rank[s] == BFS distance from the root;
+ *   rank[r] == 0 for every root r of the set and rank[s] == BFS distance
+ *   from the nearest root;
  *   order[] sorts switches by (rank, LID), position[] is its inverse;
- *   every switch but the root has a neighbour of smaller rank, reached by
- *   a down link from it, so the root reaches every switch going down only.
+ *   every switch but the roots has a neighbour of smaller rank, reached by
+ *   a down link from it, so the roots together reach every switch going
+ *   down only (one root alone reaches them all).
+ * Root resolution (which switches are the roots) lives in roots.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibrouting/result.h"
 #include "ibrouting/updown.h"
 
 static const char *const strategy_names[] = {
 	[IBR_ROOT_SM] = "sm",
 	[IBR_ROOT_LOWEST_LID] = "lowest-lid",
 	[IBR_ROOT_CENTER] = "center",
+	[IBR_ROOT_AUTO] = "auto",
 };
 
 const char *ibr_root_strategy_name(enum ibr_root_strategy s)
@@ -53,16 +58,20 @@ int ibr_root_fallback_parse(const char *name, enum ibr_root_fallback *fb)
 	return -1;
 }
 
-/* BFS distances from `src` over inter-switch links; returns the largest. */
-static uint32_t bfs_ranks(const struct ibr_fabric *f, uint32_t src,
-			  uint32_t *rank, uint32_t *queue)
+/* BFS distances from the nearest of srcs[0 .. n) over inter-switch links;
+ * returns the largest. */
+static uint32_t bfs_ranks_from(const struct ibr_fabric *f, const uint32_t *srcs,
+			       uint32_t n, uint32_t *rank, uint32_t *queue)
 {
 	uint32_t head = 0, tail = 0, far = 0;
 
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		rank[s] = UINT32_MAX;
-	rank[src] = 0;
-	queue[tail++] = src;
+	for (uint32_t i = 0; i < n; i++)
+		if (rank[srcs[i]] == UINT32_MAX) {
+			rank[srcs[i]] = 0;
+			queue[tail++] = srcs[i];
+		}
 	while (head < tail) {
 		uint32_t s = queue[head++];
 		far = rank[s];
@@ -75,6 +84,12 @@ static uint32_t bfs_ranks(const struct ibr_fabric *f, uint32_t src,
 		}
 	}
 	return far;
+}
+
+static uint32_t bfs_ranks(const struct ibr_fabric *f, uint32_t src,
+			  uint32_t *rank, uint32_t *queue)
+{
+	return bfs_ranks_from(f, &src, 1, rank, queue);
 }
 
 static uint32_t lowest_lid_switch(const struct ibr_fabric *f)
@@ -140,6 +155,7 @@ int ibr_choose_root(const struct ibr_fabric *f,
 		return 0;
 	}
 	switch (choice ? choice->strategy : IBR_ROOT_SM) {
+	case IBR_ROOT_AUTO:   /* one root asked for: auto's single-root rule */
 	case IBR_ROOT_CENTER:
 		return center_switch(f, root, err);
 	case IBR_ROOT_SM:
@@ -196,19 +212,37 @@ static int sort_by_rank_and_lid(const struct ibr_fabric *f, struct ibr_updown *u
 int ibr_updown_build(const struct ibr_fabric *f, uint32_t root,
 		     struct ibr_updown *ud, struct ibr_error *err)
 {
+	return ibr_updown_build_set(f, &root, 1, ud, err);
+}
+
+int ibr_updown_build_set(const struct ibr_fabric *f, const uint32_t *roots,
+			 uint32_t n, struct ibr_updown *ud,
+			 struct ibr_error *err)
+{
 	uint32_t S = f->num_switches;
 
 	memset(ud, 0, sizeof(*ud));
+	if (n == 0 || n > S)
+		return ibr_error_set(err, "orientation: %u roots for %u switches",
+				     n, S);
+	for (uint32_t i = 0; i < n; i++)
+		if (roots[i] >= S)
+			return ibr_error_set(err, "orientation: root %u is not a "
+					     "switch index (%u switches)",
+					     roots[i], S);
 	ud->num_switches = S;
-	ud->root = root;
+	ud->root = roots[0];
+	ud->num_roots = n;
+	ud->roots = malloc(n * sizeof(uint32_t));
 	ud->rank = malloc(S * sizeof(uint32_t));
 	ud->order = malloc(S * sizeof(uint32_t));
 	ud->position = malloc(S * sizeof(uint32_t));
-	if (!ud->rank || !ud->order || !ud->position) {
+	if (!ud->roots || !ud->rank || !ud->order || !ud->position) {
 		ibr_updown_free(ud);
 		return ibr_error_set(err, "out of memory");
 	}
-	bfs_ranks(f, root, ud->rank, ud->order);
+	memcpy(ud->roots, roots, n * sizeof(uint32_t));
+	bfs_ranks_from(f, roots, n, ud->rank, ud->order);
 	if (sort_by_rank_and_lid(f, ud)) {
 		ibr_updown_free(ud);
 		return ibr_error_set(err, "out of memory");
@@ -216,8 +250,19 @@ int ibr_updown_build(const struct ibr_fabric *f, uint32_t root,
 	return 0;
 }
 
+int ibr_updown_of_result(const struct ibr_fabric *f, const struct ibr_result *r,
+			 struct ibr_updown *ud, struct ibr_error *err)
+{
+	if (r->roots && r->num_roots)
+		return ibr_updown_build_set(f, r->roots, r->num_roots, ud, err);
+	if (r->root >= f->num_switches)
+		return ibr_error_set(err, "the tables name no root switch");
+	return ibr_updown_build(f, r->root, ud, err);
+}
+
 void ibr_updown_free(struct ibr_updown *ud)
 {
+	free(ud->roots);
 	free(ud->rank);
 	free(ud->order);
 	free(ud->position);
@@ -269,4 +314,59 @@ void ibr_legal_distances(const struct ibr_fabric *f,
 		}
 		legal_dist[s] = best;
 	}
+}
+
+int ibr_climb_build(const struct ibr_fabric *f, const struct ibr_updown *ud,
+		    struct ibr_climb *cl, struct ibr_error *err)
+{
+	uint32_t S = f->num_switches, sinks = 0;
+	uint32_t *sink_bit = malloc(S * sizeof(uint32_t));
+
+	memset(cl, 0, sizeof(*cl));
+	if (!sink_bit)
+		return ibr_error_set(err, "out of memory for %u switches", S);
+	/* a sink: no up link; only roots can be (every other switch has a
+	 * neighbour of smaller rank) */
+	for (uint32_t s = 0; s < S; s++) {
+		bool up = false;
+		sink_bit[s] = IBR_NONE;
+		if (ud->rank[s] != 0)
+			continue;
+		for (uint32_t i = f->sw_adj_start[s]; !up && i < f->sw_adj_start[s + 1]; i++)
+			up = ibr_link_is_up(f, ud, s, f->sw_adj[i].peer);
+		if (!up)
+			sink_bit[s] = sinks++;
+	}
+	cl->num_sinks = sinks;
+	cl->words = (sinks + 63) / 64;
+	cl->bits = calloc((size_t)S * cl->words, sizeof(uint64_t));
+	cl->sink_bit = sink_bit;
+	if (!cl->bits) {
+		ibr_climb_free(cl);
+		return ibr_error_set(err, "out of memory for the climb sets of "
+				     "%u switches and %u sinks", S, sinks);
+	}
+	/* in (rank, LID) order every up neighbour comes first */
+	for (uint32_t k = 0; k < S; k++) {
+		uint32_t s = ud->order[k];
+		uint64_t *mine = cl->bits + (size_t)s * cl->words;
+		if (sink_bit[s] != IBR_NONE)
+			mine[sink_bit[s] / 64] |= 1ull << (sink_bit[s] % 64);
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+			uint32_t t = f->sw_adj[i].peer;
+			const uint64_t *up = cl->bits + (size_t)t * cl->words;
+			if (!ibr_link_is_up(f, ud, s, t))
+				continue;
+			for (uint32_t w = 0; w < cl->words; w++)
+				mine[w] |= up[w];
+		}
+	}
+	return 0;
+}
+
+void ibr_climb_free(struct ibr_climb *cl)
+{
+	free(cl->bits);
+	free(cl->sink_bit);
+	memset(cl, 0, sizeof(*cl));
 }

@@ -34,7 +34,24 @@ void ibr_result_free(struct ibr_result *r)
 {
 	free(r->col);
 	free(r->designated.offset);
+	free(r->roots);
 	memset(r, 0, sizeof(*r));
+}
+
+int ibr_result_set_roots(struct ibr_result *r, const uint32_t *roots,
+			 uint32_t n, struct ibr_error *err)
+{
+	uint32_t *copy = malloc((n ? n : 1) * sizeof(uint32_t));
+
+	if (!copy)
+		return ibr_error_set(err, "out of memory for %u roots", n);
+	if (n)
+		memcpy(copy, roots, n * sizeof(uint32_t));
+	free(r->roots);
+	r->roots = copy;
+	r->num_roots = n;
+	r->root = n ? roots[0] : IBR_NONE;
+	return 0;
 }
 
 int ibr_result_copy(struct ibr_result *dst, const struct ibr_result *src,
@@ -46,15 +63,21 @@ int ibr_result_copy(struct ibr_result *dst, const struct ibr_result *src,
 	*dst = *src;
 	dst->col = malloc(n ? n : 1);
 	dst->designated.offset = src->designated.offset ? malloc(d ? d : 1) : NULL;
-	if (!dst->col || (src->designated.offset && !dst->designated.offset)) {
+	dst->roots = src->roots ? malloc((src->num_roots ? src->num_roots : 1) *
+					 sizeof(uint32_t)) : NULL;
+	if (!dst->col || (src->designated.offset && !dst->designated.offset) ||
+	    (src->roots && !dst->roots)) {
 		free(dst->col);
 		free(dst->designated.offset);
+		free(dst->roots);
 		memset(dst, 0, sizeof(*dst));
 		return ibr_error_set(err, "out of memory: %zu bytes of tables", n + d);
 	}
 	memcpy(dst->col, src->col, n);
 	if (d && src->designated.offset)
 		memcpy(dst->designated.offset, src->designated.offset, d);
+	if (src->roots && src->num_roots)
+		memcpy(dst->roots, src->roots, src->num_roots * sizeof(uint32_t));
 	return 0;
 }
 

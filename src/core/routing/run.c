@@ -2,16 +2,98 @@
  * run.c - one routing run: the context engines share and the call that
  * drives an engine (see engine.h).
  *
- * The root is chosen once per context and the orientation built at most
- * once, so every engine routed with one context sees the same up/down
- * graph (the hybrid's deadlock-freedom rests on it).  The time reported
- * covers what ibr_route() did: the engine, plus the orientation when this
- * run was the one to build it.
+ * The root set is resolved once per context and the orientation built
+ * once, at init, so every engine routed with one context sees the same
+ * up/down graph (the hybrid's deadlock-freedom rests on it).  The time
+ * reported covers what ibr_route() did: the engine.
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ibrouting/engine.h"
 #include "util/timer.h"
+
+static const char *const port_choice_names[] = {
+	[IBR_PORT_BALANCED] = "balanced",
+	[IBR_PORT_LOWEST] = "lowest",
+};
+
+const char *ibr_port_choice_name(enum ibr_port_choice pc)
+{
+	return port_choice_names[pc];
+}
+
+int ibr_port_choice_parse(const char *name, enum ibr_port_choice *pc)
+{
+	for (unsigned i = 0; i < 2; i++)
+		if (strcmp(name, port_choice_names[i]) == 0) {
+			*pc = i;
+			return 0;
+		}
+	return -1;
+}
+
+/* Roots that cannot reach every host going down are left out of the
+ * set (roots.h), the orientation built again without them, until every
+ * root reaches every host; with none left, the first root alone, which
+ * as the only sink reaches everything.  ctx->roots.replaced says what. */
+static int keep_roots_reaching_hosts(struct ibr_route_ctx *ctx,
+				     struct ibr_error *err)
+{
+	const struct ibr_fabric *f = ctx->f;
+	struct ibr_roots *roots = &ctx->roots;
+	uint32_t dropped = 0, first = roots->sw[0];
+	char names[160];
+	bool *keep;
+	int rc = -1;
+
+	if (roots->count < 2)
+		return 0;
+	keep = malloc(roots->count * sizeof(bool));
+	if (!keep)
+		return ibr_error_set(err, "out of memory for %u roots",
+				     roots->count);
+	for (;;) {
+		uint32_t kept, n = 0;
+		if (ibr_roots_reaching_hosts(f, &ctx->updown, keep, &kept, err))
+			goto out;
+		if (kept == roots->count)
+			break;
+		for (uint32_t i = 0; i < roots->count; i++)
+			if (keep[i])
+				roots->sw[n++] = roots->sw[i];
+			else if (dropped++ < 4)
+				snprintf(names + (dropped > 1 ? strlen(names) : 0),
+					 sizeof(names) - (dropped > 1 ? strlen(names) : 0),
+					 "%s0x%016" PRIx64, dropped > 1 ? ", " : "",
+					 ibr_switch(f, roots->sw[i])->guid);
+		if (n == 0) {
+			roots->sw[n++] = first;
+			snprintf(roots->replaced, sizeof(roots->replaced),
+				 "no root of %s reaches every host going down; "
+				 "replaced by its first root alone", roots->how);
+		}
+		roots->count = n;
+		ibr_updown_free(&ctx->updown);
+		ctx->have_updown = false;
+		if (ibr_updown_build_set(f, roots->sw, n, &ctx->updown, err))
+			goto out;
+		ctx->have_updown = true;
+		if (n == 1)
+			break;
+	}
+	if (dropped && !roots->replaced[0])
+		snprintf(roots->replaced, sizeof(roots->replaced), "%u roots of "
+			 "%s cannot reach every host going down (a link below "
+			 "them is gone) and are left out of the set: %s%s",
+			 dropped, roots->how, names, dropped > 4 ? " ..." : "");
+	rc = 0;
+out:
+	free(keep);
+	return rc;
+}
 
 int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
 		 const struct ibr_root_choice *root,
@@ -20,15 +102,29 @@ int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->f = f;
 	ctx->options = options;
+	ctx->port_choice = IBR_PORT_BALANCED;
 	if (!f->finalized)
 		return ibr_error_set(err, "fabric not finalized");
-	return ibr_choose_root(f, root, &ctx->root, err);
+	if (ibr_roots_resolve(f, root, &ctx->roots, err) ||
+	    ibr_updown_build_set(f, ctx->roots.sw, ctx->roots.count,
+				 &ctx->updown, err)) {
+		ibr_roots_free(&ctx->roots);
+		return -1;
+	}
+	ctx->have_updown = true;
+	if (keep_roots_reaching_hosts(ctx, err)) {
+		ibr_ctx_free(ctx);
+		return -1;
+	}
+	ctx->root = ctx->roots.sw[0];
+	return 0;
 }
 
 void ibr_ctx_free(struct ibr_route_ctx *ctx)
 {
 	if (ctx->have_updown)
 		ibr_updown_free(&ctx->updown);
+	ibr_roots_free(&ctx->roots);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -36,9 +132,9 @@ const struct ibr_updown *ibr_ctx_updown(struct ibr_route_ctx *ctx,
 					struct ibr_error *err)
 {
 	if (!ctx->have_updown) {
-		if (ibr_updown_build(ctx->f, ctx->root, &ctx->updown, err))
-			return NULL;
-		ctx->have_updown = true;
+		ibr_error_set(err, "no orientation: the context was not "
+			      "initialised");
+		return NULL;
 	}
 	return &ctx->updown;
 }
@@ -57,7 +153,11 @@ int ibr_route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
 		ibr_result_free(r);
 		return -1;
 	}
-	r->root = ctx->root;
+	if (ibr_result_set_roots(r, ctx->updown.roots, ctx->updown.num_roots,
+				 err)) {
+		ibr_result_free(r);
+		return -1;
+	}
 	r->stats.compute_ms = ibr_now_ms() - start;
 	return 0;
 }
@@ -67,12 +167,23 @@ int ibr_route_once(const struct ibr_fabric *f, const struct ibr_engine *e,
 		   const struct ibr_options *options, struct ibr_result *r,
 		   struct ibr_error *err)
 {
+	return ibr_route_once_with(f, e, root, options, IBR_PORT_BALANCED, r,
+				   err);
+}
+
+int ibr_route_once_with(const struct ibr_fabric *f, const struct ibr_engine *e,
+			const struct ibr_root_choice *root,
+			const struct ibr_options *options,
+			enum ibr_port_choice pc, struct ibr_result *r,
+			struct ibr_error *err)
+{
 	struct ibr_route_ctx ctx;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (ibr_ctx_init(&ctx, f, root, options, err))
 		return -1;
+	ctx.port_choice = pc;
 	rc = ibr_route(&ctx, e, r, err);
 	ibr_ctx_free(&ctx);
 	return rc;

@@ -171,7 +171,8 @@ int ibr_transition_step(const struct ibr_fabric *f,
 		for (uint32_t s = 0; s < S; s++)
 			*left += n[s] != t[s];
 	}
-	next->root = fin->root;
+	if (ibr_result_set_roots(next, fin->roots, fin->num_roots, err))
+		goto out;
 	rc = 0;
 out:
 	ibr_walker_free(&st.w);

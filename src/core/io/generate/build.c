@@ -1,6 +1,9 @@
 /*
  * build.c - blocks every kind builds with: switches, links on the next free
- * port, CAs spread over the switches, the GUID range check.
+ * port, CAs spread over the switches, the GUID range check, and the two
+ * ways of damaging a regular fabric without disconnecting it: links cut
+ * (gen_break_links) and top-level switches taken down (gen_take_down).
+ * Both draw only from the spec's RNG, so damage is a function of the spec.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -95,20 +98,23 @@ static uint32_t uf_find(uint32_t *parent, uint32_t x)
 }
 
 /* Kruskal over a shuffled order picks the tree; links are then broken in
- * the reverse of that order, skipping tree links. */
-int gen_break_links(struct gen *g, const char *kind, struct gen_link *l,
+ * the reverse of that order, skipping tree links.  That is reverse-delete
+ * on the same order: exactly "try candidates in random order, skip one
+ * whose removal would disconnect", without a connectivity test per link. */
+int gen_break_links(struct gen *g, enum key key, struct gen_link *l,
 		    uint32_t n, uint32_t sw, struct ibr_error *err)
 {
-	uint32_t *order, *parent, left = (uint32_t)g->v[K_BROKEN];
+	uint32_t *order, *parent, left = (uint32_t)g->v[key];
 
-	if (g->v[K_BROKEN] > n - (sw - 1))
-		return ibr_error_set(err, "generate: %s: broken=%llu would "
+	if (g->v[key] > n - (sw - 1))
+		return ibr_error_set(err, "generate: %s: %s=%llu would "
 				     "disconnect the switches: at most %u of its "
-				     "%u links can break", kind,
-				     (unsigned long long)g->v[K_BROKEN],
+				     "%u links can go", g->kind->name,
+				     gen_key_name(key),
+				     (unsigned long long)g->v[key],
 				     n - (sw - 1), n);
 	order = gen_permutation(n, &g->rng);
-	parent = malloc(sw * sizeof(*parent));
+	parent = malloc((sw ? sw : 1) * sizeof(*parent));
 	if (!order || !parent) {
 		free(order);
 		free(parent);
@@ -131,5 +137,71 @@ int gen_break_links(struct gen *g, const char *kind, struct gen_link *l,
 		}
 	free(order);
 	free(parent);
+	return 0;
+}
+
+/* Components of switches 0..sw-1 under links l[0..n). */
+static uint32_t components(const struct gen_link *l, uint32_t n, uint32_t sw,
+			   uint32_t *parent)
+{
+	uint32_t comps = sw;
+
+	for (uint32_t s = 0; s < sw; s++)
+		parent[s] = s;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t ra = uf_find(parent, l[i].a), rb = uf_find(parent, l[i].b);
+		if (ra != rb) {
+			parent[ra] = rb;
+			comps--;
+		}
+	}
+	return comps;
+}
+
+/* The victims are the first `down` of a random permutation of the
+ * candidates: one draw of the RNG per candidate, whatever `down` is. */
+int gen_take_down(struct gen *g, uint32_t first, uint32_t count,
+		  const char *what, struct gen_link *l, uint32_t *n,
+		  uint32_t sw, uint32_t *map, struct ibr_error *err)
+{
+	uint64_t down = g->v[K_DOWN];
+	uint32_t *pick, kept = 0, left = 0;
+
+	if (down >= count)
+		return ibr_error_set(err, "generate: %s: down=%llu would remove "
+				     "%s %u %s (at most %u can go)", g->kind->name,
+				     (unsigned long long)down,
+				     down == count ? "all" : "more than the", count,
+				     what, count - 1);
+	pick = gen_permutation(count, &g->rng);
+	if (!pick)
+		return gen_oom(err);
+	for (uint32_t s = 0; s < sw; s++)
+		map[s] = 0;
+	for (uint64_t i = 0; i < down; i++)
+		map[first + pick[i]] = IBR_NONE;
+	for (uint32_t s = 0; s < sw; s++)
+		if (map[s] != IBR_NONE)
+			map[s] = left++;
+	for (uint32_t i = 0; i < *n; i++) {
+		if (map[l[i].a] == IBR_NONE || map[l[i].b] == IBR_NONE)
+			continue;
+		l[kept] = l[i];
+		l[kept].a = map[l[i].a];
+		l[kept].b = map[l[i].b];
+		kept++;
+	}
+	*n = kept;
+	free(pick);
+	pick = malloc((left ? left : 1) * sizeof(*pick));
+	if (!pick)
+		return gen_oom(err);
+	kept = components(l, *n, left, pick);
+	free(pick);
+	if (kept != 1)
+		return ibr_error_set(err, "generate: %s: down=%llu would "
+				     "disconnect the switches (%u parts)",
+				     g->kind->name, (unsigned long long)down,
+				     kept);
 	return 0;
 }

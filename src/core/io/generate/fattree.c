@@ -141,7 +141,7 @@ int gen_fattree_build(struct gen *g, struct ibr_error *err)
 		return gen_oom(err);
 	}
 	n = tree_links(&t, l);
-	if (gen_break_links(g, "fattree", l, n, (uint32_t)sw, err) == 0)
+	if (gen_break_links(g, K_BROKEN, l, n, (uint32_t)sw, err) == 0)
 		rc = tree_emit(g, &t, l, n, err);
 	free(l);
 	return rc;

@@ -36,7 +36,8 @@ uint32_t *gen_permutation(uint32_t n, struct rng *r);
 
 enum key {
 	K_SW, K_CA, K_DEG, K_PORTS, K_LEAF, K_SPINE, K_UPLINKS, K_DIMS,
-	K_BROKEN, K_CAPORTS, K_SEED, K_LEVELS, K_COUNT
+	K_BROKEN, K_CAPORTS, K_SEED, K_LEVELS, K_K, K_N, K_CUT, K_DOWN,
+	K_OVERSUB, K_COUNT
 };
 
 
@@ -66,9 +67,9 @@ struct gen {
 	uint8_t *next_port;       /* per switch: the next port to fill */
 };
 
-/* CA GUIDs must stay below the switch range: ca * (caports+1) <= 2^20. */
-
 int gen_parse_spec(struct gen *g, struct ibr_error *err);
+/* "k", "cut", ...: a key as a spec spells it, for messages. */
+const char *gen_key_name(enum key key);
 
 /* ---- build.c: blocks shared by the kinds ----------------------------- */
 
@@ -90,17 +91,30 @@ struct gen_link {
 	bool tree, broken;
 };
 
-/* Marks g->v[K_BROKEN] random links broken, none of a random spanning
- * tree of the sw switches, so the rest stays connected; refuses (naming
- * `kind`) more than the links outside a tree. */
-int gen_break_links(struct gen *g, const char *kind, struct gen_link *l,
+/* Marks g->v[key] random links broken (key: broken or cut), none of a
+ * random spanning tree of the sw switches, so the rest stays connected;
+ * refuses, naming the key and its value, more than the links outside a
+ * tree.  The links must connect switches 0..sw-1. */
+int gen_break_links(struct gen *g, enum key key, struct gen_link *l,
 		    uint32_t n, uint32_t sw, struct ibr_error *err);
 
-/* ---- one builder per kind: random.c, clos.c, torus.c, fattree.c ------ */
+/* Takes down g->v[K_DOWN] random switches of [first, first + count) (the
+ * top level: `what` names them in messages) with all their links: drops
+ * those links from l, renumbers the switches left densely in their old
+ * order (map[old] = new id, IBR_NONE for one taken down; a and b of the
+ * links kept are renumbered) and updates *n.  Refuses taking down all
+ * `count` or leaving the sw switches' remainder disconnected. */
+int gen_take_down(struct gen *g, uint32_t first, uint32_t count,
+		  const char *what, struct gen_link *l, uint32_t *n,
+		  uint32_t sw, uint32_t *map, struct ibr_error *err);
+
+/* ---- one builder per kind: random.c, clos.c, torus.c, fattree.c,
+ * kary.c ---------------------------------------------------------------- */
 
 int gen_random_build(struct gen *g, struct ibr_error *err);
 int gen_clos_build(struct gen *g, struct ibr_error *err);
 int gen_torus_build(struct gen *g, struct ibr_error *err);
 int gen_fattree_build(struct gen *g, struct ibr_error *err);
+int gen_kary_build(struct gen *g, struct ibr_error *err);
 
 #endif

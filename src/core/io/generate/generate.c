@@ -5,11 +5,19 @@
  *   random  sw (required, 1..65536)  ca=0 (total)  deg=8  ports=36
  *           caports=1  seed=1
  *   clos    leaf (required, 1..254)  spine (required, 1..254)  ca=0 (total)
- *           uplinks=1 (parallel links per leaf-spine pair)  caports=1  seed=1
+ *           uplinks=1 (parallel links per leaf-spine pair)  caports=1
+ *           oversub (unset; 1..254: R*spine*uplinks CA ports per leaf, an
+ *           R:1 leaf; excludes ca)  cut=0  down=0 (spines)  seed=1
  *   torus   dims=AxB or AxBxC (required, each 2..256)  ca=1 (per switch)
  *           broken=0  caports=1  seed=1
  *   fattree ports=8 (m, even)  levels=3 (n, 2..8)  broken=0  seed=1: an
  *           m-port n-tree, one machine per leaf down port
+ *   kary    k (required, 2..127)  n (required, 2..6)  cut=0  down=0  seed=1:
+ *           a k-ary n-tree, 2k-port switches, one CA per leaf down port
+ * cut=N removes N random switch links, never one that would disconnect
+ * the switches (too many is an error); down=N removes N random top-level
+ * switches (kary level 0, clos spines) with their links, at least one left
+ * and the switches still connected.
  * caports=2 makes 2-port HCAs whose ports hang off two different switches
  * (whenever there are two).  Anything else in a spec is an error naming
  * the offending key and value.
@@ -35,6 +43,11 @@
  *     pulled cable would; a size-2 ring is one link, not two parallel.
  *   - fattree: see fattree.c for the labels and ports; broken links as
  *     the torus's (never disconnecting), machines round robin over leaves.
+ *   - kary: see kary.c: levels top (0) to leaves, down ports 1..k, up
+ *     ports k+1..2k, CAs round robin over the leaves; switches taken down
+ *     leave no node, the others keep their "kary L<l> S<pos>" names.
+ *   - clos: fixed ports as above, so cut links and spines taken down
+ *     leave dark ports and renumber no port.
  *   - random and clos spread CA ports round-robin over a random permutation
  *     of the switches (leaves): per-switch counts differ by at most one.
  *   - the fabric is a function of the spec alone: a private xorshift64*
@@ -42,8 +55,9 @@
  *   - O(switches + CAs + links) time and memory.
  *
  * The work is split by concern in src/core/io/generate/: spec.c (parsing),
- * rng.c (the RNG), build.c (shared blocks), random.c, clos.c, torus.c,
- * fattree.c (one builder per kind); this file is the entry point.
+ * rng.c (the RNG), build.c (shared blocks, damage), random.c, clos.c,
+ * torus.c, fattree.c, kary.c (one builder per kind); this file is the
+ * entry point.
  */
 #include <stdlib.h>
 

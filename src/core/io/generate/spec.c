@@ -15,8 +15,14 @@
 
 static const char *const key_name[K_COUNT] = {
 	"sw", "ca", "deg", "ports", "leaf", "spine", "uplinks", "dims",
-	"broken", "caports", "seed", "levels"
+	"broken", "caports", "seed", "levels", "k", "n", "cut", "down",
+	"oversub"
 };
+
+const char *gen_key_name(enum key key)
+{
+	return key_name[key];
+}
 
 static const struct param random_params[] = {
 	{ K_SW, true, 0, 1, MAX_SWITCHES },
@@ -34,6 +40,9 @@ static const struct param clos_params[] = {
 	{ K_CA, false, 0, 0, MAX_CAS },
 	{ K_UPLINKS, false, 1, 1, IBR_MAX_PORTS },
 	{ K_CAPORTS, false, 1, 1, 2 },
+	{ K_OVERSUB, false, 0, 1, IBR_MAX_PORTS },
+	{ K_CUT, false, 0, 0, UINT32_MAX },
+	{ K_DOWN, false, 0, 0, UINT32_MAX },
 	{ K_SEED, false, 1, 0, UINT64_MAX },
 	END_PARAMS
 };
@@ -55,11 +64,22 @@ static const struct param fattree_params[] = {
 	END_PARAMS
 };
 
+/* A switch has 2k ports, so k <= 127; the size checks are kary.c's. */
+static const struct param kary_params[] = {
+	{ K_K, true, 0, 2, IBR_MAX_PORTS / 2 },
+	{ K_N, true, 0, 2, 6 },
+	{ K_CUT, false, 0, 0, UINT32_MAX },
+	{ K_DOWN, false, 0, 0, UINT32_MAX },
+	{ K_SEED, false, 1, 0, UINT64_MAX },
+	END_PARAMS
+};
+
 static const struct kind kinds[] = {
 	{ "random", random_params, gen_random_build },
 	{ "clos", clos_params, gen_clos_build },
 	{ "torus", torus_params, gen_torus_build },
 	{ "fattree", fattree_params, gen_fattree_build },
+	{ "kary", kary_params, gen_kary_build },
 };
 
 static const struct kind *find_kind(const char *s, size_t len)
@@ -231,13 +251,14 @@ int gen_parse_spec(struct gen *g, struct ibr_error *err)
 	if (!s || !*s)
 		return ibr_error_set(err, "generate: empty spec, expected "
 				     "kind:key=value,... with kind random, clos, "
-				     "torus or fattree");
+				     "torus, fattree or kary");
 	colon = strchr(s, ':');
 	klen = colon ? (size_t)(colon - s) : strlen(s);
 	g->kind = find_kind(s, klen);
 	if (!g->kind)
 		return ibr_error_set(err, "generate: unknown kind \"%.*s\" in \"%s\" "
-				     "(expected random, clos, torus or fattree)",
+				     "(expected random, clos, torus, fattree or "
+				     "kary)",
 				     (int)klen, s, s);
 	/* "kind" and "kind:" alike mean: all defaults */
 	for (s = colon ? colon + 1 : ""; *s; ) {

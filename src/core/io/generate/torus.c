@@ -77,7 +77,7 @@ int gen_torus_build(struct gen *g, struct ibr_error *err)
 		return gen_oom(err);
 	}
 	n = torus_links(g, sw, l);
-	if (gen_break_links(g, "torus", l, n, sw, err) == 0)
+	if (gen_break_links(g, K_BROKEN, l, n, sw, err) == 0)
 		rc = torus_emit(g, l, n, sw, (unsigned)ports, err);
 	free(l);
 	return rc;

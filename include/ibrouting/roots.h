@@ -1,0 +1,89 @@
+/*
+ * roots.h - which switches are the roots of a routing run: the root chain
+ * and the automatic choice, written once for the plugin and the tool.
+ *
+ * The chain (struct ibr_root_choice, updown.h), tried in this order:
+ *   1. a root set by GUID (OpenSM's root_guid_file, read as updn reads
+ *      it: every listed switch is a root): the GUIDs that are switches of
+ *      the fabric, in the file's order, repeats dropped;
+ *   2. one GUID (the plugin's `root` option, the tool's --root);
+ *   3. a strategy: auto (the default), sm, lowest-lid, center.
+ * A link that names no usable switch (a GUID not in the fabric or of a
+ * CA, a file that cannot be read) is passed over with a note naming the
+ * GUID and why, for the caller to log; under IBR_ROOT_FALLBACK_REFUSE it
+ * fails the resolution instead.  Strategies always find a switch.
+ *
+ * auto: on a fat tree or Clos network the roots are its top level: with
+ * leaves the switches that have CAs and h(s) a switch's distance to the
+ * nearest leaf, the fabric is such a tree when there are switches without
+ * CAs, every inter-switch link joins switches whose h differs by exactly
+ * one, and every leaf is at distance H = max h from the switches at h = H;
+ * those are the roots.  Links or switches missing change none of this
+ * unless a switch loses every link to the level below it.  Elsewhere the
+ * root is one switch of minimum eccentricity, ties to the lowest LID.
+ *
+ * A root is a sink of the orientation: it reaches only what lies below
+ * it.  A root that cannot reach every switch with CAs going down (its
+ * link into a pod is cut) would leave hosts unreachable from it (its
+ * traps to the SM, say), so ibr_ctx_init leaves such roots out of the set
+ * (they become ordinary switches, below their neighbours) and says so.
+ *
+ * Invariant of a resolved set: count >= 1, distinct switch indexes; with
+ * auto and root sets they are sorted by LID.
+ */
+#ifndef IBROUTING_ROOTS_H
+#define IBROUTING_ROOTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ibrouting/fabric.h"
+#include "ibrouting/updown.h"
+
+#define IBR_ROOT_NOTES 8        /* passed-over links kept with their reason */
+
+struct ibr_root_note {
+	uint64_t guid;          /* 0: not about one GUID (a file unread) */
+	const char *why;        /* "is not in the fabric", ... */
+	const char *source;     /* "root_guid_file /etc/opensm/roots", ... */
+};
+
+struct ibr_roots {
+	uint32_t *sw;           /* switch indexes */
+	uint32_t count;
+	char how[160];          /* how they were chosen, for the log */
+	struct ibr_root_note passed[IBR_ROOT_NOTES];
+	uint32_t num_passed;    /* may exceed IBR_ROOT_NOTES: the rest uncounted */
+	char replaced[384];     /* non-empty: the set left hosts apart (why, what instead) */
+};
+
+/* Follows the chain; out is freed with ibr_roots_free(), also after a
+ * failure.  Errors: refusals under IBR_ROOT_FALLBACK_REFUSE, allocation. */
+int ibr_roots_resolve(const struct ibr_fabric *f,
+		      const struct ibr_root_choice *c, struct ibr_roots *out,
+		      struct ibr_error *err);
+void ibr_roots_free(struct ibr_roots *r);
+
+/* The top level of a fat tree or Clos network (see auto above) into
+ * *top (malloc'd, sorted by LID) and its count; *levels the number of
+ * switch levels.  0 with *count 0 when f is no such tree. */
+int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
+			uint32_t *count, uint32_t *levels,
+			struct ibr_error *err);
+
+/* Which roots of ud reach every switch with CAs going down: keep[i]
+ * for ud->roots[i] (a root that is no sink, having a lower-LID root
+ * beside it, is kept: it climbs to one).  A root set is sound for hosts
+ * when every sink is kept: then every switch, which climbs to some sink,
+ * reaches every CA, and every pair of hosts has a legal route.  Returns
+ * how many are kept; -1 when out of memory. */
+int ibr_roots_reaching_hosts(const struct ibr_fabric *f,
+			     const struct ibr_updown *ud, bool *keep,
+			     uint32_t *kept, struct ibr_error *err);
+
+/* "0x..., 0x..., 0x... and N more" (at most `named` GUIDs) into buf. */
+const char *ibr_roots_format(const struct ibr_fabric *f, const uint32_t *sw,
+			     uint32_t count, unsigned named, char *buf,
+			     size_t len);
+
+#endif

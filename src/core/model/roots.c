@@ -1,0 +1,323 @@
+/*
+ * roots.c - the root chain and the automatic root choice (see roots.h).
+ *
+ * Why the top level of a fat tree: with one root, by default the SM's
+ * switch (which hangs off a leaf in a real cluster), every other top
+ * switch lies below the middle level, so every up*-down* route climbs to
+ * that one corner and a fat tree loses most of its bisection bandwidth.
+ * With the whole top level as roots the ranks are the tree's levels and
+ * every up link of the tree points up: routes may climb through any top
+ * switch, as OpenSM's updn does with the roots its own detection finds.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibrouting/roots.h"
+
+static void pass_over(struct ibr_roots *out, uint64_t guid, const char *why,
+		      const char *source)
+{
+	if (out->num_passed < IBR_ROOT_NOTES)
+		out->passed[out->num_passed] = (struct ibr_root_note){
+			.guid = guid, .why = why, .source = source };
+	out->num_passed++;
+}
+
+static int set_single(struct ibr_roots *out, uint32_t s, struct ibr_error *err)
+{
+	out->sw = malloc(sizeof(uint32_t));
+	if (!out->sw)
+		return ibr_error_set(err, "out of memory");
+	out->sw[0] = s;
+	out->count = 1;
+	return 0;
+}
+
+static const struct ibr_fabric *lid_order_fabric;
+
+static int by_lid(const void *a, const void *b)
+{
+	ibr_lid_t x = ibr_switch_lid(lid_order_fabric, *(const uint32_t *)a);
+	ibr_lid_t y = ibr_switch_lid(lid_order_fabric, *(const uint32_t *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+/* qsort has no context argument; the fabric is only read, and every
+ * routing run of a process is sequential. */
+static void sort_by_lid(const struct ibr_fabric *f, uint32_t *sw, uint32_t n)
+{
+	lid_order_fabric = f;
+	qsort(sw, n, sizeof(uint32_t), by_lid);
+}
+
+/* Link 1: the GUIDs of the set that are switches, no repeats, by LID. */
+static int from_set(const struct ibr_fabric *f, const struct ibr_root_choice *c,
+		    struct ibr_roots *out, struct ibr_error *err)
+{
+	uint8_t *taken = calloc(f->num_switches, 1);
+
+	out->sw = malloc((c->set_len ? c->set_len : 1) * sizeof(uint32_t));
+	if (!taken || !out->sw) {
+		free(taken);
+		return ibr_error_set(err, "out of memory for %u root GUIDs",
+				     c->set_len);
+	}
+	for (uint32_t i = 0; i < c->set_len; i++) {
+		const char *why = ibr_root_guid_unusable(f, c->set[i]);
+		uint32_t s;
+		if (why) {
+			pass_over(out, c->set[i], why, c->set_source);
+			continue;
+		}
+		s = f->nodes[ibr_fabric_find_guid(f, c->set[i])].sw_index;
+		if (!taken[s])
+			out->sw[out->count++] = s;
+		taken[s] = 1;
+	}
+	free(taken);
+	sort_by_lid(f, out->sw, out->count);
+	if (out->count)
+		snprintf(out->how, sizeof(out->how), "%s", c->set_source ?
+			 c->set_source : "root set");
+	return 0;
+}
+
+static int from_strategy(const struct ibr_fabric *f, enum ibr_root_strategy st,
+			 struct ibr_roots *out, struct ibr_error *err)
+{
+	struct ibr_root_choice one = { .strategy = st };
+	uint32_t root, *top = NULL, n = 0, levels = 0;
+
+	if (st == IBR_ROOT_AUTO) {
+		if (ibr_roots_top_level(f, &top, &n, &levels, err))
+			return -1;
+		if (n) {
+			out->sw = top;
+			out->count = n;
+			snprintf(out->how, sizeof(out->how), "auto: the top "
+				 "level of a %u-level fat tree", levels);
+			return 0;
+		}
+	}
+	if (ibr_choose_root(f, &one, &root, err))
+		return -1;
+	if (st == IBR_ROOT_AUTO)
+		snprintf(out->how, sizeof(out->how), "auto: no fat tree, a "
+			 "switch of minimum eccentricity");
+	else if (st == IBR_ROOT_SM)
+		snprintf(out->how, sizeof(out->how), "the SM's switch, else "
+			 "the lowest LID");
+	else
+		snprintf(out->how, sizeof(out->how), "%s",
+			 ibr_root_strategy_name(st));
+	return set_single(out, root, err);
+}
+
+int ibr_roots_resolve(const struct ibr_fabric *f,
+		      const struct ibr_root_choice *c, struct ibr_roots *out,
+		      struct ibr_error *err)
+{
+	static const struct ibr_root_choice none = { .strategy = IBR_ROOT_AUTO };
+	bool refuse;
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		c = &none;
+	refuse = c->fallback == IBR_ROOT_FALLBACK_REFUSE;
+	if (c->set_unreadable) {
+		if (refuse)
+			return ibr_error_set(err, "cannot read %s (root_fallback "
+					     "refuse)", c->set_source);
+		pass_over(out, 0, "cannot be read", c->set_source);
+	} else if (c->set_source || c->set_len) {
+		if (from_set(f, c, out, err))
+			return -1;
+		if (out->count)
+			return 0;
+		free(out->sw);
+		out->sw = NULL;
+		if (refuse && out->num_passed)
+			return ibr_error_set(err, "root GUID 0x%016" PRIx64 " of %s "
+					     "%s (root_fallback refuse)",
+					     out->passed[0].guid, c->set_source,
+					     out->passed[0].why);
+		if (refuse)
+			return ibr_error_set(err, "%s lists no GUID (root_fallback "
+					     "refuse)", c->set_source);
+		if (!out->num_passed)
+			pass_over(out, 0, "lists no GUID", c->set_source);
+	}
+	if (c->guid) {
+		const char *why = ibr_root_guid_unusable(f, c->guid);
+		const char *source = c->guid_source ? c->guid_source : "root";
+		if (!why) {
+			snprintf(out->how, sizeof(out->how), "%s", source);
+			return set_single(out, f->nodes[ibr_fabric_find_guid(
+					  f, c->guid)].sw_index, err);
+		}
+		if (refuse)
+			return ibr_error_set(err, "root GUID 0x%016" PRIx64 " of %s "
+					     "%s (root_fallback refuse)", c->guid,
+					     source, why);
+		pass_over(out, c->guid, why, source);
+	}
+	return from_strategy(f, c->strategy, out, err);
+}
+
+void ibr_roots_free(struct ibr_roots *r)
+{
+	free(r->sw);
+	r->sw = NULL;
+	r->count = 0;
+}
+
+/* ---- auto: the top level of a fat tree ---------------------------------- */
+
+static uint32_t multi_bfs(const struct ibr_fabric *f, const uint32_t *src,
+			  uint32_t n, uint32_t *dist, uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0, far = 0;
+
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		dist[s] = IBR_FAR;
+	for (uint32_t i = 0; i < n; i++) {
+		dist[src[i]] = 0;
+		queue[tail++] = src[i];
+	}
+	while (head < tail) {
+		uint32_t s = queue[head++];
+		far = dist[s];
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+			uint32_t t = f->sw_adj[i].peer;
+			if (dist[t] == IBR_FAR) {
+				dist[t] = dist[s] + 1;
+				queue[tail++] = t;
+			}
+		}
+	}
+	return far;
+}
+
+int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
+			uint32_t *count, uint32_t *levels,
+			struct ibr_error *err)
+{
+	uint32_t S = f->num_switches, leaves = 0, tops = 0, H;
+	uint32_t *h = malloc(S * sizeof(uint32_t));
+	uint32_t *d = malloc(S * sizeof(uint32_t));
+	uint32_t *src = malloc(S * sizeof(uint32_t));
+	uint32_t *queue = malloc(S * sizeof(uint32_t));
+	bool tree = true;
+
+	*top = NULL;
+	*count = *levels = 0;
+	if (!h || !d || !src || !queue) {
+		free(h);
+		free(d);
+		free(src);
+		free(queue);
+		return ibr_error_set(err, "out of memory for %u switches", S);
+	}
+	for (uint32_t s = 0; s < S; s++)
+		if (f->sw_ca_start[s + 1] > f->sw_ca_start[s])
+			src[leaves++] = s;
+	if (leaves == 0 || leaves == S)
+		goto done; /* no level without CAs: not a tree */
+	H = multi_bfs(f, src, leaves, h, queue);
+	/* layered: every link joins adjacent levels */
+	for (uint32_t s = 0; tree && s < S; s++)
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+			uint32_t t = f->sw_adj[i].peer;
+			if (h[t] != h[s] + 1 && h[s] != h[t] + 1) {
+				tree = false;
+				break;
+			}
+		}
+	if (!tree || H == 0)
+		goto done;
+	for (uint32_t s = 0; s < S; s++)
+		if (h[s] == H)
+			src[tops++] = s;
+	multi_bfs(f, src, tops, d, queue);
+	for (uint32_t s = 0; s < S; s++)
+		if (h[s] == 0 && d[s] != H) {
+			tree = false; /* a leaf nearer the top: no tree */
+			break;
+		}
+	if (!tree)
+		goto done;
+	*top = malloc(tops * sizeof(uint32_t));
+	if (!*top) {
+		free(h);
+		free(d);
+		free(src);
+		free(queue);
+		return ibr_error_set(err, "out of memory for %u roots", tops);
+	}
+	memcpy(*top, src, tops * sizeof(uint32_t));
+	sort_by_lid(f, *top, tops);
+	*count = tops;
+	*levels = H + 1;
+done:
+	free(h);
+	free(d);
+	free(src);
+	free(queue);
+	return 0;
+}
+
+/* ---- do the roots reach every host? ------------------------------------ */
+
+int ibr_roots_reaching_hosts(const struct ibr_fabric *f,
+			     const struct ibr_updown *ud, bool *keep,
+			     uint32_t *kept, struct ibr_error *err)
+{
+	uint32_t S = f->num_switches, hosts = 0;
+	struct ibr_climb cl;
+	uint32_t *cover;
+
+	if (ibr_climb_build(f, ud, &cl, err))
+		return -1;
+	cover = calloc(cl.num_sinks ? cl.num_sinks : 1, sizeof(uint32_t));
+	if (!cover) {
+		ibr_climb_free(&cl);
+		return ibr_error_set(err, "out of memory for %u sinks",
+				     cl.num_sinks);
+	}
+	/* a sink reaches h going down exactly when h climbs to it */
+	for (uint32_t h = 0; h < S; h++) {
+		const uint64_t *bits = cl.bits + (size_t)h * cl.words;
+		if (f->sw_ca_start[h + 1] == f->sw_ca_start[h])
+			continue;
+		hosts++;
+		for (uint32_t b = 0; b < cl.num_sinks; b++)
+			cover[b] += bits[b / 64] >> (b % 64) & 1;
+	}
+	*kept = 0;
+	for (uint32_t i = 0; i < ud->num_roots; i++) {
+		uint32_t b = cl.sink_bit[ud->roots[i]];
+		keep[i] = b == IBR_NONE || cover[b] == hosts;
+		*kept += keep[i];
+	}
+	free(cover);
+	ibr_climb_free(&cl);
+	return 0;
+}
+
+const char *ibr_roots_format(const struct ibr_fabric *f, const uint32_t *sw,
+			     uint32_t count, unsigned named, char *buf,
+			     size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < count && i < named && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s0x%016" PRIx64,
+				 i ? ", " : "", ibr_switch(f, sw[i])->guid);
+	if (count > named && used < len)
+		snprintf(buf + used, len - used, " and %u more", count - named);
+	return buf;
+}

@@ -1,0 +1,362 @@
+/*
+ * test_roots.c - root sets, the automatic root choice and the balanced
+ * port choice (roots.h, updown.h, engine.h), without OpenSM:
+ *   - auto finds the top level of k-ary n-trees and Clos networks, intact,
+ *     with links cut and with a top switch down, and one switch of minimum
+ *     eccentricity elsewhere;
+ *   - a root set ranks every root 0; its hosts stay connected or the set
+ *     is replaced by its first root, saying why;
+ *   - every engine routes fat trees under auto roots with no verifier
+ *     finding and no certificate finding, the entries left without a
+ *     legal route being between switches with no root above both (never
+ *     towards a CA), counted apart;
+ *   - balanced fera on intact k-ary n-trees reaches the lower bound of
+ *     max link load (every host's own link carries hosts - 1 flows), and
+ *     dr and colorl match it at lmc 2; lowest ports do not;
+ *   - the same fabric and options give the same tables.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ibrouting/certify.h"
+#include "ibrouting/engine.h"
+#include "ibrouting/metrics.h"
+#include "ibrouting/roots.h"
+#include "ibrouting/verify.h"
+#include "fixtures.h"
+
+static struct ibr_roots resolve(const struct ibr_fabric *f,
+				enum ibr_root_strategy st)
+{
+	struct ibr_root_choice c = { .strategy = st };
+	struct ibr_error err = { "" };
+	struct ibr_roots r;
+
+	if (ibr_roots_resolve(f, &c, &r, &err))
+		fail_msg("resolve: %s", err.msg);
+	return r;
+}
+
+/* Every root a top-level switch ("kary L0" / "spine"), and how many. */
+static void assert_top_level(const char *spec, const char *top_desc,
+			     uint32_t expected)
+{
+	struct ibr_fabric *f = generated_fabric(spec, 0);
+	struct ibr_roots r = resolve(f, IBR_ROOT_AUTO);
+
+	if (r.count != expected)
+		fail_msg("%s: %u roots, expected %u (%s)", spec, r.count,
+			 expected, r.how);
+	for (uint32_t i = 0; i < r.count; i++) {
+		if (!strstr(ibr_switch(f, r.sw[i])->desc, top_desc))
+			fail_msg("%s: root %s is not a top switch", spec,
+				 ibr_switch(f, r.sw[i])->desc);
+		if (i && ibr_switch_lid(f, r.sw[i - 1]) >= ibr_switch_lid(f, r.sw[i]))
+			fail_msg("%s: roots not sorted by LID", spec);
+	}
+	assert_non_null(strstr(r.how, "top level"));
+	ibr_roots_free(&r);
+	ibr_fabric_free(f);
+}
+
+static void test_auto_finds_the_top_level(void **state)
+{
+	(void)state;
+	assert_top_level("kary:k=4,n=3", "kary L0", 16);
+	assert_top_level("kary:k=8,n=3", "kary L0", 64);
+	assert_top_level("kary:k=4,n=2", "kary L0", 4);
+	assert_top_level("kary:k=4,n=3,cut=4,seed=3", "kary L0", 16);
+	assert_top_level("kary:k=8,n=3,cut=30,seed=1", "kary L0", 64);
+	assert_top_level("kary:k=4,n=3,down=1,seed=2", "kary L0", 15);
+	assert_top_level("clos:leaf=8,spine=4,oversub=2", "spine", 4);
+	assert_top_level("clos:leaf=8,spine=4,oversub=1,cut=3,seed=5", "spine", 4);
+}
+
+static void test_auto_elsewhere_is_center(void **state)
+{
+	static const char *const specs[] = {
+		"random:sw=32,ca=128,seed=1", "torus:dims=4x4,ca=1,broken=2,seed=1",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
+		struct ibr_fabric *f = generated_fabric(specs[i], 0);
+		struct ibr_roots a = resolve(f, IBR_ROOT_AUTO);
+		struct ibr_roots c = resolve(f, IBR_ROOT_CENTER);
+		assert_int_equal(a.count, 1);
+		assert_int_equal(a.sw[0], c.sw[0]);
+		assert_non_null(strstr(a.how, "minimum eccentricity"));
+		ibr_roots_free(&a);
+		ibr_roots_free(&c);
+		ibr_fabric_free(f);
+	}
+}
+
+/* A set by GUID (root_guid_file): its switches, CAs and absent GUIDs
+ * passed over with notes; ranks 0 for every root. */
+static void test_root_set_by_guid(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("kary:k=4,n=3", 0);
+	uint64_t set[] = { ibr_switch(f, 3)->guid, 0xdead,
+			   f->nodes[f->end_ports[0].node].guid,
+			   ibr_switch(f, 1)->guid, ibr_switch(f, 3)->guid };
+	struct ibr_root_choice c = { .set = set, .set_len = 5,
+				     .set_source = "root_guid_file x",
+				     .strategy = IBR_ROOT_AUTO };
+	struct ibr_error err = { "" };
+	struct ibr_route_ctx ctx;
+
+	(void)state;
+	assert_int_equal(ibr_ctx_init(&ctx, f, &c, NULL, &err), 0);
+	assert_int_equal(ctx.roots.count, 2);
+	assert_int_equal(ctx.roots.num_passed, 2);
+	assert_string_equal(ctx.roots.passed[0].why, "is not in the fabric");
+	assert_string_equal(ctx.roots.passed[1].why, "is a CA, not a switch");
+	assert_int_equal(ctx.updown.rank[1], 0);
+	assert_int_equal(ctx.updown.rank[3], 0);
+	assert_string_equal(ctx.roots.how, "root_guid_file x");
+	ibr_ctx_free(&ctx);
+
+	/* none usable: the strategy; under refuse an error */
+	c.set_len = 2;
+	c.set = set + 1;
+	assert_int_equal(ibr_ctx_init(&ctx, f, &c, NULL, &err), 0);
+	assert_int_equal(ctx.roots.count, 16);
+	ibr_ctx_free(&ctx);
+	c.fallback = IBR_ROOT_FALLBACK_REFUSE;
+	assert_int_equal(ibr_ctx_init(&ctx, f, &c, NULL, &err), -1);
+	assert_non_null(strstr(err.msg, "root_fallback refuse"));
+	ibr_fabric_free(f);
+}
+
+/* Two spines, each linked to one leaf only but joined through a third
+ * leaf: neither reaches every host going down (the two single-homed
+ * leaves would have no legal route between them); the set is replaced
+ * by its first root. */
+static void test_disconnecting_set_is_replaced(void **state)
+{
+	struct ibr_fabric *f = ibr_fabric_new();
+	struct ibr_error err = { "" };
+	uint32_t sp[2], lf[3];
+	struct ibr_route_ctx ctx;
+	struct ibr_result r;
+	struct ibr_verify_report rep;
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		sp[i] = ibr_fabric_add_node(f, IBR_NODE_SWITCH, 0x100 + i, 4,
+					    "spine", NULL, &err);
+	for (int i = 0; i < 3; i++) {
+		lf[i] = ibr_fabric_add_node(f, IBR_NODE_SWITCH, 0x200 + i, 4,
+					    "leaf", NULL, &err);
+		uint32_t ca = ibr_fabric_add_node(f, IBR_NODE_CA, 0x300 + i, 1,
+						  "host", NULL, &err);
+		assert_int_equal(ibr_fabric_connect(f, lf[i], 4, ca, 1, &err), 0);
+	}
+	assert_int_equal(ibr_fabric_connect(f, sp[0], 1, lf[0], 1, &err), 0);
+	assert_int_equal(ibr_fabric_connect(f, sp[1], 1, lf[1], 1, &err), 0);
+	assert_int_equal(ibr_fabric_connect(f, sp[0], 2, lf[2], 1, &err), 0);
+	assert_int_equal(ibr_fabric_connect(f, sp[1], 2, lf[2], 2, &err), 0);
+	assert_int_equal(ibr_fabric_finalize(f, 0, &err), 0);
+	{
+		uint64_t set[] = { 0x100, 0x101 };
+		struct ibr_root_choice c = { .set = set, .set_len = 2,
+					     .set_source = "test" };
+		assert_int_equal(ibr_ctx_init(&ctx, f, &c, NULL, &err), 0);
+	}
+	assert_int_equal(ctx.roots.count, 1);
+	assert_int_equal(ctx.updown.num_roots, 1);
+	assert_non_null(strstr(ctx.roots.replaced, "replaced by its first root alone"));
+	assert_int_equal(ibr_route(&ctx, ibr_engine_find("fera"), &r, &err), 0);
+	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+	assert_int_equal(ibr_verify_findings(&rep), 0);
+	assert_int_equal(rep.no_legal_path, 0);
+	ibr_result_free(&r);
+	ibr_ctx_free(&ctx);
+	ibr_fabric_free(f);
+}
+
+/* A top switch of a fat tree whose link into a pod is cut cannot reach
+ * that pod going down: it leaves the root set, named; every switch then
+ * reaches every CA. */
+static void test_cut_top_leaves_the_set(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("kary:k=4,n=3,cut=2,seed=1", 0);
+	struct ibr_root_choice c = { .strategy = IBR_ROOT_AUTO };
+	struct ibr_error err = { "" };
+	struct ibr_route_ctx ctx;
+	struct ibr_roots top;
+
+	(void)state;
+	top = resolve(f, IBR_ROOT_AUTO);
+	assert_int_equal(ibr_ctx_init(&ctx, f, &c, NULL, &err), 0);
+	assert_true(ctx.roots.count < top.count);
+	assert_true(ctx.roots.count > 1);
+	assert_non_null(strstr(ctx.roots.replaced, "left out of the set"));
+	ibr_roots_free(&top);
+	ibr_ctx_free(&ctx);
+	ibr_fabric_free(f);
+}
+
+static struct ibr_result route(const struct ibr_fabric *f, const char *engine,
+			       enum ibr_port_choice pc)
+{
+	struct ibr_root_choice auto_roots = { .strategy = IBR_ROOT_AUTO };
+	struct ibr_error err = { "" };
+	struct ibr_result r;
+
+	if (ibr_route_once_with(f, ibr_engine_find(engine), &auto_roots, NULL,
+				pc, &r, &err))
+		fail_msg("%s: %s", engine, err.msg);
+	return r;
+}
+
+/* Every engine, auto roots, fat trees intact and degraded: no finding of
+ * the full check or the certificate; what owes no route is a root's LID
+ * from a switch that cannot climb to it, nothing else. */
+static void test_engines_on_degraded_trees(void **state)
+{
+	static const char *const specs[] = {
+		"kary:k=4,n=3", "kary:k=4,n=3,cut=2,seed=1",
+		"kary:k=4,n=3,cut=5,seed=4", "kary:k=4,n=3,down=1,seed=3",
+		"kary:k=4,n=2,cut=1,seed=2", "clos:leaf=8,spine=4,oversub=2,cut=3,seed=2",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
+		struct ibr_fabric *f = generated_fabric(specs[i], 2);
+		for (const struct ibr_engine *const *e = ibr_engines; *e; e++) {
+			struct ibr_result r = route(f, (*e)->name, IBR_PORT_BALANCED);
+			struct ibr_verify_report rep;
+			struct ibr_certify_report cert;
+			struct ibr_error err = { "" };
+			assert_true(r.num_roots > 1);
+			assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+			if (ibr_verify_findings(&rep))
+				fail_msg("%s %s: %s", specs[i], (*e)->name,
+					 rep.messages[0]);
+			assert_int_equal(ibr_certify(f, &r, &cert, &err), 0);
+			if (ibr_certify_findings(&cert))
+				fail_msg("%s %s: certificate: %s", specs[i],
+					 (*e)->name, cert.messages[0]);
+			assert_int_equal(rep.designated.unrouted_flows, 0);
+			/* no route is owed only between switches (no root
+			 * above both, updown.h): every CA LID is routed from
+			 * every switch */
+			for (uint32_t e2 = 0; e2 < f->num_end_ports; e2++) {
+				ibr_lid_t lid = ibr_end_port_lid(f, e2);
+				for (uint32_t s = 0; s < f->num_switches; s++)
+					if (ibr_entry(&r, s, lid) == IBR_NO_PATH)
+						fail_msg("%s %s: switch %u has no "
+							 "route to CA LID %u",
+							 specs[i], (*e)->name, s, lid);
+			}
+			ibr_result_free(&r);
+		}
+		ibr_fabric_free(f);
+	}
+}
+
+static uint64_t max_load(const struct ibr_fabric *f, const struct ibr_result *r)
+{
+	struct ibr_metrics m;
+	struct ibr_error err = { "" };
+
+	if (ibr_metrics_compute(f, r, &m, &err))
+		fail_msg("metrics: %s", err.msg);
+	assert_int_equal(m.unrouted_flows, 0);
+	return m.max_link_load;
+}
+
+/* On an intact k-ary n-tree every host's own link carries hosts - 1
+ * flows, so that is the least max link load; balanced fera reaches it,
+ * and so do dr and colorl at lmc 2 along their designated DLIDs. */
+static void test_balanced_reaches_the_bound(void **state)
+{
+	static const struct { const char *spec; uint64_t hosts; } trees[] = {
+		{ "kary:k=4,n=2", 16 }, { "kary:k=4,n=3", 64 },
+		{ "kary:k=8,n=3", 512 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(trees) / sizeof(*trees); i++) {
+		struct ibr_fabric *f = generated_fabric(trees[i].spec, 2);
+		static const char *const engines[] = { "fera", "dr", "colorl" };
+		for (size_t k = 0; k < 3; k++) {
+			struct ibr_result r = route(f, engines[k], IBR_PORT_BALANCED);
+			uint64_t load = max_load(f, &r);
+			if (load != trees[i].hosts - 1)
+				fail_msg("%s %s: max link load %llu, bound %llu",
+					 trees[i].spec, engines[k],
+					 (unsigned long long)load,
+					 (unsigned long long)trees[i].hosts - 1);
+			ibr_result_free(&r);
+		}
+		if (trees[i].hosts > 16) {
+			/* the lowest port piles routes up: the policy matters */
+			struct ibr_result r = route(f, "fera", IBR_PORT_LOWEST);
+			assert_true(max_load(f, &r) > 2 * (trees[i].hosts - 1));
+			ibr_result_free(&r);
+		}
+		ibr_fabric_free(f);
+	}
+}
+
+/* PIRa's default ports on a fat tree: one up link a switch, balanced over
+ * the parents, so the heaviest link is a leaf's default port: hosts on
+ * the leaf times the hosts elsewhere; with lowest ports every default
+ * climbs to the same parents and the load is far above. */
+static void test_pira_spreads_default_ports(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("kary:k=4,n=3", 0);
+	struct ibr_result b = route(f, "pira", IBR_PORT_BALANCED);
+	struct ibr_result l = route(f, "pira", IBR_PORT_LOWEST);
+
+	(void)state;
+	assert_int_equal(max_load(f, &b), 4 * 60);
+	assert_true(max_load(f, &l) > max_load(f, &b));
+	assert_int_equal(ibr_stat_get(&b, "default ports", 0), 48 - 16);
+	ibr_result_free(&b);
+	ibr_result_free(&l);
+	ibr_fabric_free(f);
+}
+
+static void test_deterministic(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("kary:k=4,n=3,cut=3,seed=7", 2);
+
+	(void)state;
+	for (const struct ibr_engine *const *e = ibr_engines; *e; e++) {
+		struct ibr_result a = route(f, (*e)->name, IBR_PORT_BALANCED);
+		struct ibr_result b = route(f, (*e)->name, IBR_PORT_BALANCED);
+		assert_memory_equal(a.col, b.col, (size_t)a.num_lids * a.num_switches);
+		if (a.designated.offset)
+			assert_memory_equal(a.designated.offset, b.designated.offset,
+					    (size_t)a.designated.rows * a.designated.cols);
+		ibr_result_free(&a);
+		ibr_result_free(&b);
+	}
+	ibr_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_auto_finds_the_top_level),
+		cmocka_unit_test(test_auto_elsewhere_is_center),
+		cmocka_unit_test(test_root_set_by_guid),
+		cmocka_unit_test(test_disconnecting_set_is_replaced),
+		cmocka_unit_test(test_cut_top_leaves_the_set),
+		cmocka_unit_test(test_engines_on_degraded_trees),
+		cmocka_unit_test(test_balanced_reaches_the_bound),
+		cmocka_unit_test(test_pira_spreads_default_ports),
+		cmocka_unit_test(test_deterministic),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
