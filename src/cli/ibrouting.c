@@ -331,6 +331,14 @@ int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 	}
 	if (roots->replaced[0])
 		fprintf(stderr, "ibrouting: WRN: %s\n", roots->replaced);
+	if (roots->unreached)
+		fprintf(stderr, "ibrouting: WRN: %u roots cannot reach %" PRIu64
+			" (root, host switch) pairs going down (links below "
+			"them are gone): those switches' own traffic to those "
+			"hosts has no route; hosts reach every host%s\n",
+			roots->roots_unreaching, roots->unreached,
+			f->sm_node != IBR_NONE ? " and every switch reaches "
+			"the SM" : "");
 	*how = words;
 	return 0;
 }
