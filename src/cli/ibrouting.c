@@ -60,17 +60,18 @@ static int cmd_engines(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "route", cmd_route,
-	  "usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID | "
-	  "--root-strategy sm|lowest-lid|center]\n"
-	  "                       [--root-fallback next|refuse] [--lmc N] "
-	  "[--dump-dir DIR] [--repeat N]\n"
-	  "                       "
+	  "usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID[,GUID...] | "
+	  "--root-strategy auto|sm|lowest-lid|center]\n"
+	  "                       [--root-fallback next|refuse] "
+	  "[--port-choice balanced|lowest] [--lmc N]\n"
+	  "                       [--dump-dir DIR] [--repeat N] "
 	  "[--sm GUID] [--component GUID]\n"
 	  "                       [--print-lfts] FABRIC\n" },
 	{ "verify", cmd_verify,
-	  "usage: ibrouting verify [--certificate [--root GUID]] DIR\n"
-	  "       ibrouting verify --lfts DUMP_FTS-FILE [--certificate "
-	  "[--root GUID]] FABRIC\n" },
+	  "usage: ibrouting verify [--roots GUID[,GUID...]|FILE] "
+	  "[--certificate [--root GUID]] DIR\n"
+	  "       ibrouting verify --lfts DUMP_FTS-FILE [--roots "
+	  "GUID[,GUID...]|FILE] [--certificate [--root GUID]] FABRIC\n" },
 	{ "generate", cmd_generate,
 	  "usage: ibrouting generate [--lmc N] [-o FILE] SPEC\n"
 	  "SPEC:  random:sw=S[,ca=0][,deg=8][,ports=36][,caports=1][,seed=1]\n"
@@ -94,9 +95,9 @@ static const struct command commands[] = {
 	  "FABRIC...\n" },
 	{ "transition", cmd_transition,
 	  "usage: ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root "
-	  "GUID | --root-strategy S]\n"
-	  "                            [--root-fallback next|refuse] [--sm GUID] "
-	  "FABRIC\n" },
+	  "GUID[,GUID...] | --root-strategy S]\n"
+	  "                            [--root-fallback next|refuse] "
+	  "[--port-choice balanced|lowest] [--sm GUID] FABRIC\n" },
 };
 
 static const char fabric_help[] =
