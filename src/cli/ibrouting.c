@@ -385,7 +385,7 @@ static void print_load(const struct ibr_verify_report *rep)
 		printf("reach     %" PRIu64 " switch-LID entries owe no route: "
 		       "under the root set no legal route exists between the "
 		       "two switches (no root is above both); every switch "
-		       "reaches every host\n", rep->no_legal_path);
+		       "with hosts reaches every host\n", rep->no_legal_path);
 }
 
 static int print_verdict(const struct ibr_verify_report *rep, double ms)
