@@ -17,8 +17,10 @@
 # Per fabric, one ibsim serves it to every engine in turn: ours (pira, fera,
 # dr and colorl at `lmc 2`, the hybrid pira+fera), with the plugin's default
 # options, and OpenSM's (ftree, updn with its own root detection, updn with
-# a root_guid_file naming the top level -- a fat tree's level 0, a Clos's
-# spines; elsewhere the SM's switch --, minhop, dnup, dfsssp, nue, lash).
+# a root_guid_file naming the switches our engines root at -- fera's root
+# set as the plugin logged it: a fat tree's top level, a Clos's spines,
+# elsewhere auto's switch of minimum eccentricity --, minhop, dnup, dfsssp,
+# nue, lash).
 # Per run: the engine OpenSM actually used (ftree gives up on degraded
 # trees, updn without a root on irregular fabrics, and OpenSM falls back),
 # the routing window from OpenSM's log (routing_ms; a hybrid: its first,
@@ -183,6 +185,10 @@ hybrid_run() {
 measure() {
 	local spec=$1 label=$2 engine extra="" name dir used ms des=""
 	engine=${label%-rootfile}
+	# updn with a root file naming the switches our engines root at: fera's
+	# root set as the plugin logged it (roots_opt), else the file's guess
+	[ "$label" != updn-rootfile ] || [ ! -s "$TMP/run-fera/roots.guid" ] ||
+		cp "$TMP/run-fera/roots.guid" "$TMP/roots"
 	case $label in
 	updn-rootfile) extra="root_guid_file $TMP/roots" ;;
 	dr|colorl) extra="lmc 2" ;;

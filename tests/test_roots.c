@@ -8,8 +8,10 @@
  *     is replaced by its first root, saying why;
  *   - every engine routes fat trees under auto roots with no verifier
  *     finding and no certificate finding, the entries left without a
- *     legal route being between switches with no root above both (never
- *     towards a CA), counted apart;
+ *     legal route being switch traffic (between switches with no root
+ *     above both, e.g. from a top switch above a cut to the hosts below
+ *     it), counted apart; every switch with hosts routes every CA;
+ *   - a root above a cut stays a root, unless it cannot reach the SM;
  *   - balanced fera on intact k-ary n-trees reaches the lower bound of
  *     max link load (every host's own link carries hosts - 1 flows), and
  *     dr and colorl match it at lmc 2; lowest ports do not;
@@ -171,7 +173,7 @@ static void test_disconnecting_set_is_replaced(void **state)
 	}
 	assert_int_equal(ctx.roots.count, 1);
 	assert_int_equal(ctx.updown.num_roots, 1);
-	assert_non_null(strstr(ctx.roots.replaced, "replaced by its first root alone"));
+	assert_non_null(strstr(ctx.roots.replaced, "replaced by the first root alone"));
 	assert_int_equal(ibr_route(&ctx, ibr_engine_find("fera"), &r, &err), 0);
 	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
 	assert_int_equal(ibr_verify_findings(&rep), 0);
@@ -182,23 +184,53 @@ static void test_disconnecting_set_is_replaced(void **state)
 }
 
 /* A top switch of a fat tree whose link into a pod is cut cannot reach
- * that pod going down: it leaves the root set, named; every switch then
- * reaches every CA. */
-static void test_cut_top_leaves_the_set(void **state)
+ * that pod going down.  It stays a root (its bandwidth serves every other
+ * pod), the pairs it cannot reach counted, unless the SM's switch is
+ * among them: then it leaves the set, named. */
+static void test_cut_top_and_the_sm(void **state)
 {
 	struct ibr_fabric *f = generated_fabric("kary:k=4,n=3,cut=2,seed=1", 0);
 	struct ibr_root_choice c = { .strategy = IBR_ROOT_AUTO };
 	struct ibr_error err = { "" };
 	struct ibr_route_ctx ctx;
-	struct ibr_roots top;
+	uint32_t unreaching, sm_leaf = IBR_NONE;
 
 	(void)state;
-	top = resolve(f, IBR_ROOT_AUTO);
 	assert_int_equal(ibr_ctx_init(&ctx, f, &c, NULL, &err), 0);
-	assert_true(ctx.roots.count < top.count);
-	assert_true(ctx.roots.count > 1);
-	assert_non_null(strstr(ctx.roots.replaced, "left out of the set"));
-	ibr_roots_free(&top);
+	assert_int_equal(ctx.roots.count, 16);
+	assert_true(ctx.roots.unreached > 0);
+	assert_string_equal(ctx.roots.replaced, "");
+	unreaching = ctx.roots.roots_unreaching;
+	/* an SM on a host of a leaf some root cannot reach */
+	{
+		struct ibr_climb cl;
+		assert_int_equal(ibr_climb_build(f, &ctx.updown, &cl, &err), 0);
+		for (uint32_t h = 0; h < f->num_switches && sm_leaf == IBR_NONE; h++)
+			for (uint32_t i = 0; i < ctx.roots.count; i++)
+				if (f->sw_ca_start[h + 1] > f->sw_ca_start[h] &&
+				    !ibr_climb_meet(&cl, h, ctx.roots.sw[i]))
+					sm_leaf = h;
+		ibr_climb_free(&cl);
+	}
+	ibr_ctx_free(&ctx);
+	assert_int_not_equal(sm_leaf, IBR_NONE);
+	f->sm_node = f->end_ports[f->sw_cas[f->sw_ca_start[sm_leaf]]].node;
+	f->sm_port = f->end_ports[f->sw_cas[f->sw_ca_start[sm_leaf]]].port;
+	assert_int_equal(ibr_ctx_init(&ctx, f, &c, NULL, &err), 0);
+	assert_true(ctx.roots.count < 16);
+	assert_true(ctx.roots.count >= 16 - unreaching);
+	assert_non_null(strstr(ctx.roots.replaced, "cannot reach the SM's switch"));
+	{
+		struct ibr_result r;
+		struct ibr_verify_report rep;
+		ibr_lid_t sm_lid = ibr_port(f, f->sm_node, f->sm_port)->base_lid;
+		assert_int_equal(ibr_route(&ctx, ibr_engine_find("fera"), &r, &err), 0);
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			assert_int_not_equal(ibr_entry(&r, s, sm_lid), IBR_NO_PATH);
+		assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+		assert_int_equal(ibr_verify_findings(&rep), 0);
+		ibr_result_free(&r);
+	}
 	ibr_ctx_free(&ctx);
 	ibr_fabric_free(f);
 }
@@ -245,13 +277,13 @@ static void test_engines_on_degraded_trees(void **state)
 				fail_msg("%s %s: certificate: %s", specs[i],
 					 (*e)->name, cert.messages[0]);
 			assert_int_equal(rep.designated.unrouted_flows, 0);
-			/* no route is owed only between switches (no root
-			 * above both, updown.h): every CA LID is routed from
-			 * every switch */
+			/* every switch with hosts routes every CA LID; a
+			 * switch without may not (all its roots above a cut) */
 			for (uint32_t e2 = 0; e2 < f->num_end_ports; e2++) {
 				ibr_lid_t lid = ibr_end_port_lid(f, e2);
 				for (uint32_t s = 0; s < f->num_switches; s++)
-					if (ibr_entry(&r, s, lid) == IBR_NO_PATH)
+					if (ibr_entry(&r, s, lid) == IBR_NO_PATH &&
+					    f->sw_ca_start[s + 1] > f->sw_ca_start[s])
 						fail_msg("%s %s: switch %u has no "
 							 "route to CA LID %u",
 							 specs[i], (*e)->name, s, lid);
@@ -351,7 +383,7 @@ int main(void)
 		cmocka_unit_test(test_auto_elsewhere_is_center),
 		cmocka_unit_test(test_root_set_by_guid),
 		cmocka_unit_test(test_disconnecting_set_is_replaced),
-		cmocka_unit_test(test_cut_top_leaves_the_set),
+		cmocka_unit_test(test_cut_top_and_the_sm),
 		cmocka_unit_test(test_engines_on_degraded_trees),
 		cmocka_unit_test(test_balanced_reaches_the_bound),
 		cmocka_unit_test(test_pira_spreads_default_ports),

@@ -126,9 +126,10 @@ int ibr_option_uint(const struct ibr_route_ctx *ctx, const char *key,
 /* ---- one run -------------------------------------------------------- */
 
 /* Resolves the root set (roots.h) and builds the orientation from it.
- * Roots that cannot reach every switch with CAs going down are left out
- * (with none left, the first root alone, which reaches everything), and
- * ctx->roots.replaced says which: so every switch reaches every CA.  options may be NULL and
+ * Roots that cannot reach the SM's switch going down are left out; a set
+ * that would leave hosts apart is replaced by its first root alone;
+ * ctx->roots.replaced says which, ctx->roots.unreached what remains
+ * without a route down (switch traffic only).  options may be NULL and
  * must outlive the context. */
 int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
 		 const struct ibr_root_choice *root,

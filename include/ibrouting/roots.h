@@ -23,10 +23,18 @@
  * root is one switch of minimum eccentricity, ties to the lowest LID.
  *
  * A root is a sink of the orientation: it reaches only what lies below
- * it.  A root that cannot reach every switch with CAs going down (its
- * link into a pod is cut) would leave hosts unreachable from it (its
- * traps to the SM, say), so ibr_ctx_init leaves such roots out of the set
- * (they become ordinary switches, below their neighbours) and says so.
+ * it.  On a fat tree with a link cut, a top switch above the cut cannot
+ * reach the hosts below it, nor they its LID: that is switch traffic
+ * only (hosts reach every host through the other roots), and leaving the
+ * root out would take its bandwidth from every pod (measured: an 8-ary
+ * 3-tree with 3% of its links cut loads 5.8x more).  So ibr_ctx_init
+ *   - leaves out a root that cannot reach the SM's switch going down (the
+ *     switches' traps must reach the SM on its host), naming it;
+ *   - replaces the set by its first root alone when two switches with
+ *     CAs would have no legal route between them;
+ *   - counts the other (root, host switch) pairs without a route down
+ *     (unreached), for a WRN line; the checks exempt exactly the pairs
+ *     with no legal route (ibr_climb_meet).
  *
  * Invariant of a resolved set: count >= 1, distinct switch indexes; with
  * auto and root sets they are sorted by LID.
@@ -54,7 +62,9 @@ struct ibr_roots {
 	char how[160];          /* how they were chosen, for the log */
 	struct ibr_root_note passed[IBR_ROOT_NOTES];
 	uint32_t num_passed;    /* may exceed IBR_ROOT_NOTES: the rest uncounted */
-	char replaced[384];     /* non-empty: the set left hosts apart (why, what instead) */
+	char replaced[384];     /* non-empty: roots left out or replaced, and why */
+	uint64_t unreached;     /* (root, host switch) pairs with no route down */
+	uint32_t roots_unreaching; /* roots with such pairs */
 };
 
 /* Follows the chain; out is freed with ibr_roots_free(), also after a
@@ -71,15 +81,25 @@ int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
 			uint32_t *count, uint32_t *levels,
 			struct ibr_error *err);
 
-/* Which roots of ud reach every switch with CAs going down: keep[i]
- * for ud->roots[i] (a root that is no sink, having a lower-LID root
- * beside it, is kept: it climbs to one).  A root set is sound for hosts
- * when every sink is kept: then every switch, which climbs to some sink,
- * reaches every CA, and every pair of hosts has a legal route.  Returns
- * how many are kept; -1 when out of memory. */
-int ibr_roots_reaching_hosts(const struct ibr_fabric *f,
-			     const struct ibr_updown *ud, bool *keep,
-			     uint32_t *kept, struct ibr_error *err);
+/* The switch the SM's port is on or hangs off; IBR_NONE if unknown. */
+uint32_t ibr_sm_switch(const struct ibr_fabric *f);
+
+/* How the roots of ud serve the hosts (see the top). */
+struct ibr_roots_reach {
+	uint32_t kept;            /* roots kept: keep[i] for ud->roots[i] */
+	bool hosts_apart;         /* two host switches with no legal route: */
+	uint32_t a, b;            /*   these */
+	uint64_t unreached;       /* (root, host switch) pairs, no route down */
+	uint32_t roots_unreaching; /* roots with such pairs */
+};
+
+/* keep[i]: root ud->roots[i] reaches the SM's switch going down (a root
+ * that is no sink, having a lower-LID root beside it, climbs to one and
+ * is kept; with no SM known, or the SM on a switch's own port, every root
+ * is).  -1 when out of memory. */
+int ibr_roots_check_reach(const struct ibr_fabric *f,
+			  const struct ibr_updown *ud, bool *keep,
+			  struct ibr_roots_reach *out, struct ibr_error *err);
 
 /* "0x..., 0x..., 0x... and N more" (at most `named` GUIDs) into buf. */
 const char *ibr_roots_format(const struct ibr_fabric *f, const uint32_t *sw,

@@ -60,17 +60,18 @@ static int cmd_engines(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "route", cmd_route,
-	  "usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID | "
-	  "--root-strategy sm|lowest-lid|center]\n"
-	  "                       [--root-fallback next|refuse] [--lmc N] "
-	  "[--dump-dir DIR] [--repeat N]\n"
-	  "                       "
+	  "usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID[,GUID...] | "
+	  "--root-strategy auto|sm|lowest-lid|center]\n"
+	  "                       [--root-fallback next|refuse] "
+	  "[--port-choice balanced|lowest] [--lmc N]\n"
+	  "                       [--dump-dir DIR] [--repeat N] "
 	  "[--sm GUID] [--component GUID]\n"
 	  "                       [--print-lfts] FABRIC\n" },
 	{ "verify", cmd_verify,
-	  "usage: ibrouting verify [--certificate [--root GUID]] DIR\n"
-	  "       ibrouting verify --lfts DUMP_FTS-FILE [--certificate "
-	  "[--root GUID]] FABRIC\n" },
+	  "usage: ibrouting verify [--roots GUID[,GUID...]|FILE] "
+	  "[--certificate [--root GUID]] DIR\n"
+	  "       ibrouting verify --lfts DUMP_FTS-FILE [--roots "
+	  "GUID[,GUID...]|FILE] [--certificate [--root GUID]] FABRIC\n" },
 	{ "generate", cmd_generate,
 	  "usage: ibrouting generate [--lmc N] [-o FILE] SPEC\n"
 	  "SPEC:  random:sw=S[,ca=0][,deg=8][,ports=36][,caports=1][,seed=1]\n"
@@ -94,9 +95,9 @@ static const struct command commands[] = {
 	  "FABRIC...\n" },
 	{ "transition", cmd_transition,
 	  "usage: ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root "
-	  "GUID | --root-strategy S]\n"
-	  "                            [--root-fallback next|refuse] [--sm GUID] "
-	  "FABRIC\n" },
+	  "GUID[,GUID...] | --root-strategy S]\n"
+	  "                            [--root-fallback next|refuse] "
+	  "[--port-choice balanced|lowest] [--sm GUID] FABRIC\n" },
 };
 
 static const char fabric_help[] =
@@ -331,6 +332,14 @@ int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 	}
 	if (roots->replaced[0])
 		fprintf(stderr, "ibrouting: WRN: %s\n", roots->replaced);
+	if (roots->unreached)
+		fprintf(stderr, "ibrouting: WRN: %u roots cannot reach %" PRIu64
+			" (root, host switch) pairs going down (links below "
+			"them are gone): those switches' own traffic to those "
+			"hosts has no route; hosts reach every host%s\n",
+			roots->roots_unreaching, roots->unreached,
+			f->sm_node != IBR_NONE ? " and every switch reaches "
+			"the SM" : "");
 	*how = words;
 	return 0;
 }
@@ -376,7 +385,7 @@ static void print_load(const struct ibr_verify_report *rep)
 		printf("reach     %" PRIu64 " switch-LID entries owe no route: "
 		       "under the root set no legal route exists between the "
 		       "two switches (no root is above both); every switch "
-		       "reaches every host\n", rep->no_legal_path);
+		       "with hosts reaches every host\n", rep->no_legal_path);
 }
 
 static int print_verdict(const struct ibr_verify_report *rep, double ms)

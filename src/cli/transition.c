@@ -209,9 +209,10 @@ int cmd_transition(int argc, char **argv)
 			break;
 		default:
 			return cli_fail("usage: ibrouting transition -e "
-					"PROVISIONAL+FINAL [--lmc N] [--root GUID] "
+					"PROVISIONAL+FINAL [--lmc N] [--root GUID[,GUID...]] "
 					"[--root-strategy S] [--root-fallback "
-					"next|refuse] [--sm GUID] FABRIC%s%s", "",
+					"next|refuse] [--port-choice balanced|lowest] "
+					"[--sm GUID] FABRIC%s%s", "",
 					"");
 		}
 	}

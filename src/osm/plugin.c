@@ -185,6 +185,13 @@ static void log_roots(struct engine_ctx *c, const char *name,
 	if (roots->replaced[0])
 		OSM_LOG(log, OSM_LOG_INFO, "WRN IB35: %s: %s\n", name,
 			roots->replaced);
+	if (roots->unreached)
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB37: %s: %u roots cannot reach "
+			"%" PRIu64 " (root, host switch) pairs going down (links "
+			"below them are gone): those switches' own traffic to "
+			"those hosts has no route; hosts reach every host and "
+			"every switch reaches the SM\n", name,
+			roots->roots_unreaching, roots->unreached);
 	log_root_set(c, name, roots);
 	if (roots->count > 1)
 		snprintf(c->roots_text, sizeof(c->roots_text), "roots %u (%s): %s",

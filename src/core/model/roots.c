@@ -269,20 +269,78 @@ done:
 	return 0;
 }
 
-/* ---- do the roots reach every host? ------------------------------------ */
+/* ---- do the roots serve the hosts? ------------------------------------- */
 
-int ibr_roots_reaching_hosts(const struct ibr_fabric *f,
-			     const struct ibr_updown *ud, bool *keep,
-			     uint32_t *kept, struct ibr_error *err)
+uint32_t ibr_sm_switch(const struct ibr_fabric *f)
 {
-	uint32_t S = f->num_switches, hosts = 0;
-	struct ibr_climb cl;
-	uint32_t *cover;
+	const struct ibr_node *sm;
+	const struct ibr_port *p;
 
-	if (ibr_climb_build(f, ud, &cl, err))
-		return -1;
+	if (f->sm_node == IBR_NONE)
+		return IBR_NONE;
+	sm = &f->nodes[f->sm_node];
+	if (sm->type == IBR_NODE_SWITCH)
+		return sm->sw_index;
+	p = ibr_port(f, f->sm_node, f->sm_port);
+	return p->remote_node == IBR_NONE ? IBR_NONE :
+	       f->nodes[p->remote_node].sw_index;
+}
+
+static const struct ibr_climb *set_order_climb;
+
+static int by_climb_set(const void *a, const void *b)
+{
+	const struct ibr_climb *cl = set_order_climb;
+
+	return memcmp(cl->bits + (size_t)*(const uint32_t *)a * cl->words,
+		      cl->bits + (size_t)*(const uint32_t *)b * cl->words,
+		      cl->words * sizeof(uint64_t));
+}
+
+/* Two host switches with no legal route between them?  Hosts with equal
+ * climb sets meet alike: only distinct sets are compared. */
+static void hosts_apart(const struct ibr_climb *cl, uint32_t *host,
+			uint32_t n, struct ibr_roots_reach *out)
+{
+	uint32_t distinct = 0;
+
+	set_order_climb = cl;
+	qsort(host, n, sizeof(uint32_t), by_climb_set);
+	for (uint32_t i = 0; i < n; i++)
+		if (i == 0 || by_climb_set(&host[i - 1], &host[i]) != 0)
+			host[distinct++] = host[i];
+	for (uint32_t i = 0; i < distinct; i++)
+		for (uint32_t j = i; j < distinct; j++)
+			if (!ibr_climb_meet(cl, host[i], host[j])) {
+				out->hosts_apart = true;
+				out->a = host[i];
+				out->b = host[j];
+				return;
+			}
+}
+
+int ibr_roots_check_reach(const struct ibr_fabric *f,
+			  const struct ibr_updown *ud, bool *keep,
+			  struct ibr_roots_reach *out, struct ibr_error *err)
+{
+	uint32_t S = f->num_switches, hosts = 0, sm = IBR_NONE;
+	uint32_t *host = malloc((S ? S : 1) * sizeof(uint32_t));
+	uint32_t *cover = NULL;
+	struct ibr_climb cl;
+
+	memset(out, 0, sizeof(*out));
+	/* the SM on a host: the switches' traps go to its CA, below its
+	 * switch (an SM on a switch's port 0, as ibsim runs it, is that
+	 * switch: no root descends to another root) */
+	if (f->sm_node != IBR_NONE && f->nodes[f->sm_node].type == IBR_NODE_CA)
+		sm = ibr_sm_switch(f);
+	if (!host || ibr_climb_build(f, ud, &cl, err)) {
+		free(host);
+		return host ? -1 : ibr_error_set(err, "out of memory");
+	}
 	cover = calloc(cl.num_sinks ? cl.num_sinks : 1, sizeof(uint32_t));
 	if (!cover) {
+		free(host);
 		ibr_climb_free(&cl);
 		return ibr_error_set(err, "out of memory for %u sinks",
 				     cl.num_sinks);
@@ -292,17 +350,23 @@ int ibr_roots_reaching_hosts(const struct ibr_fabric *f,
 		const uint64_t *bits = cl.bits + (size_t)h * cl.words;
 		if (f->sw_ca_start[h + 1] == f->sw_ca_start[h])
 			continue;
-		hosts++;
+		host[hosts++] = h;
 		for (uint32_t b = 0; b < cl.num_sinks; b++)
 			cover[b] += bits[b / 64] >> (b % 64) & 1;
 	}
-	*kept = 0;
 	for (uint32_t i = 0; i < ud->num_roots; i++) {
 		uint32_t b = cl.sink_bit[ud->roots[i]];
-		keep[i] = b == IBR_NONE || cover[b] == hosts;
-		*kept += keep[i];
+		keep[i] = b == IBR_NONE || sm == IBR_NONE ||
+			  (cl.bits[(size_t)sm * cl.words + b / 64] >> (b % 64) & 1);
+		out->kept += keep[i];
+		if (b != IBR_NONE && cover[b] < hosts) {
+			out->unreached += hosts - cover[b];
+			out->roots_unreaching++;
+		}
 	}
+	hosts_apart(&cl, host, hosts, out);
 	free(cover);
+	free(host);
 	ibr_climb_free(&cl);
 	return 0;
 }

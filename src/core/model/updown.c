@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ibrouting/result.h"
+#include "ibrouting/roots.h"
 #include "ibrouting/updown.h"
 
 static const char *const strategy_names[] = {
@@ -159,18 +160,9 @@ int ibr_choose_root(const struct ibr_fabric *f,
 	case IBR_ROOT_CENTER:
 		return center_switch(f, root, err);
 	case IBR_ROOT_SM:
-		if (f->sm_node != IBR_NONE) {
-			const struct ibr_node *sm = &f->nodes[f->sm_node];
-			if (sm->type == IBR_NODE_SWITCH) {
-				*root = sm->sw_index;
-				return 0;
-			}
-			const struct ibr_port *p = ibr_port(f, f->sm_node, f->sm_port);
-			if (p->remote_node != IBR_NONE) {
-				*root = f->nodes[p->remote_node].sw_index;
-				return 0;
-			}
-		}
+		*root = ibr_sm_switch(f);
+		if (*root != IBR_NONE)
+			return 0;
 		/* No SM known, as in an offline topology file. */
 		__attribute__((fallthrough));
 	case IBR_ROOT_LOWEST_LID:

@@ -35,17 +35,30 @@ int ibr_port_choice_parse(const char *name, enum ibr_port_choice *pc)
 	return -1;
 }
 
-/* Roots that cannot reach every host going down are left out of the
- * set (roots.h), the orientation built again without them, until every
- * root reaches every host; with none left, the first root alone, which
- * as the only sink reaches everything.  ctx->roots.replaced says what. */
-static int keep_roots_reaching_hosts(struct ibr_route_ctx *ctx,
-				     struct ibr_error *err)
+static int rebuild(struct ibr_route_ctx *ctx, struct ibr_error *err)
+{
+	ibr_updown_free(&ctx->updown);
+	ctx->have_updown = false;
+	if (ibr_updown_build_set(ctx->f, ctx->roots.sw, ctx->roots.count,
+				 &ctx->updown, err))
+		return -1;
+	ctx->have_updown = true;
+	return 0;
+}
+
+/* The root set's service to the hosts (roots.h): roots that cannot reach
+ * the SM's switch going down leave the set, named, the orientation built
+ * again without them until every root does; a set that leaves two host
+ * switches apart (or has no root left) is replaced by its first root
+ * alone, which as the only sink reaches everything.  ctx->roots.replaced
+ * says what was done, unreached what is left without a route down. */
+static int serve_hosts(struct ibr_route_ctx *ctx, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = ctx->f;
 	struct ibr_roots *roots = &ctx->roots;
+	struct ibr_roots_reach reach;
 	uint32_t dropped = 0, first = roots->sw[0];
-	char names[160];
+	char names[160] = "";
 	bool *keep;
 	int rc = -1;
 
@@ -56,39 +69,51 @@ static int keep_roots_reaching_hosts(struct ibr_route_ctx *ctx,
 		return ibr_error_set(err, "out of memory for %u roots",
 				     roots->count);
 	for (;;) {
-		uint32_t kept, n = 0;
-		if (ibr_roots_reaching_hosts(f, &ctx->updown, keep, &kept, err))
+		uint32_t n = 0;
+		if (ibr_roots_check_reach(f, &ctx->updown, keep, &reach, err))
 			goto out;
-		if (kept == roots->count)
+		if (reach.kept == roots->count || reach.kept == 0)
 			break;
 		for (uint32_t i = 0; i < roots->count; i++)
-			if (keep[i])
+			if (keep[i]) {
 				roots->sw[n++] = roots->sw[i];
-			else if (dropped++ < 4)
-				snprintf(names + (dropped > 1 ? strlen(names) : 0),
-					 sizeof(names) - (dropped > 1 ? strlen(names) : 0),
-					 "%s0x%016" PRIx64, dropped > 1 ? ", " : "",
+			} else if (dropped++ < 4) {
+				size_t used = strlen(names);
+				snprintf(names + used, sizeof(names) - used,
+					 "%s0x%016" PRIx64, used ? ", " : "",
 					 ibr_switch(f, roots->sw[i])->guid);
-		if (n == 0) {
-			roots->sw[n++] = first;
-			snprintf(roots->replaced, sizeof(roots->replaced),
-				 "no root of %s reaches every host going down; "
-				 "replaced by its first root alone", roots->how);
-		}
+			}
 		roots->count = n;
-		ibr_updown_free(&ctx->updown);
-		ctx->have_updown = false;
-		if (ibr_updown_build_set(f, roots->sw, n, &ctx->updown, err))
+		if (rebuild(ctx, err))
 			goto out;
-		ctx->have_updown = true;
-		if (n == 1)
-			break;
 	}
-	if (dropped && !roots->replaced[0])
+	if (reach.kept == 0 || reach.hosts_apart) {
+		if (reach.hosts_apart)
+			snprintf(roots->replaced, sizeof(roots->replaced),
+				 "the %u roots (%s) leave switches 0x%016" PRIx64
+				 " and 0x%016" PRIx64 " without a legal route "
+				 "between their hosts; replaced by the first "
+				 "root alone", roots->count, roots->how,
+				 ibr_switch(f, reach.a)->guid,
+				 ibr_switch(f, reach.b)->guid);
+		else
+			snprintf(roots->replaced, sizeof(roots->replaced),
+				 "no root of %s reaches the SM's switch going "
+				 "down; replaced by the first root alone",
+				 roots->how);
+		roots->sw[0] = first;
+		roots->count = 1;
+		if (rebuild(ctx, err))
+			goto out;
+		memset(&reach, 0, sizeof(reach));
+	} else if (dropped) {
 		snprintf(roots->replaced, sizeof(roots->replaced), "%u roots of "
-			 "%s cannot reach every host going down (a link below "
-			 "them is gone) and are left out of the set: %s%s",
+			 "%s cannot reach the SM's switch going down (a link "
+			 "below them is gone) and are left out of the set: %s%s",
 			 dropped, roots->how, names, dropped > 4 ? " ..." : "");
+	}
+	roots->unreached = reach.unreached;
+	roots->roots_unreaching = reach.roots_unreaching;
 	rc = 0;
 out:
 	free(keep);
@@ -112,7 +137,7 @@ int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
 		return -1;
 	}
 	ctx->have_updown = true;
-	if (keep_roots_reaching_hosts(ctx, err)) {
+	if (serve_hosts(ctx, err)) {
 		ibr_ctx_free(ctx);
 		return -1;
 	}
