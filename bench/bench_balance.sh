@@ -98,6 +98,9 @@ else
 	fabrics="$fabrics clos:leaf=16,spine=8,uplinks=1,oversub=1 clos:leaf=16,spine=8,uplinks=1,oversub=2"
 	fabrics="$fabrics random:sw=64,ca=512,seed=1 random:sw=256,ca=4096,seed=1"
 	fabrics="$fabrics torus:dims=4x4x4,ca=2,broken=6,seed=1"
+	# the issue's own table: an 8-ary 3-tree with 6 links cut, a Clos of
+	# 24 leaves x 12 spines with 16 hosts a leaf
+	fabrics="$fabrics kary:k=8,n=3,cut=6,seed=1 clos:leaf=24,spine=12,ca=384"
 fi
 fabrics=${FABRICS:-$fabrics}
 
