@@ -98,59 +98,21 @@ else
 	fabrics="$fabrics clos:leaf=16,spine=8,uplinks=1,oversub=1 clos:leaf=16,spine=8,uplinks=1,oversub=2"
 	fabrics="$fabrics random:sw=64,ca=512,seed=1 random:sw=256,ca=4096,seed=1"
 	fabrics="$fabrics torus:dims=4x4x4,ca=2,broken=6,seed=1"
+	# the issue's own table: an 8-ary 3-tree with 6 links cut, a Clos of
+	# 24 leaves x 12 spines with 16 hosts a leaf
+	fabrics="$fabrics kary:k=8,n=3,cut=6,seed=1 clos:leaf=24,spine=12,ca=384"
 fi
 fabrics=${FABRICS:-$fabrics}
 
 csv=$out/balance.csv
 echo "fabric,switches,hosts,engine,used,route_ms,max_link_load,load_norm,designated_load,designated_norm,credit_loops,findings,completed" > "$csv"
 
-# lfts_fts TOP < "GUID LID PORT" lines (switch_lfts): the same tables in
-# dump_fts's own format, every section over LIDs 0..TOP, for `ibrouting
-# verify --lfts` (switch_lfts has read the top LID dump_fts skips).
-# (as in tests/e2e_balance.sh)
-lfts_fts() {
-	sort -k1,1 -k2,2n | awk -v top="$1" '
-	function close_sw() { if (sw != "") printf "%d valid lids dumped\n", n }
-	$1 != sw { close_sw(); sw = $1; n = 0
-		printf "Unicast lids [0x0-0x%x] of switch Lid 0 guid %s (readback):\n", top, sw }
-	{ printf "0x%04x %03d :\n", $2, $3; n++ }
-	END { close_sw() }'
-}
-
-# readback NAME: the tables the switches hold (switch_lfts) judged by
-# `ibrouting verify --lfts` on the fabric of $TMP/NAME/dump.  Sets
-# rb_findings, rb_load (CA pairs), rb_hosts, rb_completed; "?" unknown.
-# Switch-to-switch LIDs an engine left unrouted are completed with fera's
-# offline routes from the SM's switch for the load alone (see the top).
-# (as in tests/e2e_balance.sh)
-readback() {
-	rb_dir=$TMP/$1 rb_findings="?" rb_load="?" rb_hosts="?" rb_completed=0
-	[ -f "$rb_dir/dump/opensm-subnet.lst" ] || return 0
-	switch_lfts > "$rb_dir/switches.lft"
-	"$IBROUTING" route -e fera --root-strategy sm --sm "$(sm_node_guid "$rb_dir/dump/opensm-subnet.lst")" \
-		--print-lfts "$rb_dir/dump" 2> "$rb_dir/complete.err" | grep '^0x' > "$rb_dir/complete.lft" || true
-	rb_top=$(awk '$2 > t { t = $2 } END { print t + 0 }' "$rb_dir/switches.lft" "$rb_dir/complete.lft")
-	lfts_fts "$rb_top" < "$rb_dir/switches.lft" > "$rb_dir/readback.fts"
-	# our engines' root set (the plugin's log), whose root LIDs owe no
-	# route (roots_opt, e2e_lib.sh)
-	rb_roots=$(! command -v roots_opt >/dev/null || roots_opt "$rb_dir")
-	"$IBROUTING" verify $rb_roots --lfts "$rb_dir/readback.fts" "$rb_dir/dump" > "$rb_dir/readback.out" 2>&1 || true
-	rb_findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$rb_dir/readback.out")
-	rb_hosts=$(sed -n 's/^fabric .* \([0-9]*\) CA ports.*/\1/p' "$rb_dir/readback.out")
-	rb_load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$rb_dir/readback.out")
-	if [ -z "$rb_load" ] && [ -s "$rb_dir/complete.lft" ]; then
-		awk 'FNR == NR { if ($3 == 0) swlid[$2] = 1; next }
-			FILENAME == ARGV[2] { have[$1 " " $2] = 1; print; next }
-			($2 in swlid) && !(($1 " " $2) in have) { print; n++ }
-			END { print n + 0 > "/dev/stderr" }' \
-			"$rb_dir/complete.lft" "$rb_dir/switches.lft" "$rb_dir/complete.lft" \
-			2> "$rb_dir/completed.n" | lfts_fts "$rb_top" > "$rb_dir/completed.fts"
-		rb_completed=$(cat "$rb_dir/completed.n")
-		"$IBROUTING" verify $rb_roots --lfts "$rb_dir/completed.fts" "$rb_dir/dump" > "$rb_dir/completed.out" 2>&1 || true
-		rb_load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$rb_dir/completed.out")
-	fi
-	: "${rb_findings:=?}" "${rb_load:=?}" "${rb_hosts:=?}"
-	rm -f "$rb_dir"/*.fts "$rb_dir"/*.lft
+# readback NAME (tests/e2e_lib.sh): the tables the switches hold, judged
+# by `ibrouting verify --lfts`; switch-to-switch LIDs an engine left
+# unrouted are completed for the load alone (see the top).
+readback_and_clean() {
+	readback "$1"
+	rm -f "$TMP/$1"/*.fts "$TMP/$1"/*.lft
 }
 
 # norm LOAD HOSTS: LOAD / (HOSTS - 1)
@@ -209,7 +171,7 @@ measure() {
 		des=$(sed -n "s/.*build_lid_matrices: $engine: .*max link load \([0-9]*\) flows along designated DLIDs.*/\1/p" "$dir/osm.log" | head -n 1) ;;
 	esac
 	judge_dump "$dir"
-	readback "$name"
+	readback_and_clean "$name"
 	if [ "$label" = updn-rootfile ]; then used=${used:+$used-rootfile}; fi
 	echo "$(echo "$spec" | tr , ';'),$switches,$hosts,$label,${used:-none},$ms,$rb_load,$(norm "$rb_load" "$hosts"),$des,$([ -z "$des" ] || norm "$des" "$hosts"),$loops,$rb_findings,$rb_completed" >> "$csv"
 	echo "  $label: used ${used:-none}, $ms ms, max link load $rb_load ($(norm "$rb_load" "$hosts"))${des:+, along designated DLIDs $des ($(norm "$des" "$hosts"))}, credit loops $loops, verifier findings $rb_findings$([ "$rb_completed" = 0 ] || echo ", $rb_completed switch-LID entries completed")"

@@ -104,6 +104,50 @@ END
 	[ ! -f "$dir/lids.md" ] || { echo; cat "$dir/lids.md"; }
 }
 
+# Balanced routing (bench/bench_balance.sh), from balance.csv/.md, and
+# the routing window split (balance-window.md, bench/window.sh's output
+# kept by hand) when there is one.
+balance_section() {
+	local c=$dir/balance.csv
+	[ -f "$c" ] || return 0
+	# the normalised load of ENGINE on FABRIC (CSV fabric spelling: ; for ,)
+	nl() { awk -F, -v f="$1" -v e="$2" '$1 == f && $4 == e { v = ($10 != "" && $10 != "?") ? $10 : $8; print v; exit }' "$c"; }
+	bad=$(awk -F, 'NR > 1 && ($4 ~ /^(pira|fera|dr|colorl|pira\+fera)$/) && ($5 != $4 || $11 != "0" || $12 != "0") { n++ } END { print n + 0 }' "$c")
+	runs=$(awk -F, 'NR > 1 && ($4 ~ /^(pira|fera|dr|colorl|pira\+fera)$/) { n++ } END { print n + 0 }' "$c")
+	cat <<END
+
+## Balanced routing: fat trees, Clos, degraded trees
+
+Every engine, ours and OpenSM's, on the same fabric in one run, inside
+OpenSM over ibsim, with our plugin's default options (\`root auto\`,
+\`port_choice balanced\`); the load is read back from the switches.
+Targets of the balanced-routing issue, on this run:
+
+| target | measured | |
+| --- | --- | --- |
+| intact 8-ary 3-tree: fera <= 1.10x ftree | fera $(nl "kary:k=8;n=3" fera), ftree $(nl "kary:k=8;n=3" ftree) | $(ratio "$(nl "kary:k=8;n=3" fera)" "$(nl "kary:k=8;n=3" ftree)")x |
+| intact 4-ary 3-tree: fera <= 1.10x ftree | fera $(nl "kary:k=4;n=3" fera), ftree $(nl "kary:k=4;n=3" ftree) | $(ratio "$(nl "kary:k=4;n=3" fera)" "$(nl "kary:k=4;n=3" ftree)")x |
+| intact 8-ary 3-tree: pira <= 1.25x updn | pira $(nl "kary:k=8;n=3" pira), updn $(nl "kary:k=8;n=3" updn) | $(ratio "$(nl "kary:k=8;n=3" pira)" "$(nl "kary:k=8;n=3" updn)")x |
+| intact 4-ary 3-tree: pira <= 1.25x updn | pira $(nl "kary:k=4;n=3" pira), updn $(nl "kary:k=4;n=3" updn) | $(ratio "$(nl "kary:k=4;n=3" pira)" "$(nl "kary:k=4;n=3" updn)")x |
+| intact 8-ary 3-tree: dr, colorl (lmc 2, designated) <= 1.05x ftree | dr $(nl "kary:k=8;n=3" dr), colorl $(nl "kary:k=8;n=3" colorl) | $(ratio "$(nl "kary:k=8;n=3" colorl)" "$(nl "kary:k=8;n=3" ftree)")x |
+| intact 4-ary 3-tree: dr, colorl (lmc 2, designated) <= 1.05x ftree | dr $(nl "kary:k=4;n=3" dr), colorl $(nl "kary:k=4;n=3" colorl) | $(ratio "$(nl "kary:k=4;n=3" dr)" "$(nl "kary:k=4;n=3" ftree)")x, $(ratio "$(nl "kary:k=4;n=3" colorl)" "$(nl "kary:k=4;n=3" ftree)")x |
+| 8-ary 3-tree, 3% of links cut: fera <= 2.0 | fera $(nl "kary:k=8;n=3;cut=31;seed=1" fera), ftree: $(awk -F, '$1 == "kary:k=8;n=3;cut=31;seed=1" && $4 == "ftree" { print "used " $5 }' "$c") | |
+| trees with links cut: fera <= 0.5x updn (? = updn leaves CA pairs unrouted) | $(awk -F, 'NR > 1 && $1 ~ /^kary.*cut=/ && ($4 == "fera" || $4 == "updn") { v[$1, $4] = $8; if (!($1 in s)) { s[$1] = 1; o[++n] = $1 } } END { for (i = 1; i <= n; i++) { f = o[i]; g = f; gsub(/;/, ",", g); r = (v[f, "updn"] + 0 > 0) ? sprintf("%.2fx", v[f, "fera"] / v[f, "updn"]) : "?"; printf "%s: fera %s, updn %s (%s); ", g, v[f, "fera"], v[f, "updn"], r } }' "$c") | |
+| Clos 1:1 and 2:1: fera <= 1.10x updn | $(for o in 1 2; do f="clos:leaf=16;spine=8;uplinks=1;oversub=$o"; printf "%s:1 fera %s, updn %s (%sx); " "$o" "$(nl "$f" fera)" "$(nl "$f" updn)" "$(ratio "$(nl "$f" fera)" "$(nl "$f" updn)")"; done) | |
+| random 64/512: fera <= 0.90x updn, root file naming fera's root | fera $(nl "random:sw=64;ca=512;seed=1" fera), updn $(nl "random:sw=64;ca=512;seed=1" updn-rootfile) | $(ratio "$(nl "random:sw=64;ca=512;seed=1" fera)" "$(nl "random:sw=64;ca=512;seed=1" updn-rootfile)")x |
+
+Our engines: $runs runs; with a fallback, a verifier finding on the tables
+read back or an ibdmchk credit loop: $bad.
+
+END
+	cat "$dir/balance.md"
+	cat <<END
+
+![balanced routing: normalised max link load per fabric and engine](${rel}/balance_load.png)
+END
+	[ ! -f "$dir/balance-window.md" ] || { echo; cat "$dir/balance-window.md"; }
+}
+
 # Change assimilation (bench/bench_assim.sh), from assim.csv.
 assim_section() {
 	local c=$dir/assim.csv
@@ -282,6 +326,7 @@ Notes on reading the tables:
 
 END
 	cat "$dir/report.md"
+	balance_section
 	lmc_section
 	assim_section
 } > "$top/BENCHMARKS.md"

@@ -373,3 +373,58 @@ check_run() {
 		grep -E -- "-E-|-W-|credit" "$dir/ibdmchk.out" | head -10 | sed 's/^/# /'
 	fi
 }
+
+# lfts_fts TOP < "GUID LID PORT" lines (switch_lfts): the same tables in
+# dump_fts's own format, every section over LIDs 0..TOP, for `ibrouting
+# verify --lfts` (switch_lfts has read the top LID dump_fts skips).
+lfts_fts() {
+	sort -k1,1 -k2,2n | awk -v top="$1" '
+	function close_sw() { if (sw != "") printf "%d valid lids dumped\n", n }
+	$1 != sw { close_sw(); sw = $1; n = 0
+		printf "Unicast lids [0x0-0x%x] of switch Lid 0 guid %s (readback):\n", top, sw }
+	{ printf "0x%04x %03d :\n", $2, $3; n++ }
+	END { close_sw() }'
+}
+
+# readback NAME: after opensm_run NAME, the tables the switches hold
+# (switch_lfts) judged by `ibrouting verify --lfts` on the fabric of
+# OpenSM's dump of that run.  Sets rb_findings (our verifier's), rb_load
+# (max link load, CA pairs), rb_hosts, rb_links (inter-switch links) and
+# rb_completed, each "?" when unknown.  Our engines' root set, from the
+# plugin's log (roots_opt), tells the verifier which root LIDs owe no
+# route.  The verifier measures no load when some walk is not delivered;
+# ftree and updn leave switch-to-switch LIDs unrouted, which no CA pair's
+# flow uses: those entries alone are completed with fera's offline routes
+# from the SM's switch alone (--root-strategy sm: every switch LID
+# routed) on the same dump, and the load is measured on the completed
+# tables, the CA LIDs' entries as read back (rb_completed: entries added).
+readback() {
+	rb_dir=$TMP/$1 rb_findings="?" rb_load="?" rb_hosts="?" rb_links="?" rb_completed=0
+	[ -f "$rb_dir/dump/opensm-subnet.lst" ] || return 0
+	switch_lfts > "$rb_dir/switches.lft"
+	"$IBROUTING" route -e fera --root-strategy sm --sm "$(sm_node_guid "$rb_dir/dump/opensm-subnet.lst")" \
+		--print-lfts "$rb_dir/dump" 2> "$rb_dir/complete.err" | grep '^0x' > "$rb_dir/complete.lft" || true
+	rb_top=$(awk '$2 > t { t = $2 } END { print t + 0 }' "$rb_dir/switches.lft" "$rb_dir/complete.lft")
+	lfts_fts "$rb_top" < "$rb_dir/switches.lft" > "$rb_dir/readback.fts"
+	# our engines' root set (the plugin's log): the entries it leaves
+	# without a legal route owe none (roots_opt)
+	rb_roots=$(roots_opt "$rb_dir")
+	"$IBROUTING" verify $rb_roots --lfts "$rb_dir/readback.fts" "$rb_dir/dump" > "$rb_dir/readback.out" 2>&1 || true
+	rb_findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$rb_dir/readback.out")
+	rb_hosts=$(sed -n 's/^fabric .* \([0-9]*\) CA ports.*/\1/p' "$rb_dir/readback.out")
+	rb_links=$(sed -n 's/^fabric .* \([0-9]*\) inter-switch links.*/\1/p' "$rb_dir/readback.out")
+	rb_load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$rb_dir/readback.out")
+	if [ -z "$rb_load" ] && [ -s "$rb_dir/complete.lft" ]; then
+		# switch LIDs: those some switch delivers to its port 0
+		awk 'FNR == NR { if ($3 == 0) swlid[$2] = 1; next }
+			FILENAME == ARGV[2] { have[$1 " " $2] = 1; print; next }
+			($2 in swlid) && !(($1 " " $2) in have) { print; n++ }
+			END { print n + 0 > "/dev/stderr" }' \
+			"$rb_dir/complete.lft" "$rb_dir/switches.lft" "$rb_dir/complete.lft" \
+			2> "$rb_dir/completed.n" | lfts_fts "$rb_top" > "$rb_dir/completed.fts"
+		rb_completed=$(cat "$rb_dir/completed.n")
+		"$IBROUTING" verify $rb_roots --lfts "$rb_dir/completed.fts" "$rb_dir/dump" > "$rb_dir/completed.out" 2>&1 || true
+		rb_load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$rb_dir/completed.out")
+	fi
+	: "${rb_findings:=?}" "${rb_load:=?}" "${rb_hosts:=?}" "${rb_links:=?}"
+}

@@ -238,18 +238,28 @@ static inline ibr_lid_t ibr_end_port_lid(const struct ibr_fabric *f,
 	return ibr_port(f, f->end_ports[e].node, f->end_ports[e].port)->base_lid;
 }
 
+/* The switch index of node's port: the node itself if a switch, else the
+ * switch the CA port hangs off (IBR_NONE when it hangs off nothing). */
+static inline uint32_t ibr_port_switch(const struct ibr_fabric *f,
+				       uint32_t node, unsigned port)
+{
+	const struct ibr_node *n = &f->nodes[node];
+	const struct ibr_port *p;
+
+	if (n->type == IBR_NODE_SWITCH)
+		return n->sw_index;
+	p = ibr_port(f, node, port);
+	return p->remote_node == IBR_NONE ? IBR_NONE :
+	       f->nodes[p->remote_node].sw_index;
+}
+
 /* The switch index a LID's owner is or hangs off; IBR_NONE if unowned. */
 static inline uint32_t ibr_lid_switch(const struct ibr_fabric *f, ibr_lid_t lid)
 {
 	const struct ibr_lid_owner *o = &f->lid_owner[lid];
-	const struct ibr_node *n;
 
-	if (o->node == IBR_NONE)
-		return IBR_NONE;
-	n = &f->nodes[o->node];
-	if (n->type == IBR_NODE_SWITCH)
-		return n->sw_index;
-	return f->nodes[ibr_port(f, o->node, o->port)->remote_node].sw_index;
+	return o->node == IBR_NONE ? IBR_NONE :
+	       ibr_port_switch(f, o->node, o->port);
 }
 
 /* LIDs owned by an end-point: 2^lmc. */

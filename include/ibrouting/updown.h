@@ -88,6 +88,12 @@ int ibr_updown_build_set(const struct ibr_fabric *f, const uint32_t *roots,
 			 struct ibr_error *err);
 void ibr_updown_free(struct ibr_updown *ud);
 
+/* rank[s]: BFS distance over inter-switch links from the nearest of
+ * srcs[0 .. n) (UINT32_MAX if unreached); queue[] (num_switches entries)
+ * is scratch.  Returns the largest distance.  O(E). */
+uint32_t ibr_bfs_from(const struct ibr_fabric *f, const uint32_t *srcs,
+		      uint32_t n, uint32_t *rank, uint32_t *queue);
+
 struct ibr_result;
 
 /* The orientation the tables of r were routed under: from r's root set,

@@ -63,6 +63,7 @@ struct choice {
 	uint64_t cost;          /* load along the route */
 	uint64_t down_cost;     /* load of the route's down part */
 	uint32_t turn;          /* LID of the switch where it starts down */
+	uint32_t entry;         /* LID of the switch it reaches the destination's from */
 	uint32_t via;           /* the sw_adj entry taken */
 };
 
@@ -183,41 +184,48 @@ static void list_candidates(struct fera *w, uint32_t d)
 
 /* Each switch takes, among its candidates, the route whose down part
  * (from where it turns down to the destination) carries the least load;
- * on a tie the one turning at the switch with the lowest LID; then the least
- * loaded route in all; then the least loaded first link; then the lowest
- * port.  Why the down part first: every source weighs it alike, so the
- * sources of one destination agree on where to turn (on a fat tree: one
- * top switch per destination, as ftree assigns them), and the down links
- * into a leaf, which no source can avoid, fill evenly; the up links then
- * spread because each destination turns elsewhere.  The turning switch
- * breaks ties the same way for every source, so agreement survives ties. */
+ * on a tie the one that reaches the destination switch from the neighbour
+ * with the lowest LID, then the one turning at the switch with the lowest
+ * LID; then the least loaded route in all; then the least loaded first
+ * link; then the lowest port.  Why the down part first: every source
+ * weighs it alike, so the sources of one destination agree on where to
+ * turn (on a fat tree: one top switch per destination, as ftree assigns
+ * them), and the down links into a leaf, which no source can avoid, fill
+ * evenly; the up links then spread because each destination turns
+ * elsewhere.  Why the entry next: sources that turn at different levels
+ * (a leaf's pod mates below the middle level, the others at the top)
+ * then still enter the destination's leaf by the same link, whatever the
+ * LIDs of the levels (without it, OpenSM's LIDs at LMC 2 left a 4-ary
+ * 3-tree at 76 flows where 63 is the bound). */
 static void choose_balanced(struct fera *w, uint32_t d)
 {
 	const struct ibr_fabric *f = w->f;
 	struct choice *ch = w->choice;
 
-	ch[d] = (struct choice){ 0, 0, 0, w->lid[d], IBR_NONE };
+	ch[d] = (struct choice){ 0, 0, 0, w->lid[d], UINT32_MAX, IBR_NONE };
 	for (uint32_t k = 0; k < w->num_settle; k++) {
 		uint32_t s = w->settle[k];
 		const struct candidate *c = &w->cand[w->cand_start[k]];
 		const struct candidate *end = &w->cand[w->cand_start[k + 1]];
 		struct choice best = { UINT64_MAX, UINT64_MAX, UINT64_MAX,
-				       UINT32_MAX, IBR_NONE };
+				       UINT32_MAX, UINT32_MAX, IBR_NONE };
 		uint64_t best_load = UINT64_MAX;
 		for (; c < end; c++) {
 			const struct choice *t = &ch[c->peer];
 			uint64_t load = w->load[c->link];
 			uint64_t down = c->up ? t->down_cost : load + t->down_cost;
 			uint32_t turn = c->up ? t->turn : w->lid[s];
+			uint32_t entry = c->peer == d ? w->lid[s] : t->entry;
 			uint64_t cost = load + t->cost;
 			uint64_t neck = load > t->neck ? load : t->neck;
 			if (w->neck_first && neck != best.neck ? neck < best.neck :
 			    down != best.down_cost ? down < best.down_cost :
+			    entry != best.entry ? entry < best.entry :
 			    turn != best.turn ? turn < best.turn :
 			    cost != best.cost ? cost < best.cost :
 			    load < best_load) {
 				best = (struct choice){ neck, cost, down, turn,
-							c->link };
+							entry, c->link };
 				best_load = load;
 			}
 		}

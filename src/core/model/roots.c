@@ -176,31 +176,6 @@ void ibr_roots_free(struct ibr_roots *r)
 
 /* ---- auto: the top level of a fat tree ---------------------------------- */
 
-static uint32_t multi_bfs(const struct ibr_fabric *f, const uint32_t *src,
-			  uint32_t n, uint32_t *dist, uint32_t *queue)
-{
-	uint32_t head = 0, tail = 0, far = 0;
-
-	for (uint32_t s = 0; s < f->num_switches; s++)
-		dist[s] = IBR_FAR;
-	for (uint32_t i = 0; i < n; i++) {
-		dist[src[i]] = 0;
-		queue[tail++] = src[i];
-	}
-	while (head < tail) {
-		uint32_t s = queue[head++];
-		far = dist[s];
-		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
-			uint32_t t = f->sw_adj[i].peer;
-			if (dist[t] == IBR_FAR) {
-				dist[t] = dist[s] + 1;
-				queue[tail++] = t;
-			}
-		}
-	}
-	return far;
-}
-
 int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
 			uint32_t *count, uint32_t *levels,
 			struct ibr_error *err)
@@ -226,7 +201,7 @@ int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
 			src[leaves++] = s;
 	if (leaves == 0 || leaves == S)
 		goto done; /* no level without CAs: not a tree */
-	H = multi_bfs(f, src, leaves, h, queue);
+	H = ibr_bfs_from(f, src, leaves, h, queue);
 	/* layered: every link joins adjacent levels */
 	for (uint32_t s = 0; tree && s < S; s++)
 		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
@@ -241,7 +216,7 @@ int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
 	for (uint32_t s = 0; s < S; s++)
 		if (h[s] == H)
 			src[tops++] = s;
-	multi_bfs(f, src, tops, d, queue);
+	ibr_bfs_from(f, src, tops, d, queue);
 	for (uint32_t s = 0; s < S; s++)
 		if (h[s] == 0 && d[s] != H) {
 			tree = false; /* a leaf nearer the top: no tree */
@@ -273,17 +248,8 @@ done:
 
 uint32_t ibr_sm_switch(const struct ibr_fabric *f)
 {
-	const struct ibr_node *sm;
-	const struct ibr_port *p;
-
-	if (f->sm_node == IBR_NONE)
-		return IBR_NONE;
-	sm = &f->nodes[f->sm_node];
-	if (sm->type == IBR_NODE_SWITCH)
-		return sm->sw_index;
-	p = ibr_port(f, f->sm_node, f->sm_port);
-	return p->remote_node == IBR_NONE ? IBR_NONE :
-	       f->nodes[p->remote_node].sw_index;
+	return f->sm_node == IBR_NONE ? IBR_NONE :
+	       ibr_port_switch(f, f->sm_node, f->sm_port);
 }
 
 static const struct ibr_climb *set_order_climb;

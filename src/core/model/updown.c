@@ -59,10 +59,8 @@ int ibr_root_fallback_parse(const char *name, enum ibr_root_fallback *fb)
 	return -1;
 }
 
-/* BFS distances from the nearest of srcs[0 .. n) over inter-switch links;
- * returns the largest. */
-static uint32_t bfs_ranks_from(const struct ibr_fabric *f, const uint32_t *srcs,
-			       uint32_t n, uint32_t *rank, uint32_t *queue)
+uint32_t ibr_bfs_from(const struct ibr_fabric *f, const uint32_t *srcs,
+		      uint32_t n, uint32_t *rank, uint32_t *queue)
 {
 	uint32_t head = 0, tail = 0, far = 0;
 
@@ -90,7 +88,7 @@ static uint32_t bfs_ranks_from(const struct ibr_fabric *f, const uint32_t *srcs,
 static uint32_t bfs_ranks(const struct ibr_fabric *f, uint32_t src,
 			  uint32_t *rank, uint32_t *queue)
 {
-	return bfs_ranks_from(f, &src, 1, rank, queue);
+	return ibr_bfs_from(f, &src, 1, rank, queue);
 }
 
 static uint32_t lowest_lid_switch(const struct ibr_fabric *f)
@@ -234,7 +232,7 @@ int ibr_updown_build_set(const struct ibr_fabric *f, const uint32_t *roots,
 		return ibr_error_set(err, "out of memory");
 	}
 	memcpy(ud->roots, roots, n * sizeof(uint32_t));
-	bfs_ranks_from(f, roots, n, ud->rank, ud->order);
+	ibr_bfs_from(f, roots, n, ud->rank, ud->order);
 	if (sort_by_rank_and_lid(f, ud)) {
 		ibr_updown_free(ud);
 		return ibr_error_set(err, "out of memory");
