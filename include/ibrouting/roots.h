@@ -81,6 +81,10 @@ int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
 			uint32_t *count, uint32_t *levels,
 			struct ibr_error *err);
 
+/* sw[0 .. n) sorted by LID (switch indexes; a LID is a switch's own). */
+int ibr_switches_by_lid(const struct ibr_fabric *f, uint32_t *sw, uint32_t n,
+			struct ibr_error *err);
+
 /* The switch the SM's port is on or hangs off; IBR_NONE if unknown. */
 uint32_t ibr_sm_switch(const struct ibr_fabric *f);
 

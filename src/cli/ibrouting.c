@@ -43,6 +43,7 @@
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
 #include "cli.h"
+#include "util/lines.h"
 #include "util/timer.h"
 
 /* One usage text per command: `ibrouting COMMAND --help` prints its own,
@@ -268,7 +269,6 @@ int cli_parse_root_list(const char *text, uint64_t *guids, uint32_t cap,
 			uint32_t *n)
 {
 	FILE *in = fopen(text, "r");
-	char line[256];
 
 	*n = 0;
 	if (!in) {
@@ -282,29 +282,41 @@ int cli_parse_root_list(const char *text, uint64_t *guids, uint32_t cap,
 		memcpy(guids, r.set, *n * sizeof(uint64_t));
 		return 0;
 	}
-	/* root_guid_file: a GUID a line, '#' comments, as OpenSM reads it */
-	for (unsigned lineno = 1; fgets(line, sizeof(line), in); lineno++) {
-		char *p = line + strspn(line, " \t"), *end;
-		p[strcspn(p, " \t\r\n#")] = '\0';
-		if (!*p)
-			continue;
-		if (*n == cap) {
-			fclose(in);
-			return cli_fail("--roots %s: more than 1024 GUIDs%s", text,
-					"");
+	/* root_guid_file: a GUID a line, '#' comments, as OpenSM reads it;
+	 * through the readers' line reader (lines.h: its limits, file:line) */
+	{
+		struct ibr_lines l;
+		struct ibr_error err = { "" };
+		int rc = 0, got;
+		ibr_lines_init(&l, in, text);
+		while (rc == 0 && (got = ibr_lines_next(&l, &err)) > 0) {
+			char *p = l.line + strspn(l.line, " \t"), *end;
+			p[strcspn(p, " \t#")] = '\0';
+			if (!*p)
+				continue;
+			if (*n == cap) {
+				rc = cli_fail("--roots %s: more than 1024 GUIDs%s",
+					      text, "");
+				break;
+			}
+			errno = 0;
+			guids[*n] = strtoull(p, &end, 0);
+			if (errno || *end || guids[*n] == 0) {
+				fprintf(stderr, "ibrouting: %s:%u: expected a GUID, "
+					"found \"%s\"\n", text, l.lineno, p);
+				rc = EXIT_USAGE;
+				break;
+			}
+			(*n)++;
 		}
-		errno = 0;
-		guids[*n] = strtoull(p, &end, 0);
-		if (errno || *end || guids[*n] == 0) {
-			fclose(in);
-			fprintf(stderr, "ibrouting: %s:%u: expected a GUID, found "
-				"\"%s\"\n", text, lineno, p);
-			return EXIT_USAGE;
+		if (rc == 0 && got < 0) {
+			cli_error(err.msg);
+			rc = EXIT_USAGE;
 		}
-		(*n)++;
+		ibr_lines_free(&l);
+		fclose(in);
+		return rc;
 	}
-	fclose(in);
-	return 0;
 }
 
 int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,

@@ -280,28 +280,11 @@ static void add_flows(struct fera *w, uint32_t d)
 /* Balanced ties depend on the order destinations are routed in: by LID,
  * which every source of the same fabric (OpenSM's subnet, its dumps, a
  * topology file with those LIDs) numbers alike, switch indexes aside. */
-static int by_key(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int order_by_lid(struct fera *w, struct ibr_error *err)
 {
-	const struct ibr_fabric *f = w->f;
-	uint32_t S = f->num_switches;
-	uint64_t *keys = malloc((S ? S : 1) * sizeof(uint64_t));
-
-	if (!keys)
-		return ibr_error_set(err, "fera: out of memory for %u switches", S);
-	for (uint32_t s = 0; s < S; s++)
-		keys[s] = (uint64_t)ibr_switch_lid(f, s) << 32 | s;
-	qsort(keys, S, sizeof(uint64_t), by_key);
-	for (uint32_t k = 0; k < S; k++)
-		w->by_lid[k] = (uint32_t)keys[k];
-	free(keys);
-	return 0;
+	for (uint32_t s = 0; s < w->f->num_switches; s++)
+		w->by_lid[s] = s;
+	return ibr_switches_by_lid(w->f, w->by_lid, w->f->num_switches, err);
 }
 
 /* The end ports of switch d into w->cas by LID; returns how many. */

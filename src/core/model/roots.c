@@ -35,22 +35,29 @@ static int set_single(struct ibr_roots *out, uint32_t s, struct ibr_error *err)
 	return 0;
 }
 
-static const struct ibr_fabric *lid_order_fabric;
-
-static int by_lid(const void *a, const void *b)
+static int by_key(const void *a, const void *b)
 {
-	ibr_lid_t x = ibr_switch_lid(lid_order_fabric, *(const uint32_t *)a);
-	ibr_lid_t y = ibr_switch_lid(lid_order_fabric, *(const uint32_t *)b);
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* qsort has no context argument; the fabric is only read, and every
- * routing run of a process is sequential. */
-static void sort_by_lid(const struct ibr_fabric *f, uint32_t *sw, uint32_t n)
+/* One packed key a switch: LID in the high half, index in the low; no
+ * comparator state, so callers may run side by side. */
+int ibr_switches_by_lid(const struct ibr_fabric *f, uint32_t *sw, uint32_t n,
+			struct ibr_error *err)
 {
-	lid_order_fabric = f;
-	qsort(sw, n, sizeof(uint32_t), by_lid);
+	uint64_t *keys = malloc((n ? n : 1) * sizeof(uint64_t));
+
+	if (!keys)
+		return ibr_error_set(err, "out of memory for %u switches", n);
+	for (uint32_t i = 0; i < n; i++)
+		keys[i] = (uint64_t)ibr_switch_lid(f, sw[i]) << 32 | sw[i];
+	qsort(keys, n, sizeof(uint64_t), by_key);
+	for (uint32_t i = 0; i < n; i++)
+		sw[i] = (uint32_t)keys[i];
+	free(keys);
+	return 0;
 }
 
 /* Link 1: the GUIDs of the set that are switches, no repeats, by LID. */
@@ -78,7 +85,8 @@ static int from_set(const struct ibr_fabric *f, const struct ibr_root_choice *c,
 		taken[s] = 1;
 	}
 	free(taken);
-	sort_by_lid(f, out->sw, out->count);
+	if (ibr_switches_by_lid(f, out->sw, out->count, err))
+		return -1;
 	if (out->count)
 		snprintf(out->how, sizeof(out->how), "%s", c->set_source ?
 			 c->set_source : "root set");
@@ -186,6 +194,7 @@ int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
 	uint32_t *src = malloc(S * sizeof(uint32_t));
 	uint32_t *queue = malloc(S * sizeof(uint32_t));
 	bool tree = true;
+	int rc = 0;
 
 	*top = NULL;
 	*count = *levels = 0;
@@ -233,7 +242,12 @@ int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
 		return ibr_error_set(err, "out of memory for %u roots", tops);
 	}
 	memcpy(*top, src, tops * sizeof(uint32_t));
-	sort_by_lid(f, *top, tops);
+	if (ibr_switches_by_lid(f, *top, tops, err)) {
+		free(*top);
+		*top = NULL;
+		rc = -1;
+		goto done;
+	}
 	*count = tops;
 	*levels = H + 1;
 done:
@@ -241,7 +255,7 @@ done:
 	free(d);
 	free(src);
 	free(queue);
-	return 0;
+	return rc;
 }
 
 /* ---- do the roots serve the hosts? ------------------------------------- */
@@ -252,11 +266,9 @@ uint32_t ibr_sm_switch(const struct ibr_fabric *f)
 	       ibr_port_switch(f, f->sm_node, f->sm_port);
 }
 
-static const struct ibr_climb *set_order_climb;
-
-static int by_climb_set(const void *a, const void *b)
+static int by_climb_set(const void *a, const void *b, void *cxt)
 {
-	const struct ibr_climb *cl = set_order_climb;
+	const struct ibr_climb *cl = cxt;
 
 	return memcmp(cl->bits + (size_t)*(const uint32_t *)a * cl->words,
 		      cl->bits + (size_t)*(const uint32_t *)b * cl->words,
@@ -270,10 +282,9 @@ static void hosts_apart(const struct ibr_climb *cl, uint32_t *host,
 {
 	uint32_t distinct = 0;
 
-	set_order_climb = cl;
-	qsort(host, n, sizeof(uint32_t), by_climb_set);
+	qsort_r(host, n, sizeof(uint32_t), by_climb_set, (void *)cl);
 	for (uint32_t i = 0; i < n; i++)
-		if (i == 0 || by_climb_set(&host[i - 1], &host[i]) != 0)
+		if (i == 0 || by_climb_set(&host[i - 1], &host[i], (void *)cl) != 0)
 			host[distinct++] = host[i];
 	for (uint32_t i = 0; i < distinct; i++)
 		for (uint32_t j = i; j < distinct; j++)
