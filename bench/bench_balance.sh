@@ -28,13 +28,14 @@
 # switch_lfts), judged by `ibrouting verify --lfts` on the fabric of the
 # run's dump: our verifier's findings and the max link load under uniform
 # all-to-all traffic between CA ports, normalised by hosts - 1 (1.0: no
-# link carries more flows than a host's own link).  ftree and updn leave
-# switch-to-switch LIDs unrouted (findings, "unreachable"), and the
-# verifier measures no load then: those entries alone, which no CA pair's
-# flow uses, are completed with fera's offline routes from the SM's switch
-# alone (every switch LID routed) for the measure (the CSV's completed
-# column counts them); our engines' root set, from the plugin's log
-# (roots_opt), tells the verifier which root LIDs owe no route.  dr and colorl: also the load along
+# link carries more flows than a host's own link), and the bound no
+# routing of the fabric goes below.  ftree and updn leave switch-to-switch
+# LIDs unrouted, and updn on cut trees leaves switches without hosts
+# unable to reach some hosts (findings): the load is measured all the
+# same when every CA pair is delivered, else over the pairs delivered
+# (the CSV's partial_load, with undelivered_pairs); our engines' root
+# set, from the plugin's log (roots_opt), tells the verifier which root
+# LIDs owe no route.  dr and colorl: also the load along
 # the designated DLIDs hosts get from the SA, as the plugin logs it
 # ("max link load N flows along designated DLIDs"); the read-back load is
 # along base LIDs.  ibdmchk's credit loops on the run's dump (OpenSM's;
@@ -105,11 +106,10 @@ fi
 fabrics=${FABRICS:-$fabrics}
 
 csv=$out/balance.csv
-echo "fabric,switches,hosts,engine,used,route_ms,max_link_load,load_norm,designated_load,designated_norm,credit_loops,findings,completed" > "$csv"
+echo "fabric,switches,hosts,engine,used,route_ms,max_link_load,load_norm,designated_load,designated_norm,credit_loops,findings,partial_load,partial_norm,undelivered_pairs,bound,bound_norm" > "$csv"
 
 # readback NAME (tests/e2e_lib.sh): the tables the switches hold, judged
-# by `ibrouting verify --lfts`; switch-to-switch LIDs an engine left
-# unrouted are completed for the load alone (see the top).
+# by `ibrouting verify --lfts` (see the top).
 readback_and_clean() {
 	readback "$1"
 	rm -f "$TMP/$1"/*.fts "$TMP/$1"/*.lft
@@ -173,8 +173,8 @@ measure() {
 	judge_dump "$dir"
 	readback_and_clean "$name"
 	if [ "$label" = updn-rootfile ]; then used=${used:+$used-rootfile}; fi
-	echo "$(echo "$spec" | tr , ';'),$switches,$hosts,$label,${used:-none},$ms,$rb_load,$(norm "$rb_load" "$hosts"),$des,$([ -z "$des" ] || norm "$des" "$hosts"),$loops,$rb_findings,$rb_completed" >> "$csv"
-	echo "  $label: used ${used:-none}, $ms ms, max link load $rb_load ($(norm "$rb_load" "$hosts"))${des:+, along designated DLIDs $des ($(norm "$des" "$hosts"))}, credit loops $loops, verifier findings $rb_findings$([ "$rb_completed" = 0 ] || echo ", $rb_completed switch-LID entries completed")"
+	echo "$(echo "$spec" | tr , ';'),$switches,$hosts,$label,${used:-none},$ms,$rb_load,$(norm "$rb_load" "$hosts"),$des,$([ -z "$des" ] || norm "$des" "$hosts"),$loops,$rb_findings,$rb_partial,$([ -z "$rb_partial" ] || norm "$rb_partial" "$hosts"),$rb_undelivered,$rb_bound,$(norm "$rb_bound" "$hosts")" >> "$csv"
+	echo "  $label: used ${used:-none}, $ms ms, max link load $rb_load ($(norm "$rb_load" "$hosts"))${des:+, along designated DLIDs $des ($(norm "$des" "$hosts"))}, credit loops $loops, verifier findings $rb_findings$([ -z "$rb_partial" ] || echo ", over delivered pairs only $rb_partial ($rb_undelivered pairs not delivered)")"
 	# ibsim served a broken fabric (seen after runs at high LMC): afresh
 	if [ "$rb_hosts" != "$hosts" ]; then
 		echo "  (OpenSM saw $rb_hosts of $hosts CA ports: ibsim restarted)"
@@ -208,22 +208,27 @@ done
 	echo "the designated DLIDs, base LIDs in brackets).  \`*\`: OpenSM used another"
 	echo "engine (named in the table below); \`!\`: ibdmchk found credit loops; ?: some"
 	echo "walk of the tables read back is not delivered (CA LIDs unreachable from some"
-	echo "switch), so the verifier measures no load."
+	echo "switch) and no CA pair's flow can be measured; \`~\`: some CA pairs are not"
+	echo "delivered (the second table counts them), the load is over the pairs that"
+	echo "are.  bound: the load no routing of the fabric goes below (a host's own"
+	echo "link carries hosts - 1 flows; a switch with h hosts sends h * (hosts - h)"
+	echo "flows out over its inter-switch links)."
 	echo "Measured with \`bench/bench_balance.sh\` at commit $(cat "$out/balance.commit" 2>/dev/null || echo "?")."
 	echo
 	awk -F, -v list="$compared" 'BEGIN { n = split(list, e, " ")
-			printf "| fabric | switches | hosts |"; for (i = 1; i <= n; i++) printf " %s |", e[i]; printf "\n"
-			printf "| --- | ---: | ---: |"; for (i = 1; i <= n; i++) printf " ---: |"; printf "\n" }
+			printf "| fabric | switches | hosts | bound |"; for (i = 1; i <= n; i++) printf " %s |", e[i]; printf "\n"
+			printf "| --- | ---: | ---: | ---: |"; for (i = 1; i <= n; i++) printf " ---: |"; printf "\n" }
 		NR > 1 { if (!($1 in seen)) { seen[$1] = 1; order[++m] = $1; sw[$1] = $2; h[$1] = $3 }
-			v = ($10 != "?" && $10 != "") ? $10 " (" $8 ")" : $8
+			if ($17 != "" && $17 != "?") b[$1] = $17
+			v = ($10 != "?" && $10 != "") ? $10 " (" $8 ")" : ($8 == "?" && $14 != "") ? $14 "~" : $8
 			if ($5 != $4) v = v "*"; if ($11 != "0" && $11 != "?") v = v "!"
 			cell[$1, $4] = v }
-		END { for (j = 1; j <= m; j++) { f = order[j]; printf "| %s | %s | %s |", f, sw[f], h[f]
+		END { for (j = 1; j <= m; j++) { f = order[j]; printf "| %s | %s | %s | %s |", f, sw[f], h[f], (f in b) ? b[f] : "?"
 			for (i = 1; i <= n; i++) printf " %s |", ((f, e[i]) in cell) ? cell[f, e[i]] : ""
 			printf "\n" } }' "$csv"
 	echo
-	echo "| fabric | switches | hosts | engine | used by OpenSM | routing window ms | max link load | normalised | along designated DLIDs | normalised | ibdmchk credit loops | verifier findings (read back) | switch-LID entries completed |"
-	echo "| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	echo "| fabric | switches | hosts | engine | used by OpenSM | routing window ms | max link load | normalised | along designated DLIDs | normalised | ibdmchk credit loops | verifier findings (read back) | over delivered pairs only | normalised | CA pairs not delivered | bound | normalised |"
+	echo "| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	awk -F, 'NR > 1 { printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }' "$csv"
 } > "$out/balance.md"
 

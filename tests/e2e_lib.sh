@@ -390,41 +390,32 @@ lfts_fts() {
 # (switch_lfts) judged by `ibrouting verify --lfts` on the fabric of
 # OpenSM's dump of that run.  Sets rb_findings (our verifier's), rb_load
 # (max link load, CA pairs), rb_hosts, rb_links (inter-switch links) and
-# rb_completed, each "?" when unknown.  Our engines' root set, from the
+# rb_bound (the load no routing of the fabric goes below: the verifier's
+# bound line), each "?" when unknown.  Our engines' root set, from the
 # plugin's log (roots_opt), tells the verifier which root LIDs owe no
-# route.  The verifier measures no load when some walk is not delivered;
-# ftree and updn leave switch-to-switch LIDs unrouted, which no CA pair's
-# flow uses: those entries alone are completed with fera's offline routes
-# from the SM's switch alone (--root-strategy sm: every switch LID
-# routed) on the same dump, and the load is measured on the completed
-# tables, the CA LIDs' entries as read back (rb_completed: entries added).
+# route.  Tables whose walks from some switches are not delivered (ftree
+# and updn leave switch-to-switch LIDs unrouted) are still measured when
+# every CA pair is delivered (findings, but a load); tables that leave CA
+# pairs undelivered get rb_partial, their load over the pairs they
+# deliver, and rb_undelivered, the pairs they do not (both empty
+# otherwise), and rb_load "?".
 readback() {
-	rb_dir=$TMP/$1 rb_findings="?" rb_load="?" rb_hosts="?" rb_links="?" rb_completed=0
+	rb_dir=$TMP/$1 rb_findings="?" rb_load="?" rb_hosts="?" rb_links="?" rb_bound="?"
+	rb_partial="" rb_undelivered=""
 	[ -f "$rb_dir/dump/opensm-subnet.lst" ] || return 0
 	switch_lfts > "$rb_dir/switches.lft"
-	"$IBROUTING" route -e fera --root-strategy sm --sm "$(sm_node_guid "$rb_dir/dump/opensm-subnet.lst")" \
-		--print-lfts "$rb_dir/dump" 2> "$rb_dir/complete.err" | grep '^0x' > "$rb_dir/complete.lft" || true
-	rb_top=$(awk '$2 > t { t = $2 } END { print t + 0 }' "$rb_dir/switches.lft" "$rb_dir/complete.lft")
+	rb_top=$(awk '$2 > t { t = $2 } END { print t + 0 }' "$rb_dir/switches.lft")
 	lfts_fts "$rb_top" < "$rb_dir/switches.lft" > "$rb_dir/readback.fts"
 	# our engines' root set (the plugin's log): the entries it leaves
 	# without a legal route owe none (roots_opt)
 	rb_roots=$(roots_opt "$rb_dir")
 	"$IBROUTING" verify $rb_roots --lfts "$rb_dir/readback.fts" "$rb_dir/dump" > "$rb_dir/readback.out" 2>&1 || true
-	rb_findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$rb_dir/readback.out")
+	rb_findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) finding.*/\1/p' "$rb_dir/readback.out")
 	rb_hosts=$(sed -n 's/^fabric .* \([0-9]*\) CA ports.*/\1/p' "$rb_dir/readback.out")
 	rb_links=$(sed -n 's/^fabric .* \([0-9]*\) inter-switch links.*/\1/p' "$rb_dir/readback.out")
 	rb_load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$rb_dir/readback.out")
-	if [ -z "$rb_load" ] && [ -s "$rb_dir/complete.lft" ]; then
-		# switch LIDs: those some switch delivers to its port 0
-		awk 'FNR == NR { if ($3 == 0) swlid[$2] = 1; next }
-			FILENAME == ARGV[2] { have[$1 " " $2] = 1; print; next }
-			($2 in swlid) && !(($1 " " $2) in have) { print; n++ }
-			END { print n + 0 > "/dev/stderr" }' \
-			"$rb_dir/complete.lft" "$rb_dir/switches.lft" "$rb_dir/complete.lft" \
-			2> "$rb_dir/completed.n" | lfts_fts "$rb_top" > "$rb_dir/completed.fts"
-		rb_completed=$(cat "$rb_dir/completed.n")
-		"$IBROUTING" verify $rb_roots --lfts "$rb_dir/completed.fts" "$rb_dir/dump" > "$rb_dir/completed.out" 2>&1 || true
-		rb_load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$rb_dir/completed.out")
-	fi
-	: "${rb_findings:=?}" "${rb_load:=?}" "${rb_hosts:=?}" "${rb_links:=?}"
+	set -- $(sed -n 's/^load      over delivered pairs only: max link load \([0-9]*\) flows, \([0-9]*\) of .*/\1 \2/p' "$rb_dir/readback.out")
+	rb_partial=${1:-} rb_undelivered=${2:-}
+	rb_bound=$(sed -n 's/^bound     no routing loads a link under \([0-9]*\) flows.*/\1/p' "$rb_dir/readback.out")
+	: "${rb_findings:=?}" "${rb_load:=?}" "${rb_hosts:=?}" "${rb_links:=?}" "${rb_bound:=?}"
 }

@@ -17,7 +17,9 @@
 #include <cmocka.h>
 
 #include "ibrouting/engine.h"
+#include "ibrouting/metrics.h"
 #include "ibrouting/verify.h"
+#include "fixtures.h"
 
 struct fixture {
 	struct ibr_fabric *f;
@@ -353,6 +355,28 @@ static void test_designated_out_of_range_is_found(void **state)
 	fx->r.designated.offset = NULL;
 }
 
+/* The load bound: hosts - 1 on an intact 4-ary 2-tree (a host's own link;
+ * a leaf's 4 hosts send 4 * 12 flows over 4 up links, 12 each), and on
+ * the same tree with a leaf's up link cut, that leaf's 48 flows over 3
+ * links: 16, set by that leaf. */
+static void test_load_bound(void **state)
+{
+	struct ibr_fabric *f;
+	uint32_t worst;
+
+	(void)state;
+	f = generated_fabric("kary:k=4,n=2", 0);
+	assert_int_equal(ibr_metrics_load_bound(f, &worst), 15);
+	assert_int_equal(worst, IBR_NONE);
+	ibr_fabric_free(f);
+	f = generated_fabric("kary:k=4,n=2,cut=1,seed=1", 0);
+	assert_int_equal(ibr_metrics_load_bound(f, &worst), 16);
+	assert_int_not_equal(worst, IBR_NONE);
+	assert_int_equal(f->sw_ca_start[worst + 1] - f->sw_ca_start[worst], 4);
+	assert_int_equal(f->sw_adj_start[worst + 1] - f->sw_adj_start[worst], 3);
+	ibr_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_union_credit_loop_is_found),
 		cmocka_unit_test(test_union_loop_is_found),
 		cmocka_unit_test(test_designated_out_of_range_is_found),
+		cmocka_unit_test(test_load_bound),
 	};
 	return cmocka_run_group_tests(tests, setup_ring, teardown);
 }

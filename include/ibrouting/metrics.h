@@ -29,4 +29,11 @@ struct ibr_metrics {
 int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
 			struct ibr_metrics *m, struct ibr_error *err);
 
+/* A max link load no routing of the fabric goes below (one path per
+ * pair): a host's own link carries hosts - 1 flows, and the h hosts of a
+ * switch send h * (hosts - h) flows over its L inter-switch links, so one
+ * of them carries at least ceil(h * (hosts - h) / L).  *worst is the
+ * switch that sets the bound, IBR_NONE when hosts - 1 does. */
+uint64_t ibr_metrics_load_bound(const struct ibr_fabric *f, uint32_t *worst);
+
 #endif

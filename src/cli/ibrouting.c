@@ -378,21 +378,64 @@ static void print_path_lengths(const struct ibr_metrics *m)
 	printf("  (links: CA pairs)\n");
 }
 
+/* "bound": the load no routing of the fabric goes below (metrics.h), so
+ * a max link load reads against what is possible, not only against
+ * another engine's. */
+static void print_bound(const struct ibr_fabric *f)
+{
+	uint32_t worst;
+	uint64_t bound = ibr_metrics_load_bound(f, &worst);
+
+	if (worst == IBR_NONE)
+		printf("bound     no routing loads a link under %" PRIu64
+		       " flows: every host receives that many\n", bound);
+	else
+		printf("bound     no routing loads a link under %" PRIu64
+		       " flows: switch 0x%016" PRIx64 " sends %u hosts' flows "
+		       "out over %u links\n", bound,
+		       f->nodes[f->sw_node[worst]].guid,
+		       f->sw_ca_start[worst + 1] - f->sw_ca_start[worst],
+		       f->sw_adj_start[worst + 1] - f->sw_adj_start[worst]);
+}
+
 /* Link load and path lengths under uniform all-to-all CA traffic along
- * the designated DLIDs, as the verifier measured them. */
-static void print_load(const struct ibr_verify_report *rep)
+ * the designated DLIDs, as the verifier measured them.  Tables with
+ * undelivered walks (another engine's, read back: updn leaves switches
+ * without hosts unable to reach some hosts) are still measured: if every
+ * CA pair is delivered the load is whole, said with why the verdict
+ * fails; else it is over the pairs delivered, said as such, so engines
+ * that give up on part of a fabric compare where they do route. */
+static void print_load(const struct ibr_fabric *f, const struct ibr_result *r,
+		       const struct ibr_verify_report *rep)
 {
 	const struct ibr_metrics *m = &rep->designated;
+	struct ibr_metrics partial;
+	struct ibr_error err;
+	bool delivers = ibr_verify_delivers(rep);
 
-	if (!ibr_verify_delivers(rep)) {
-		printf("load      not measured: some walks are not delivered\n");
-		return;
+	if (!delivers) {
+		if (ibr_metrics_compute(f, r, &partial, &err)) {
+			printf("load      not measured: some walks are not "
+			       "delivered (%s)\n", err.msg);
+			return;
+		}
+		m = &partial;
 	}
-	printf("load      max link load %" PRIu64 " flows of %" PRIu64
-	       ", mean path %.2f links, %u DLIDs used of %u assigned\n",
-	       m->max_link_load, m->flows, m->mean_path_len, m->lids_used,
-	       m->lids_assigned);
-	print_path_lengths(m);
+	if (m->unrouted_flows) {
+		printf("load      over delivered pairs only: max link load %"
+		       PRIu64 " flows, %" PRIu64 " of %" PRIu64 " CA pairs not "
+		       "delivered\n", m->max_link_load, m->unrouted_flows,
+		       m->flows);
+	} else {
+		printf("load      max link load %" PRIu64 " flows of %" PRIu64
+		       ", mean path %.2f links, %u DLIDs used of %u assigned"
+		       "%s\n", m->max_link_load, m->flows, m->mean_path_len,
+		       m->lids_used, m->lids_assigned, delivers ? "" :
+		       "; every CA pair delivered (walks from some switches "
+		       "are not, which no CA pair's flow takes)");
+		print_path_lengths(m);
+	}
+	print_bound(f);
 	if (rep->no_legal_path)
 		printf("reach     %" PRIu64 " switch-LID entries owe no route: "
 		       "under the root set no legal route exists between the "
@@ -691,7 +734,7 @@ static int cmd_route(int argc, char **argv)
 		cli_error(err.msg);
 		rc = EXIT_USAGE;
 	} else {
-		print_load(&rep);
+		print_load(f, &r, &rep);
 		rc = print_verdict(&rep, verify_ms);
 		/* informational: the verifier's verdict is the exit status */
 		print_certificate(f, &r, &cert, certify_ms);
@@ -836,7 +879,7 @@ static int cmd_verify(int argc, char **argv)
 		cli_error(err.msg);
 		rc = EXIT_USAGE;
 	} else {
-		print_load(&rep);
+		print_load(f, &r, &rep);
 		rc = print_verdict(&rep, ibr_now_ms() - ms);
 	}
 	ibr_result_free(&r);

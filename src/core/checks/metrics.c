@@ -182,3 +182,23 @@ int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
 	ibr_walker_free(&w);
 	return 0;
 }
+
+uint64_t ibr_metrics_load_bound(const struct ibr_fabric *f, uint32_t *worst)
+{
+	uint64_t hosts = f->num_end_ports;
+	uint64_t bound = hosts ? hosts - 1 : 0;
+
+	*worst = IBR_NONE;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint64_t h = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+		uint64_t links = f->sw_adj_start[s + 1] - f->sw_adj_start[s];
+		uint64_t out = h * (hosts - h);
+		if (links == 0 || out == 0)
+			continue;
+		if ((out + links - 1) / links > bound) {
+			bound = (out + links - 1) / links;
+			*worst = s;
+		}
+	}
+	return bound;
+}
