@@ -105,7 +105,8 @@ END
 }
 
 # Balanced routing (bench/bench_balance.sh), from balance.csv/.md, and
-# the routing window split (balance-window.md, bench/window.sh's output
+# the random fabrics' seeds (balance-seeds.md) and the routing window
+# split (balance-window.md, bench/window.sh's output
 # kept by hand) when there is one.
 balance_section() {
 	local c=$dir/balance.csv
@@ -145,6 +146,7 @@ END
 
 ![balanced routing: normalised max link load per fabric and engine](${rel}/balance_load.png)
 END
+	[ ! -f "$dir/balance-seeds.md" ] || { echo; cat "$dir/balance-seeds.md"; }
 	[ ! -f "$dir/balance-window.md" ] || { echo; cat "$dir/balance-window.md"; }
 }
 
