@@ -83,6 +83,23 @@ BUILD_DIR=$PWD "$top/bench/bench_balance.sh" --smoke > bench-balance-smoke.log 2
 tail -n 1 bench-balance-smoke.log
 passed=$((passed + 1))
 
+# --- packaging (scripts/package-test.sh; the pkg branch's one block) ---
+echo "== Debian and RPM packages (dpkg-buildpackage in a clean copy, lintian, apt-get install, autopkgtest, man pages, purge; rpmbuild)"
+pkg_status=0
+"$top/scripts/package-test.sh" > package-test.log 2>&1 || pkg_status=$?
+if [ $pkg_status = 77 ] &&
+   ! { [ "${CI:-}" = true ] || [ "${IBROUTING_REQUIRE_ALL_TESTS:-}" = 1 ]; }; then
+	echo "package: skipped: $(tail -n 1 package-test.log)"
+	skipped=$((${skipped:-0} + 1))
+elif [ $pkg_status = 0 ]; then
+	tail -n 1 package-test.log
+	passed=$((passed + 1))
+else
+	cat package-test.log
+	exit 1
+fi
+# --- end of packaging ---
+
 echo "== make distcheck"
 make distcheck DISTCHECK_CONFIGURE_FLAGS="${CONFIGURE_FLAGS:-}" >/dev/null
 echo "distcheck: OK"
