@@ -83,7 +83,7 @@ BUILD_DIR=$PWD "$top/bench/bench_balance.sh" --smoke > bench-balance-smoke.log 2
 tail -n 1 bench-balance-smoke.log
 passed=$((passed + 1))
 
-# --- packaging (scripts/package-test.sh; the pkg branch's one block) ---
+# --- packaging (scripts/package-test.sh) ---
 echo "== Debian and RPM packages (dpkg-buildpackage in a clean copy, lintian, apt-get install, autopkgtest, man pages, purge; rpmbuild)"
 pkg_status=0
 "$top/scripts/package-test.sh" > package-test.log 2>&1 || pkg_status=$?
