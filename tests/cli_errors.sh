@@ -77,12 +77,11 @@ expect_error "bad generator spec" 2 "generate" \
 	"$IBROUTING" route -e pira gen:random:sw=16,bogus=1
 expect_error "verify of a missing directory" 2 "opensm-subnet.lst" \
 	"$IBROUTING" verify "$TMP/nodir"
-# --lmc applies to every kind of FABRIC or is refused: an OpenSM dump
-# carries OpenSM's LMC, a file's LID comments their own.
+# An OpenSM dump carries OpenSM's LIDs and LMC, those its tables refer
+# to: another --lmc is refused (a file's LIDs for another LMC move as
+# OpenSM would move them: cli_inputs.sh).
 expect_error "--lmc on an OpenSM dump" 2 "OpenSM dump whose LIDs and LMC \\(1\\).*LMC 2 cannot apply" \
 	"$IBROUTING" route -e fera --lmc 2 "$FABRICS_DIR/opensm-dump-2sw"
-expect_error "--lmc against the file's LIDs" 2 "fig1.net:[0-9]+: CA .* has LID [0-9]+ lmc 0 in the file: LMC 2 cannot apply" \
-	"$IBROUTING" route -e fera --lmc 2 "$FABRICS_DIR/fig1.net"
 expect_error "unknown engine option" 2 'engine fera has no option "k" \(known: passes\)' \
 	"$IBROUTING" route -e fera -o k=3 "$FABRICS_DIR/fig1.net"
 

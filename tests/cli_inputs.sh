@@ -4,8 +4,10 @@
 # limits, messages read "ibrouting COMMAND: FILE:LINE: ...", GUID 0 and
 # routers are treated as on the command line and in the plugin, `-` is
 # standard input, --version and COMMAND --help, disconnected files are
-# routed as OpenSM would (one part, the rest reported), and verify reads
-# the LFTs dump_fts prints (tests/fabrics/fig1-live, made over ibsim).
+# routed as OpenSM would (one part, the rest reported), verify reads
+# the LFTs dump_fts prints (tests/fabrics/fig1-live, made over ibsim), and
+# --lmc on a file whose LIDs are for another LMC (every ibnetdiscover file
+# says `lid N lmc 0`) gives the LIDs OpenSM gives it (issue 18).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -160,6 +162,68 @@ expect_error "--component on an OpenSM dump" 2 "is an OpenSM dump: the part Open
 	"$IBROUTING" route -e fera --component 0x200000 "$FABRICS_DIR/opensm-dump-2sw"
 expect_error "--component of no node" 2 "0x0000000000000abc: no such node or port GUID" \
 	"$IBROUTING" route -e fera --component 0xabc "$f"
+
+# ---- a file's LIDs at another LMC ------------------------------------------
+# fig1.net gives LIDs 1..15 at lmc 0.  At lmc 2 OpenSM 3.3.23 over ibsim
+# (fresh cache) kept the switches' LIDs and the hosts' at 4 and 12 (aligned
+# to 4), moved switch 5 and 6 (inside host 4's 4-7, and served after it)
+# and the other hosts (not aligned) to free aligned ranges: these LIDs,
+# port GUID by port GUID (seen with e2e_lids.sh's OpenSM run).
+fig1_lmc2="0x0000000000100401 4
+0x0000000000100701 16
+0x0000000000101101 20
+0x0000000000101201 12
+0x0000000000101301 24
+0x0000000000101401 28
+0x0000000000101501 32
+0x0000000000200001 1
+0x0000000000200002 2
+0x0000000000200003 3
+0x0000000000200005 11
+0x0000000000200006 36
+0x0000000000200008 8
+0x0000000000200009 9
+0x000000000020000a 10"
+port_lids() {
+	grep -oE 'PortGUID:[0-9A-Fa-f]+ VenID:[0-9A-Fa-f]+ DevID:[0-9A-Fa-f]+ Rev:[0-9A-Fa-f]+ \{[^}]*\} LID:[0-9A-Fa-f]+' "$1/opensm-subnet.lst" |
+		sed -E 's/PortGUID:([0-9A-Fa-f]+) .* LID:([0-9A-Fa-f]+)$/\1 \2/' | sort -u |
+		while read -r g l; do printf '0x%s %d\n' "$g" "0x$l"; done | tr 'A-F' 'a-f'
+}
+for e in dr colorl; do
+	rm -rf "$TMP/lmc2-$e"
+	expect_error "$e --lmc 2 on fig1.net (lid N lmc 0): one WRN line, exit 0" 0 \
+		"^ibrouting route: WRN: .*fig1.net: its LIDs are for another LMC than 2; assigned as OpenSM assigns them with lmc 2 \(CA ports: aligned ranges of 4 LIDs\): 8 ports kept the file's LID, 7 got a new one$" \
+		"$IBROUTING" route -e $e --lmc 2 --dump-dir "$TMP/lmc2-$e" "$FIG1"
+	[ "$(wc -l < "$TMP/err")" = 1 ] && pass "$e: exactly one line on stderr" ||
+		flunk "$e: stderr: $(cat "$TMP/err")"
+	got=$(port_lids "$TMP/lmc2-$e")
+	[ "$got" = "$fig1_lmc2" ] && pass "$e: the LIDs OpenSM gives fig1.net at lmc 2" ||
+		flunk "$e: LIDs: $(echo "$got" | tr '\n' ' ')"
+	grep -q '^verify    OK: 288 walks delivered' "$TMP/out" &&
+		pass "$e: verified over every LID of every range: $(grep '^verify' "$TMP/out" | cut -c11-60)" ||
+		flunk "$e: $(grep -E '^verify|^fabric' "$TMP/out")"
+	expect_output "$e: its dump verifies" 0 "^verify    OK: 288 walks delivered" \
+		"$IBROUTING" verify "$TMP/lmc2-$e"
+done
+# every CA range aligned, each port's range its own
+if port_lids "$TMP/lmc2-dr" | awk '$1 ~ /^0x00000000001/ && $2 % 4 { bad = 1 } END { exit bad }'; then
+	pass "every CA port's base LID is a multiple of 4"
+else
+	flunk "a CA base LID is not aligned"
+fi
+expect_error "transition --lmc 2 on fig1.net: the same WRN line" 0 \
+	"^ibrouting transition: WRN: .*: 8 ports kept the file's LID, 7 got a new one$" \
+	"$IBROUTING" transition -e pira+colorl --lmc 2 "$FIG1"
+# the README's workflow: generate a file (LIDs at lmc 0), route it at lmc 2
+"$IBROUTING" generate -o "$TMP/gen.net" random:sw=32,ca=256,seed=1
+for e in dr colorl; do
+	expect_output "generate, then route -e $e --lmc 2 on the file" 0 "^verify    OK: 33792 walks" \
+		"$IBROUTING" route -e $e --lmc 2 "$TMP/gen.net"
+done
+expect_output "generate --lmc 2, then route --lmc 2: nothing moves" 0 "^verify    OK" \
+	sh -c "\"\$IBROUTING\" generate --lmc 2 random:sw=8,ca=16 | \"\$IBROUTING\" route -e dr --lmc 2 - 2>&1"
+grep -q WRN "$TMP/out" && flunk "a WRN line for LIDs that fit: $(grep WRN "$TMP/out")" ||
+	pass "no WRN line when the file's LIDs fit the LMC"
 
 # ---- verify --lfts: dump_fts's form ---------------------------------------
 expect_output "dump_fts of our fera: verified" 0 "verify    OK: 120 walks delivered" \

@@ -210,17 +210,44 @@ static void report_left_out(const char *source, const struct ibr_left_out *l)
 		l->switches + l->cas > l->shown ? ", ..." : "");
 }
 
+/* LIDs a file gave for another LMC than --lmc: moved as OpenSM would move
+ * them (lids.h), and said in one line. */
+static void report_lid_moves(const char *source, const struct ibr_lid_moves *m,
+			     const struct ibr_fabric *f)
+{
+	char ranges[64] = "one LID per port";
+
+	if (!m->relid)
+		return;
+	if (f->lmc)
+		snprintf(ranges, sizeof(ranges), "CA ports: aligned ranges of %u "
+			 "LIDs", 1u << f->lmc);
+	print_prefix();
+	fprintf(stderr, "WRN: %s: its LIDs are for another LMC than %u; "
+		"assigned as OpenSM assigns them with lmc %u (%s): %u port%s "
+		"kept the file's LID, %u got a new one",
+		strcmp(source, "-") ? source : "<stdin>", f->lmc, f->lmc, ranges,
+		m->kept, m->kept == 1 ? "" : "s", m->moved);
+	if (m->fresh)
+		fprintf(stderr, ", %u without one got %s", m->fresh,
+			m->fresh == 1 ? "its own" : "theirs");
+	fputc('\n', stderr);
+}
+
 struct ibr_fabric *cli_load_fabric(const char *source,
 				   const struct ibr_load_options *o)
 {
 	struct ibr_load_options opts = *o;
 	struct ibr_error err = { "" };
 	struct ibr_left_out left;
+	struct ibr_lid_moves moves;
 	struct ibr_fabric *f;
 
 	opts.left_out = &left;
+	opts.lid_moves = &moves;
 	if (ibr_load(source, &opts, &f, NULL, &err) == 0) {
 		report_left_out(source, &left);
+		report_lid_moves(source, &moves, f);
 		for (uint32_t i = 0; i < f->num_loopbacks; i++) {
 			const struct ibr_loopback *l = &f->loopbacks[i];
 			const struct ibr_node *n = &f->nodes[l->node];
