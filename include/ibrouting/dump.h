@@ -11,9 +11,10 @@
  *   ibrouting-dlids.dump  the designated DLIDs (format below)
  * ibr_dump_read() reads opensm-subnet.lst and opensm-lfts.dump (ours or
  * OpenSM's) back into a fabric and a result, so the verifier can judge
- * tables OpenSM computed, and ibrouting-dlids.dump when it is there.  LMC
- * is inferred from the LID ranges in the LFT dump (consecutive LIDs naming
- * the same port GUID).
+ * tables OpenSM computed, and ibrouting-dlids.dump when it is there.  No
+ * dump gives the LMC: it is the largest the base LIDs allow (aligned, the
+ * next port's LID 2^LMC above), never below the runs of consecutive LIDs
+ * the LFT dump names for one port GUID (dump_read.c).
  *
  * ibrouting-dlids.dump: '#' lines are comments; every other line is
  *     SRC-PORT-GUID SRC-LID DST-PORT-GUID DST-BASE-LID DLID

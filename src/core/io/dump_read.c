@@ -9,10 +9,20 @@
  *     list; later records of it must agree on type, port count, LIDs and
  *     port GUIDs, and links must agree from both ends (ibr_fabric_connect).
  *     Nodes' origins are "<path>:<line>" of their first record.
- *   - the subnet list gives base LIDs only; a port's LMC is log2 of the
- *     number of consecutive LIDs from its base that the LFT dump's comments
- *     name with its port GUID (1 when never named).  A switch with more
- *     than one LID turns lmc_esp0 on.  LIDs are fixed with
+ *   - the subnet list gives base LIDs only, and no dump gives the LMC.  A
+ *     port's LMC is at least log2 of the number of consecutive LIDs from
+ *     its base that the LFT dump's comments name with its port GUID (1
+ *     when never named); a switch with more than one LID turns lmc_esp0
+ *     on.  The subnet's LMC, which OpenSM gives every CA port, is the
+ *     largest the LIDs allow: every CA port's base aligned to it, and the
+ *     next port's base LID (above the top port, the LFTs' top LID, which
+ *     OpenSM sets to the end of the highest range) at least 2^LMC above.
+ *     Named LIDs alone undercount it: a multi-LID engine's unused LIDs
+ *     have no entry anywhere, and OpenSM's dump prints none for them.  In
+ *     OpenSM's assignment every CA range is aligned and the ranges are
+ *     packed (a block of 2^LMC follows a CA's base, or a switch fills an
+ *     alignment gap), so the estimate is exact unless every CA range is
+ *     followed by a wider gap (LIDs of ports gone).  LIDs are fixed with
  *     ibr_fabric_set_lid() before ibr_fabric_finalize(), so the fabric's
  *     LIDs are exactly OpenSM's.
  *   - every switch of the subnet list has exactly one LFT section, every
@@ -612,37 +622,81 @@ static int port_lmc(struct reader *rd, const struct ibr_port *port,
 	return 0;
 }
 
+/* *lmc: the largest LMC the CA ports' base LIDs allow (see the
+ * invariants): each aligned to 2^LMC, the next holder's base (or the LFTs'
+ * top LID + 1) at least 2^LMC above.  IBR_MAX_LMC without a CA port. */
+static int lmc_the_lids_allow(struct reader *rd, unsigned *out)
+{
+	const struct ibr_fabric *f = rd->f;
+	unsigned top = 0, lmc = IBR_MAX_LMC;
+	bool *is_base;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (rd->rows && n < rd->rows_cap && rd->rows[n].len > top + 1)
+			top = rd->rows[n].len - 1;
+	is_base = calloc(IBR_MAX_UCAST_LID + 2, sizeof(*is_base));
+	if (!is_base)
+		return fail(rd, "out of memory");
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
+			is_base[ibr_port(f, n, p)->base_lid] = true;
+	is_base[0] = false;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		if (f->nodes[n].type == IBR_NODE_SWITCH)
+			continue;
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+			unsigned base = ibr_port(f, n, p)->base_lid, next = base + 1;
+			if (base == 0)
+				continue;
+			while (next <= IBR_MAX_UCAST_LID && !is_base[next] &&
+			       next <= top)
+				next++;
+			while (lmc > 0 && (base % (1u << lmc) ||
+					   next - base < 1u << lmc))
+				lmc--;
+		}
+	}
+	free(is_base);
+	*out = lmc;
+	return 0;
+}
+
 /* LMCs from the runs of LIDs the LFTs name per port; then every CA port
- * whose range the subnet's LMC (the largest) fits, aligned and unnamed by
- * others, gets it: OpenSM gives all CA ports one LMC, and a port whose
- * upper LIDs no switch routes shows a shorter run. */
+ * whose range the subnet's LMC fits, aligned and unnamed by others, gets
+ * it: OpenSM gives all CA ports one LMC, and a port whose upper LIDs no
+ * switch routes shows a shorter run.  The subnet's LMC: the largest run's,
+ * raised to what the LIDs allow (see the invariants). */
 static int set_lmcs(struct reader *rd, unsigned *subnet_lmc)
 {
 	struct ibr_fabric *f = rd->f;
 
 	*subnet_lmc = 0;
-	for (int pass = 0; pass < 2; pass++)
-	for (uint32_t n = 0; n < f->num_nodes; n++) {
-		bool sw = f->nodes[n].type == IBR_NODE_SWITCH;
-		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0u : f->nodes[n].num_ports);
-		     p++) {
-			struct ibr_port *port = ibr_port(f, n, p);
-			unsigned lmc, want = *subnet_lmc, run;
-			if (port->base_lid == 0)
-				continue;
-			if (port_lmc(rd, port, &lmc))
-				return -1;
-			run = named_run(rd, port->base_lid, port->guid);
-			if (pass == 1 && !sw && lmc < want &&
-			    port->base_lid % (1u << want) == 0 &&
-			    lids_unnamed(rd, port->base_lid + run,
-					 port->base_lid + (1u << want)))
-				lmc = want;
-			if (sw && lmc)
-				f->lmc_esp0 = true;
-			if (!sw && lmc > *subnet_lmc)
-				*subnet_lmc = lmc;
-			ibr_fabric_set_lid(f, n, p, port->base_lid, lmc);
+	if (lmc_the_lids_allow(rd, subnet_lmc))
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		/* pass 0: each port's own run; pass 1: the subnet's LMC */
+		for (uint32_t n = 0; n < f->num_nodes; n++) {
+			bool sw = f->nodes[n].type == IBR_NODE_SWITCH;
+			unsigned last = sw ? 0u : f->nodes[n].num_ports;
+			for (unsigned p = sw ? 0 : 1; p <= last; p++) {
+				struct ibr_port *port = ibr_port(f, n, p);
+				unsigned lmc, want = *subnet_lmc, run;
+				if (port->base_lid == 0)
+					continue;
+				if (port_lmc(rd, port, &lmc))
+					return -1;
+				run = named_run(rd, port->base_lid, port->guid);
+				if (pass == 1 && !sw && lmc < want &&
+				    port->base_lid % (1u << want) == 0 &&
+				    lids_unnamed(rd, port->base_lid + run,
+						 port->base_lid + (1u << want)))
+					lmc = want;
+				if (sw && lmc)
+					f->lmc_esp0 = true;
+				if (!sw && lmc > *subnet_lmc)
+					*subnet_lmc = lmc;
+				ibr_fabric_set_lid(f, n, p, port->base_lid, lmc);
+			}
 		}
 	}
 	return 0;
