@@ -98,7 +98,7 @@ expect_error "--root 0 is refused as in files" 2 "--root 0: expected a non-zero 
 name=router
 f=$(net 'switchguid=0x10' 'Switch 2 "S1"' '[1] "H1"[1]' '[2] "R1"[1]' '' 'Ca 1 "H1"' '[1] "S1"[1]' '' \
 	'rtguid=0x30' 'Rt 1 "R1"' '[1] "S1"[2]')
-expect_output "a router is routed as an end port" 0 "1 switches, 2 CA ports" \
+expect_output "a router is routed as an end port" 0 "1 switch, 2 CA ports" \
 	"$IBROUTING" route -e fera "$f"
 name=router0
 f=$(net 'Switch 2 "S1"' '[1] "R1"[1]' '' 'Rt 1 "R1"' '[1] "S1"[1]')
@@ -148,7 +148,7 @@ f=$(net 'Switch 4 "S1"' '[1] "H1"[1]' '' 'Switch 4 "S2"' '[1] "H2"[1]' '' \
 expect_error "a disconnected file: the first switch's part, the rest reported" 0 \
 	"$f: disconnected fabric: routing the part of node 0x0000000000200000; left out 1 switch and 1 CA \(0x0000000000200001, 0x0000000000100002\)" \
 	"$IBROUTING" route -e fera "$f"
-expect_output "... and routes it" 0 "1 switches, 1 CA ports" "$IBROUTING" route -e fera "$f"
+expect_output "... and routes it" 0 "1 switch, 1 CA port," "$IBROUTING" route -e fera "$f"
 expect_error "--sm picks the SM's part" 0 "routing the part of node 0x0000000000200001" \
 	"$IBROUTING" route -e fera --sm 0x100002 "$f"
 expect_error "--component picks any node's part" 0 "routing the part of node 0x0000000000200001" \

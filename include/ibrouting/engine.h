@@ -30,6 +30,9 @@
 #include "ibrouting/updown.h"
 
 #define IBR_MAX_OPTIONS 16
+/* The figure of multi-LID engines: CA LIDs they would use without the
+ * LMC's limit (2^ceil(lg k) for a destination whose paths need k). */
+#define IBR_STAT_CA_LIDS_NEEDED "CA LIDs needed"
 #define IBR_OPTION_KEY_LEN 32
 #define IBR_OPTION_VALUE_LEN 96
 
@@ -67,6 +70,14 @@ struct ibr_engine {
 	/* What it does below min_lmc, for the warning ("routing as fera");
 	 * NULL: "routing on base LIDs only". */
 	const char *below_min_lmc;
+	/* Multi-LID engines count, in r->stats, the CA LIDs they would use
+	 * without the LMC's limit (IBR_STAT_CA_LIDS_NEEDED) and, under the
+	 * figure overflow_stat, the pairs for which their destination's range
+	 * had no LID left; overflow_fate says what became of those, for the
+	 * summaries ("took FERa's route on the base LID").  NULL for
+	 * single-LID engines. */
+	const char *overflow_stat;
+	const char *overflow_fate;
 	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		     struct ibr_error *err);
 };

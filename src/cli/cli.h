@@ -17,6 +17,9 @@
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
 
+/* A noun's form for a count: PLURAL(n, "switch", "switches"). */
+#define PLURAL(n, one, many) ((n) == 1 ? (one) : (many))
+
 /* The command being run ("route", ...), set by main: every message of
  * the tool reads "ibrouting COMMAND: ...", a file's "ibrouting COMMAND:
  * FILE:LINE: ...". */

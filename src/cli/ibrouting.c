@@ -388,12 +388,35 @@ static uint32_t count_links(const struct ibr_fabric *f)
 	return f->sw_adj_start[f->num_switches] / 2;
 }
 
+/* LIDs owned by CA ports (end ports) and by switches. */
+static void count_lids(const struct ibr_fabric *f, uint32_t *ca, uint32_t *sw)
+{
+	*ca = *sw = 0;
+	for (uint32_t l = 1; l <= f->max_lid; l++) {
+		uint32_t owner = f->lid_owner[l].node;
+		if (owner == IBR_NONE)
+			continue;
+		if (f->nodes[owner].type == IBR_NODE_SWITCH)
+			++*sw;
+		else
+			++*ca;
+	}
+}
+
 void cli_print_fabric(const char *source, const struct ibr_fabric *f)
 {
-	printf("fabric    %s: %u switches, %u CA ports, %u inter-switch links, "
-	       "max LID %u\n", strcmp(source, "-") ? source : "<stdin>",
-	       f->num_switches, f->num_end_ports,
-	       count_links(f), f->max_lid);
+	uint32_t links = count_links(f), ca, sw;
+
+	/* every count the other lines use: walks and linear entries are
+	 * LIDs x switches, DLIDs are CA LIDs (route and verify alike) */
+	count_lids(f, &ca, &sw);
+	printf("fabric    %s: %u %s, %u %s, %u %s; %u LIDs: %u of the CA ports "
+	       "(lmc %u), %u of the switches; max LID %u\n",
+	       strcmp(source, "-") ? source : "<stdin>",
+	       f->num_switches, PLURAL(f->num_switches, "switch", "switches"),
+	       f->num_end_ports, PLURAL(f->num_end_ports, "CA port", "CA ports"),
+	       links, PLURAL(links, "inter-switch link", "inter-switch links"),
+	       ca + sw, ca, f->lmc, sw, f->max_lid);
 }
 
 static void print_path_lengths(const struct ibr_metrics *m)
@@ -416,9 +439,9 @@ static void print_load(const struct ibr_verify_report *rep)
 		return;
 	}
 	printf("load      max link load %" PRIu64 " flows of %" PRIu64
-	       ", mean path %.2f links, %u DLIDs used of %u assigned\n",
+	       ", mean path %.2f links, %u DLIDs used of %u CA LIDs\n",
 	       m->max_link_load, m->flows, m->mean_path_len, m->lids_used,
-	       m->lids_assigned);
+	       m->ca_lids);
 	print_path_lengths(m);
 	if (rep->no_legal_path)
 		printf("reach     %" PRIu64 " switch-LID entries owe no route: "
@@ -438,11 +461,11 @@ static int print_verdict(const struct ibr_verify_report *rep, double ms)
 		       rep->dependencies, rep->designated.flows, ms);
 		return 0;
 	}
-	printf("verify    FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
+	printf("verify    FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
 	       PRIu64 " loops, %" PRIu64 " unreachable, %" PRIu64
 	       " dependency cycles, %" PRIu64 " bad designated DLIDs)\n",
-	       findings, rep->bad_port, rep->loops, rep->unreachable,
-	       rep->cycles, rep->bad_designated);
+	       findings, PLURAL(findings, "finding", "findings"), rep->bad_port,
+	       rep->loops, rep->unreachable, rep->cycles, rep->bad_designated);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
@@ -467,15 +490,20 @@ static int print_certificate(const struct ibr_fabric *f,
 			 ibr_switch(f, r->root)->guid);
 
 	if (findings == 0) {
-		printf("certify   OK: %" PRIu64 " entries legal up/down under the "
-		       "orientation from %s (%.3f ms)\n", rep->entries, from, ms);
+		/* entries of every LID up to the top, unassigned ones too (they
+		 * must be empty): more than the verifier's walks where
+		 * alignment left LIDs unassigned */
+		printf("certify   OK: %" PRIu64 " entries (LIDs 1-%u at %u %s) "
+		       "legal up/down under the orientation from %s (%.3f ms)\n",
+		       rep->entries, f->max_lid, f->num_switches,
+		       PLURAL(f->num_switches, "switch", "switches"), from, ms);
 		return 0;
 	}
-	printf("certify   FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
+	printf("certify   FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
 	       PRIu64 " unreachable, %" PRIu64 " down-up turns, %" PRIu64
 	       " bad designated DLIDs) under the orientation from %s\n",
-	       findings, rep->bad_port, rep->unreachable, rep->down_up,
-	       rep->bad_designated, from);
+	       findings, PLURAL(findings, "finding", "findings"), rep->bad_port,
+	       rep->unreachable, rep->down_up, rep->bad_designated, from);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
@@ -493,40 +521,12 @@ static void print_policy(const struct ibr_fabric *f, const struct ibr_engine *e,
 		printf("check     could not run: %s\n", err.msg);
 	else if (ibr_verify_findings(&check.rep))
 		printf("check     the plugin would refuse these tables (%" PRIu64
-		       " findings)\n", ibr_verify_findings(&check.rep));
+		       " %s)\n", ibr_verify_findings(&check.rep),
+		       PLURAL(ibr_verify_findings(&check.rep), "finding",
+			      "findings"));
 	else
 		printf("check     the plugin would push them: %s\n",
 		       ibr_check_verdict_text(check.verdict));
-}
-
-static void print_route_summary(const struct ibr_fabric *f,
-				const struct ibr_engine *e,
-				const struct ibr_result *r, const char *how,
-				double best_ms, unsigned repeat)
-{
-	const struct ibr_node *root = ibr_switch(f, r->root);
-	uint32_t lids = 0;
-	char stats[512];
-
-	for (uint32_t l = 1; l <= f->max_lid; l++)
-		lids += f->lid_owner[l].node != IBR_NONE;
-	char set[160];
-
-	if (r->num_roots > 1)
-		printf("roots     %u switches (%s): %s\n", r->num_roots, how,
-		       ibr_roots_format(f, r->roots, r->num_roots, 4, set,
-					sizeof(set)));
-	else
-		printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n",
-		       root->guid, root->desc, ibr_switch_lid(f, r->root), how);
-	printf("engine    %s: %s (%" PRIu64 " linear entries for %u assigned "
-	       "LIDs)\n", e->name, ibr_stats_format(r, stats, sizeof(stats)),
-	       (uint64_t)lids * f->num_switches, lids);
-	if (repeat > 1)
-		printf("time      %.3f ms compute (best of %u runs)\n", best_ms,
-		       repeat);
-	else
-		printf("time      %.3f ms compute\n", best_ms);
 }
 
 /* The fewest LIDs a CA port has: 2^LMC of the port with the lowest LMC
@@ -544,21 +544,77 @@ static unsigned fewest_ca_lids(const struct ibr_fabric *f)
 	return fewest;
 }
 
-/* A multi-LID engine below the LMC it needs still routes (dr as FERa)
- * and says so, with what it would need. */
-static void warn_lmc(const struct ibr_fabric *f, const struct ibr_engine *e,
-		     const struct ibr_result *r)
+/* A multi-LID engine's LIDs: those it would need without the LMC's limit
+ * against the CA LIDs the LMC gives, and what became of the pairs whose
+ * destination's range had none left (the engine's overflow figure), so
+ * "CA LIDs needed" beside the LIDs assigned explains itself.  Below the
+ * LMC it needs the engine still routes (dr as FERa) and says so. */
+static void print_lid_budget(const struct ibr_fabric *f,
+			     const struct ibr_engine *e,
+			     const struct ibr_result *r)
 {
-	unsigned lids = fewest_ca_lids(f);
+	uint64_t needed, over;
+	unsigned per_port;
+	uint32_t ca, sw;
 
-	if (f->num_end_ports == 0 || lids >= 1u << e->min_lmc)
+	if (!e->overflow_stat || f->num_end_ports == 0)
 		return;
-	printf("warning   %s needs lmc >= %u for several LIDs per "
-	       "destination; with %u LID%s per CA port %" PRIu64 " pairs fall "
-	       "back to FERa's route (without a limit it would need %" PRIu64
-	       " CA LIDs)\n", e->name, e->min_lmc, lids, lids == 1 ? "" : "s",
-	       ibr_stat_get(r, "fallback pairs", 0),
-	       ibr_stat_get(r, "CA LIDs needed", 0));
+	needed = ibr_stat_get(r, IBR_STAT_CA_LIDS_NEEDED, 0);
+	over = ibr_stat_get(r, e->overflow_stat, 0);
+	per_port = fewest_ca_lids(f);
+	count_lids(f, &ca, &sw);
+	if (per_port < 1u << e->min_lmc) {
+		printf("warning   %s needs lmc >= %u for several LIDs per "
+		       "destination; with %u LID%s per CA port it is %s (without "
+		       "a limit it would need %" PRIu64 " CA LIDs)\n", e->name,
+		       e->min_lmc, per_port, per_port == 1 ? "" : "s",
+		       e->below_min_lmc ? e->below_min_lmc :
+		       "routing on base LIDs only", needed);
+		return;
+	}
+	printf("lids      %" PRIu64 " needed without the LMC's limit, %u CA "
+	       "LIDs assigned (", needed, ca);
+	if (ca == (uint64_t)per_port * f->num_end_ports)
+		printf("lmc %u: %u for each of %u CA %s); ", f->lmc, per_port,
+		       f->num_end_ports, PLURAL(f->num_end_ports, "port", "ports"));
+	else
+		printf("each CA port's range as the file gives it); ");
+	if (over)
+		printf("%" PRIu64 " %s found no LID of their destination's range "
+		       "and %s\n", over, PLURAL(over, "pair", "pairs"),
+		       e->overflow_fate);
+	else
+		printf("every pair found a LID of its destination's range\n");
+}
+
+static void print_route_summary(const struct ibr_fabric *f,
+				const struct ibr_engine *e,
+				const struct ibr_result *r, const char *how,
+				double best_ms, unsigned repeat)
+{
+	const struct ibr_node *root = ibr_switch(f, r->root);
+	uint32_t ca, sw;
+	char stats[512], set[160];
+
+	count_lids(f, &ca, &sw);
+
+	if (r->num_roots > 1)
+		printf("roots     %u switches (%s): %s\n", r->num_roots, how,
+		       ibr_roots_format(f, r->roots, r->num_roots, 4, set,
+					sizeof(set)));
+	else
+		printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n",
+		       root->guid, root->desc, ibr_switch_lid(f, r->root), how);
+	printf("engine    %s: %s (%" PRIu64 " linear entries: %u LIDs at %u %s)\n",
+	       e->name, ibr_stats_format(r, stats, sizeof(stats)),
+	       (uint64_t)(ca + sw) * f->num_switches, ca + sw, f->num_switches,
+	       PLURAL(f->num_switches, "switch", "switches"));
+	print_lid_budget(f, e, r);
+	if (repeat > 1)
+		printf("time      %.3f ms compute (best of %u runs)\n", best_ms,
+		       repeat);
+	else
+		printf("time      %.3f ms compute\n", best_ms);
 }
 
 /* --print-lfts: "SWITCH-GUID LID PORT" per routed entry, the form the
@@ -700,7 +756,6 @@ static int cmd_route(int argc, char **argv)
 	}
 	ibr_ctx_free(&ctx);
 	print_route_summary(f, e, &r, how, best, repeat);
-	warn_lmc(f, e, &r);
 	verify_ms = ibr_now_ms();
 	rc = ibr_verify(f, &r, NULL, &rep, &err);
 	verify_ms = ibr_now_ms() - verify_ms;

@@ -414,12 +414,14 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			kept_base = 1;
 		}
 	}
-	ibr_stat_set(r, "CA LIDs needed", w.lids_needed);
-	ibr_stat_set(r, "renamed LIDs", w.renamed_lids);
-	ibr_stat_set(r, "pairs moved", w.pairs_moved);
-	ibr_stat_set(r, "classes on the base", w.classes_on_base);
-	ibr_stat_set(r, "colourings proven minimal", w.exact_colourings);
-	ibr_stat_set(r, "colourings", w.colourings);
+	ibr_stat_count(r, "CA LID needed", IBR_STAT_CA_LIDS_NEEDED, w.lids_needed);
+	ibr_stat_count(r, "renamed LID", "renamed LIDs", w.renamed_lids);
+	ibr_stat_count(r, "pair moved", "pairs moved", w.pairs_moved);
+	ibr_stat_count(r, "class on the base", "classes on the base",
+		       w.classes_on_base);
+	ibr_stat_count(r, "colouring proven minimal",
+		       "colourings proven minimal", w.exact_colourings);
+	ibr_stat_count(r, "colouring", "colourings", w.colourings);
 	ibr_stat_set(r, "selection kept the base", kept_base);
 	rc = 0;
 out:
@@ -452,4 +454,7 @@ const struct ibr_engine ibr_engine_colorl = {
 	.options = colorl_options,
 	.route = colorl_route,
 	.min_lmc = 1,
+	.overflow_stat = "pairs moved",
+	.overflow_fate = "took a LID whose tree already reaches their source "
+			 "switch",
 };

@@ -431,7 +431,7 @@ static int fera_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	w.neck_first = true;
 	for (unsigned pass = 1; w.balanced && pass < passes; pass++)
 		reroute_pass(&w);
-	ibr_stat_set(r, "explicit entries", lids * S);
+	ibr_stat_count(r, "explicit entry", "explicit entries", lids * S);
 	rc = 0;
 out:
 	free(w.link_up);
