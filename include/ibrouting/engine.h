@@ -116,6 +116,18 @@ const struct ibr_engine *ibr_engine_find(const char *name);
 /* "pira, fera" into buf; returns buf. */
 const char *ibr_engine_names(char *buf, size_t len);
 
+/* Hybrids (PIRa paper §3.4): PROVISIONAL+FINAL, the provisional engine's
+ * tables at once, the final one's a re-route later.  The plugin registers
+ * these always (NULL-terminated), and any other pair of our engines its
+ * routing_engine names. */
+extern const char *const ibr_default_hybrids[];
+
+/* Splits hybrid NAME (len bytes, "a+b") into two engines of the registry;
+ * -1 when it is no such pair. */
+int ibr_hybrid_split(const char *name, size_t len,
+		     const struct ibr_engine **provisional,
+		     const struct ibr_engine **final);
+
 /* ---- options -------------------------------------------------------- */
 
 /* Adds "key=value" (or key and value apart when value is not NULL). */
