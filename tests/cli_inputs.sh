@@ -122,9 +122,85 @@ expect_output "a router: the live tables verified on the net file" 0 "verify    
 
 # ---- conventions ------------------------------------------------------
 expect_output "--version" 0 "^ibrouting [0-9]+\.[0-9]+" "$IBROUTING" --version
-for c in route verify generate engines lids transition; do
-	expect_output "$c --help" 0 "^usage: ibrouting $c " "$IBROUTING" $c --help
+# --help: every command, every option a line.  The options come from
+# the tables in src/cli/*.c that getopt_long's are built from (NAME_options[]
+# with { "long-name", ... } lines), so an option added there and left out of
+# the help fails here; every option the help names must be one the parser
+# takes (not "unknown option").
+SRC=$FABRICS_DIR/../..
+awk '/^static const struct cli_option [a-z_]+_options\[\] = \{/ { cmd = $5; sub(/_options\[\]/, "", cmd); next }
+     cmd && /^};/ { cmd = ""; next }
+     cmd && match($0, /^\t\{ "[a-z-]+"/) { print cmd, substr($0, RSTART + 4, RLENGTH - 5) }
+     cmd && /CLI_HELP_OPTION/ { print cmd, "help" }' "$SRC"/src/cli/*.c > "$TMP/options"
+commands=$("$IBROUTING" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+[ "$(echo $commands)" = "$(cut -d' ' -f1 "$TMP/options" | uniq | tr '\n' ' ' | sed 's/ $//')" ] &&
+	pass "ibrouting --help lists the commands that have option tables: $(echo $commands)" ||
+	flunk "commands in --help: $(echo $commands); with option tables: $(cut -d' ' -f1 "$TMP/options" | uniq | tr '\n' ' ')"
+for c in $commands; do
+	expect_output "$c --help" 0 "^Usage: ibrouting $c " "$IBROUTING" $c --help
+	cp "$TMP/out" "$TMP/help-$c"
+	missing=
+	for o in $(awk -v c="$c" '$1 == c { print $2 }' "$TMP/options"); do
+		grep -qE "^  (-[a-zA-Z], |    )--$o( [^ ]+)?  +[^ ]" "$TMP/help-$c" || missing="$missing --$o"
+	done
+	[ -z "$missing" ] && pass "$c --help: each of its $(awk -v c="$c" '$1 == c' "$TMP/options" | wc -l) options in a line with its description" ||
+		flunk "$c --help lacks$missing"
+	unknown=
+	for o in $(sed -n 's/^  \(-[a-zA-Z], \|    \)--\([a-z-]*\).*/\2/p' "$TMP/help-$c"); do
+		[ "$o" = help ] && continue
+		"$IBROUTING" $c --$o x y >/dev/null 2>"$TMP/err" || true
+		! grep -q "unknown option\|ambiguous option" "$TMP/err" || unknown="$unknown --$o"
+	done
+	[ -z "$unknown" ] && pass "$c: the parser takes every option its help names" ||
+		flunk "$c: the help names options the parser refuses:$unknown"
 done
+grep -q "^SPEC: " "$TMP/help-generate" && grep -q "^  kary: " "$TMP/help-generate" &&
+	grep -q "^    oversub=R " "$TMP/help-generate" &&
+	pass "generate --help gives the SPEC grammar: $(grep -c '^  [a-z]*: ' "$TMP/help-generate") kinds, $(grep -c '^    [a-z]*=' "$TMP/help-generate") keys" ||
+	flunk "generate --help: no SPEC grammar"
+# every key the generator's parser accepts (spec.c's key names) is in it
+keys=$(sed -n '/key_name\[K_COUNT\] = {/,/};/p' "$SRC/src/core/io/generate/spec.c" | grep -o '"[a-z]*"' | tr -d '"')
+missing=
+for k in $keys; do grep -q "^    $k=" "$TMP/help-generate" || missing="$missing $k"; done
+[ -n "$keys" ] && [ -z "$missing" ] && pass "generate --help names every key: $(echo $keys)" ||
+	flunk "generate --help lacks keys:$missing"
+expect_error "an unknown option, in our words" 2 \
+	'^ibrouting route: unknown option "--bogus" \(ibrouting route --help lists the options\)$' \
+	"$IBROUTING" route --bogus "$FIG1"
+expect_error "a missing value, in our words" 2 \
+	'^ibrouting route: option --lmc needs a value: --lmc N \(ibrouting route --help\)$' \
+	"$IBROUTING" route -e fera --lmc
+expect_error "an ambiguous abbreviation" 2 \
+	'^ibrouting route: ambiguous option "--ro": --root, --root-strategy, --root-fallback$' \
+	"$IBROUTING" route -e fera --ro 1 "$FIG1"
+expect_error "lids: an unknown option" 2 '^ibrouting lids: unknown option -x ' \
+	"$IBROUTING" lids -x "$FIG1"
+expect_error "an unknown command" 2 '^ibrouting: unknown command "rout"' "$IBROUTING" rout
+# every line on stderr, error or warning, starts "ibrouting COMMAND: "
+bad=
+for args in "route" "route -e nope $FIG1" "route -e fera --lmc 9 $FIG1" "route --root 0xabcdef -e pira $FIG1" \
+	    "route -e fera --lmc 2 $FIG1" "route -e fera $FABRICS_DIR/fig1-loopback.net" "verify --root 1 $FIG1" \
+	    "verify --roots 0 $FIG1" "generate" "generate nope:x=1" "engines x" "lids" "lids --pairs x $FIG1" \
+	    "transition -e fera $FIG1" "transition -e pira+fera --lmc 2 $FIG1" "route -e fera -"; do
+	c=${args%% *}
+	"$IBROUTING" $args < /dev/null > /dev/null 2> "$TMP/err" || true
+	if [ ! -s "$TMP/err" ] || grep -qv "^ibrouting $c: " "$TMP/err"; then
+		bad="$bad [$args: $(head -c 120 "$TMP/err")]"
+	fi
+done
+[ -z "$bad" ] && pass "every stderr line starts \"ibrouting COMMAND: \" (16 cases)" ||
+	flunk "stderr lines without the prefix:$bad"
+# the engines, their options' ranges and defaults, the hybrids
+"$IBROUTING" engines > "$TMP/engines"
+if grep -q -- "-o k=N .*(1\.\.16; default 16)" "$TMP/engines" &&
+   grep -q -- "-o paths=WORD .*(path-selection or shortest-widest; default path-selection)" "$TMP/engines" &&
+   grep -q "^  pira+colorl " "$TMP/engines" && grep -q "^  pira+fera " "$TMP/engines"; then
+	pass "engines lists the options' ranges and defaults, and the hybrids"
+else
+	flunk "engines: $(cat "$TMP/engines")"
+fi
+[ "$("$IBROUTING" engines --names | tr '\n' ' ')" = "pira fera dr colorl " ] &&
+	pass "engines --names: the names alone" || flunk "engines --names: $("$IBROUTING" engines --names)"
 expect_error "--root with --root-strategy" 2 \
 	"^ibrouting route: --root and --root-strategy both choose the root" \
 	"$IBROUTING" route -e fera --root 0x200001 --root-strategy center "$FIG1"

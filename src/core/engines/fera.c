@@ -452,8 +452,8 @@ out:
 }
 
 static const struct ibr_option_spec fera_options[] = {
-	{ "passes", "2", 1, 8, "port_choice balanced: routing passes (2 and "
-	  "more: each destination routed again against the others' loads)",
+	{ "passes", "2", 1, 8, "port_choice balanced: routing passes; from 2 "
+	  "on, each destination is routed again against the others' loads",
 	  NULL },
 	{ NULL, NULL, 0, 0, NULL, NULL },
 };
