@@ -455,6 +455,8 @@ const struct ibr_engine ibr_engine_colorl = {
 	.options = colorl_options,
 	.route = colorl_route,
 	.min_lmc = 1,
+	/* one LID per destination: every pair on the base LID, FERa's tree */
+	.below_min_lmc = "routing as fera",
 	.overflow_stat = "pairs moved",
 	.overflow_fate = "took a LID whose tree already reaches their source "
 			 "switch",
