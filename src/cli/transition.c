@@ -62,8 +62,10 @@ static int split_hybrid(const char *name, const struct ibr_engine **prov,
 
 static void print_findings(const char *what, const struct ibr_verify_report *rep)
 {
-	printf("%s %" PRIu64 " LIDs can loop, %" PRIu64 " dependency cycles%s%s\n",
-	       what, rep->loops, rep->cycles, rep->num_messages ? ": " : "",
+	printf("%s %" PRIu64 " %s, %" PRIu64 " %s%s%s\n", what, rep->loops,
+	       PLURAL(rep->loops, "LID can loop", "LIDs can loop"), rep->cycles,
+	       PLURAL(rep->cycles, "dependency cycle", "dependency cycles"),
+	       rep->num_messages ? ": " : "",
 	       rep->num_messages ? rep->messages[0] : "");
 }
 
@@ -100,15 +102,18 @@ static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
 			break;
 		}
 		if (moved == 0) {
-			printf("steps     blocked after %u steps: %" PRIu64
-			       " entries left\n", step, left);
+			printf("steps     blocked after %u %s: %" PRIu64 " %s "
+			       "left\n", step, PLURAL(step, "step", "steps"), left,
+			       PLURAL(left, "entry", "entries"));
 			rc = EXIT_FINDINGS;
 			break;
 		}
 		difference(cur, &next, &entries, &blocks);
 		step++;
-		printf("step %-4u %" PRIu64 " entries in %" PRIu64 " LFT blocks, "
-		       "%" PRIu64 " entries left; ", step, entries, blocks, left);
+		printf("step %-4u %" PRIu64 " %s in %" PRIu64 " LFT %s, %" PRIu64
+		       " %s left; ", step, entries, PLURAL(entries, "entry",
+		       "entries"), blocks, PLURAL(blocks, "block", "blocks"), left,
+		       PLURAL(left, "entry", "entries"));
 		if (ibr_verify_findings(&rep)) {
 			print_findings("union with the tables before:", &rep);
 			rc = EXIT_FINDINGS;
@@ -120,8 +125,10 @@ static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
 			break;
 		}
 		if (ibr_verify_findings(&rep)) {
-			printf("tables: %" PRIu64 " findings: %s\n",
-			       ibr_verify_findings(&rep), rep.messages[0]);
+			printf("tables: %" PRIu64 " %s: %s\n",
+			       ibr_verify_findings(&rep),
+			       PLURAL(ibr_verify_findings(&rep), "finding",
+				      "findings"), rep.messages[0]);
 			rc = EXIT_FINDINGS;
 			break;
 		}
