@@ -424,12 +424,14 @@ static void test_roundtrip(void **state)
 	ibr_fabric_free(f);
 }
 
-/* The LMC no dump writes: a dump whose tables name no CA LID above base
- * + 1 (a multi-LID engine that used 2 of its 4 LIDs, OpenSM's dump
- * printing no entry for the others) is read back at LMC 2, the largest
- * its base LIDs allow, with the LIDs, walks and top LID of the fabric it
- * was written from. */
-static void test_lmc_from_the_lids(void **state)
+/* The LMC, which no file of OpenSM's records, of a dump whose tables name
+ * no CA LID above base + 1 (a multi-LID engine that used 2 of its 4 LIDs,
+ * OpenSM's dump printing no entry for the others): ours says it in
+ * ibrouting-dlids.dump, and the dump reads back at LMC 2 with the LIDs,
+ * walks and top LID it was written with; without that file the named LIDs
+ * say 1, the caller's LMC 2 reads it right, 3 (bases not aligned to 8) is
+ * refused, and one that contradicts the file's too. */
+static void test_lmc_of_a_dump(void **state)
 {
 	struct ibr_fabric *f = generated_fabric("random:sw=16,ca=64,seed=2", 2), *g;
 	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
@@ -437,6 +439,7 @@ static void test_lmc_from_the_lids(void **state)
 	struct ibr_verify_report rep, back;
 	struct ibr_result r, q;
 	const char *dir = *state;
+	char path[4096];
 
 	assert_int_equal(ibr_route_once(f, ibr_engine_find("fera"), &root,
 					NULL, &r, &err), 0);
@@ -459,6 +462,26 @@ static void test_lmc_from_the_lids(void **state)
 	assert_int_equal(back.designated.ca_lids, rep.designated.ca_lids);
 	ibr_result_free(&q);
 	ibr_fabric_free(g);
+	assert_int_equal(ibr_dump_read_lmc(dir, 1, &g, &q, &err), -1);
+	assert_non_null(strstr(err.msg, "ibrouting-dlids.dump says its tables "
+				"were made at lmc 2"));
+
+	snprintf(path, sizeof(path), "%s/ibrouting-dlids.dump", dir);
+	assert_int_equal(unlink(path), 0);
+	read_dump(dir, &g, &q);
+	assert_int_equal(g->lmc, 1);
+	ibr_result_free(&q);
+	ibr_fabric_free(g);
+	assert_int_equal(ibr_dump_read_lmc(dir, 2, &g, &q, &err), 0);
+	assert_int_equal(g->max_lid, f->max_lid);
+	assert_int_equal(ibr_verify(g, &q, NULL, &back, &err), 0);
+	assert_int_equal(back.walks, rep.walks);
+	ibr_result_free(&q);
+	ibr_fabric_free(g);
+	memset(&err, 0, sizeof(err));  /* the first message wins */
+	assert_int_equal(ibr_dump_read_lmc(dir, 3, &g, &q, &err), -1);
+	assert_non_null(strstr(err.msg, "LMC 3 does not fit OpenSM's LIDs"));
+	assert_null(g);
 	ibr_result_free(&r);
 	ibr_fabric_free(f);
 }
@@ -996,7 +1019,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, make_tmpdir, remove_tmpdir)
 		T(test_roundtrip),
 		T(test_roundtrip_renamed_lids),
-		T(test_lmc_from_the_lids),
+		T(test_lmc_of_a_dump),
 		T(test_written_lines),
 		T(test_fdbs_judgements),
 		T(test_read_opensm),

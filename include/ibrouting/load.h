@@ -17,9 +17,10 @@
  * LMC asked for explicitly (lmc_given) that a topology file's or a
  * generator's LIDs were not given with moves them as OpenSM run with that
  * LMC would (ibr_lids_for_lmc(), lids.h: aligned ranges, kept where they
- * fit), and *opts->lid_moves says how many moved.  A dump's LIDs and LMC
- * are OpenSM's real assignment, the one its tables refer to: another LMC
- * there is refused rather than silently ignored.
+ * fit), and *opts->lid_moves says how many moved.  A dump's LIDs are
+ * OpenSM's real assignment, the one its tables refer to, and never move;
+ * no dump records the LMC, so an explicit one tells it, and is refused
+ * when the dump's LIDs contradict it (ibr_dump_read_lmc, dump.h).
  */
 #ifndef IBROUTING_LOAD_H
 #define IBROUTING_LOAD_H

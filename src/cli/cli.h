@@ -1,7 +1,8 @@
 /*
- * cli.h - what the commands of ibrouting(1) share (ibrouting.c): messages,
- * numbers, loading and describing a fabric.  Every helper that fails has
- * printed one "ibrouting COMMAND: ..." line on stderr.
+ * cli.h - what the commands of ibrouting(1) share: messages and option
+ * tables (options.c), numbers, loading and describing a fabric
+ * (ibrouting.c).  Every helper that fails has printed one "ibrouting
+ * COMMAND: ..." line on stderr.
  */
 #ifndef IBROUTING_CLI_H
 #define IBROUTING_CLI_H

@@ -94,6 +94,8 @@ static const struct cli_option route_options[] = {
 static const struct cli_option verify_options[] = {
 	{ "lfts", 0, 'f', "FILE", "judge the tables dump_fts printed (- for "
 	  "standard input) on FABRIC, not the dumps in DIR" },
+	{ "lmc", 0, 'l', "N", "the LMC OpenSM ran with, 0..7: OpenSM's dumps do "
+	  "not record it (default: ibrouting-dlids.dump's, else the LIDs named)" },
 	{ "roots", 0, 'R', "FILE|GUID[,GUID...]", "the root set the tables were "
 	  "routed under (root_guid_file form, or GUIDs)" },
 	{ "certificate", 0, 'c', NULL, "check the certificate (the plugin's "
@@ -836,7 +838,8 @@ static int cmd_verify(int argc, char **argv)
 	struct ibr_certify_report cert;
 	struct ibr_fabric *f = NULL;
 	struct ibr_result r;
-	bool certificate = false;
+	bool certificate = false, lmc_given = false;
+	unsigned lmc = 0;
 	double ms;
 	int c, rc;
 
@@ -857,6 +860,11 @@ static int cmd_verify(int argc, char **argv)
 						IBR_CLI_MAX_ROOTS, &num_roots))
 				return EXIT_USAGE;
 			break;
+		case 'l':
+			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &lmc))
+				return EXIT_USAGE;
+			lmc_given = true;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -868,8 +876,12 @@ static int cmd_verify(int argc, char **argv)
 	if (root.guid && !certificate)
 		return cli_fail("--root is the certificate's orientation; "
 			    "add --certificate");
+	if (lfts && lmc_given)
+		return cli_fail("--lmc is for OpenSM's dumps: with --lfts the "
+				"FABRIC file gives the LIDs and their LMC");
 	if (lfts ? read_live_tables(lfts, argv[optind], &f, &r) :
-	    ibr_dump_read(argv[optind], &f, &r, &err)) {
+	    ibr_dump_read_lmc(argv[optind], lmc_given ? (int)lmc : -1, &f, &r,
+			      &err)) {
 		if (!lfts)
 			cli_error(err.msg);
 		return EXIT_USAGE;

@@ -9,22 +9,19 @@
  *     list; later records of it must agree on type, port count, LIDs and
  *     port GUIDs, and links must agree from both ends (ibr_fabric_connect).
  *     Nodes' origins are "<path>:<line>" of their first record.
- *   - the subnet list gives base LIDs only, and no dump gives the LMC.  A
- *     port's LMC is at least log2 of the number of consecutive LIDs from
- *     its base that the LFT dump's comments name with its port GUID (1
- *     when never named); a switch with more than one LID turns lmc_esp0
- *     on.  The subnet's LMC, which OpenSM gives every CA port, is the
- *     largest the LIDs allow: every CA port's base aligned to it, and the
- *     next port's base LID (above the top port, the LFTs' top LID, which
- *     OpenSM sets to the end of the highest range) at least 2^LMC above.
- *     Named LIDs alone undercount it: a multi-LID engine's unused LIDs
- *     have no entry anywhere, and OpenSM's dump prints none for them.  In
- *     OpenSM's assignment every CA range is aligned and the ranges are
- *     packed (a block of 2^LMC follows a CA's base, or a switch fills an
- *     alignment gap), so the estimate is exact unless every CA range is
- *     followed by a wider gap (LIDs of ports gone).  LIDs are fixed with
- *     ibr_fabric_set_lid() before ibr_fabric_finalize(), so the fabric's
- *     LIDs are exactly OpenSM's.
+ *   - the subnet list gives base LIDs only, and no file of OpenSM's gives
+ *     the LMC (dump.h says where it comes from).  A switch's LMC is log2
+ *     of the number of consecutive LIDs from its base that the LFT dump's
+ *     comments name with its port GUID; one with more than one LID turns
+ *     lmc_esp0 on.  Every CA port gets the subnet's LMC when it is known
+ *     (the caller's, else ibrouting-dlids.dump's), and then no port may
+ *     have more LIDs named or a base not aligned to it.  Otherwise a CA
+ *     port's LMC is that of its own run of named LIDs, raised to the
+ *     longest run's where that range fits (aligned, unnamed by others).
+ *     Neither the LFTs' top LID nor gaps between LIDs tell the LMC: OpenSM
+ *     keeps the top and the LIDs ports had under an earlier LMC.  LIDs are
+ *     fixed with ibr_fabric_set_lid() before ibr_fabric_finalize(), so the
+ *     fabric's LIDs are exactly OpenSM's.
  *   - every switch of the subnet list has exactly one LFT section, every
  *     LFT section names a switch of the subnet list with the same LID, and
  *     every port GUID an LFT comment names owns that LID after finalize.
@@ -622,66 +619,58 @@ static int port_lmc(struct reader *rd, const struct ibr_port *port,
 	return 0;
 }
 
-/* *lmc: the largest LMC the CA ports' base LIDs allow (see the
- * invariants): each aligned to 2^LMC, the next holder's base (or the LFTs'
- * top LID + 1) at least 2^LMC above.  IBR_MAX_LMC without a CA port. */
-static int lmc_the_lids_allow(struct reader *rd, unsigned *out)
+/* The subnet's LMC known (`given`; `source` says from where, for the
+ * message): every CA port gets it, and the dump must not contradict it. */
+static int set_given_lmc(struct reader *rd, const char *dir, unsigned given,
+			 const char *source)
 {
-	const struct ibr_fabric *f = rd->f;
-	unsigned top = 0, lmc = IBR_MAX_LMC;
-	bool *is_base;
+	struct ibr_fabric *f = rd->f;
+	unsigned count = 1u << given;
 
-	for (uint32_t n = 0; n < f->num_nodes; n++)
-		if (rd->rows && n < rd->rows_cap && rd->rows[n].len > top + 1)
-			top = rd->rows[n].len - 1;
-	is_base = calloc(IBR_MAX_UCAST_LID + 2, sizeof(*is_base));
-	if (!is_base)
-		return fail(rd, "out of memory");
-	for (uint32_t n = 0; n < f->num_nodes; n++)
-		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
-			is_base[ibr_port(f, n, p)->base_lid] = true;
-	is_base[0] = false;
 	for (uint32_t n = 0; n < f->num_nodes; n++) {
 		if (f->nodes[n].type == IBR_NODE_SWITCH)
 			continue;
 		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
-			unsigned base = ibr_port(f, n, p)->base_lid, next = base + 1;
-			if (base == 0)
+			struct ibr_port *port = ibr_port(f, n, p);
+			unsigned run;
+			if (port->base_lid == 0)
 				continue;
-			while (next <= IBR_MAX_UCAST_LID && !is_base[next] &&
-			       next <= top)
-				next++;
-			while (lmc > 0 && (base % (1u << lmc) ||
-					   next - base < 1u << lmc))
-				lmc--;
+			run = named_run(rd, port->base_lid, port->guid);
+			if (run > count || port->base_lid % count)
+				return ibr_error_set(rd->err, "%s: LMC %u%s does "
+						     "not fit OpenSM's LIDs in it: "
+						     "port 0x%016" PRIx64 " has base "
+						     "LID %u%s%u", dir, given, source,
+						     port->guid, port->base_lid,
+						     run > count ? " and LIDs named "
+						     "up to +" : ", not a multiple of ",
+						     run > count ? run - 1 : count);
+			ibr_fabric_set_lid(f, n, p, port->base_lid, given);
 		}
 	}
-	free(is_base);
-	*out = lmc;
 	return 0;
 }
 
-/* LMCs from the runs of LIDs the LFTs name per port; then every CA port
- * whose range the subnet's LMC fits, aligned and unnamed by others, gets
- * it: OpenSM gives all CA ports one LMC, and a port whose upper LIDs no
- * switch routes shows a shorter run.  The subnet's LMC: the largest run's,
- * raised to what the LIDs allow (see the invariants). */
-static int set_lmcs(struct reader *rd, unsigned *subnet_lmc)
+/* The LMCs: switches' from their runs of named LIDs; CA ports' the
+ * subnet's when given (>= 0), else from the runs: every CA port whose
+ * range the longest run's LMC fits, aligned and unnamed by others, gets
+ * it (OpenSM gives all CA ports one LMC, and a port whose upper LIDs no
+ * switch routes shows a shorter run). */
+static int set_lmcs(struct reader *rd, const char *dir, int given,
+		    const char *source, unsigned *subnet_lmc)
 {
 	struct ibr_fabric *f = rd->f;
 
-	*subnet_lmc = 0;
-	if (lmc_the_lids_allow(rd, subnet_lmc))
-		return -1;
+	*subnet_lmc = given >= 0 ? (unsigned)given : 0;
 	for (int pass = 0; pass < 2; pass++) {
-		/* pass 0: each port's own run; pass 1: the subnet's LMC */
+		/* pass 0: each port's own run; pass 1: the longest run's */
 		for (uint32_t n = 0; n < f->num_nodes; n++) {
 			bool sw = f->nodes[n].type == IBR_NODE_SWITCH;
 			unsigned last = sw ? 0u : f->nodes[n].num_ports;
 			for (unsigned p = sw ? 0 : 1; p <= last; p++) {
 				struct ibr_port *port = ibr_port(f, n, p);
 				unsigned lmc, want = *subnet_lmc, run;
-				if (port->base_lid == 0)
+				if (port->base_lid == 0 || (!sw && given >= 0))
 					continue;
 				if (port_lmc(rd, port, &lmc))
 					return -1;
@@ -699,7 +688,7 @@ static int set_lmcs(struct reader *rd, unsigned *subnet_lmc)
 			}
 		}
 	}
-	return 0;
+	return given >= 0 ? set_given_lmc(rd, dir, (unsigned)given, source) : 0;
 }
 
 /* Every LID an LFT comment named belongs to that port in the fabric. */
@@ -739,10 +728,17 @@ static void copy_rows(const struct reader *rd, struct ibr_result *r)
 int ibr_dump_read(const char *dir, struct ibr_fabric **fp,
 		  struct ibr_result *r, struct ibr_error *err)
 {
+	return ibr_dump_read_lmc(dir, -1, fp, r, err);
+}
+
+int ibr_dump_read_lmc(const char *dir, int given, struct ibr_fabric **fp,
+		      struct ibr_result *r, struct ibr_error *err)
+{
 	struct reader rd = { .err = err };
 	struct ibr_error fe = { "" };
+	const char *source = "";
 	unsigned lmc;
-	int rc = -1;
+	int rc = -1, ours;
 
 	*fp = NULL;
 	memset(r, 0, sizeof(*r));
@@ -750,7 +746,18 @@ int ibr_dump_read(const char *dir, struct ibr_fabric **fp,
 	if (!rd.f)
 		return ibr_error_set(err, "%s: out of memory", dir);
 	if (read_subnet_lst(&rd, dir) || read_lfts(&rd, dir) ||
-	    set_lmcs(&rd, &lmc))
+	    ibr_dlids_read_lmc(dir, &ours, err))
+		goto out;
+	if (given >= 0 && ours >= 0 && given != ours) {
+		ibr_error_set(err, "%s: LMC %d, but ibrouting-dlids.dump says its "
+			      "tables were made at lmc %d", dir, given, ours);
+		goto out;
+	}
+	if (given < 0 && ours >= 0) {
+		given = ours;
+		source = " (ibrouting-dlids.dump's)";
+	}
+	if (set_lmcs(&rd, dir, given, source, &lmc))
 		goto out;
 	/* the model's messages lead with a node's origin (this dump's
 	 * file:line) when they have one; the others get the file's name */

@@ -6,7 +6,8 @@
  * once: the SM is placed before missing LIDs are assigned (OpenSM gives
  * its own port the first), LIDs a file gave for another LMC than the one
  * asked for are moved as OpenSM would move them (lids.h), an explicit LMC
- * a dump contradicts is refused, and the fabric is finalized.  Every message names the source
+ * is a dump's (which records none) unless its LIDs contradict it, and the
+ * fabric is finalized.  Every message names the source
  * first: "FILE:LINE: ..." from the readers and from the model when a node
  * is at fault (its origin), "FILE: ..." for the fabric as a whole.
  * SOURCE "-" is a topology file on standard input, named "<stdin>".
@@ -67,7 +68,9 @@ static int load_dump(const char *dir, const struct ibr_load_options *o,
 	struct ibr_error e = { "" };
 	struct ibr_result r;
 
-	if (ibr_dump_read(dir, fp, &r, err))
+	/* the dump's LIDs are OpenSM's, and it does not record the LMC:
+	 * an explicit one says it, or is refused if the LIDs contradict it */
+	if (ibr_dump_read_lmc(dir, o->lmc_given ? (int)o->lmc : -1, fp, &r, err))
 		return -1;
 	if (tables)
 		*tables = r;
@@ -76,10 +79,6 @@ static int load_dump(const char *dir, const struct ibr_load_options *o,
 	if (o->component_guid)
 		ibr_error_set(err, "%s is an OpenSM dump: the part OpenSM "
 			      "discovered, no other part to choose", dir);
-	else if (o->lmc_given && o->lmc != (*fp)->lmc)
-		ibr_error_set(err, "%s is an OpenSM dump whose LIDs and LMC (%u) "
-			      "are OpenSM's: LMC %u cannot apply", dir,
-			      (*fp)->lmc, o->lmc);
 	else if (!o->sm_guid || ibr_fabric_set_sm(*fp, o->sm_guid, &e) == 0)
 		return 0;
 	else
