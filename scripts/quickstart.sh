@@ -27,7 +27,7 @@ echo "== ibsim serves $fabric"
 
 for engine in pira fera; do
 	echo
-	echo "== OpenSM routes the fabric once with routing_engine $engine (a few seconds) ..."
+	echo "== OpenSM routes the fabric once with routing_engine $engine ..."
 	mkdir -p "$work/$engine/cache"
 	printf 'event_plugin_name ibrouting\nrouting_engine %s\n' "$engine" > "$work/$engine/opensm.conf"
 	OSM_CACHE_DIR=$work/$engine/cache LD_LIBRARY_PATH=$PWD/.libs LD_PRELOAD=$umad2sim \
