@@ -111,8 +111,8 @@ measure() {
 		mkdir -p "$out/paths"
 		sed -n 's/^paths     //p' "$dir/verify.out" > "$out/paths/$(echo "$spec" | tr ':=,' '_-_')-$engine.txt"
 	fi
-	explicit=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) explicit entries.*/\1/p" "$dir/osm.log" | head -n 1)
-	defaults=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) default ports.*/\1/p" "$dir/osm.log" | head -n 1)
+	explicit=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) explicit entr\(y\|ies\).*/\1/p" "$dir/osm.log" | head -n 1)
+	defaults=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) default ports\{0,1\}.*/\1/p" "$dir/osm.log" | head -n 1)
 	[ "$engine" = "$label" ] || used=$used-noverify
 	echo "$(echo "$spec" | tr , ';'),$switches,$cas,$label,${used:-none},$route_ms,$findings,$loops,$load,$mean,$dlids,${explicit:-},${defaults:-},$unreachable,$cycles" >> "$csv"
 	echo "  $label: used ${used:-none}, ${route_ms} ms, verifier findings $findings ($unreachable unreachable, $cycles CDG cycles), ibdmchk credit loops $loops, max load $load"

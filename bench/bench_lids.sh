@@ -102,7 +102,7 @@ for conf in $big; do
 		for engine in fera dr; do
 			"$ibr" route -e "$engine" --lmc 4 "gen:random:sw=$sw,ca=$ca,ports=48,seed=$seed" > "$tmp/route.out"
 			load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$tmp/route.out")
-			lids=$(sed -n 's/.* \([0-9]*\) CA LIDs needed.*/\1/p' "$tmp/route.out")
+			lids=$(sed -n 's/^engine .* \([0-9]*\) CA LIDs\{0,1\} needed.*/\1/p' "$tmp/route.out")
 			echo "$conf,$seed,$engine,$(awk -v l="$load" -v n="$ca" 'BEGIN { printf "%.2f", l / (n - 1) }'),${lids:-$ca}" >> "$vi"
 		done
 	done

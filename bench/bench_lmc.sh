@@ -69,7 +69,9 @@ csv=$out/lmc.csv
 	echo "fabric,lmc,engine,used,route_ms,findings,credit_loops,max_link_load,mean_path,ca_lids_needed,ca_lids_available,renamed_lids,pairs_off_path" > "$csv"
 
 # field ENGINE NAME LOGFILE: the counter "N NAME" of ENGINE's INFO line
-field() { sed -n "s/.*build_lid_matrices: $1: .* \([0-9][0-9]*\) $2[,)].*/\1/p" "$3" | head -n 1; }
+# field ENGINE 'NAME|SINGULAR' LOG: a figure of the engine's INFO line
+# (a count of 1 takes the singular)
+field() { sed -nE "s/.*build_lid_matrices: $1: .* ([0-9]+) ($2)[,)].*/\1/p" "$3" | head -n 1; }
 
 measure() {
 	local spec=$1 lmc=$2 engine=$3 name dir extra used ms
@@ -106,9 +108,9 @@ root_guid_file $TMP/roots" ;; esac
 	needed="" renamed="" off=""
 	case $engine in
 	dr|colorl)
-		needed=$(field "$engine" "CA LIDs needed" "$dir/osm.log")
-		renamed=$(field "$engine" "renamed LIDs" "$dir/osm.log")
-		off=$(field "$engine" "$([ "$engine" = dr ] && echo "fallback pairs" || echo "pairs moved")" "$dir/osm.log") ;;
+		needed=$(field "$engine" "CA LIDs needed|CA LID needed" "$dir/osm.log")
+		renamed=$(field "$engine" "renamed LIDs|renamed LID" "$dir/osm.log")
+		off=$(field "$engine" "$([ "$engine" = dr ] && echo "fallback pairs|fallback pair" || echo "pairs moved|pair moved")" "$dir/osm.log") ;;
 	esac
 	echo "$(echo "$spec" | tr , ';'),$lmc,$engine,${used:-none},$ms,$findings,$loops,$load,$mean,$needed,$((cas << lmc)),$renamed,$off" >> "$csv"
 	echo "  lmc $lmc $engine: used ${used:-none}, $ms ms, findings $findings, credit loops $loops, max load $load, mean path $mean${needed:+, CA LIDs needed $needed of $((cas << lmc)), pairs off their path $off}"

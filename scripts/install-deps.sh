@@ -10,5 +10,13 @@ fi
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+missing=$(for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || printf '%s ' "$p"; done)
+echo "== installing Debian packages with apt-get (a minute or more): $missing"
+log=$(mktemp)
+if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends $pkgs; } > "$log" 2>&1; then
+	echo "apt-get failed; its output:" >&2
+	cat "$log" >&2
+	rm -f "$log"
+	exit 1
+fi
+rm -f "$log"

@@ -9,11 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 ./scripts/install-deps.sh
-[ -x configure ] || autoreconf -fi >/dev/null
-mkdir -p build
+./scripts/build.sh
 cd build
-[ -f Makefile ] || ../configure >/dev/null
-make -j"$(nproc)" >/dev/null
 
 fabric=${FABRIC:-$top/tests/fabrics/fig1.net}
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
@@ -29,12 +26,13 @@ until grep -q "sim>" "$work/ibsim.out"; do sleep 0.1; done
 echo "== ibsim serves $fabric"
 
 for engine in pira fera; do
+	echo
+	echo "== OpenSM routes the fabric once with routing_engine $engine ..."
 	mkdir -p "$work/$engine/cache"
 	printf 'event_plugin_name ibrouting\nrouting_engine %s\n' "$engine" > "$work/$engine/opensm.conf"
 	OSM_CACHE_DIR=$work/$engine/cache LD_LIBRARY_PATH=$PWD/.libs LD_PRELOAD=$umad2sim \
 		timeout -s INT 300 /usr/sbin/opensm -F "$work/$engine/opensm.conf" -o \
 		-f "$work/$engine/osm.log" -D 0x07 > /dev/null 2>&1
-	echo
 	echo "== OpenSM with routing_engine $engine (from its log):"
 	grep -E "ibrouting .* loaded|building routing with|build_lid_matrices: $engine|tables configured|SUBNET UP$" \
 		"$work/$engine/osm.log" | sed 's/^.*-> /   /'

@@ -6,16 +6,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 
-[ -x configure ] || autoreconf -fi >/dev/null
-mkdir -p build
+BUILD_TESTS=1 ./scripts/build.sh ${CONFIGURE_FLAGS:-}
 cd build
-[ -f Makefile ] || ../configure ${CONFIGURE_FLAGS:-} >/dev/null
-make -j"$(nproc)" >/dev/null
 status=0
-make -j"$(nproc)" check || status=$?
+echo "== make check: unit, CLI and OpenSM-over-ibsim tests (about 10 minutes on 2 cores)"
+make -s -j"$(nproc)" check || status=$?
 for log in tests/*.log; do
 	case "$log" in test-suite.log) continue ;; esac
-	grep -hE '^\[  (PASSED|FAILED|SKIPPED)  \]|^# (PASS|FAIL|SKIP)|^(PASS|FAIL|SKIP):' "$log" || true
+	# each line named by its test: cmocka's [  PASSED  ] says no binary
+	grep -hE '^\[  (PASSED|FAILED|SKIPPED)  \]|^# (PASS|FAIL|SKIP)|^(PASS|FAIL|SKIP):' "$log" |
+		sed "s|^|$(basename "$log" .log): |" || true
 done
 [ $status = 0 ] || { cat test-suite.log; }
 count() { sed -n "s/^# $1: *//p" test-suite.log; }
@@ -100,8 +100,8 @@ else
 fi
 # --- end of packaging ---
 
-echo "== make distcheck"
-make distcheck DISTCHECK_CONFIGURE_FLAGS="${CONFIGURE_FLAGS:-}" >/dev/null
+echo "== make distcheck: the tarball built and tested on its own (as long as make check again)"
+make distcheck DISTCHECK_CONFIGURE_FLAGS="${CONFIGURE_FLAGS:-}" > distcheck.log 2>&1 || { tail -n 60 distcheck.log; exit 1; }
 echo "distcheck: OK"
 passed=$((passed + 1))
 echo "tests: $passed passed, $failed failed, $skipped skipped"

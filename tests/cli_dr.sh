@@ -17,7 +17,11 @@
 #     ibdmchk_dump.sh for why it judges LMC 0 only);
 #   - at LMC 0, dr warns that it needs lmc >= 1, says how many CA LIDs it
 #     would need, and its tables are FERa's, entry for entry; at LMC 2 on a
-#     generated fabric it verifies with every designated pair delivered.
+#     generated fabric it verifies with every designated pair delivered;
+#   - route and verify of the same tables say the same (issue 18): for dr
+#     and colorl at LMC 2, `verify` of the dump prints route's fabric,
+#     load, paths and verify lines (LIDs, DLIDs, walks), and the `lids`
+#     line says what became of the pairs the LMC had no LID for.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -30,7 +34,7 @@ if "$IBROUTING" route -e dr --root-strategy sm --port-choice lowest --dump-dir "
 else
 	flunk "dr on dr-fig5.net: $(cat "$TMP/out")"
 fi
-grep -q "^engine    dr: .*1 renamed LIDs, 2 renamed pairs, 0 fallback pairs" "$TMP/out" &&
+grep -q "^engine    dr: .*1 renamed LID, 2 renamed pairs, 0 fallback pairs" "$TMP/out" &&
 	pass "one renamed LID carries 2 pairs" || flunk "engine line: $(grep '^engine' "$TMP/out")"
 lines=$(grep -v '^#' "$dir/ibrouting-dlids.dump" | sort)
 want="0x0000000000100201 24 0x0000000000100101 20 21
@@ -46,7 +50,7 @@ else
 fi
 
 if "$IBROUTING" verify --certificate "$dir" > "$TMP/cert" &&
-   grep -q "^certify   OK: 290 entries legal up/down under the orientation from root 0x0000000000210001" "$TMP/cert"; then
+   grep -q "^certify   OK: 290 entries (LIDs 1-29 at 10 switches) legal up/down under the orientation from root 0x0000000000210001" "$TMP/cert"; then
 	pass "verify --certificate on the dump: $(grep '^certify' "$TMP/cert")"
 else
 	flunk "verify --certificate on the dump: $(cat "$TMP/cert")"
@@ -119,5 +123,32 @@ if "$IBROUTING" route -e dr --lmc 2 "$spec" > "$TMP/dr2" &&
 	pass "lmc 2: $(grep '^engine' "$TMP/dr2" | cut -c11-)"
 else
 	flunk "lmc 2: $(cat "$TMP/dr2")"
+fi
+# route and verify of the same tables: the same counts
+spec=gen:random:sw=32,ca=256,seed=1
+for e in dr colorl; do
+	rm -rf "$TMP/same-$e"
+	"$IBROUTING" route -e $e --lmc 2 --dump-dir "$TMP/same-$e" "$spec" > "$TMP/route-$e"
+	"$IBROUTING" verify "$TMP/same-$e" > "$TMP/verify-$e"
+	strip() { grep -E '^(fabric|load|paths|verify) ' "$1" | sed -E 's/^fabric +.*: ([0-9]+ switch)/fabric \1/; s/ \([0-9.]+ ms\)$//'; }
+	if [ -n "$(strip "$TMP/route-$e")" ] &&
+	   [ "$(strip "$TMP/route-$e")" = "$(strip "$TMP/verify-$e")" ]; then
+		pass "$e: route and verify of its dump agree: $(grep '^fabric' "$TMP/verify-$e" | cut -d: -f2-)"
+	else
+		flunk "$e: route and verify differ:"
+		diff "$TMP/route-$e" "$TMP/verify-$e" | sed 's/^/# /'
+	fi
+	# the walks are the linear entries: every LID at every switch
+	entries=$(sed -n 's/^engine .* (\([0-9]*\) linear entries: \([0-9]*\) LIDs at \([0-9]*\) switches)$/\1 \2 \3/p' "$TMP/route-$e")
+	walks=$(sed -n 's/^verify    OK: \([0-9]*\) walks.*/\1/p' "$TMP/route-$e")
+	set -- $entries
+	[ "${1:-x}" = "$walks" ] && [ "$1" = $(($2 * $3)) ] &&
+		pass "$e: $walks walks = linear entries = $2 LIDs x $3 switches" ||
+		flunk "$e: entries '$entries', walks '$walks'"
+done
+if grep -qE '^lids      [0-9]+ needed without the LMC.s limit, 1024 CA LIDs assigned \(lmc 2: 4 for each of 256 CA ports\); ([0-9]+ pairs found no LID of their destination.s range and took a LID whose tree already reaches their source switch|every pair found a LID)' "$TMP/route-colorl"; then
+	pass "colorl: $(grep '^lids' "$TMP/route-colorl")"
+else
+	flunk "colorl's lids line: $(grep -E '^(lids|engine)' "$TMP/route-colorl")"
 fi
 finish

@@ -77,12 +77,18 @@ expect_error "bad generator spec" 2 "generate" \
 	"$IBROUTING" route -e pira gen:random:sw=16,bogus=1
 expect_error "verify of a missing directory" 2 "opensm-subnet.lst" \
 	"$IBROUTING" verify "$TMP/nodir"
-# --lmc applies to every kind of FABRIC or is refused: an OpenSM dump
-# carries OpenSM's LMC, a file's LID comments their own.
-expect_error "--lmc on an OpenSM dump" 2 "OpenSM dump whose LIDs and LMC \\(1\\).*LMC 2 cannot apply" \
+# An OpenSM dump carries OpenSM's LIDs, those its tables refer to, but no
+# LMC: --lmc tells it, and is refused where the LIDs contradict it (a
+# file's LIDs for another LMC move as OpenSM would move them:
+# cli_inputs.sh).
+expect_error "--lmc 2 on an OpenSM dump made at lmc 1" 2 \
+	"opensm-dump-2sw: LMC 2 does not fit OpenSM's LIDs in it: port 0x0000000000100004 has base LID 6, not a multiple of 4" \
 	"$IBROUTING" route -e fera --lmc 2 "$FABRICS_DIR/opensm-dump-2sw"
-expect_error "--lmc against the file's LIDs" 2 "fig1.net:[0-9]+: CA .* has LID [0-9]+ lmc 0 in the file: LMC 2 cannot apply" \
-	"$IBROUTING" route -e fera --lmc 2 "$FABRICS_DIR/fig1.net"
+expect_error "--lmc 0 on an OpenSM dump made at lmc 1" 2 \
+	"opensm-dump-2sw: LMC 0 does not fit OpenSM's LIDs in it: port 0x0000000000100001 has base LID 4 and LIDs named up to \\+1" \
+	"$IBROUTING" verify --lmc 0 "$FABRICS_DIR/opensm-dump-2sw"
+expect_error "verify --lmc with --lfts" 2 "--lmc is for OpenSM's dumps" \
+	"$IBROUTING" verify --lmc 1 --lfts "$FABRICS_DIR/fig1-live/dump_fts-fera.out" "$FABRICS_DIR/fig1.net"
 expect_error "unknown engine option" 2 'engine fera has no option "k" \(known: passes\)' \
 	"$IBROUTING" route -e fera -o k=3 "$FABRICS_DIR/fig1.net"
 

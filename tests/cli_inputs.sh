@@ -4,8 +4,10 @@
 # limits, messages read "ibrouting COMMAND: FILE:LINE: ...", GUID 0 and
 # routers are treated as on the command line and in the plugin, `-` is
 # standard input, --version and COMMAND --help, disconnected files are
-# routed as OpenSM would (one part, the rest reported), and verify reads
-# the LFTs dump_fts prints (tests/fabrics/fig1-live, made over ibsim).
+# routed as OpenSM would (one part, the rest reported), verify reads
+# the LFTs dump_fts prints (tests/fabrics/fig1-live, made over ibsim), and
+# --lmc on a file whose LIDs are for another LMC (every ibnetdiscover file
+# says `lid N lmc 0`) gives the LIDs OpenSM gives it (issue 18).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -96,7 +98,7 @@ expect_error "--root 0 is refused as in files" 2 "--root 0: expected a non-zero 
 name=router
 f=$(net 'switchguid=0x10' 'Switch 2 "S1"' '[1] "H1"[1]' '[2] "R1"[1]' '' 'Ca 1 "H1"' '[1] "S1"[1]' '' \
 	'rtguid=0x30' 'Rt 1 "R1"' '[1] "S1"[2]')
-expect_output "a router is routed as an end port" 0 "1 switches, 2 CA ports" \
+expect_output "a router is routed as an end port" 0 "1 switch, 2 CA ports" \
 	"$IBROUTING" route -e fera "$f"
 name=router0
 f=$(net 'Switch 2 "S1"' '[1] "R1"[1]' '' 'Rt 1 "R1"' '[1] "S1"[1]')
@@ -120,9 +122,85 @@ expect_output "a router: the live tables verified on the net file" 0 "verify    
 
 # ---- conventions ------------------------------------------------------
 expect_output "--version" 0 "^ibrouting [0-9]+\.[0-9]+" "$IBROUTING" --version
-for c in route verify generate engines lids transition; do
-	expect_output "$c --help" 0 "^usage: ibrouting $c " "$IBROUTING" $c --help
+# --help: every command, every option a line.  The options come from
+# the tables in src/cli/*.c that getopt_long's are built from (NAME_options[]
+# with { "long-name", ... } lines), so an option added there and left out of
+# the help fails here; every option the help names must be one the parser
+# takes (not "unknown option").
+SRC=$FABRICS_DIR/../..
+awk '/^static const struct cli_option [a-z_]+_options\[\] = \{/ { cmd = $5; sub(/_options\[\]/, "", cmd); next }
+     cmd && /^};/ { cmd = ""; next }
+     cmd && match($0, /^\t\{ "[a-z-]+"/) { print cmd, substr($0, RSTART + 4, RLENGTH - 5) }
+     cmd && /CLI_HELP_OPTION/ { print cmd, "help" }' "$SRC"/src/cli/*.c > "$TMP/options"
+commands=$("$IBROUTING" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+[ "$(echo $commands)" = "$(cut -d' ' -f1 "$TMP/options" | uniq | tr '\n' ' ' | sed 's/ $//')" ] &&
+	pass "ibrouting --help lists the commands that have option tables: $(echo $commands)" ||
+	flunk "commands in --help: $(echo $commands); with option tables: $(cut -d' ' -f1 "$TMP/options" | uniq | tr '\n' ' ')"
+for c in $commands; do
+	expect_output "$c --help" 0 "^Usage: ibrouting $c " "$IBROUTING" $c --help
+	cp "$TMP/out" "$TMP/help-$c"
+	missing=
+	for o in $(awk -v c="$c" '$1 == c { print $2 }' "$TMP/options"); do
+		grep -qE "^  (-[a-zA-Z], |    )--$o( [^ ]+)?  +[^ ]" "$TMP/help-$c" || missing="$missing --$o"
+	done
+	[ -z "$missing" ] && pass "$c --help: each of its $(awk -v c="$c" '$1 == c' "$TMP/options" | wc -l) options in a line with its description" ||
+		flunk "$c --help lacks$missing"
+	unknown=
+	for o in $(sed -n 's/^  \(-[a-zA-Z], \|    \)--\([a-z-]*\).*/\2/p' "$TMP/help-$c"); do
+		[ "$o" = help ] && continue
+		"$IBROUTING" $c --$o x y >/dev/null 2>"$TMP/err" || true
+		! grep -q "unknown option\|ambiguous option" "$TMP/err" || unknown="$unknown --$o"
+	done
+	[ -z "$unknown" ] && pass "$c: the parser takes every option its help names" ||
+		flunk "$c: the help names options the parser refuses:$unknown"
 done
+grep -q "^SPEC: " "$TMP/help-generate" && grep -q "^  kary: " "$TMP/help-generate" &&
+	grep -q "^    oversub=R " "$TMP/help-generate" &&
+	pass "generate --help gives the SPEC grammar: $(grep -c '^  [a-z]*: ' "$TMP/help-generate") kinds, $(grep -c '^    [a-z]*=' "$TMP/help-generate") keys" ||
+	flunk "generate --help: no SPEC grammar"
+# every key the generator's parser accepts (spec.c's key names) is in it
+keys=$(sed -n '/key_name\[K_COUNT\] = {/,/};/p' "$SRC/src/core/io/generate/spec.c" | grep -o '"[a-z]*"' | tr -d '"')
+missing=
+for k in $keys; do grep -q "^    $k=" "$TMP/help-generate" || missing="$missing $k"; done
+[ -n "$keys" ] && [ -z "$missing" ] && pass "generate --help names every key: $(echo $keys)" ||
+	flunk "generate --help lacks keys:$missing"
+expect_error "an unknown option, in our words" 2 \
+	'^ibrouting route: unknown option "--bogus" \(ibrouting route --help lists the options\)$' \
+	"$IBROUTING" route --bogus "$FIG1"
+expect_error "a missing value, in our words" 2 \
+	'^ibrouting route: option --lmc needs a value: --lmc N \(ibrouting route --help\)$' \
+	"$IBROUTING" route -e fera --lmc
+expect_error "an ambiguous abbreviation" 2 \
+	'^ibrouting route: ambiguous option "--ro": --root, --root-strategy, --root-fallback$' \
+	"$IBROUTING" route -e fera --ro 1 "$FIG1"
+expect_error "lids: an unknown option" 2 '^ibrouting lids: unknown option -x ' \
+	"$IBROUTING" lids -x "$FIG1"
+expect_error "an unknown command" 2 '^ibrouting: unknown command "rout"' "$IBROUTING" rout
+# every line on stderr, error or warning, starts "ibrouting COMMAND: "
+bad=
+for args in "route" "route -e nope $FIG1" "route -e fera --lmc 9 $FIG1" "route --root 0xabcdef -e pira $FIG1" \
+	    "route -e fera --lmc 2 $FIG1" "route -e fera $FABRICS_DIR/fig1-loopback.net" "verify --root 1 $FIG1" \
+	    "verify --roots 0 $FIG1" "generate" "generate nope:x=1" "engines x" "lids" "lids --pairs x $FIG1" \
+	    "transition -e fera $FIG1" "transition -e pira+fera --lmc 2 $FIG1" "route -e fera -"; do
+	c=${args%% *}
+	"$IBROUTING" $args < /dev/null > /dev/null 2> "$TMP/err" || true
+	if [ ! -s "$TMP/err" ] || grep -qv "^ibrouting $c: " "$TMP/err"; then
+		bad="$bad [$args: $(head -c 120 "$TMP/err")]"
+	fi
+done
+[ -z "$bad" ] && pass "every stderr line starts \"ibrouting COMMAND: \" (16 cases)" ||
+	flunk "stderr lines without the prefix:$bad"
+# the engines, their options' ranges and defaults, the hybrids
+"$IBROUTING" engines > "$TMP/engines"
+if grep -q -- "-o k=N .*(1\.\.16; default 16)" "$TMP/engines" &&
+   grep -q -- "-o paths=WORD .*(path-selection or shortest-widest; default path-selection)" "$TMP/engines" &&
+   grep -q "^  pira+colorl " "$TMP/engines" && grep -q "^  pira+fera " "$TMP/engines"; then
+	pass "engines lists the options' ranges and defaults, and the hybrids"
+else
+	flunk "engines: $(cat "$TMP/engines")"
+fi
+[ "$("$IBROUTING" engines --names | tr '\n' ' ')" = "pira fera dr colorl " ] &&
+	pass "engines --names: the names alone" || flunk "engines --names: $("$IBROUTING" engines --names)"
 expect_error "--root with --root-strategy" 2 \
 	"^ibrouting route: --root and --root-strategy both choose the root" \
 	"$IBROUTING" route -e fera --root 0x200001 --root-strategy center "$FIG1"
@@ -146,7 +224,7 @@ f=$(net 'Switch 4 "S1"' '[1] "H1"[1]' '' 'Switch 4 "S2"' '[1] "H2"[1]' '' \
 expect_error "a disconnected file: the first switch's part, the rest reported" 0 \
 	"$f: disconnected fabric: routing the part of node 0x0000000000200000; left out 1 switch and 1 CA \(0x0000000000200001, 0x0000000000100002\)" \
 	"$IBROUTING" route -e fera "$f"
-expect_output "... and routes it" 0 "1 switches, 1 CA ports" "$IBROUTING" route -e fera "$f"
+expect_output "... and routes it" 0 "1 switch, 1 CA port," "$IBROUTING" route -e fera "$f"
 expect_error "--sm picks the SM's part" 0 "routing the part of node 0x0000000000200001" \
 	"$IBROUTING" route -e fera --sm 0x100002 "$f"
 expect_error "--component picks any node's part" 0 "routing the part of node 0x0000000000200001" \
@@ -160,6 +238,68 @@ expect_error "--component on an OpenSM dump" 2 "is an OpenSM dump: the part Open
 	"$IBROUTING" route -e fera --component 0x200000 "$FABRICS_DIR/opensm-dump-2sw"
 expect_error "--component of no node" 2 "0x0000000000000abc: no such node or port GUID" \
 	"$IBROUTING" route -e fera --component 0xabc "$f"
+
+# ---- a file's LIDs at another LMC ------------------------------------------
+# fig1.net gives LIDs 1..15 at lmc 0.  At lmc 2 OpenSM 3.3.23 over ibsim
+# (fresh cache) kept the switches' LIDs and the hosts' at 4 and 12 (aligned
+# to 4), moved switch 5 and 6 (inside host 4's 4-7, and served after it)
+# and the other hosts (not aligned) to free aligned ranges: these LIDs,
+# port GUID by port GUID (seen with e2e_lids.sh's OpenSM run).
+fig1_lmc2="0x0000000000100401 4
+0x0000000000100701 16
+0x0000000000101101 20
+0x0000000000101201 12
+0x0000000000101301 24
+0x0000000000101401 28
+0x0000000000101501 32
+0x0000000000200001 1
+0x0000000000200002 2
+0x0000000000200003 3
+0x0000000000200005 11
+0x0000000000200006 36
+0x0000000000200008 8
+0x0000000000200009 9
+0x000000000020000a 10"
+port_lids() {
+	grep -oE 'PortGUID:[0-9A-Fa-f]+ VenID:[0-9A-Fa-f]+ DevID:[0-9A-Fa-f]+ Rev:[0-9A-Fa-f]+ \{[^}]*\} LID:[0-9A-Fa-f]+' "$1/opensm-subnet.lst" |
+		sed -E 's/PortGUID:([0-9A-Fa-f]+) .* LID:([0-9A-Fa-f]+)$/\1 \2/' | sort -u |
+		while read -r g l; do printf '0x%s %d\n' "$g" "0x$l"; done | tr 'A-F' 'a-f'
+}
+for e in dr colorl; do
+	rm -rf "$TMP/lmc2-$e"
+	expect_error "$e --lmc 2 on fig1.net (lid N lmc 0): one WRN line, exit 0" 0 \
+		"^ibrouting route: WRN: .*fig1.net: its LIDs are for another LMC than 2; assigned as OpenSM assigns them with lmc 2 \(CA ports: aligned ranges of 4 LIDs\): 8 ports kept the file's LID, 7 got a new one$" \
+		"$IBROUTING" route -e $e --lmc 2 --dump-dir "$TMP/lmc2-$e" "$FIG1"
+	[ "$(wc -l < "$TMP/err")" = 1 ] && pass "$e: exactly one line on stderr" ||
+		flunk "$e: stderr: $(cat "$TMP/err")"
+	got=$(port_lids "$TMP/lmc2-$e")
+	[ "$got" = "$fig1_lmc2" ] && pass "$e: the LIDs OpenSM gives fig1.net at lmc 2" ||
+		flunk "$e: LIDs: $(echo "$got" | tr '\n' ' ')"
+	grep -q '^verify    OK: 288 walks delivered' "$TMP/out" &&
+		pass "$e: verified over every LID of every range: $(grep '^verify' "$TMP/out" | cut -c11-60)" ||
+		flunk "$e: $(grep -E '^verify|^fabric' "$TMP/out")"
+	expect_output "$e: its dump verifies" 0 "^verify    OK: 288 walks delivered" \
+		"$IBROUTING" verify "$TMP/lmc2-$e"
+done
+# every CA range aligned, each port's range its own
+if port_lids "$TMP/lmc2-dr" | awk '$1 ~ /^0x00000000001/ && $2 % 4 { bad = 1 } END { exit bad }'; then
+	pass "every CA port's base LID is a multiple of 4"
+else
+	flunk "a CA base LID is not aligned"
+fi
+expect_error "transition --lmc 2 on fig1.net: the same WRN line" 0 \
+	"^ibrouting transition: WRN: .*: 8 ports kept the file's LID, 7 got a new one$" \
+	"$IBROUTING" transition -e pira+colorl --lmc 2 "$FIG1"
+# the README's workflow: generate a file (LIDs at lmc 0), route it at lmc 2
+"$IBROUTING" generate -o "$TMP/gen.net" random:sw=32,ca=256,seed=1
+for e in dr colorl; do
+	expect_output "generate, then route -e $e --lmc 2 on the file" 0 "^verify    OK: 33792 walks" \
+		"$IBROUTING" route -e $e --lmc 2 "$TMP/gen.net"
+done
+expect_output "generate --lmc 2, then route --lmc 2: nothing moves" 0 "^verify    OK" \
+	sh -c "\"\$IBROUTING\" generate --lmc 2 random:sw=8,ca=16 | \"\$IBROUTING\" route -e dr --lmc 2 - 2>&1"
+grep -q WRN "$TMP/out" && flunk "a WRN line for LIDs that fit: $(grep WRN "$TMP/out")" ||
+	pass "no WRN line when the file's LIDs fit the LMC"
 
 # ---- verify --lfts: dump_fts's form ---------------------------------------
 expect_output "dump_fts of our fera: verified" 0 "verify    OK: 120 walks delivered" \

@@ -36,7 +36,7 @@ line5=$(grep -n '"S-sw5"\[4\]' "$fig" | cut -d: -f1)
 line8=$(grep -n '"S-sw8"\[4\]' "$fig" | cut -d: -f1)
 for engine in pira fera; do
 	expect_warning "$engine, loopback of switch 5" \
-		"^ibrouting: WRN: .*fig1-loopback.net:$line5: switch 0x0000000000200005 .*port 4 is cabled to its own port 4 \(a loopback\); left out of routing" \
+		"^ibrouting route: WRN: .*fig1-loopback.net:$line5: switch 0x0000000000200005 .*port 4 is cabled to its own port 4 \(a loopback\); left out of routing" \
 		"$IBROUTING" route -e "$engine" --print-lfts "$fig"
 	if grep -qE "fig1-loopback.net:$line8: switch 0x0000000000200008 .*port 3 is cabled to its own port 4" "$TMP/err" &&
 	   [ "$(grep -c 'a loopback' "$TMP/err")" = 2 ]; then
@@ -62,7 +62,7 @@ done
 
 # The root chain.
 expect_warning "--root not in the fabric: next link, the SM's switch" \
-	"^ibrouting: WRN: --root 0x0000000000abcdef is not in the fabric; the root is the next of the chain: the SM's switch, else the lowest LID" \
+	"^ibrouting route: WRN: --root 0x0000000000abcdef is not in the fabric; the root is the next of the chain: the SM's switch, else the lowest LID" \
 	"$IBROUTING" route -e pira --root 0xabcdef "$FABRICS_DIR/fig1.net"
 if grep -q '^root      switch 0x0000000000200001 .*--root 0x0000000000abcdef is not in the fabric' "$TMP/out" &&
    grep -q '^verify    OK' "$TMP/out"; then
@@ -71,10 +71,10 @@ else
 	flunk "summary: $(grep -E '^root|^verify' "$TMP/out")"
 fi
 expect_warning "--root of a CA: next link, the SM's switch" \
-	"^ibrouting: WRN: --root 0x0000000000100400 is a CA, not a switch; the root is the next of the chain: the SM's switch" \
+	"^ibrouting route: WRN: --root 0x0000000000100400 is a CA, not a switch; the root is the next of the chain: the SM's switch" \
 	"$IBROUTING" route -e fera --root 0x100400 "$FABRICS_DIR/fig1.net"
 # (--root with --root-strategy is refused outright: cli_inputs.sh)
 expect_warning "transition, --root not in the fabric: next link" \
-	"^ibrouting: WRN: --root 0x0000000000abcdef is not in the fabric" \
+	"^ibrouting transition: WRN: --root 0x0000000000abcdef is not in the fabric" \
 	"$IBROUTING" transition -e pira+fera --root 0xabcdef "$FABRICS_DIR/fig1.net"
 finish

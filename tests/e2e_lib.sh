@@ -225,7 +225,7 @@ judge_dump() {
 	findings=? unreachable=? cycles=? load=? mean=? dlids=? loops=?
 	[ -f "$1/dump/opensm-lfts.dump" ] || return 0
 	"$IBROUTING" verify $(roots_opt "$1") "$1/dump" > "$1/verify.out" 2>&1 || true
-	findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings.*/\1/p' "$1/verify.out")
+	findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings\{0,1\} .*/\1/p' "$1/verify.out")
 	unreachable=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) unreachable.*/\1/p' "$1/verify.out")
 	cycles=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED:.* \([0-9]*\) dependency cycles.*/\1/p' "$1/verify.out")
 	load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$1/verify.out")
@@ -410,9 +410,9 @@ readback() {
 	# without a legal route owe none (roots_opt)
 	rb_roots=$(roots_opt "$rb_dir")
 	"$IBROUTING" verify $rb_roots --lfts "$rb_dir/readback.fts" "$rb_dir/dump" > "$rb_dir/readback.out" 2>&1 || true
-	rb_findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) finding.*/\1/p' "$rb_dir/readback.out")
+	rb_findings=$(sed -n 's/^verify    OK.*/0/p; s/^verify    FAILED: \([0-9]*\) findings\{0,1\} .*/\1/p' "$rb_dir/readback.out")
 	rb_hosts=$(sed -n 's/^fabric .* \([0-9]*\) CA ports.*/\1/p' "$rb_dir/readback.out")
-	rb_links=$(sed -n 's/^fabric .* \([0-9]*\) inter-switch links.*/\1/p' "$rb_dir/readback.out")
+	rb_links=$(sed -n 's/^fabric .* \([0-9]*\) inter-switch links\{0,1\}[,;].*/\1/p' "$rb_dir/readback.out")
 	rb_load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$rb_dir/readback.out")
 	set -- $(sed -n 's/^load      over delivered pairs only: max link load \([0-9]*\) flows, \([0-9]*\) of .*/\1 \2/p' "$rb_dir/readback.out")
 	rb_partial=${1:-} rb_undelivered=${2:-}

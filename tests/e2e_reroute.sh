@@ -45,7 +45,7 @@ wait_routings() {
 check_tables() {
 	switch_lfts > "$dir/switches.lft"
 	"$IBROUTING" route -e pira --print-lfts "$dir/dump" | grep '^0x' | sort > "$dir/offline.lft"
-	links=$("$IBROUTING" verify "$dir/dump" | sed -n 's/.* \([0-9]*\) inter-switch links.*/\1/p')
+	links=$("$IBROUTING" verify "$dir/dump" | sed -n 's/.* \([0-9]*\) inter-switch links\{0,1\}[,;].*/\1/p')
 	if "$IBROUTING" verify "$dir/dump" >/dev/null &&
 	   cmp -s "$dir/switches.lft" "$dir/offline.lft"; then
 		pass "$1: OpenSM routed with pira ($links inter-switch links); the $(wc -l < "$dir/switches.lft") switch entries equal offline routing of what OpenSM saw, verified"

@@ -424,6 +424,68 @@ static void test_roundtrip(void **state)
 	ibr_fabric_free(f);
 }
 
+/* The LMC, which no file of OpenSM's records, of a dump whose tables name
+ * no CA LID above base + 1 (a multi-LID engine that used 2 of its 4 LIDs,
+ * OpenSM's dump printing no entry for the others): ours says it in
+ * ibrouting-dlids.dump, and the dump reads back at LMC 2 with the LIDs,
+ * walks and top LID it was written with; without that file the named LIDs
+ * say 1, the caller's LMC 2 reads it right, 3 (bases not aligned to 8) is
+ * refused, and one that contradicts the file's too. */
+static void test_lmc_of_a_dump(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("random:sw=16,ca=64,seed=2", 2), *g;
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep, back;
+	struct ibr_result r, q;
+	const char *dir = *state;
+	char path[4096];
+
+	assert_int_equal(ibr_route_once(f, ibr_engine_find("fera"), &root,
+					NULL, &r, &err), 0);
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		ibr_lid_t base = ibr_end_port_lid(f, e);
+		memset(ibr_column(&r, base + 2), IBR_NO_PATH, r.num_switches);
+		memset(ibr_column(&r, base + 3), IBR_NO_PATH, r.num_switches);
+	}
+	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+	write_dump(dir, f, &r);
+	read_dump(dir, &g, &q);
+	assert_int_equal(g->lmc, 2);
+	assert_int_equal(g->max_lid, f->max_lid);
+	for (uint32_t e = 0; e < g->num_end_ports; e++)
+		assert_int_equal(ibr_port(g, g->end_ports[e].node,
+					  g->end_ports[e].port)->lmc, 2);
+	assert_int_equal(ibr_verify(g, &q, NULL, &back, &err), 0);
+	assert_int_equal(ibr_verify_findings(&back), 0);
+	assert_int_equal(back.walks, rep.walks);
+	assert_int_equal(back.designated.ca_lids, rep.designated.ca_lids);
+	ibr_result_free(&q);
+	ibr_fabric_free(g);
+	assert_int_equal(ibr_dump_read_lmc(dir, 1, &g, &q, &err), -1);
+	assert_non_null(strstr(err.msg, "ibrouting-dlids.dump says its tables "
+				"were made at lmc 2"));
+
+	snprintf(path, sizeof(path), "%s/ibrouting-dlids.dump", dir);
+	assert_int_equal(unlink(path), 0);
+	read_dump(dir, &g, &q);
+	assert_int_equal(g->lmc, 1);
+	ibr_result_free(&q);
+	ibr_fabric_free(g);
+	assert_int_equal(ibr_dump_read_lmc(dir, 2, &g, &q, &err), 0);
+	assert_int_equal(g->max_lid, f->max_lid);
+	assert_int_equal(ibr_verify(g, &q, NULL, &back, &err), 0);
+	assert_int_equal(back.walks, rep.walks);
+	ibr_result_free(&q);
+	ibr_fabric_free(g);
+	memset(&err, 0, sizeof(err));  /* the first message wins */
+	assert_int_equal(ibr_dump_read_lmc(dir, 3, &g, &q, &err), -1);
+	assert_non_null(strstr(err.msg, "LMC 3 does not fit OpenSM's LIDs"));
+	assert_null(g);
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
+}
+
 /* A multi-LID engine's dump: renamed LIDs that carry no path have no
  * entry anywhere, and a destination may use 3 of its 4 LIDs; read back,
  * every CA port still has the subnet's LMC, the tables are the same and
@@ -957,6 +1019,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, make_tmpdir, remove_tmpdir)
 		T(test_roundtrip),
 		T(test_roundtrip_renamed_lids),
+		T(test_lmc_of_a_dump),
 		T(test_written_lines),
 		T(test_fdbs_judgements),
 		T(test_read_opensm),

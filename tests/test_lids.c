@@ -11,6 +11,13 @@
  *     alignment are never handed out later;
  *   - LIDs a source fixed are kept and split the free ranges;
  *   - unlinked CA ports get no LID;
+ *   - LIDs given for another LMC (ibr_lids_for_lmc) move as OpenSM's LID
+ *     manager moves the LIDs it finds in PortInfo: aligned ranges reserved
+ *     first, kept in serving order where no holder served before kept a
+ *     LID inside, the others given blocks of what is left, reserved
+ *     ranges that lost their holder never handed out; nothing moves when
+ *     the LMC fits (the exact LIDs OpenSM 3.3.23 gave tests/fabrics/
+ *     fig1.net at lmc 2 over ibsim are checked by cli_inputs.sh);
  *   - errors (misaligned, given twice, beyond 0xBFFF, bad LMC, LID space
  *     exhausted) name the holder; ibr_fabric_index() names a holder left
  *     without a LID and takes OpenSM-style LIDs as they are.
@@ -336,6 +343,120 @@ static void test_given_switch_lmc_ignored(void **state)
 	ibr_fabric_free(t.f);
 }
 
+/* ---- LIDs given for another LMC ------------------------------------ */
+
+static void for_lmc_ok(struct ibr_fabric *f, unsigned lmc,
+		       struct ibr_lid_moves *m)
+{
+	struct ibr_error err = { "" };
+
+	if (ibr_lids_for_lmc(f, lmc, m, &err))
+		fail_msg("ibr_lids_for_lmc: %s", err.msg);
+}
+
+/* LIDs 1-5 and 8 given at LMC 0, asked for at LMC 2.  Reserved: 1 and 3
+ * (switches), 4-7 (c1, aligned), 8-11 (c3); free: 2 and 12 on.  Served:
+ * A (the SM) keeps 1; c0 at 2 is not aligned: 12-15 (2 holds no block of
+ * 4); B keeps 3; c1 keeps 4-7; c2 at 5, not aligned: 16-19; c3 keeps
+ * 8-11.  LID 2 stays free for a switch. */
+static void test_for_lmc_keeps_aligned(void **state)
+{
+	struct two_switch t = two_switch();
+	struct ibr_lid_moves m;
+
+	(void)state;
+	ibr_fabric_set_lid(t.f, t.a, 0, 1, 0);
+	ibr_fabric_set_lid(t.f, t.c0, 1, 2, 0);
+	ibr_fabric_set_lid(t.f, t.b, 0, 3, 0);
+	ibr_fabric_set_lid(t.f, t.c1, 1, 4, 0);
+	ibr_fabric_set_lid(t.f, t.c2, 1, 5, 0);
+	ibr_fabric_set_lid(t.f, t.c3, 1, 8, 0);
+	for_lmc_ok(t.f, 2, &m);
+	assert_true(m.relid);
+	assert_int_equal(m.kept, 4);
+	assert_int_equal(m.moved, 2);
+	assert_int_equal(m.fresh, 0);
+	finalize_ok(t.f, 2);
+	assert_int_equal(lid(t.f, t.a, 0), 1);
+	assert_int_equal(lid(t.f, t.c0, 1), 12);
+	assert_int_equal(lid(t.f, t.b, 0), 3);
+	assert_int_equal(lid(t.f, t.c1, 1), 4);
+	assert_int_equal(lid(t.f, t.c2, 1), 16);
+	assert_int_equal(lid(t.f, t.c3, 1), 8);
+	assert_int_equal(ibr_port(t.f, t.c0, 1)->lmc, 2);
+	assert_int_equal(ibr_port(t.f, t.c1, 1)->lmc, 2);
+	assert_int_equal(ibr_port(t.f, t.b, 0)->lmc, 0);
+	assert_int_equal(t.f->lid_owner[2].node, IBR_NONE);
+	assert_int_equal(t.f->lid_owner[5].node, t.c1);
+	assert_int_equal(t.f->max_lid, 19);
+	ibr_fabric_free(t.f);
+}
+
+/* Switch B at 6, inside c1's aligned 4-7, is served before c1 (0x200001
+ * before 0x100003): B keeps 6, so c1 loses 4-7, and 4, 5 and 7 stay
+ * unused, reserved by the init sweep; c0 (2), c1 and c2 (5) take 8, 12
+ * and 16 (2-3 holds no aligned block of 4).  c3, which the file gives no
+ * LID, is served in its turn: 20. */
+static void test_for_lmc_switch_wins(void **state)
+{
+	struct two_switch t = two_switch();
+	struct ibr_lid_moves m;
+
+	(void)state;
+	ibr_fabric_set_lid(t.f, t.a, 0, 1, 0);
+	ibr_fabric_set_lid(t.f, t.c0, 1, 2, 0);
+	ibr_fabric_set_lid(t.f, t.b, 0, 6, 0);
+	ibr_fabric_set_lid(t.f, t.c1, 1, 4, 0);
+	ibr_fabric_set_lid(t.f, t.c2, 1, 5, 0);
+	for_lmc_ok(t.f, 2, &m);
+	assert_int_equal(m.kept, 2);
+	assert_int_equal(m.moved, 3);
+	assert_int_equal(m.fresh, 1);
+	finalize_ok(t.f, 2);
+	assert_int_equal(lid(t.f, t.a, 0), 1);
+	assert_int_equal(lid(t.f, t.b, 0), 6);
+	assert_int_equal(lid(t.f, t.c0, 1), 8);
+	assert_int_equal(lid(t.f, t.c1, 1), 12);
+	assert_int_equal(lid(t.f, t.c2, 1), 16);
+	assert_int_equal(lid(t.f, t.c3, 1), 20);   /* no LID in the file */
+	for (unsigned l = 2; l <= 5; l++)
+		assert_int_equal(t.f->lid_owner[l].node, IBR_NONE);
+	assert_int_equal(t.f->lid_owner[7].node, IBR_NONE);
+	ibr_fabric_free(t.f);
+}
+
+/* LIDs that fit the LMC asked for stay as they are, nothing reported;
+ * a smaller LMC keeps every aligned base. */
+static void test_for_lmc_nothing_to_move(void **state)
+{
+	struct two_switch t = two_switch();
+	struct ibr_lid_moves m;
+
+	(void)state;
+	ibr_fabric_set_lid(t.f, t.b, 0, 3, 0);
+	ibr_fabric_set_lid(t.f, t.c1, 1, 8, 2);
+	for_lmc_ok(t.f, 2, &m);
+	assert_false(m.relid);
+	assert_int_equal(m.kept + m.moved + m.fresh, 0);
+	assert_int_equal(lid(t.f, t.a, 0), 0);
+	ibr_fabric_free(t.f);
+
+	t = two_switch();
+	ibr_fabric_set_lid(t.f, t.c1, 1, 8, 2);
+	ibr_fabric_set_lid(t.f, t.c2, 1, 12, 2);
+	for_lmc_ok(t.f, 0, &m);
+	assert_true(m.relid);
+	assert_int_equal(m.kept, 2);
+	assert_int_equal(m.moved, 0);
+	assert_int_equal(m.fresh, 4);
+	finalize_ok(t.f, 0);
+	assert_int_equal(lid(t.f, t.c1, 1), 8);
+	assert_int_equal(ibr_port(t.f, t.c1, 1)->lmc, 0);
+	assert_int_equal(lid(t.f, t.c2, 1), 12);
+	assert_int_equal(t.f->max_lid, 12);
+	ibr_fabric_free(t.f);
+}
+
 /* ---- errors --------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -495,6 +616,9 @@ int main(void)
 		cmocka_unit_test(test_lmc_esp0),
 		cmocka_unit_test(test_given_lids_split_ranges),
 		cmocka_unit_test(test_given_switch_lmc_ignored),
+		cmocka_unit_test(test_for_lmc_keeps_aligned),
+		cmocka_unit_test(test_for_lmc_switch_wins),
+		cmocka_unit_test(test_for_lmc_nothing_to_move),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_lid_space_exhausted),
 		cmocka_unit_test(test_index_takes_lids_as_they_are),

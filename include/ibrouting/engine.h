@@ -30,6 +30,9 @@
 #include "ibrouting/updown.h"
 
 #define IBR_MAX_OPTIONS 16
+/* The figure of multi-LID engines: CA LIDs they would use without the
+ * LMC's limit (2^ceil(lg k) for a destination whose paths need k). */
+#define IBR_STAT_CA_LIDS_NEEDED "CA LIDs needed"
 #define IBR_OPTION_KEY_LEN 32
 #define IBR_OPTION_VALUE_LEN 96
 
@@ -67,6 +70,14 @@ struct ibr_engine {
 	/* What it does below min_lmc, for the warning ("routing as fera");
 	 * NULL: "routing on base LIDs only". */
 	const char *below_min_lmc;
+	/* Multi-LID engines count, in r->stats, the CA LIDs they would use
+	 * without the LMC's limit (IBR_STAT_CA_LIDS_NEEDED) and, under the
+	 * figure overflow_stat, the pairs for which their destination's range
+	 * had no LID left; overflow_fate says what became of those, for the
+	 * summaries ("took FERa's route on the base LID").  NULL for
+	 * single-LID engines. */
+	const char *overflow_stat;
+	const char *overflow_fate;
 	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		     struct ibr_error *err);
 };
@@ -104,6 +115,18 @@ const struct ibr_engine *ibr_engine_find(const char *name);
 
 /* "pira, fera" into buf; returns buf. */
 const char *ibr_engine_names(char *buf, size_t len);
+
+/* Hybrids (PIRa paper §3.4): PROVISIONAL+FINAL, the provisional engine's
+ * tables at once, the final one's a re-route later.  The plugin registers
+ * these always (NULL-terminated), and any other pair of our engines its
+ * routing_engine names. */
+extern const char *const ibr_default_hybrids[];
+
+/* Splits hybrid NAME (len bytes, "a+b") into two engines of the registry;
+ * -1 when it is no such pair. */
+int ibr_hybrid_split(const char *name, size_t len,
+		     const struct ibr_engine **provisional,
+		     const struct ibr_engine **final);
 
 /* ---- options -------------------------------------------------------- */
 

@@ -30,8 +30,14 @@
 #ifndef IBROUTING_GENERATE_H
 #define IBROUTING_GENERATE_H
 
+#include <stdio.h>
+
 #include "ibrouting/fabric.h"
 
 struct ibr_fabric *ibr_generate(const char *spec, struct ibr_error *err);
+
+/* The spec grammar, written from the parser's own tables: every kind with
+ * every key, its default (or "required") and its range, one key a line. */
+void ibr_generate_help(FILE *out);
 
 #endif

@@ -41,4 +41,32 @@
  * the fabric: see ibr_fabric_index(). */
 int ibr_lids_assign(struct ibr_fabric *f, unsigned lmc, struct ibr_error *err);
 
+/* What ibr_lids_for_lmc() did. */
+struct ibr_lid_moves {
+	bool relid;       /* the source's LIDs were for another LMC */
+	uint32_t kept;    /* holders that kept the source's base LID */
+	uint32_t moved;   /* holders whose source LID did not fit: a new range */
+	uint32_t fresh;   /* holders the source gave no LID */
+};
+
+/* A source's LIDs taken to subnet LMC lmc when some were given with
+ * another (an ibnetdiscover file carries `lid N lmc 0`; OpenSM run with
+ * `lmc 2` on that fabric moves them), as OpenSM's LID manager does with
+ * the LIDs it finds in the ports and no guid2lid cache:
+ *   1. every holder's range at the new LMC (2^lmc LIDs; one for a switch
+ *      without lmc_esp0) that starts at its LID and is aligned is
+ *      reserved, whatever other LIDs lie inside it; the rest of
+ *      1..0xBFFF is free;
+ *   2. in the order of rule 2 above (the SM's port, then byte-swapped
+ *      port GUID), a holder keeps its LID when that range is aligned and
+ *      holds no LID of a holder served before it; any other holder takes
+ *      a block from the free ranges as rule 3 does.
+ * A reserved range whose holder lost it is not handed out (OpenSM leaves
+ * it unused as well).  Afterwards every holder has a LID that fits lmc,
+ * for ibr_lids_assign() to claim.  When every LID given already fits lmc
+ * nothing changes and m->relid is false.  Errors: LMC > 7, LID space
+ * exhausted. */
+int ibr_lids_for_lmc(struct ibr_fabric *f, unsigned lmc,
+		     struct ibr_lid_moves *m, struct ibr_error *err);
+
 #endif

@@ -14,9 +14,13 @@
  * the line where there is one, and what was wrong.
  *
  * The LMC: opts->lmc applies to every LID the source leaves to us.  An
- * LMC asked for explicitly (lmc_given) that the source contradicts (a
- * dump's, or a LID range a topology file fixes with another LMC) is
- * refused rather than silently ignored.
+ * LMC asked for explicitly (lmc_given) that a topology file's or a
+ * generator's LIDs were not given with moves them as OpenSM run with that
+ * LMC would (ibr_lids_for_lmc(), lids.h: aligned ranges, kept where they
+ * fit), and *opts->lid_moves says how many moved.  A dump's LIDs are
+ * OpenSM's real assignment, the one its tables refer to, and never move;
+ * no dump records the LMC, so an explicit one tells it, and is refused
+ * when the dump's LIDs contradict it (ibr_dump_read_lmc, dump.h).
  */
 #ifndef IBROUTING_LOAD_H
 #define IBROUTING_LOAD_H
@@ -26,6 +30,7 @@
 
 #include "ibrouting/component.h"
 #include "ibrouting/fabric.h"
+#include "ibrouting/lids.h"
 #include "ibrouting/result.h"
 
 struct ibr_load_options {
@@ -39,6 +44,9 @@ struct ibr_load_options {
 	 * a component_guid with one is refused. */
 	struct ibr_left_out *left_out;
 	uint64_t component_guid;
+	/* NULL, or what moving the source's LIDs to opts->lmc did (lids.h);
+	 * zeroed when nothing moved */
+	struct ibr_lid_moves *lid_moves;
 };
 
 int ibr_load(const char *source, const struct ibr_load_options *opts,

@@ -22,7 +22,8 @@ struct ibr_metrics {
 	uint64_t unrouted_flows;       /* pairs whose walk failed */
 	uint64_t path_len_hist[IBR_MAX_PATH_LEN + 1];
 	double mean_path_len;
-	uint32_t lids_assigned;        /* LIDs owned by switches and CA ports */
+	uint32_t ca_lids;              /* LIDs owned by end ports: the DLIDs
+					* flows may use (switch LIDs are not) */
 	uint32_t lids_used;            /* distinct DLIDs used by the flows */
 };
 

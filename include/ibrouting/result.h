@@ -36,6 +36,7 @@
 
 struct ibr_stat {
 	const char *name;          /* plural noun phrase: "explicit entries" */
+	const char *one;           /* its singular ("explicit entry"), or NULL */
 	uint64_t value;
 };
 
@@ -138,6 +139,11 @@ static inline ibr_lid_t ibr_designated_dlid(const struct ibr_result *r,
 /* Sets (or replaces) the counter `name`; name must outlive the result
  * (a string literal).  Ignored beyond IBR_MAX_STATS counters. */
 void ibr_stat_set(struct ibr_result *r, const char *name, uint64_t value);
+/* The same for a count of things, printed "1 ONE" when value is 1 and
+ * "N NAME" otherwise ("1 renamed LID", "2 renamed LIDs"); looked up by
+ * NAME. */
+void ibr_stat_count(struct ibr_result *r, const char *one, const char *name,
+		    uint64_t value);
 
 /* The counter's value, or `missing` when the engine did not set it. */
 uint64_t ibr_stat_get(const struct ibr_result *r, const char *name,

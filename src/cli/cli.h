@@ -1,13 +1,15 @@
 /*
- * cli.h - what the commands of ibrouting(1) share (ibrouting.c): messages,
- * numbers, loading and describing a fabric.  Every helper that fails has
- * printed one "ibrouting COMMAND: ..." line on stderr.
+ * cli.h - what the commands of ibrouting(1) share: messages and option
+ * tables (options.c), numbers, loading and describing a fabric
+ * (ibrouting.c).  Every helper that fails has printed one "ibrouting
+ * COMMAND: ..." line on stderr.
  */
 #ifndef IBROUTING_CLI_H
 #define IBROUTING_CLI_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ibrouting/engine.h"
 #include "ibrouting/fabric.h"
@@ -17,16 +19,57 @@
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
 
+/* A noun's form for a count: PLURAL(n, "switch", "switches"). */
+#define PLURAL(n, one, many) ((n) == 1 ? (one) : (many))
+
 /* The command being run ("route", ...), set by main: every message of
  * the tool reads "ibrouting COMMAND: ...", a file's "ibrouting COMMAND:
- * FILE:LINE: ...". */
+ * FILE:LINE: ...", a warning's "ibrouting COMMAND: WRN: ..." (options.c). */
 extern const char *cli_command;
 
-/* Prints "ibrouting COMMAND: " and fmt (with a, b) on stderr; returns
- * EXIT_USAGE. */
-int cli_fail(const char *fmt, const char *a, const char *b);
+/* Prints "ibrouting COMMAND: " and the message on stderr, one line;
+ * returns EXIT_USAGE. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "ibrouting COMMAND: msg" on stderr. */
 void cli_error(const char *msg);
+/* Prints "ibrouting COMMAND: WRN: " and the message on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One option of a command: what getopt_long takes and the line --help
+ * prints for it, from one table (options.c). */
+struct cli_option {
+	const char *name;    /* long name, without "--" */
+	char letter;         /* short option, or 0 */
+	int val;             /* what cli_getopt returns for it */
+	const char *arg;     /* its value's placeholder ("N"); NULL: none */
+	const char *help;    /* one line */
+};
+
+/* A command: its name, its arguments after the options, what it does,
+ * its options ({NULL}-terminated, "help" among them) and what its help
+ * says after them (NULL: nothing). */
+struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *args;
+	const char *what;
+	const struct cli_option *options;
+	void (*more)(FILE *out);
+};
+
+/* getopt_long over c's options: the option's val, -1 after the last;
+ * '?' after one line on stderr for an unknown option, a missing value or
+ * a value given to an option without one.  --help (or an abbreviation of
+ * it) prints the help and exits 0. */
+int cli_getopt(int argc, char **argv, const struct cli_command *c);
+/* "Usage: ibrouting COMMAND ARGS", what it does, then every option in a
+ * line: "  -e, --engine NAME   help". */
+void cli_print_help(FILE *out, const struct cli_command *c);
+/* The line --help prints for every command: "  -h, --help  ..." */
+#define CLI_HELP_OPTION { "help", 'h', 'h', NULL, "print this help and exit" }
+/* What FABRIC may be, for the help of the commands that take one. */
+void cli_fabric_help(FILE *out);
+
 /* A number min..max, or -1 after "OPT TEXT: expected a number min..max". */
 int cli_parse_range(const char *opt, const char *text, unsigned min,
 		    unsigned max, unsigned *out);
@@ -71,8 +114,8 @@ int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 void cli_print_fabric(const char *source, const struct ibr_fabric *f);
 
 /* ibrouting lids (lids.c). */
-int cmd_lids(int argc, char **argv);
+extern const struct cli_command cli_lids;
 /* ibrouting transition (transition.c). */
-int cmd_transition(int argc, char **argv);
+extern const struct cli_command cli_transition;
 
 #endif

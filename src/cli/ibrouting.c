@@ -19,7 +19,9 @@
  * by the generator.  A disconnected file is cut to the part OpenSM would
  * see, and what was left out is said on stderr.  Exit status: 0 success,
  * 1 the verifier found a problem, 2 bad usage or bad input: one line
- * "ibrouting COMMAND: [FILE[:LINE]: ]message" on stderr.
+ * "ibrouting COMMAND: [FILE[:LINE]: ]message" on stderr.  Each command's
+ * options are one table (struct cli_command, options.c) that both
+ * getopt_long and its --help are made from.
  */
 #include "config.h"
 
@@ -46,108 +48,117 @@
 #include "util/lines.h"
 #include "util/timer.h"
 
-/* One usage text per command: `ibrouting COMMAND --help` prints its own,
- * `ibrouting --help` all of them. */
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *usage;
-};
-
 static int cmd_route(int argc, char **argv);
 static int cmd_verify(int argc, char **argv);
 static int cmd_generate(int argc, char **argv);
 static int cmd_engines(int argc, char **argv);
 
-static const struct command commands[] = {
-	{ "route", cmd_route,
-	  "usage: ibrouting route -e ENGINE [-o KEY=VALUE]... [--root GUID[,GUID...] | "
-	  "--root-strategy auto|sm|lowest-lid|center]\n"
-	  "                       [--root-fallback next|refuse] "
-	  "[--port-choice balanced|lowest] [--lmc N]\n"
-	  "                       [--dump-dir DIR] [--repeat N] "
-	  "[--sm GUID] [--component GUID]\n"
-	  "                       [--print-lfts] FABRIC\n" },
-	{ "verify", cmd_verify,
-	  "usage: ibrouting verify [--roots GUID[,GUID...]|FILE] "
-	  "[--certificate [--root GUID]] DIR\n"
-	  "       ibrouting verify --lfts DUMP_FTS-FILE [--roots "
-	  "GUID[,GUID...]|FILE] [--certificate [--root GUID]] FABRIC\n" },
-	{ "generate", cmd_generate,
-	  "usage: ibrouting generate [--lmc N] [-o FILE] SPEC\n"
-	  "SPEC:  random:sw=S[,ca=0][,deg=8][,ports=36][,caports=1][,seed=1]\n"
-	  "       clos:leaf=L,spine=S[,ca=0 | ,oversub=R][,uplinks=1]"
-	  "[,caports=1]\n"
-	  "            [,cut=0][,down=0][,seed=1]\n"
-	  "       torus:dims=AxB[xC][,ca=1][,broken=0][,caports=1][,seed=1]\n"
-	  "       fattree:[ports=8][,levels=3][,broken=0][,seed=1]\n"
-	  "       kary:k=K,n=N[,cut=0][,down=0][,seed=1]  (k 2..127, n 2..6)\n"
-	  "       oversub=R: R*S*uplinks CA ports on each leaf (R:1); cut=N: N "
-	  "random links\n"
-	  "       removed; down=N: N random spines (kary: top-level switches) "
-	  "removed;\n"
-	  "       neither ever disconnects the fabric\n" },
-	{ "engines", cmd_engines,
-	  "usage: ibrouting engines [--names]\n" },
-	{ "lids", cmd_lids,
-	  "usage: ibrouting lids [--paths shortest-widest|path-selection|both] "
-	  "[--heuristics all|LIST]\n"
-	  "                      [--ilp-seconds N] [--k N] [--pairs ca|switch] "
-	  "FABRIC...\n" },
-	{ "transition", cmd_transition,
-	  "usage: ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root "
-	  "GUID[,GUID...] | --root-strategy S]\n"
-	  "                            [--root-fallback next|refuse] "
-	  "[--port-choice balanced|lowest] [--sm GUID] FABRIC\n" },
+void cli_fabric_help(FILE *out)
+{
+	fputs("FABRIC: an ibnetdiscover or ibsim net file (- for standard "
+	      "input), a directory of OpenSM's\ndumps (opensm-subnet.lst, "
+	      "opensm-lfts.dump), or gen:SPEC for a generated fabric\n"
+	      "(ibrouting generate --help gives the SPECs).\n", out);
+}
+
+
+static const struct cli_option route_options[] = {
+	{ "engine", 'e', 'e', "NAME", "the routing engine (ibrouting engines "
+	  "lists them); required" },
+	{ "option", 'o', 'o', "KEY=VALUE", "an option of the engine, repeatable "
+	  "(ibrouting engines: each engine's, with ranges and defaults)" },
+	{ "lmc", 0, 'l', "N", "the subnet's LMC, 0..7 (default 0): 2^N LIDs "
+	  "per CA port; a file's LIDs for another LMC move as OpenSM moves them" },
+	{ "root", 0, 'r', "GUID[,GUID...]", "root switch by node GUID, several "
+	  "a root set; then the SM's switch (not with --root-strategy)" },
+	{ "root-strategy", 0, 's', "HOW", "the roots without --root: auto "
+	  "(default), sm, lowest-lid or center" },
+	{ "root-fallback", 0, 'f', "next|refuse", "an unusable --root: the next "
+	  "link of the chain (default), or an error" },
+	{ "port-choice", 0, 'P', "balanced|lowest", "among the ports a rule "
+	  "allows: the least loaded (default) or the lowest (the papers')" },
+	{ "sm", 0, 'm', "GUID", "node or port GUID the SM runs on: its switch "
+	  "for --root-strategy sm, its port's LID first" },
+	{ "component", 0, 'c', "GUID", "of a disconnected file, route the part "
+	  "of this node or port (default: the SM's, else the first switch's)" },
+	{ "dump-dir", 0, 'd', "DIR", "also write OpenSM's dumps and "
+	  "ibrouting-dlids.dump into DIR (created if missing)" },
+	{ "repeat", 0, 'n', "N", "route N times (1..100000) and report the best "
+	  "compute time" },
+	{ "print-lfts", 0, 'p', NULL, "after the summary, every entry as "
+	  "SWITCH-GUID LID PORT" },
+	CLI_HELP_OPTION,
+	{ NULL, 0, 0, NULL, NULL },
 };
 
-static const char fabric_help[] =
-	"FABRIC: an ibnetdiscover or ibsim net file, - for standard input, a "
-	"directory of\n"
-	"        OpenSM dumps, or gen:SPEC (e.g. gen:random:sw=32,ca=256,seed=1)\n"
-	"ibrouting --version prints the version; ibrouting COMMAND --help a "
-	"command's usage\n";
+static const struct cli_option verify_options[] = {
+	{ "lfts", 0, 'f', "FILE", "judge the tables dump_fts printed (- for "
+	  "standard input) on FABRIC, not the dumps in DIR" },
+	{ "lmc", 0, 'l', "N", "the LMC OpenSM ran with, 0..7: OpenSM's dumps do "
+	  "not record it (default: ibrouting-dlids.dump's, else the LIDs named)" },
+	{ "roots", 0, 'R', "FILE|GUID[,GUID...]", "the root set the tables were "
+	  "routed under (root_guid_file form, or GUIDs)" },
+	{ "certificate", 0, 'c', NULL, "check the certificate (the plugin's "
+	  "default) instead of walking every entry" },
+	{ "root", 0, 'r', "GUID", "with --certificate: the root of the "
+	  "orientation (default: the SM's switch, else the lowest LID)" },
+	CLI_HELP_OPTION,
+	{ NULL, 0, 0, NULL, NULL },
+};
 
-static void print_usage(FILE *out, const struct command *only)
-{
-	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-		if (!only || only == &commands[i])
-			fputs(commands[i].usage, out);
-	fputs(fabric_help, out);
-}
+static const struct cli_option generate_options[] = {
+	{ "output", 'o', 'o', "FILE", "write the fabric to FILE (default, and "
+	  "-: standard output)" },
+	{ "lmc", 0, 'l', "N", "LMC of the LIDs written, 0..7 (default 0)" },
+	CLI_HELP_OPTION,
+	{ NULL, 0, 0, NULL, NULL },
+};
 
-/* Bad options: the command's usage on stderr, exit status 2. */
-static int usage_error(void)
-{
-	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-		if (cli_command && strcmp(cli_command, commands[i].name) == 0)
-			print_usage(stderr, &commands[i]);
-	return EXIT_USAGE;
-}
+static const struct cli_option engines_options[] = {
+	{ "names", 0, 'n', NULL, "the engines' names alone, one a line (for "
+	  "scripts)" },
+	CLI_HELP_OPTION,
+	{ NULL, 0, 0, NULL, NULL },
+};
 
-const char *cli_command;
+static const struct cli_command route_command = {
+	"route", cmd_route, "-e ENGINE [options] FABRIC",
+	"Routes FABRIC with ENGINE as the OpenSM plugin would, verifies the "
+	"tables, prints a summary.\nExit status 0: verified; 1: the verifier "
+	"found a problem; 2: bad usage or input.",
+	route_options, cli_fabric_help,
+};
 
-static void print_prefix(void)
-{
-	if (cli_command)
-		fprintf(stderr, "ibrouting %s: ", cli_command);
-	else
-		fputs("ibrouting: ", stderr);
-}
+static const struct cli_command verify_command = {
+	"verify", cmd_verify, "[options] DIR\n       ibrouting verify --lfts "
+	"FILE [options] FABRIC",
+	"Judges routing tables: OpenSM-format dumps in DIR, or a live fabric's "
+	"as dump_fts prints them.\nDIR: written by route --dump-dir or by "
+	"OpenSM -D 0x40.  The checks: delivery, loops, credit\nloops, "
+	"designated DLIDs.  Exit status 0: sound; 1: a finding; 2: bad usage "
+	"or input.",
+	verify_options, cli_fabric_help,
+};
 
-int cli_fail(const char *fmt, const char *a, const char *b)
-{
-	print_prefix();
-	fprintf(stderr, fmt, a, b);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
+static const struct cli_command generate_command = {
+	"generate", cmd_generate, "[options] SPEC",
+	"Writes a synthetic fabric: an ibnetdiscover file with GUIDs and LIDs, "
+	"which ibsim serves as is.",
+	generate_options, ibr_generate_help,  /* the grammar, from the parser */
+};
 
-void cli_error(const char *msg)
-{
-	print_prefix();
-	fprintf(stderr, "%s\n", msg);
-}
+static const struct cli_command engines_command = {
+	"engines", cmd_engines, "[options]",
+	"Lists the engines with their -o options (ranges, defaults) and the "
+	"hybrids.\nThe OpenSM plugin registers the same engines and hybrids.",
+	engines_options, NULL,
+};
+
+static const struct cli_command *const commands[] = {
+	&route_command, &verify_command, &generate_command, &engines_command,
+	&cli_lids, &cli_transition,
+};
+#define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 int cli_parse_range(const char *opt, const char *text, unsigned min,
 		    unsigned max, unsigned *out)
@@ -159,9 +170,7 @@ int cli_parse_range(const char *opt, const char *text, unsigned min,
 	v = strtoul(text, &end, 0);
 	if (errno || *text == '\0' || *end != '\0' || *text == '-' ||
 	    v < min || v > max) {
-		print_prefix();
-		fprintf(stderr, "%s %s: expected a number %u..%u\n", opt, text,
-			min, max);
+		cli_fail("%s %s: expected a number %u..%u", opt, text, min, max);
 		return -1;
 	}
 	*out = v;
@@ -181,9 +190,8 @@ int cli_parse_guid(const char *opt, const char *text, uint64_t *guid)
 	errno = 0;
 	*guid = strtoull(text, &end, 0);
 	if (errno || *text == '\0' || *end != '\0' || *guid == 0) {
-		print_prefix();
-		fprintf(stderr, "%s %s: expected a non-zero GUID such as "
-			"0x0002c90300001234\n", opt, text);
+		cli_fail("%s %s: expected a non-zero GUID such as "
+			 "0x0002c90300001234", opt, text);
 		return -1;
 	}
 	return 0;
@@ -201,13 +209,34 @@ static void report_left_out(const char *source, const struct ibr_left_out *l)
 	for (uint32_t i = 0; i < l->shown; i++)
 		len += snprintf(first + len, sizeof(first) - len, "%s0x%016" PRIx64,
 				i ? ", " : "", l->first[i]);
-	print_prefix();
-	fprintf(stderr, "%s: disconnected fabric: routing the part of node "
-		"0x%016" PRIx64 "; left out %u switch%s and %u CA%s (%s%s)\n",
+	cli_fail("%s: disconnected fabric: routing the part of node "
+		"0x%016" PRIx64 "; left out %u switch%s and %u CA%s (%s%s)",
 		strcmp(source, "-") ? source : "<stdin>", l->seed_guid,
 		l->switches, l->switches == 1 ? "" : "es", l->cas,
 		l->cas == 1 ? "" : "s", first,
 		l->switches + l->cas > l->shown ? ", ..." : "");
+}
+
+/* LIDs a file gave for another LMC than --lmc: moved as OpenSM would move
+ * them (lids.h), and said in one line. */
+static void report_lid_moves(const char *source, const struct ibr_lid_moves *m,
+			     const struct ibr_fabric *f)
+{
+	char ranges[64] = "one LID per port", fresh[64] = "";
+
+	if (!m->relid)
+		return;
+	if (f->lmc)
+		snprintf(ranges, sizeof(ranges), "CA ports: aligned ranges of %u "
+			 "LIDs", 1u << f->lmc);
+	if (m->fresh)
+		snprintf(fresh, sizeof(fresh), ", %u without one got %s", m->fresh,
+			 m->fresh == 1 ? "its own" : "theirs");
+	cli_warn("%s: its LIDs are for another LMC than %u; assigned as OpenSM "
+		 "assigns them with lmc %u (%s): %u port%s kept the file's LID, "
+		 "%u got a new one%s", strcmp(source, "-") ? source : "<stdin>",
+		 f->lmc, f->lmc, ranges, m->kept, m->kept == 1 ? "" : "s",
+		 m->moved, fresh);
 }
 
 struct ibr_fabric *cli_load_fabric(const char *source,
@@ -216,19 +245,22 @@ struct ibr_fabric *cli_load_fabric(const char *source,
 	struct ibr_load_options opts = *o;
 	struct ibr_error err = { "" };
 	struct ibr_left_out left;
+	struct ibr_lid_moves moves;
 	struct ibr_fabric *f;
 
 	opts.left_out = &left;
+	opts.lid_moves = &moves;
 	if (ibr_load(source, &opts, &f, NULL, &err) == 0) {
 		report_left_out(source, &left);
+		report_lid_moves(source, &moves, f);
 		for (uint32_t i = 0; i < f->num_loopbacks; i++) {
 			const struct ibr_loopback *l = &f->loopbacks[i];
 			const struct ibr_node *n = &f->nodes[l->node];
-			fprintf(stderr, "ibrouting: WRN: %s%sswitch 0x%016" PRIx64
-				" \"%s\": port %u is cabled to its own port %u (a "
-				"loopback); left out of routing\n",
-				l->origin ? l->origin : "", l->origin ? ": " : "",
-				n->guid, n->desc, l->port, l->peer_port);
+			cli_warn("%s%sswitch 0x%016" PRIx64 " \"%s\": port %u is "
+				 "cabled to its own port %u (a loopback); left out "
+				 "of routing", l->origin ? l->origin : "",
+				 l->origin ? ": " : "", n->guid, n->desc, l->port,
+				 l->peer_port);
 		}
 		return f;
 	}
@@ -242,18 +274,17 @@ int cli_parse_roots(const char *text, struct cli_roots *r)
 	uint32_t n = 0;
 
 	if (strlen(text) >= sizeof(buf))
-		return cli_fail("--root: the list is too long%s%s", "", "");
+		return cli_fail("--root: the list is too long");
 	strcpy(buf, text);
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
 		if (n == IBR_CLI_MAX_ROOTS)
-			return cli_fail("--root: more than 1024 GUIDs%s%s", "",
-					"");
+			return cli_fail("--root: more than 1024 GUIDs");
 		if (cli_parse_guid("--root", tok, &r->set[n]))
 			return EXIT_USAGE;
 		n++;
 	}
 	if (n == 0)
-		return cli_fail("--root %s: expected GUID[,GUID...]%s", text, "");
+		return cli_fail("--root %s: expected GUID[,GUID...]", text);
 	r->choice.guid = n == 1 ? r->set[0] : 0;
 	r->choice.guid_source = "--root";
 	r->choice.set = n > 1 ? r->set : NULL;
@@ -277,8 +308,7 @@ int cli_parse_root_list(const char *text, uint64_t *guids, uint32_t cap,
 			return EXIT_USAGE;
 		*n = r.choice.set_len ? r.choice.set_len : 1;
 		if (*n > cap)
-			return cli_fail("--roots: more than 1024 GUIDs%s%s", "",
-					"");
+			return cli_fail("--roots: more than 1024 GUIDs");
 		memcpy(guids, r.set, *n * sizeof(uint64_t));
 		return 0;
 	}
@@ -295,16 +325,15 @@ int cli_parse_root_list(const char *text, uint64_t *guids, uint32_t cap,
 			if (!*p)
 				continue;
 			if (*n == cap) {
-				rc = cli_fail("--roots %s: more than 1024 GUIDs%s",
-					      text, "");
+				rc = cli_fail("--roots %s: more than 1024 GUIDs",
+					      text);
 				break;
 			}
 			errno = 0;
 			guids[*n] = strtoull(p, &end, 0);
 			if (errno || *end || guids[*n] == 0) {
-				fprintf(stderr, "ibrouting: %s:%u: expected a GUID, "
-					"found \"%s\"\n", text, l.lineno, p);
-				rc = EXIT_USAGE;
+				rc = cli_fail("%s:%u: expected a GUID, found "
+					      "\"%s\"", text, l.lineno, p);
 				break;
 			}
 			(*n)++;
@@ -327,31 +356,29 @@ int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 	struct ibr_error err = { "" };
 	const struct ibr_roots *roots = &ctx->roots;
 
-	if (ibr_ctx_init(ctx, f, &r->choice, options, &err)) {
-		fprintf(stderr, "ibrouting: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
+	if (ibr_ctx_init(ctx, f, &r->choice, options, &err))
+		return cli_fail("%s", err.msg);
 	ctx->port_choice = r->port_choice;
 	snprintf(words, sizeof(words), "%s", roots->how);
 	for (uint32_t i = 0; i < roots->num_passed && i < IBR_ROOT_NOTES; i++) {
 		const struct ibr_root_note *n = &roots->passed[i];
 		size_t used = strlen(words);
-		fprintf(stderr, "ibrouting: WRN: %s 0x%016" PRIx64 " %s; the root "
-			"is the next of the chain: %s\n", n->source, n->guid,
-			n->why, roots->how);
+		cli_warn("%s 0x%016" PRIx64 " %s; the root is the next of the "
+			 "chain: %s", n->source, n->guid, n->why, roots->how);
 		snprintf(words + used, sizeof(words) - used, "; %s 0x%016" PRIx64
 			 " %s", n->source, n->guid, n->why);
 	}
 	if (roots->replaced[0])
-		fprintf(stderr, "ibrouting: WRN: %s\n", roots->replaced);
+		cli_warn("%s", roots->replaced);
 	if (roots->unreached)
-		fprintf(stderr, "ibrouting: WRN: %u roots cannot reach %" PRIu64
-			" (root, host switch) pairs going down (links below "
-			"them are gone): those switches' own traffic to those "
-			"hosts has no route; hosts reach every host%s\n",
-			roots->roots_unreaching, roots->unreached,
-			f->sm_node != IBR_NONE ? " and every switch reaches "
-			"the SM" : "");
+		cli_warn("%u %s cannot reach %" PRIu64 " (root, host switch) "
+			 "%s going down (links below them are gone): those "
+			 "switches' own traffic to those hosts has no route; hosts "
+			 "reach every host%s", roots->roots_unreaching,
+			 PLURAL(roots->roots_unreaching, "root", "roots"),
+			 roots->unreached, PLURAL(roots->unreached, "pair", "pairs"),
+			 f->sm_node != IBR_NONE ? " and every switch reaches "
+			 "the SM" : "");
 	*how = words;
 	return 0;
 }
@@ -361,12 +388,35 @@ static uint32_t count_links(const struct ibr_fabric *f)
 	return f->sw_adj_start[f->num_switches] / 2;
 }
 
+/* LIDs owned by CA ports (end ports) and by switches. */
+static void count_lids(const struct ibr_fabric *f, uint32_t *ca, uint32_t *sw)
+{
+	*ca = *sw = 0;
+	for (uint32_t l = 1; l <= f->max_lid; l++) {
+		uint32_t owner = f->lid_owner[l].node;
+		if (owner == IBR_NONE)
+			continue;
+		if (f->nodes[owner].type == IBR_NODE_SWITCH)
+			++*sw;
+		else
+			++*ca;
+	}
+}
+
 void cli_print_fabric(const char *source, const struct ibr_fabric *f)
 {
-	printf("fabric    %s: %u switches, %u CA ports, %u inter-switch links, "
-	       "max LID %u\n", strcmp(source, "-") ? source : "<stdin>",
-	       f->num_switches, f->num_end_ports,
-	       count_links(f), f->max_lid);
+	uint32_t links = count_links(f), ca, sw;
+
+	/* every count the other lines use: walks and linear entries are
+	 * LIDs x switches, DLIDs are CA LIDs (route and verify alike) */
+	count_lids(f, &ca, &sw);
+	printf("fabric    %s: %u %s, %u %s, %u %s; %u LIDs: %u of the CA ports "
+	       "(lmc %u), %u of the switches; max LID %u\n",
+	       strcmp(source, "-") ? source : "<stdin>",
+	       f->num_switches, PLURAL(f->num_switches, "switch", "switches"),
+	       f->num_end_ports, PLURAL(f->num_end_ports, "CA port", "CA ports"),
+	       links, PLURAL(links, "inter-switch link", "inter-switch links"),
+	       ca + sw, ca, f->lmc, sw, f->max_lid);
 }
 
 static void print_path_lengths(const struct ibr_metrics *m)
@@ -428,9 +478,9 @@ static void print_load(const struct ibr_fabric *f, const struct ibr_result *r,
 		       m->flows);
 	} else {
 		printf("load      max link load %" PRIu64 " flows of %" PRIu64
-		       ", mean path %.2f links, %u DLIDs used of %u assigned"
+		       ", mean path %.2f links, %u DLIDs used of %u CA LIDs"
 		       "%s\n", m->max_link_load, m->flows, m->mean_path_len,
-		       m->lids_used, m->lids_assigned, delivers ? "" :
+		       m->lids_used, m->ca_lids, delivers ? "" :
 		       "; every CA pair delivered (walks from some switches "
 		       "are not, which no CA pair's flow takes)");
 		print_path_lengths(m);
@@ -454,11 +504,11 @@ static int print_verdict(const struct ibr_verify_report *rep, double ms)
 		       rep->dependencies, rep->designated.flows, ms);
 		return 0;
 	}
-	printf("verify    FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
+	printf("verify    FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
 	       PRIu64 " loops, %" PRIu64 " unreachable, %" PRIu64
 	       " dependency cycles, %" PRIu64 " bad designated DLIDs)\n",
-	       findings, rep->bad_port, rep->loops, rep->unreachable,
-	       rep->cycles, rep->bad_designated);
+	       findings, PLURAL(findings, "finding", "findings"), rep->bad_port,
+	       rep->loops, rep->unreachable, rep->cycles, rep->bad_designated);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
@@ -483,15 +533,20 @@ static int print_certificate(const struct ibr_fabric *f,
 			 ibr_switch(f, r->root)->guid);
 
 	if (findings == 0) {
-		printf("certify   OK: %" PRIu64 " entries legal up/down under the "
-		       "orientation from %s (%.3f ms)\n", rep->entries, from, ms);
+		/* entries of every LID up to the top, unassigned ones too (they
+		 * must be empty): more than the verifier's walks where
+		 * alignment left LIDs unassigned */
+		printf("certify   OK: %" PRIu64 " entries (LIDs 1-%u at %u %s) "
+		       "legal up/down under the orientation from %s (%.3f ms)\n",
+		       rep->entries, f->max_lid, f->num_switches,
+		       PLURAL(f->num_switches, "switch", "switches"), from, ms);
 		return 0;
 	}
-	printf("certify   FAILED: %" PRIu64 " findings (%" PRIu64 " bad ports, %"
+	printf("certify   FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
 	       PRIu64 " unreachable, %" PRIu64 " down-up turns, %" PRIu64
 	       " bad designated DLIDs) under the orientation from %s\n",
-	       findings, rep->bad_port, rep->unreachable, rep->down_up,
-	       rep->bad_designated, from);
+	       findings, PLURAL(findings, "finding", "findings"), rep->bad_port,
+	       rep->unreachable, rep->down_up, rep->bad_designated, from);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
@@ -509,40 +564,12 @@ static void print_policy(const struct ibr_fabric *f, const struct ibr_engine *e,
 		printf("check     could not run: %s\n", err.msg);
 	else if (ibr_verify_findings(&check.rep))
 		printf("check     the plugin would refuse these tables (%" PRIu64
-		       " findings)\n", ibr_verify_findings(&check.rep));
+		       " %s)\n", ibr_verify_findings(&check.rep),
+		       PLURAL(ibr_verify_findings(&check.rep), "finding",
+			      "findings"));
 	else
 		printf("check     the plugin would push them: %s\n",
 		       ibr_check_verdict_text(check.verdict));
-}
-
-static void print_route_summary(const struct ibr_fabric *f,
-				const struct ibr_engine *e,
-				const struct ibr_result *r, const char *how,
-				double best_ms, unsigned repeat)
-{
-	const struct ibr_node *root = ibr_switch(f, r->root);
-	uint32_t lids = 0;
-	char stats[512];
-
-	for (uint32_t l = 1; l <= f->max_lid; l++)
-		lids += f->lid_owner[l].node != IBR_NONE;
-	char set[160];
-
-	if (r->num_roots > 1)
-		printf("roots     %u switches (%s): %s\n", r->num_roots, how,
-		       ibr_roots_format(f, r->roots, r->num_roots, 4, set,
-					sizeof(set)));
-	else
-		printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n",
-		       root->guid, root->desc, ibr_switch_lid(f, r->root), how);
-	printf("engine    %s: %s (%" PRIu64 " linear entries for %u assigned "
-	       "LIDs)\n", e->name, ibr_stats_format(r, stats, sizeof(stats)),
-	       (uint64_t)lids * f->num_switches, lids);
-	if (repeat > 1)
-		printf("time      %.3f ms compute (best of %u runs)\n", best_ms,
-		       repeat);
-	else
-		printf("time      %.3f ms compute\n", best_ms);
 }
 
 /* The fewest LIDs a CA port has: 2^LMC of the port with the lowest LMC
@@ -560,21 +587,77 @@ static unsigned fewest_ca_lids(const struct ibr_fabric *f)
 	return fewest;
 }
 
-/* A multi-LID engine below the LMC it needs still routes (dr as FERa)
- * and says so, with what it would need. */
-static void warn_lmc(const struct ibr_fabric *f, const struct ibr_engine *e,
-		     const struct ibr_result *r)
+/* A multi-LID engine's LIDs: those it would need without the LMC's limit
+ * against the CA LIDs the LMC gives, and what became of the pairs whose
+ * destination's range had none left (the engine's overflow figure), so
+ * "CA LIDs needed" beside the LIDs assigned explains itself.  Below the
+ * LMC it needs the engine still routes (dr as FERa) and says so. */
+static void print_lid_budget(const struct ibr_fabric *f,
+			     const struct ibr_engine *e,
+			     const struct ibr_result *r)
 {
-	unsigned lids = fewest_ca_lids(f);
+	uint64_t needed, over;
+	unsigned per_port;
+	uint32_t ca, sw;
 
-	if (f->num_end_ports == 0 || lids >= 1u << e->min_lmc)
+	if (!e->overflow_stat || f->num_end_ports == 0)
 		return;
-	printf("warning   %s needs lmc >= %u for several LIDs per "
-	       "destination; with %u LID%s per CA port %" PRIu64 " pairs fall "
-	       "back to FERa's route (without a limit it would need %" PRIu64
-	       " CA LIDs)\n", e->name, e->min_lmc, lids, lids == 1 ? "" : "s",
-	       ibr_stat_get(r, "fallback pairs", 0),
-	       ibr_stat_get(r, "CA LIDs needed", 0));
+	needed = ibr_stat_get(r, IBR_STAT_CA_LIDS_NEEDED, 0);
+	over = ibr_stat_get(r, e->overflow_stat, 0);
+	per_port = fewest_ca_lids(f);
+	count_lids(f, &ca, &sw);
+	if (per_port < 1u << e->min_lmc) {
+		printf("warning   %s needs lmc >= %u for several LIDs per "
+		       "destination; with %u LID%s per CA port it is %s (without "
+		       "a limit it would need %" PRIu64 " CA LIDs)\n", e->name,
+		       e->min_lmc, per_port, per_port == 1 ? "" : "s",
+		       e->below_min_lmc ? e->below_min_lmc :
+		       "routing on base LIDs only", needed);
+		return;
+	}
+	printf("lids      %" PRIu64 " needed without the LMC's limit, %u CA "
+	       "LIDs assigned (", needed, ca);
+	if (ca == (uint64_t)per_port * f->num_end_ports)
+		printf("lmc %u: %u for each of %u CA %s); ", f->lmc, per_port,
+		       f->num_end_ports, PLURAL(f->num_end_ports, "port", "ports"));
+	else
+		printf("each CA port's range as the file gives it); ");
+	if (over)
+		printf("%" PRIu64 " %s found no LID of their destination's range "
+		       "and %s\n", over, PLURAL(over, "pair", "pairs"),
+		       e->overflow_fate);
+	else
+		printf("every pair found a LID of its destination's range\n");
+}
+
+static void print_route_summary(const struct ibr_fabric *f,
+				const struct ibr_engine *e,
+				const struct ibr_result *r, const char *how,
+				double best_ms, unsigned repeat)
+{
+	const struct ibr_node *root = ibr_switch(f, r->root);
+	uint32_t ca, sw;
+	char stats[512], set[160];
+
+	count_lids(f, &ca, &sw);
+
+	if (r->num_roots > 1)
+		printf("roots     %u switches (%s): %s\n", r->num_roots, how,
+		       ibr_roots_format(f, r->roots, r->num_roots, 4, set,
+					sizeof(set)));
+	else
+		printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n",
+		       root->guid, root->desc, ibr_switch_lid(f, r->root), how);
+	printf("engine    %s: %s (%" PRIu64 " linear entries: %u LIDs at %u %s)\n",
+	       e->name, ibr_stats_format(r, stats, sizeof(stats)),
+	       (uint64_t)(ca + sw) * f->num_switches, ca + sw, f->num_switches,
+	       PLURAL(f->num_switches, "switch", "switches"));
+	print_lid_budget(f, e, r);
+	if (repeat > 1)
+		printf("time      %.3f ms compute (best of %u runs)\n", best_ms,
+		       repeat);
+	else
+		printf("time      %.3f ms compute\n", best_ms);
 }
 
 /* --print-lfts: "SWITCH-GUID LID PORT" per routed entry, the form the
@@ -591,21 +674,6 @@ static void print_tables(const struct ibr_fabric *f, const struct ibr_result *r)
 
 static int cmd_route(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "engine", required_argument, NULL, 'e' },
-		{ "option", required_argument, NULL, 'o' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "root-strategy", required_argument, NULL, 's' },
-		{ "root-fallback", required_argument, NULL, 'f' },
-		{ "port-choice", required_argument, NULL, 'P' },
-		{ "lmc", required_argument, NULL, 'l' },
-		{ "dump-dir", required_argument, NULL, 'd' },
-		{ "repeat", required_argument, NULL, 'n' },
-		{ "sm", required_argument, NULL, 'm' },
-		{ "component", required_argument, NULL, 'c' },
-		{ "print-lfts", no_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
 	struct ibr_options engine_opts = { 0 };
 	const struct ibr_engine *e = NULL;
@@ -623,7 +691,7 @@ static int cmd_route(int argc, char **argv)
 	double best = 0, verify_ms, certify_ms = 0;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "e:o:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &route_command)) != -1) {
 		switch (c) {
 		case 'e':
 			e = ibr_engine_find(optarg);
@@ -634,7 +702,7 @@ static int cmd_route(int argc, char **argv)
 			break;
 		case 'o':
 			if (ibr_options_add(&engine_opts, optarg, NULL, &err))
-				return cli_fail("-o: %s%s", err.msg, "");
+				return cli_fail("-o: %s", err.msg);
 			break;
 		case 'r':
 			if (cli_parse_roots(optarg, &roots))
@@ -643,18 +711,18 @@ static int cmd_route(int argc, char **argv)
 		case 's':
 			if (ibr_root_strategy_parse(optarg, &roots.choice.strategy))
 				return cli_fail("--root-strategy %s: expected auto, "
-					    "sm, lowest-lid or center%s", optarg, "");
+					    "sm, lowest-lid or center", optarg);
 			roots.strategy_given = true;
 			break;
 		case 'f':
 			if (ibr_root_fallback_parse(optarg, &roots.choice.fallback))
 				return cli_fail("--root-fallback %s: expected next "
-					    "or refuse%s", optarg, "");
+					    "or refuse", optarg);
 			break;
 		case 'P':
 			if (ibr_port_choice_parse(optarg, &roots.port_choice))
 				return cli_fail("--port-choice %s: expected "
-					    "balanced or lowest%s", optarg, "");
+					    "balanced or lowest", optarg);
 			break;
 		case 'l':
 			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
@@ -681,19 +749,19 @@ static int cmd_route(int argc, char **argv)
 			print_lfts = true;
 			break;
 		default:
-			return usage_error();
+			return EXIT_USAGE;
 		}
 	}
 	if (roots.root_given && roots.strategy_given)
 		return cli_fail("--root and --root-strategy both choose the "
-				"root: give one%s%s", "", "");
+				"root: give one");
 	if (!e)
-		return cli_fail("choose an engine with -e (%s)%s",
-			    ibr_engine_names(names, sizeof(names)), "");
+		return cli_fail("choose an engine with -e (%s)",
+				ibr_engine_names(names, sizeof(names)));
 	if (optind != argc - 1)
-		return cli_fail("expected one FABRIC argument%s%s", "", "");
+		return cli_fail("expected one FABRIC argument");
 	if (ibr_options_check(&engine_opts, e, &err))
-		return cli_fail("%s%s", err.msg, "");
+		return cli_fail("%s", err.msg);
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;
@@ -716,7 +784,6 @@ static int cmd_route(int argc, char **argv)
 	}
 	ibr_ctx_free(&ctx);
 	print_route_summary(f, e, &r, how, best, repeat);
-	warn_lmc(f, e, &r);
 	verify_ms = ibr_now_ms();
 	rc = ibr_verify(f, &r, NULL, &rep, &err);
 	verify_ms = ibr_now_ms() - verify_ms;
@@ -762,7 +829,7 @@ static int read_live_tables(const char *lfts, const char *source,
 
 	if (from_stdin && strcmp(source, "-") == 0)
 		return cli_fail("--lfts - and FABRIC - cannot both be standard "
-				"input%s%s", "", "");
+				"input");
 	*fp = cli_load_fabric(source, &none);
 	if (!*fp)
 		return -1;
@@ -805,13 +872,6 @@ static int set_read_roots(const struct ibr_fabric *f, struct ibr_result *r,
 
 static int cmd_verify(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "certificate", no_argument, NULL, 'c' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "lfts", required_argument, NULL, 'f' },
-		{ "roots", required_argument, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static uint64_t root_set[IBR_CLI_MAX_ROOTS];
 	uint32_t num_roots = 0;
 	const char *lfts = NULL;
@@ -821,11 +881,12 @@ static int cmd_verify(int argc, char **argv)
 	struct ibr_certify_report cert;
 	struct ibr_fabric *f = NULL;
 	struct ibr_result r;
-	bool certificate = false;
+	bool certificate = false, lmc_given = false;
+	unsigned lmc = 0;
 	double ms;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &verify_command)) != -1) {
 		switch (c) {
 		case 'c':
 			certificate = true;
@@ -842,19 +903,28 @@ static int cmd_verify(int argc, char **argv)
 						IBR_CLI_MAX_ROOTS, &num_roots))
 				return EXIT_USAGE;
 			break;
+		case 'l':
+			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &lmc))
+				return EXIT_USAGE;
+			lmc_given = true;
+			break;
 		default:
-			return usage_error();
+			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1)
-		return cli_fail(lfts ? "expected one FABRIC argument%s%s" :
+		return cli_fail("%s", lfts ? "expected one FABRIC argument" :
 				"expected one directory with opensm-subnet.lst "
-				"and opensm-lfts.dump%s%s", "", "");
+				"and opensm-lfts.dump");
 	if (root.guid && !certificate)
 		return cli_fail("--root is the certificate's orientation; "
-			    "add --certificate%s%s", "", "");
+			    "add --certificate");
+	if (lfts && lmc_given)
+		return cli_fail("--lmc is for OpenSM's dumps: with --lfts the "
+				"FABRIC file gives the LIDs and their LMC");
 	if (lfts ? read_live_tables(lfts, argv[optind], &f, &r) :
-	    ibr_dump_read(argv[optind], &f, &r, &err)) {
+	    ibr_dump_read_lmc(argv[optind], lmc_given ? (int)lmc : -1, &f, &r,
+			      &err)) {
 		if (!lfts)
 			cli_error(err.msg);
 		return EXIT_USAGE;
@@ -887,25 +957,69 @@ static int cmd_verify(int argc, char **argv)
 	return rc;
 }
 
-/* The registry, with each engine's options: what -e and -o accept. */
+/* "-o KEY=N" and "(1..8; default 2)" or "(a, b or c; default a)". */
+static void print_engine_option(const struct ibr_option_spec *o)
+{
+	char key[48], accepts[160] = "";
+	size_t used = 0;
+
+	if (o->max > o->min) {
+		snprintf(key, sizeof(key), "-o %s=N", o->key);
+		snprintf(accepts, sizeof(accepts), "%u..%u; ", o->min, o->max);
+	} else {
+		snprintf(key, sizeof(key), "-o %s=%s", o->key,
+			 o->choices ? "WORD" : "VALUE");
+		for (const char *const *c = o->choices; c && *c; c++)
+			used += (size_t)snprintf(accepts + used, sizeof(accepts) - used,
+						 "%s%s", *c, c[1] ? (c[2] ? ", " :
+						 " or ") : "; ");
+	}
+	printf("             %-22s %s (%sdefault %s)\n", key, o->help, accepts,
+	       o->def);
+}
+
+/* The registry, with each engine's options (what -e and -o accept) and
+ * the hybrids the plugin registers; --names: the engines' names alone. */
 static int cmd_engines(int argc, char **argv)
 {
-	bool names_only = argc == 2 && strcmp(argv[1], "--names") == 0;
+	bool names_only = false;
+	int c;
 
-	if (argc > 1 && !names_only)
-		return cli_fail("expected no argument, or --names%s%s", "",
-			    "");
+	while ((c = cli_getopt(argc, argv, &engines_command)) != -1)
+		if (c == 'n')
+			names_only = true;
+		else
+			return EXIT_USAGE;
+	if (optind != argc)
+		return cli_fail("expected no argument, found \"%s\"", argv[optind]);
+	if (!names_only)
+		printf("Engines (ibrouting route -e NAME; opensm.conf: "
+		       "routing_engine NAME):\n");
 	for (unsigned i = 0; ibr_engines[i]; i++) {
 		const struct ibr_engine *e = ibr_engines[i];
 		if (names_only) {
 			printf("%s\n", e->name);
 			continue;
 		}
-		printf("%-8s %s\n", e->name, e->summary);
+		printf("  %-10s %s\n", e->name, e->summary);
 		for (const struct ibr_option_spec *o = e->options; o && o->key; o++)
-			printf("         -o %s=VALUE  %s (default %s)\n", o->key,
-			       o->help, o->def);
+			print_engine_option(o);
 	}
+	if (names_only)
+		return 0;
+	printf("Hybrids (ibrouting transition -e NAME; opensm.conf: "
+	       "routing_engine NAME): the first\nengine's tables right after a "
+	       "change, the second's a re-route later, in safe steps:\n");
+	for (unsigned i = 0; ibr_default_hybrids[i]; i++) {
+		const struct ibr_engine *p, *f;
+		const char *h = ibr_default_hybrids[i];
+		if (ibr_hybrid_split(h, strlen(h), &p, &f) == 0)
+			printf("  %-12s %s, then %s\n", h, p->name, f->name);
+	}
+	printf("  and PROVISIONAL+FINAL of any two engines above that "
+	       "routing_engine names\n"
+	       "Options go to opensm-plugin.conf as ENGINE_KEY VALUE "
+	       "(colorl_paths shortest-widest).\n");
 	return 0;
 }
 
@@ -917,30 +1031,32 @@ static int cmd_generate(int argc, char **argv)
 	struct ibr_load_options load = { .lmc_given = true };
 	char source[4096];
 	FILE *out = stdout;
-	int i, rc;
+	int c, rc;
 
-	for (i = 1; i < argc - 1; i++) {
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc - 1) {
-			out_path = argv[++i];
-		} else if (strcmp(argv[i], "--lmc") == 0 && i + 1 < argc - 1) {
-			if (cli_parse_uint("--lmc", argv[++i], IBR_MAX_LMC, &load.lmc))
-				return EXIT_USAGE;
-		} else {
+	while ((c = cli_getopt(argc, argv, &generate_command)) != -1) {
+		switch (c) {
+		case 'o':
+			out_path = optarg;
 			break;
+		case 'l':
+			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
+				return EXIT_USAGE;
+			break;
+		default:
+			return EXIT_USAGE;
 		}
 	}
-	if (i != argc - 1)
-		return cli_fail("expected [-o FILE] [--lmc N] SPEC%s%s", "", "");
+	if (optind != argc - 1)
+		return cli_fail("expected one SPEC (ibrouting generate --help "
+				"gives them)");
 	if (out_path && strcmp(out_path, "-") == 0)
 		out_path = NULL; /* -o -: standard output, as without -o */
-	snprintf(source, sizeof(source), "gen:%s", argv[i]);
+	snprintf(source, sizeof(source), "gen:%s", argv[optind]);
 	f = cli_load_fabric(source, &load);
 	if (!f)
 		return EXIT_USAGE;
 	if (out_path && !(out = fopen(out_path, "w"))) {
-		print_prefix();
-		fprintf(stderr, "cannot write %s: %s\n", out_path,
-			strerror(errno));
+		cli_fail("cannot write %s: %s", out_path, strerror(errno));
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
 	}
@@ -963,32 +1079,46 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/* `ibrouting --help`: the commands, a line each. */
+static void print_commands(FILE *out)
+{
+	fputs("Usage: ibrouting COMMAND [options] ARGUMENTS\n"
+	      "Computes, verifies and compares up*/down* routing tables "
+	      "offline, with the engines of the\nibrouting OpenSM plugin.\n\n"
+	      "Commands:\n", out);
+	for (size_t i = 0; i < NUM_COMMANDS; i++)
+		fprintf(out, "  %-11s %.*s\n", commands[i]->name,
+			(int)strcspn(commands[i]->what, "\n"),
+			commands[i]->what);
+	fputs("\nibrouting COMMAND --help describes a command and every option "
+	      "it takes;\nibrouting --version prints the version.\n", out);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		print_usage(stderr, NULL);
+		print_commands(stderr);
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		print_usage(stdout, NULL);
+		print_commands(stdout);
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("ibrouting %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++) {
-		const struct command *c = &commands[i];
+	for (size_t i = 0; i < NUM_COMMANDS; i++) {
+		const struct cli_command *c = commands[i];
 		if (strcmp(argv[1], c->name) != 0)
 			continue;
 		cli_command = c->name;
 		if (wants_help(argc - 1, argv + 1)) {
-			print_usage(stdout, c);
+			cli_print_help(stdout, c);
 			return 0;
 		}
 		return c->run(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "ibrouting: unknown command \"%s\"\n", argv[1]);
-	print_usage(stderr, NULL);
-	return EXIT_USAGE;
+	return cli_fail("unknown command \"%s\" (ibrouting --help lists "
+			"them)", argv[1]);
 }

@@ -228,16 +228,35 @@ static int parse_heuristics(const char *text, bool *on)
 	return 0;
 }
 
-int cmd_lids(int argc, char **argv)
+static int cmd_lids(int argc, char **argv);
+
+static const struct cli_option lids_options[] = {
+	{ "paths", 0, 'p', "SCHEME", "the path computation to study: "
+	  "shortest-widest, path-selection or both (default)" },
+	{ "heuristics", 0, 'H', "all|LIST", "LID assignment heuristics, a "
+	  "comma-separated list of greedy, split-merge/S, split-merge/L, "
+	  "color/S, color/L, ilp (default all; ilp with GLPK)" },
+	{ "ilp-seconds", 0, 't', "N", "the ILP's time limit per destination, "
+	  "1..86400 seconds (default 2)" },
+	{ "k", 0, 'k', "N", "path selection: candidate paths per pair, 1..16 "
+	  "(default 16)" },
+	{ "pairs", 0, 'P', "ca|switch", "one path per CA pair (default) or per "
+	  "switch pair" },
+	CLI_HELP_OPTION,
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_command cli_lids = {
+	"lids", cmd_lids, "[options] FABRIC...",
+	"The LID assignment paper's study: paths' load and every heuristic's "
+	"LIDs on each FABRIC.\nPer path scheme the paths' max link load, then "
+	"the LIDs every heuristic (and the ILP)\nallocates for them; no tables "
+	"are routed.",
+	lids_options, cli_fabric_help,
+};
+
+static int cmd_lids(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "paths", required_argument, NULL, 'p' },
-		{ "heuristics", required_argument, NULL, 'H' },
-		{ "ilp-seconds", required_argument, NULL, 't' },
-		{ "k", required_argument, NULL, 'k' },
-		{ "pairs", required_argument, NULL, 'P' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lids_options o = {
 		.scheme = { true, true }, .paths = { .k = 16, .per_ca = true },
 		.ilp_seconds = 2, .root = { .strategy = IBR_ROOT_SM },
@@ -246,7 +265,7 @@ int cmd_lids(int argc, char **argv)
 	int opt, rc = 0;
 
 	parse_heuristics("all", o.heuristic);
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, &cli_lids)) != -1) {
 		switch (opt) {
 		case 'p':
 			if (strcmp(optarg, "both") == 0) {
@@ -256,7 +275,7 @@ int cmd_lids(int argc, char **argv)
 				if (ibr_path_scheme_parse(optarg, &s))
 					return cli_fail("--paths %s: expected "
 							"shortest-widest, path-selection "
-							"or both%s", optarg, "");
+							"or both", optarg);
 				o.scheme[0] = o.scheme[1] = false;
 				o.scheme[s] = true;
 			}
@@ -265,11 +284,11 @@ int cmd_lids(int argc, char **argv)
 			if (parse_heuristics(optarg, o.heuristic))
 				return cli_fail("--heuristics %s: expected all "
 						"or a list of greedy, split-merge/S, "
-						"split-merge/L, color/S, color/L, ilp%s",
-						optarg, "");
+						"split-merge/L, color/S, color/L, ilp",
+						optarg);
 			if (o.heuristic[IBR_LA_ILP] && !ibr_lid_ilp_available())
 				return cli_fail("--heuristics %s: this build "
-						"has no GLPK for the ILP%s", optarg, "");
+						"has no GLPK for the ILP", optarg);
 			break;
 		case 't':
 			if (cli_parse_range("--ilp-seconds", optarg, 1, 86400,
@@ -283,7 +302,7 @@ int cmd_lids(int argc, char **argv)
 		case 'P':
 			if (strcmp(optarg, "ca") && strcmp(optarg, "switch"))
 				return cli_fail("--pairs %s: expected ca or "
-						"switch%s", optarg, "");
+						"switch", optarg);
 			o.paths.per_ca = strcmp(optarg, "ca") == 0;
 			break;
 		default:
@@ -291,8 +310,7 @@ int cmd_lids(int argc, char **argv)
 		}
 	}
 	if (optind == argc)
-		return cli_fail("expected one or more FABRIC arguments%s%s",
-				"", "");
+		return cli_fail("expected one or more FABRIC arguments");
 	for (int i = optind; i < argc; i++) {
 		struct ibr_fabric *f = cli_load_fabric(argv[i], &load);
 		struct ibr_error err = { "" };

@@ -49,28 +49,23 @@ static void difference(const struct ibr_result *a, const struct ibr_result *b,
 static int split_hybrid(const char *name, const struct ibr_engine **prov,
 			const struct ibr_engine **fin)
 {
-	const char *plus = strchr(name, '+');
-	char first[64];
 	char names[256];
 
-	if (!plus || (size_t)(plus - name) >= sizeof(first))
-		return cli_fail("-e wants PROVISIONAL+FINAL, two of "
-				"%s (e.g. pira+fera)%s",
-				ibr_engine_names(names, sizeof(names)), "");
-	memcpy(first, name, (size_t)(plus - name));
-	first[plus - name] = '\0';
-	*prov = ibr_engine_find(first);
-	*fin = ibr_engine_find(plus + 1);
-	if (!*prov || !*fin)
-		return cli_fail("unknown engine in \"%s\" (known: "
-				"%s)", name, ibr_engine_names(names, sizeof(names)));
+	if (!strchr(name, '+'))
+		return cli_fail("-e wants PROVISIONAL+FINAL, two of %s (e.g. "
+				"pira+fera)", ibr_engine_names(names, sizeof(names)));
+	if (ibr_hybrid_split(name, strlen(name), prov, fin))
+		return cli_fail("unknown engine in \"%s\" (known: %s)", name,
+				ibr_engine_names(names, sizeof(names)));
 	return 0;
 }
 
 static void print_findings(const char *what, const struct ibr_verify_report *rep)
 {
-	printf("%s %" PRIu64 " LIDs can loop, %" PRIu64 " dependency cycles%s%s\n",
-	       what, rep->loops, rep->cycles, rep->num_messages ? ": " : "",
+	printf("%s %" PRIu64 " %s, %" PRIu64 " %s%s%s\n", what, rep->loops,
+	       PLURAL(rep->loops, "LID can loop", "LIDs can loop"), rep->cycles,
+	       PLURAL(rep->cycles, "dependency cycle", "dependency cycles"),
+	       rep->num_messages ? ": " : "",
 	       rep->num_messages ? rep->messages[0] : "");
 }
 
@@ -107,15 +102,18 @@ static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
 			break;
 		}
 		if (moved == 0) {
-			printf("steps     blocked after %u steps: %" PRIu64
-			       " entries left\n", step, left);
+			printf("steps     blocked after %u %s: %" PRIu64 " %s "
+			       "left\n", step, PLURAL(step, "step", "steps"), left,
+			       PLURAL(left, "entry", "entries"));
 			rc = EXIT_FINDINGS;
 			break;
 		}
 		difference(cur, &next, &entries, &blocks);
 		step++;
-		printf("step %-4u %" PRIu64 " entries in %" PRIu64 " LFT blocks, "
-		       "%" PRIu64 " entries left; ", step, entries, blocks, left);
+		printf("step %-4u %" PRIu64 " %s in %" PRIu64 " LFT %s, %" PRIu64
+		       " %s left; ", step, entries, PLURAL(entries, "entry",
+		       "entries"), blocks, PLURAL(blocks, "block", "blocks"), left,
+		       PLURAL(left, "entry", "entries"));
 		if (ibr_verify_findings(&rep)) {
 			print_findings("union with the tables before:", &rep);
 			rc = EXIT_FINDINGS;
@@ -127,8 +125,10 @@ static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
 			break;
 		}
 		if (ibr_verify_findings(&rep)) {
-			printf("tables: %" PRIu64 " findings: %s\n",
-			       ibr_verify_findings(&rep), rep.messages[0]);
+			printf("tables: %" PRIu64 " %s: %s\n",
+			       ibr_verify_findings(&rep),
+			       PLURAL(ibr_verify_findings(&rep), "finding",
+				      "findings"), rep.messages[0]);
 			rc = EXIT_FINDINGS;
 			break;
 		}
@@ -146,18 +146,38 @@ static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
 	return rc;
 }
 
-int cmd_transition(int argc, char **argv)
+static int cmd_transition(int argc, char **argv);
+
+static const struct cli_option transition_options[] = {
+	{ "engine", 'e', 'e', "PROVISIONAL+FINAL", "the hybrid: two engines "
+	  "joined by + (ibrouting engines lists them); required" },
+	{ "lmc", 0, 'l', "N", "the subnet's LMC, 0..7 (default 0), as route's" },
+	{ "root", 0, 'r', "GUID[,GUID...]", "root switch by node GUID, several "
+	  "a root set; then the SM's switch (not with --root-strategy)" },
+	{ "root-strategy", 0, 's', "HOW", "the roots without --root: auto "
+	  "(default), sm, lowest-lid or center" },
+	{ "root-fallback", 0, 'f', "next|refuse", "an unusable --root: the next "
+	  "link of the chain (default), or an error" },
+	{ "port-choice", 0, 'P', "balanced|lowest", "among the ports a rule "
+	  "allows: the least loaded (default) or the lowest" },
+	{ "sm", 0, 'm', "GUID", "node or port GUID the SM runs on, as route's" },
+	CLI_HELP_OPTION,
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_command cli_transition = {
+	"transition", cmd_transition, "-e PROVISIONAL+FINAL [options] FABRIC",
+	"A hybrid engine's way after a change, offline: both tables, their "
+	"union, the safe steps.\nRoutes FABRIC with both engines from the "
+	"same roots, checks their union, and walks the\nsafe steps from one to "
+	"the other.\nExit status 0: the final tables reached, every check "
+	"clean; 1: a check failed or no safe\nstep is left; 2: bad usage or "
+	"input.",
+	transition_options, cli_fabric_help,
+};
+
+static int cmd_transition(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "engine", required_argument, NULL, 'e' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "root-strategy", required_argument, NULL, 's' },
-		{ "root-fallback", required_argument, NULL, 'f' },
-		{ "port-choice", required_argument, NULL, 'P' },
-		{ "lmc", required_argument, NULL, 'l' },
-		{ "sm", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
 	struct ibr_route_ctx ctx;
 	const char *how = "";
@@ -171,8 +191,7 @@ int cmd_transition(int argc, char **argv)
 	uint64_t entries, blocks;
 	int c, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cli_transition)) != -1) {
 		switch (c) {
 		case 'e':
 			if (split_hybrid(optarg, &prov, &fin))
@@ -185,18 +204,18 @@ int cmd_transition(int argc, char **argv)
 		case 's':
 			if (ibr_root_strategy_parse(optarg, &roots.choice.strategy))
 				return cli_fail("--root-strategy %s: expected auto, "
-						"sm, lowest-lid or center%s", optarg, "");
+						"sm, lowest-lid or center", optarg);
 			roots.strategy_given = true;
 			break;
 		case 'f':
 			if (ibr_root_fallback_parse(optarg, &roots.choice.fallback))
 				return cli_fail("--root-fallback %s: expected next "
-						"or refuse%s", optarg, "");
+						"or refuse", optarg);
 			break;
 		case 'P':
 			if (ibr_port_choice_parse(optarg, &roots.port_choice))
 				return cli_fail("--port-choice %s: expected "
-						"balanced or lowest%s", optarg, "");
+						"balanced or lowest", optarg);
 			break;
 		case 'l':
 			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
@@ -208,23 +227,17 @@ int cmd_transition(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		default:
-			return cli_fail("usage: ibrouting transition -e "
-					"PROVISIONAL+FINAL [--lmc N] [--root GUID[,GUID...]] "
-					"[--root-strategy S] [--root-fallback "
-					"next|refuse] [--port-choice balanced|lowest] "
-					"[--sm GUID] FABRIC%s%s", "",
-					"");
+			return EXIT_USAGE;
 		}
 	}
 	if (roots.root_given && roots.strategy_given)
 		return cli_fail("--root and --root-strategy both choose the "
-				"root: give one%s%s", "", "");
+				"root: give one");
 	if (!prov)
 		return cli_fail("choose -e PROVISIONAL+FINAL (e.g. "
-				"pira+fera)%s%s", "", "");
+				"pira+fera)");
 	if (optind != argc - 1)
-		return cli_fail("expected one FABRIC argument%s%s",
-				"", "");
+		return cli_fail("expected one FABRIC argument");
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;

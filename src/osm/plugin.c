@@ -702,40 +702,13 @@ static int setup(osm_routing_engine_t *re, osm_opensm_t *osm)
 	return 0;
 }
 
-/* The hybrids the plugin registers: these always, and any
- * PROVISIONAL+FINAL of our engines that opensm.conf's routing_engine
- * names. */
-static const char *const default_hybrids[] = {
-	"pira+fera", "pira+dr", "pira+colorl",
-};
-
-/* Splits NAME "a+b" into two engines of ours; false otherwise. */
-static bool hybrid_engines(const char *name, size_t len,
-			   const struct ibr_engine **prov,
-			   const struct ibr_engine **fin)
-{
-	const char *plus = memchr(name, '+', len);
-	char a[32], b[32];
-
-	if (!plus || plus == name || (size_t)(plus - name) >= sizeof(a) ||
-	    len - (size_t)(plus - name) - 1 >= sizeof(b))
-		return false;
-	memcpy(a, name, (size_t)(plus - name));
-	a[plus - name] = '\0';
-	memcpy(b, plus + 1, len - (size_t)(plus - name) - 1);
-	b[len - (size_t)(plus - name) - 1] = '\0';
-	*prov = ibr_engine_find(a);
-	*fin = ibr_engine_find(b);
-	return *prov && *fin;
-}
-
 /* Adds hybrid NAME (len bytes) to ctxs[*n] unless it is there already. */
 static void add_hybrid(struct engine_ctx *ctxs, unsigned *n, unsigned max,
 		       const char *name, size_t len, osm_log_t *log)
 {
 	const struct ibr_engine *prov, *fin;
 
-	if (!hybrid_engines(name, len, &prov, &fin) || *n >= max ||
+	if (ibr_hybrid_split(name, len, &prov, &fin) || *n >= max ||
 	    len >= sizeof(ctxs[0].name))
 		return;
 	for (unsigned i = 0; i < *n; i++)
@@ -759,12 +732,15 @@ static void *create(osm_opensm_t *osm)
 	struct plugin *p = calloc(1, sizeof(*p));
 	const char *conf = osm->subn.opt.routing_engine_names;
 	char names[256];
-	unsigned n = 0, max;
+	unsigned n = 0, max, hybrids = 0;
 
 	while (ibr_engines[n])
 		n++;
-	/* room for the default hybrids and one per name of routing_engine */
-	max = n + sizeof(default_hybrids) / sizeof(default_hybrids[0]) + 1;
+	while (ibr_default_hybrids[hybrids])
+		hybrids++;
+	/* room for the default hybrids (ibr_default_hybrids: always, so that
+	 * `ibrouting engines` lists them) and one per name of routing_engine */
+	max = n + hybrids + 1;
 	for (const char *q = conf; q && *q; q++)
 		max += *q == ',';
 	engine_ctxs = calloc(max, sizeof(*engine_ctxs));
@@ -788,9 +764,9 @@ static void *create(osm_opensm_t *osm)
 		snprintf(engine_ctxs[i].name, sizeof(engine_ctxs[i].name), "%s",
 			 ibr_engines[i]->name);
 	}
-	for (size_t i = 0; i < sizeof(default_hybrids) / sizeof(default_hybrids[0]); i++)
-		add_hybrid(engine_ctxs, &n, max, default_hybrids[i],
-			   strlen(default_hybrids[i]), &osm->log);
+	for (unsigned i = 0; ibr_default_hybrids[i]; i++)
+		add_hybrid(engine_ctxs, &n, max, ibr_default_hybrids[i],
+			   strlen(ibr_default_hybrids[i]), &osm->log);
 	while (conf && *conf) {
 		size_t len = strcspn(conf, ",");
 		add_hybrid(engine_ctxs, &n, max, conf, len, &osm->log);

@@ -154,7 +154,9 @@ void ibr_flows_finish(struct ibr_flows *fl)
 	}
 	m->mean_path_len = routed ? (double)len_sum / routed : 0.0;
 	for (uint32_t l = 1; l <= f->max_lid; l++) {
-		m->lids_assigned += f->lid_owner[l].node != IBR_NONE;
+		uint32_t owner = f->lid_owner[l].node;
+		m->ca_lids += owner != IBR_NONE &&
+			      f->nodes[owner].type != IBR_NODE_SWITCH;
 		m->lids_used += fl->dlid_used[l];
 	}
 }

@@ -70,7 +70,8 @@ static const struct ibr_option_spec colorl_options[] = {
 	  heuristic_choices },
 	{ "k", "16", 1, 16, "path selection: candidate paths per pair", NULL },
 	{ "ilp_seconds", "10", 1, 3600,
-	  "heuristic ilp: GLPK time limit per destination", NULL },
+	  "heuristic ilp: GLPK's time limit per destination, in seconds",
+	  NULL },
 	{ "pairs", "switch", 0, 0, "one path per switch pair or per CA pair",
 	  pairs_choices },
 	{ NULL, NULL, 0, 0, NULL, NULL },
@@ -414,12 +415,14 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			kept_base = 1;
 		}
 	}
-	ibr_stat_set(r, "CA LIDs needed", w.lids_needed);
-	ibr_stat_set(r, "renamed LIDs", w.renamed_lids);
-	ibr_stat_set(r, "pairs moved", w.pairs_moved);
-	ibr_stat_set(r, "classes on the base", w.classes_on_base);
-	ibr_stat_set(r, "colourings proven minimal", w.exact_colourings);
-	ibr_stat_set(r, "colourings", w.colourings);
+	ibr_stat_count(r, "CA LID needed", IBR_STAT_CA_LIDS_NEEDED, w.lids_needed);
+	ibr_stat_count(r, "renamed LID", "renamed LIDs", w.renamed_lids);
+	ibr_stat_count(r, "pair moved", "pairs moved", w.pairs_moved);
+	ibr_stat_count(r, "class on the base", "classes on the base",
+		       w.classes_on_base);
+	ibr_stat_count(r, "colouring proven minimal",
+		       "colourings proven minimal", w.exact_colourings);
+	ibr_stat_count(r, "colouring", "colourings", w.colourings);
 	ibr_stat_set(r, "selection kept the base", kept_base);
 	rc = 0;
 out:
@@ -452,4 +455,9 @@ const struct ibr_engine ibr_engine_colorl = {
 	.options = colorl_options,
 	.route = colorl_route,
 	.min_lmc = 1,
+	/* one LID per destination: every pair on the base LID, FERa's tree */
+	.below_min_lmc = "routing as fera",
+	.overflow_stat = "pairs moved",
+	.overflow_fate = "took a LID whose tree already reaches their source "
+			 "switch",
 };

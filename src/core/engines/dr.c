@@ -396,12 +396,14 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	w.balanced = ctx->port_choice == IBR_PORT_BALANCED;
 	if (rename_all(&w, err))
 		goto out;
-	ibr_stat_set(r, "CA LIDs needed", w.lids_needed);
-	ibr_stat_set(r, "renamed LIDs", w.renamed_lids);
-	ibr_stat_set(r, "renamed pairs", w.renamed_pairs);
-	ibr_stat_set(r, "fallback pairs", w.fallback_pairs);
-	ibr_stat_set(r, "links saved against fera", w.links_saved);
-	ibr_stat_set(r, "links above minimal", w.links_above_minimal);
+	ibr_stat_count(r, "CA LID needed", IBR_STAT_CA_LIDS_NEEDED, w.lids_needed);
+	ibr_stat_count(r, "renamed LID", "renamed LIDs", w.renamed_lids);
+	ibr_stat_count(r, "renamed pair", "renamed pairs", w.renamed_pairs);
+	ibr_stat_count(r, "fallback pair", "fallback pairs", w.fallback_pairs);
+	ibr_stat_count(r, "link saved against fera", "links saved against fera",
+		       w.links_saved);
+	ibr_stat_count(r, "link above minimal", "links above minimal",
+		       w.links_above_minimal);
 	rc = 0;
 out:
 	free_work(&w);
@@ -428,4 +430,6 @@ const struct ibr_engine ibr_engine_dr = {
 	.route = dr_route,
 	.min_lmc = 1,
 	.below_min_lmc = "routing as fera",
+	.overflow_stat = "fallback pairs",
+	.overflow_fate = "took FERa's route on the base LID",
 };

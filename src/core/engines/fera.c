@@ -475,7 +475,7 @@ static int fera_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	w.carry = ud->num_roots > 1;
 	for (unsigned pass = 1; w.balanced && pass < passes; pass++)
 		reroute_pass(&w);
-	ibr_stat_set(r, "explicit entries", lids * S);
+	ibr_stat_count(r, "explicit entry", "explicit entries", lids * S);
 	rc = 0;
 out:
 	free(w.link_up);
@@ -497,8 +497,8 @@ out:
 }
 
 static const struct ibr_option_spec fera_options[] = {
-	{ "passes", "2", 1, 8, "port_choice balanced: routing passes (2 and "
-	  "more: each destination routed again against the others' loads)",
+	{ "passes", "2", 1, 8, "port_choice balanced: routing passes; from 2 "
+	  "on, each destination is routed again against the others' loads",
 	  NULL },
 	{ NULL, NULL, 0, 0, NULL, NULL },
 };

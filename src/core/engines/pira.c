@@ -451,8 +451,8 @@ int ibr_pira_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	explicit_entries = expand_defaults(&w);
 	if (w.several_sinks && repair(&w, &explicit_entries, err))
 		goto out;
-	ibr_stat_set(r, "explicit entries", explicit_entries);
-	ibr_stat_set(r, "default ports", w.S - w.sinks);
+	ibr_stat_count(r, "explicit entry", "explicit entries", explicit_entries);
+	ibr_stat_count(r, "default port", "default ports", w.S - w.sinks);
 	rc = 0;
 out:
 	free(w.step);

@@ -6,7 +6,9 @@
  * is not 0, in (source, destination) end-port order; the reader accepts
  * only lines whose GUIDs name end ports of the fabric, whose LIDs are
  * those ports' LIDs and whose DLID lies in the destination's range, so a
- * file read back gives the map it was written from.
+ * file read back gives the map it was written from.  The header says the
+ * subnet's LMC ("# lmc N") when every CA port has the same, as no file of
+ * OpenSM's does: the dump reader takes it from there.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +21,7 @@
 #include "util/lines.h"
 
 #define DLIDS_FILE "ibrouting-dlids.dump"
+#define LMC_LINE "# lmc "
 
 static uint64_t end_port_guid(const struct ibr_fabric *f, uint32_t e)
 {
@@ -33,10 +36,26 @@ static int dlids_path(char *path, size_t len, const char *dir,
 	return 0;
 }
 
+/* The LMC every CA port has, or -1 when they differ (a file's own). */
+static int common_lmc(const struct ibr_fabric *f)
+{
+	int lmc = -1;
+
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		const struct ibr_end_port *ep = &f->end_ports[e];
+		int l = ibr_port(f, ep->node, ep->port)->lmc;
+		if (lmc >= 0 && l != lmc)
+			return -1;
+		lmc = l;
+	}
+	return lmc;
+}
+
 int ibr_dlids_write(const char *dir, const struct ibr_fabric *f,
 		    const struct ibr_result *r, struct ibr_error *err)
 {
 	struct ibr_atomic_file af;
+	int lmc = common_lmc(f);
 	FILE *out;
 
 	/* replaced whole: a reader never sees half a file (atomic_file.h) */
@@ -44,8 +63,11 @@ int ibr_dlids_write(const char *dir, const struct ibr_fabric *f,
 		return -1;
 	out = af.out;
 	fputs("# ibrouting designated DLIDs: end port SRC sends to end port "
-	      "DST on DLID.\n# Pairs not listed use DST's base LID.\n"
-	      "# SRC-PORT-GUID SRC-LID DST-PORT-GUID DST-BASE-LID DLID\n", out);
+	      "DST on DLID.\n# Pairs not listed use DST's base LID.\n", out);
+	if (lmc >= 0)
+		fprintf(out, LMC_LINE "%d: every CA port owns 2^%d LIDs from its "
+			"base LID (the subnet's LMC)\n", lmc, lmc);
+	fputs("# SRC-PORT-GUID SRC-LID DST-PORT-GUID DST-BASE-LID DLID\n", out);
 	for (uint32_t src = 0; r->designated.offset && src < f->num_end_ports;
 	     src++)
 		for (uint32_t dst = 0; dst < f->num_end_ports; dst++) {
@@ -58,6 +80,43 @@ int ibr_dlids_write(const char *dir, const struct ibr_fabric *f,
 				ibr_end_port_lid(f, dst) + k);
 		}
 	return ibr_atomic_commit(&af, err);
+}
+
+int ibr_dlids_read_lmc(const char *dir, int *lmc, struct ibr_error *err)
+{
+	char path[4096];
+	struct ibr_lines l;
+	FILE *in;
+	int more;
+
+	*lmc = -1;
+	if (dlids_path(path, sizeof(path), dir, err))
+		return -1;
+	in = fopen(path, "r");
+	if (!in)
+		return errno == ENOENT ? 0 :
+		       ibr_error_set(err, "%s: cannot open: %s", path,
+				     strerror(errno));
+	ibr_lines_init(&l, in, path);
+	/* the header: comment lines before the first pair */
+	while ((more = ibr_lines_next(&l, err)) > 0 && l.line[0] == '#') {
+		unsigned v;
+		char colon;
+		if (strncmp(l.line, LMC_LINE, strlen(LMC_LINE)) != 0)
+			continue;
+		if (sscanf(l.line + strlen(LMC_LINE), "%u%c", &v, &colon) != 2 ||
+		    colon != ':' || v > IBR_MAX_LMC) {
+			ibr_error_set(err, "%s:%u: expected \"" LMC_LINE "N:\" with "
+				      "N 0..%d", path, l.lineno, IBR_MAX_LMC);
+			more = -1;
+			break;
+		}
+		*lmc = (int)v;
+		break;
+	}
+	ibr_lines_free(&l);
+	fclose(in);
+	return more < 0 ? -1 : 0;
 }
 
 struct guid_end_port {

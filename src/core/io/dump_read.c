@@ -9,12 +9,19 @@
  *     list; later records of it must agree on type, port count, LIDs and
  *     port GUIDs, and links must agree from both ends (ibr_fabric_connect).
  *     Nodes' origins are "<path>:<line>" of their first record.
- *   - the subnet list gives base LIDs only; a port's LMC is log2 of the
- *     number of consecutive LIDs from its base that the LFT dump's comments
- *     name with its port GUID (1 when never named).  A switch with more
- *     than one LID turns lmc_esp0 on.  LIDs are fixed with
- *     ibr_fabric_set_lid() before ibr_fabric_finalize(), so the fabric's
- *     LIDs are exactly OpenSM's.
+ *   - the subnet list gives base LIDs only, and no file of OpenSM's gives
+ *     the LMC (dump.h says where it comes from).  A switch's LMC is log2
+ *     of the number of consecutive LIDs from its base that the LFT dump's
+ *     comments name with its port GUID; one with more than one LID turns
+ *     lmc_esp0 on.  Every CA port gets the subnet's LMC when it is known
+ *     (the caller's, else ibrouting-dlids.dump's), and then no port may
+ *     have more LIDs named or a base not aligned to it.  Otherwise a CA
+ *     port's LMC is that of its own run of named LIDs, raised to the
+ *     longest run's where that range fits (aligned, unnamed by others).
+ *     Neither the LFTs' top LID nor gaps between LIDs tell the LMC: OpenSM
+ *     keeps the top and the LIDs ports had under an earlier LMC.  LIDs are
+ *     fixed with ibr_fabric_set_lid() before ibr_fabric_finalize(), so the
+ *     fabric's LIDs are exactly OpenSM's.
  *   - every switch of the subnet list has exactly one LFT section, every
  *     LFT section names a switch of the subnet list with the same LID, and
  *     every port GUID an LFT comment names owns that LID after finalize.
@@ -612,40 +619,76 @@ static int port_lmc(struct reader *rd, const struct ibr_port *port,
 	return 0;
 }
 
-/* LMCs from the runs of LIDs the LFTs name per port; then every CA port
- * whose range the subnet's LMC (the largest) fits, aligned and unnamed by
- * others, gets it: OpenSM gives all CA ports one LMC, and a port whose
- * upper LIDs no switch routes shows a shorter run. */
-static int set_lmcs(struct reader *rd, unsigned *subnet_lmc)
+/* The subnet's LMC known (`given`; `source` says from where, for the
+ * message): every CA port gets it, and the dump must not contradict it. */
+static int set_given_lmc(struct reader *rd, const char *dir, unsigned given,
+			 const char *source)
 {
 	struct ibr_fabric *f = rd->f;
+	unsigned count = 1u << given;
 
-	*subnet_lmc = 0;
-	for (int pass = 0; pass < 2; pass++)
 	for (uint32_t n = 0; n < f->num_nodes; n++) {
-		bool sw = f->nodes[n].type == IBR_NODE_SWITCH;
-		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0u : f->nodes[n].num_ports);
-		     p++) {
+		if (f->nodes[n].type == IBR_NODE_SWITCH)
+			continue;
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
 			struct ibr_port *port = ibr_port(f, n, p);
-			unsigned lmc, want = *subnet_lmc, run;
+			unsigned run;
 			if (port->base_lid == 0)
 				continue;
-			if (port_lmc(rd, port, &lmc))
-				return -1;
 			run = named_run(rd, port->base_lid, port->guid);
-			if (pass == 1 && !sw && lmc < want &&
-			    port->base_lid % (1u << want) == 0 &&
-			    lids_unnamed(rd, port->base_lid + run,
-					 port->base_lid + (1u << want)))
-				lmc = want;
-			if (sw && lmc)
-				f->lmc_esp0 = true;
-			if (!sw && lmc > *subnet_lmc)
-				*subnet_lmc = lmc;
-			ibr_fabric_set_lid(f, n, p, port->base_lid, lmc);
+			if (run > count || port->base_lid % count)
+				return ibr_error_set(rd->err, "%s: LMC %u%s does "
+						     "not fit OpenSM's LIDs in it: "
+						     "port 0x%016" PRIx64 " has base "
+						     "LID %u%s%u", dir, given, source,
+						     port->guid, port->base_lid,
+						     run > count ? " and LIDs named "
+						     "up to +" : ", not a multiple of ",
+						     run > count ? run - 1 : count);
+			ibr_fabric_set_lid(f, n, p, port->base_lid, given);
 		}
 	}
 	return 0;
+}
+
+/* The LMCs: switches' from their runs of named LIDs; CA ports' the
+ * subnet's when given (>= 0), else from the runs: every CA port whose
+ * range the longest run's LMC fits, aligned and unnamed by others, gets
+ * it (OpenSM gives all CA ports one LMC, and a port whose upper LIDs no
+ * switch routes shows a shorter run). */
+static int set_lmcs(struct reader *rd, const char *dir, int given,
+		    const char *source, unsigned *subnet_lmc)
+{
+	struct ibr_fabric *f = rd->f;
+
+	*subnet_lmc = given >= 0 ? (unsigned)given : 0;
+	for (int pass = 0; pass < 2; pass++) {
+		/* pass 0: each port's own run; pass 1: the longest run's */
+		for (uint32_t n = 0; n < f->num_nodes; n++) {
+			bool sw = f->nodes[n].type == IBR_NODE_SWITCH;
+			unsigned last = sw ? 0u : f->nodes[n].num_ports;
+			for (unsigned p = sw ? 0 : 1; p <= last; p++) {
+				struct ibr_port *port = ibr_port(f, n, p);
+				unsigned lmc, want = *subnet_lmc, run;
+				if (port->base_lid == 0 || (!sw && given >= 0))
+					continue;
+				if (port_lmc(rd, port, &lmc))
+					return -1;
+				run = named_run(rd, port->base_lid, port->guid);
+				if (pass == 1 && !sw && lmc < want &&
+				    port->base_lid % (1u << want) == 0 &&
+				    lids_unnamed(rd, port->base_lid + run,
+						 port->base_lid + (1u << want)))
+					lmc = want;
+				if (sw && lmc)
+					f->lmc_esp0 = true;
+				if (!sw && lmc > *subnet_lmc)
+					*subnet_lmc = lmc;
+				ibr_fabric_set_lid(f, n, p, port->base_lid, lmc);
+			}
+		}
+	}
+	return given >= 0 ? set_given_lmc(rd, dir, (unsigned)given, source) : 0;
 }
 
 /* Every LID an LFT comment named belongs to that port in the fabric. */
@@ -685,10 +728,17 @@ static void copy_rows(const struct reader *rd, struct ibr_result *r)
 int ibr_dump_read(const char *dir, struct ibr_fabric **fp,
 		  struct ibr_result *r, struct ibr_error *err)
 {
+	return ibr_dump_read_lmc(dir, -1, fp, r, err);
+}
+
+int ibr_dump_read_lmc(const char *dir, int given, struct ibr_fabric **fp,
+		      struct ibr_result *r, struct ibr_error *err)
+{
 	struct reader rd = { .err = err };
 	struct ibr_error fe = { "" };
+	const char *source = "";
 	unsigned lmc;
-	int rc = -1;
+	int rc = -1, ours;
 
 	*fp = NULL;
 	memset(r, 0, sizeof(*r));
@@ -696,7 +746,18 @@ int ibr_dump_read(const char *dir, struct ibr_fabric **fp,
 	if (!rd.f)
 		return ibr_error_set(err, "%s: out of memory", dir);
 	if (read_subnet_lst(&rd, dir) || read_lfts(&rd, dir) ||
-	    set_lmcs(&rd, &lmc))
+	    ibr_dlids_read_lmc(dir, &ours, err))
+		goto out;
+	if (given >= 0 && ours >= 0 && given != ours) {
+		ibr_error_set(err, "%s: LMC %d, but ibrouting-dlids.dump says its "
+			      "tables were made at lmc %d", dir, given, ours);
+		goto out;
+	}
+	if (given < 0 && ours >= 0) {
+		given = ours;
+		source = " (ibrouting-dlids.dump's)";
+	}
+	if (set_lmcs(&rd, dir, given, source, &lmc))
 		goto out;
 	/* the model's messages lead with a node's origin (this dump's
 	 * file:line) when they have one; the others get the file's name */

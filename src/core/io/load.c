@@ -4,8 +4,10 @@
  * The builders (topology reader, generator, dump reader) differ only in
  * where nodes, links and LIDs come from; everything after that is here,
  * once: the SM is placed before missing LIDs are assigned (OpenSM gives
- * its own port the first), an explicit LMC the source contradicts is
- * refused, and the fabric is finalized.  Every message names the source
+ * its own port the first), LIDs a file gave for another LMC than the one
+ * asked for are moved as OpenSM would move them (lids.h), an explicit LMC
+ * is a dump's (which records none) unless its LIDs contradict it, and the
+ * fabric is finalized.  Every message names the source
  * first: "FILE:LINE: ..." from the readers and from the model when a node
  * is at fault (its origin), "FILE: ..." for the fabric as a whole.
  * SOURCE "-" is a topology file on standard input, named "<stdin>".
@@ -18,6 +20,7 @@
 
 #include "ibrouting/dump.h"
 #include "ibrouting/generate.h"
+#include "ibrouting/lids.h"
 #include "ibrouting/load.h"
 #include "ibrouting/topo_io.h"
 
@@ -49,33 +52,6 @@ static bool is_directory(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* A CA port whose LIDs the file fixes with another LMC than the one asked
- * for: OpenSM run with that LMC would move them, so we cannot honour
- * both. */
-static int check_fixed_lmc(const struct ibr_fabric *f, unsigned lmc,
-			   struct ibr_error *err)
-{
-	for (uint32_t n = 0; n < f->num_nodes; n++) {
-		const struct ibr_node *node = &f->nodes[n];
-		if (node->type != IBR_NODE_CA)
-			continue;
-		for (unsigned p = 1; p <= node->num_ports; p++) {
-			const struct ibr_port *port = ibr_port(f, n, p);
-			if (port->base_lid && port->lmc != lmc)
-				return ibr_error_set(err, "%s%sCA \"%s\" port %u "
-						     "has LID %u lmc %u in the "
-						     "file: LMC %u cannot apply "
-						     "(drop the file's lid "
-						     "comments, or the LMC)",
-						     node->origin ? node->origin : "",
-						     node->origin ? ": " : "",
-						     node->desc, p, port->base_lid,
-						     port->lmc, lmc);
-		}
-	}
-	return 0;
-}
-
 /* err, led by "NAME: " unless it names NAME already (a node's origin). */
 static int name_source(const char *name, const struct ibr_error *e,
 		       struct ibr_error *err)
@@ -92,7 +68,9 @@ static int load_dump(const char *dir, const struct ibr_load_options *o,
 	struct ibr_error e = { "" };
 	struct ibr_result r;
 
-	if (ibr_dump_read(dir, fp, &r, err))
+	/* the dump's LIDs are OpenSM's, and it does not record the LMC:
+	 * an explicit one says it, or is refused if the LIDs contradict it */
+	if (ibr_dump_read_lmc(dir, o->lmc_given ? (int)o->lmc : -1, fp, &r, err))
 		return -1;
 	if (tables)
 		*tables = r;
@@ -101,10 +79,6 @@ static int load_dump(const char *dir, const struct ibr_load_options *o,
 	if (o->component_guid)
 		ibr_error_set(err, "%s is an OpenSM dump: the part OpenSM "
 			      "discovered, no other part to choose", dir);
-	else if (o->lmc_given && o->lmc != (*fp)->lmc)
-		ibr_error_set(err, "%s is an OpenSM dump whose LIDs and LMC (%u) "
-			      "are OpenSM's: LMC %u cannot apply", dir,
-			      (*fp)->lmc, o->lmc);
 	else if (!o->sm_guid || ibr_fabric_set_sm(*fp, o->sm_guid, &e) == 0)
 		return 0;
 	else
@@ -125,9 +99,11 @@ int ibr_load(const char *source, const struct ibr_load_options *opts,
 	bool from_stdin = strcmp(source, "-") == 0;
 	const char *name = from_stdin ? "<stdin>" : source;
 	struct ibr_error e = { "" };
+	struct ibr_lid_moves ignored, *moves = o->lid_moves ? o->lid_moves : &ignored;
 	struct ibr_fabric *f;
 
 	*fp = NULL;
+	memset(moves, 0, sizeof(*moves));
 	if (tables)
 		memset(tables, 0, sizeof(*tables));
 	/* every source says what it left out, nothing for a dump (OpenSM's
@@ -144,10 +120,13 @@ int ibr_load(const char *source, const struct ibr_load_options *opts,
 		f = ibr_fabric_read_file(source, &e);
 	if (!f)
 		return name_source(name, &e, err);
-	if ((o->lmc_given && check_fixed_lmc(f, o->lmc, &e)) ||
-	    (o->sm_guid && ibr_fabric_set_sm(f, o->sm_guid, &e)) ||
+	/* LIDs the source gave for another LMC move as OpenSM would move
+	 * them: after the SM is placed (served first) and the part OpenSM
+	 * sees is cut (its LIDs are that part's) */
+	if ((o->sm_guid && ibr_fabric_set_sm(f, o->sm_guid, &e)) ||
 	    (o->left_out && ibr_fabric_keep_component(&f, o->component_guid,
 						      o->left_out, &e)) ||
+	    (o->lmc_given && ibr_lids_for_lmc(f, o->lmc, moves, &e)) ||
 	    ibr_fabric_finalize(f, o->lmc, &e)) {
 		ibr_fabric_free(f);
 		return name_source(name, &e, err);

@@ -7,6 +7,18 @@
  * without a LID, the SM's port first, then by byte-swapped port GUID.
  * Nothing here needs the fabric indexed: holders are found from the
  * nodes and their links.
+ *
+ * ibr_lids_for_lmc() runs before them when the LMC asked for is not the
+ * one the source's LIDs were given with, and does what OpenSM's LID
+ * manager does to LIDs it finds in the ports' PortInfo (its guid2lid cache
+ * empty): first every range that is aligned for the new LMC is reserved,
+ * whoever else's LID lies inside it (lid_mgr_init_sweep); then, in the
+ * order above, a holder keeps its LID when its range is aligned and no
+ * holder served before kept a LID in it (lid_mgr_get_port_lid), else it
+ * takes a block of the free ranges, which the reserved ranges cut
+ * (lid_mgr_find_free_lid_range).  A reserved range whose holder lost it
+ * is never handed out: OpenSM leaves it unused too.  Afterwards every
+ * holder has a LID that fits, so the three steps just claim them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,13 +141,20 @@ static int take_block(struct lid_state *s, unsigned lmc, unsigned *base)
 	return -1;
 }
 
+/* The LMC of a holder's range under subnet LMC lmc: a switch without
+ * lmc_esp0 owns one LID. */
+static unsigned holder_lmc(const struct ibr_fabric *f, uint32_t node,
+			   unsigned lmc)
+{
+	return f->nodes[node].type == IBR_NODE_SWITCH && !f->lmc_esp0 ? 0 : lmc;
+}
+
 static int assign(struct ibr_fabric *f, struct lid_state *s,
 		  const struct holder *h, unsigned subnet_lmc,
 		  struct ibr_error *err)
 {
 	struct ibr_port *p = ibr_port(f, h->node, h->port);
-	bool is_switch = f->nodes[h->node].type == IBR_NODE_SWITCH;
-	unsigned lmc = is_switch && !f->lmc_esp0 ? 0 : subnet_lmc;
+	unsigned lmc = holder_lmc(f, h->node, subnet_lmc);
 	unsigned lid;
 	char a[160];
 
@@ -188,9 +207,11 @@ static bool sm_port(const struct ibr_fabric *f, uint32_t *node, unsigned *port)
 	return holds_lid(f, *node, *port);
 }
 
-/* The holders without a LID, in the order OpenSM serves them. */
-static int missing_holders(struct ibr_fabric *f, struct holder **out,
-			   uint32_t *count, struct ibr_error *err)
+/* The holders in the order OpenSM serves them; all of them, or only
+ * those without a LID. */
+static int holders_in_order(struct ibr_fabric *f, bool only_missing,
+			    struct holder **out, uint32_t *count,
+			    struct ibr_error *err)
 {
 	struct holder *h;
 	uint32_t n = 0, sm_node;
@@ -198,7 +219,8 @@ static int missing_holders(struct ibr_fabric *f, struct holder **out,
 
 	for (uint32_t i = 0; i < f->num_nodes; i++)
 		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++)
-			if (holds_lid(f, i, p) && ibr_port(f, i, p)->base_lid == 0)
+			if (holds_lid(f, i, p) &&
+			    (!only_missing || ibr_port(f, i, p)->base_lid == 0))
 				n++;
 	h = malloc((n ? n : 1) * sizeof(*h));
 	if (!h)
@@ -206,7 +228,8 @@ static int missing_holders(struct ibr_fabric *f, struct holder **out,
 	n = 0;
 	for (uint32_t i = 0; i < f->num_nodes; i++)
 		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++)
-			if (holds_lid(f, i, p) && ibr_port(f, i, p)->base_lid == 0) {
+			if (holds_lid(f, i, p) &&
+			    (!only_missing || ibr_port(f, i, p)->base_lid == 0)) {
 				h[n].node = i;
 				h[n].port = p;
 				h[n].key = swap64(ibr_port(f, i, p)->guid);
@@ -250,7 +273,7 @@ int ibr_lids_assign(struct ibr_fabric *f, unsigned lmc, struct ibr_error *err)
 			if (holds_lid(f, i, p) && ibr_port(f, i, p)->base_lid &&
 			    claim(f, &s, i, p, err))
 				goto out;
-	if (missing_holders(f, &h, &n, err) || find_ranges(&s, err))
+	if (holders_in_order(f, true, &h, &n, err) || find_ranges(&s, err))
 		goto out;
 	for (uint32_t i = 0; i < n; i++)
 		if (assign(f, &s, &h[i], lmc, err))
@@ -258,6 +281,103 @@ int ibr_lids_assign(struct ibr_fabric *f, unsigned lmc, struct ibr_error *err)
 	rc = 0;
 out:
 	free(h);
+	free(s.ranges);
+	free(s.owner);
+	return rc;
+}
+
+/* Some fixed LID was given with another range than subnet LMC lmc gives
+ * its holder (an LMC out of range is left to ibr_lids_assign's message). */
+static bool lmc_differs(const struct ibr_fabric *f, unsigned lmc)
+{
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++) {
+			const struct ibr_port *port = ibr_port(f, i, p);
+			if (holds_lid(f, i, p) && port->base_lid &&
+			    port->lmc <= IBR_MAX_LMC &&
+			    holder_lmc(f, i, port->lmc) != holder_lmc(f, i, lmc))
+				return true;
+		}
+	return false;
+}
+
+/* The range [base, base + count) is aligned and inside the LID space. */
+static bool range_fits(unsigned base, unsigned count)
+{
+	return base && (base & (count - 1)) == 0 &&
+	       base + count - 1 <= IBR_MAX_UCAST_LID;
+}
+
+int ibr_lids_for_lmc(struct ibr_fabric *f, unsigned lmc,
+		     struct ibr_lid_moves *m, struct ibr_error *err)
+{
+	struct lid_state s = { 0 };
+	struct holder *h = NULL;
+	bool *taken = NULL;      /* per LID: in the range of a holder served */
+	uint32_t n = 0;
+	int rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (lmc > IBR_MAX_LMC)
+		return ibr_error_set(err, "LMC %u out of range 0..%u", lmc,
+				     IBR_MAX_LMC);
+	if (!lmc_differs(f, lmc))
+		return 0;
+	m->relid = true;
+	s.owner = malloc((IBR_MAX_UCAST_LID + 1) * sizeof(*s.owner));
+	taken = calloc(IBR_MAX_UCAST_LID + 1, sizeof(*taken));
+	if (!s.owner || !taken) {
+		ibr_error_set(err, "out of memory");
+		goto out;
+	}
+	for (unsigned l = 0; l <= IBR_MAX_UCAST_LID; l++)
+		s.owner[l].node = IBR_NONE;
+	s.owner[0].node = 0; /* LID 0 is reserved */
+	/* OpenSM's init sweep: every range aligned for the new LMC is
+	 * reserved, and only the rest is free */
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++) {
+			unsigned base = ibr_port(f, i, p)->base_lid;
+			unsigned count = 1u << holder_lmc(f, i, lmc);
+			if (!holds_lid(f, i, p) || !range_fits(base, count))
+				continue;
+			for (unsigned l = base; l < base + count; l++) {
+				s.owner[l].node = i;
+				s.owner[l].port = p;
+			}
+		}
+	if (find_ranges(&s, err) || holders_in_order(f, false, &h, &n, err))
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ibr_port *p = ibr_port(f, h[i].node, h[i].port);
+		unsigned hl = holder_lmc(f, h[i].node, lmc), count = 1u << hl;
+		unsigned base = p->base_lid;
+		bool keep = range_fits(base, count);
+		for (unsigned l = base; keep && l < base + count; l++)
+			keep = !taken[l];
+		if (keep) {
+			m->kept++;
+		} else if (take_block(&s, hl, &base)) {
+			char a[160];
+			ibr_error_set(err, "more LIDs than the LID space: no free "
+				      "block of %u LIDs left for %s", count,
+				      ibr_lid_holder_name(f, h[i].node, h[i].port,
+							  a, sizeof(a)));
+			goto out;
+		} else if (p->base_lid) {
+			m->moved++;
+		} else {
+			m->fresh++;
+		}
+		for (unsigned l = base; l < base + count; l++)
+			taken[l] = true;
+		p->base_lid = (ibr_lid_t)base;
+		p->lmc = (uint8_t)hl;
+	}
+	rc = 0;
+out:
+	free(h);
+	free(taken);
 	free(s.ranges);
 	free(s.owner);
 	return rc;

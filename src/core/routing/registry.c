@@ -3,7 +3,8 @@
  *
  * Adding an engine is one file defining its struct ibr_engine, one line
  * here and its tests: the plugin, the CLI and the test tables all read
- * this list.
+ * this list.  The hybrids the plugin always registers are listed here too,
+ * so `ibrouting engines` lists what OpenSM will find.
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,33 @@ const struct ibr_engine *const ibr_engines[] = {
 	&ibr_engine_colorl,
 	NULL,
 };
+
+const char *const ibr_default_hybrids[] = {
+	"pira+fera", "pira+dr", "pira+colorl", NULL,
+};
+
+int ibr_hybrid_split(const char *name, size_t len,
+		     const struct ibr_engine **provisional,
+		     const struct ibr_engine **final)
+{
+	const char *plus = memchr(name, '+', len);
+	char a[32], b[32];
+	size_t la, lb;
+
+	if (!plus || plus == name)
+		return -1;
+	la = (size_t)(plus - name);
+	lb = len - la - 1;
+	if (la >= sizeof(a) || lb >= sizeof(b))
+		return -1;
+	memcpy(a, name, la);
+	a[la] = '\0';
+	memcpy(b, plus + 1, lb);
+	b[lb] = '\0';
+	*provisional = ibr_engine_find(a);
+	*final = ibr_engine_find(b);
+	return *provisional && *final ? 0 : -1;
+}
 
 const struct ibr_engine *ibr_engine_find(const char *name)
 {

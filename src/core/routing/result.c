@@ -117,17 +117,24 @@ int ibr_designated_init(struct ibr_result *r, const struct ibr_fabric *f,
 	return 0;
 }
 
-void ibr_stat_set(struct ibr_result *r, const char *name, uint64_t value)
+void ibr_stat_count(struct ibr_result *r, const char *one, const char *name,
+		    uint64_t value)
 {
 	struct ibr_stats *st = &r->stats;
 
 	for (unsigned i = 0; i < st->count; i++)
 		if (strcmp(st->item[i].name, name) == 0) {
+			st->item[i].one = one;
 			st->item[i].value = value;
 			return;
 		}
 	if (st->count < IBR_MAX_STATS)
-		st->item[st->count++] = (struct ibr_stat){ name, value };
+		st->item[st->count++] = (struct ibr_stat){ name, one, value };
+}
+
+void ibr_stat_set(struct ibr_result *r, const char *name, uint64_t value)
+{
+	ibr_stat_count(r, NULL, name, value);
 }
 
 uint64_t ibr_stat_get(const struct ibr_result *r, const char *name,
@@ -147,10 +154,10 @@ const char *ibr_stats_format(const struct ibr_result *r, char *buf,
 	if (len)
 		buf[0] = '\0';
 	for (unsigned i = 0; i < r->stats.count && used < len; i++) {
+		const struct ibr_stat *s = &r->stats.item[i];
 		int n = snprintf(buf + used, len - used, "%s%llu %s",
-				 i ? ", " : "",
-				 (unsigned long long)r->stats.item[i].value,
-				 r->stats.item[i].name);
+				 i ? ", " : "", (unsigned long long)s->value,
+				 s->value == 1 && s->one ? s->one : s->name);
 		if (n < 0)
 			break;
 		used += (size_t)n;

@@ -41,11 +41,13 @@ enum key {
 };
 
 
-/* One key a kind accepts; min/max do not apply to dims. */
+/* One key a kind accepts; min/max do not apply to dims.  help: what the
+ * value means, for ibr_generate_help(). */
 struct param {
 	enum key key;
 	bool required;
 	uint64_t def, min, max;
+	const char *help;
 };
 
 struct gen;
@@ -54,6 +56,7 @@ struct kind {
 	const char *name;
 	const struct param *params; /* ends with key == K_COUNT */
 	int (*build)(struct gen *g, struct ibr_error *err);
+	const char *what;           /* the fabric it makes, for the help */
 };
 
 struct gen {

@@ -11,7 +11,8 @@
 
 #include "gen.h"
 
-#define END_PARAMS { K_COUNT, false, 0, 0, 0 }
+#define END_PARAMS { K_COUNT, false, 0, 0, 0, NULL }
+#define SEED { K_SEED, false, 1, 0, UINT64_MAX, "another draw of the random parts" }
 
 static const char *const key_name[K_COUNT] = {
 	"sw", "ca", "deg", "ports", "leaf", "spine", "uplinks", "dims",
@@ -25,62 +26,122 @@ const char *gen_key_name(enum key key)
 }
 
 static const struct param random_params[] = {
-	{ K_SW, true, 0, 1, MAX_SWITCHES },
-	{ K_CA, false, 0, 0, MAX_CAS },
-	{ K_DEG, false, 8, 0, IBR_MAX_PORTS - 1 },
-	{ K_PORTS, false, 36, 1, IBR_MAX_PORTS },
-	{ K_CAPORTS, false, 1, 1, 2 },
-	{ K_SEED, false, 1, 0, UINT64_MAX },
+	{ K_SW, true, 0, 1, MAX_SWITCHES, "switches" },
+	{ K_CA, false, 0, 0, MAX_CAS, "CAs in all, spread round robin over a "
+	  "random order of the switches" },
+	{ K_DEG, false, 8, 0, IBR_MAX_PORTS - 1, "average switch degree: "
+	  "inter-switch links per switch" },
+	{ K_PORTS, false, 36, 1, IBR_MAX_PORTS, "ports per switch" },
+	{ K_CAPORTS, false, 1, 1, 2, "ports per CA; 2: on two different "
+	  "switches" },
+	SEED,
 	END_PARAMS
 };
 
 static const struct param clos_params[] = {
-	{ K_LEAF, true, 0, 1, IBR_MAX_PORTS },
-	{ K_SPINE, true, 0, 1, IBR_MAX_PORTS },
-	{ K_CA, false, 0, 0, MAX_CAS },
-	{ K_UPLINKS, false, 1, 1, IBR_MAX_PORTS },
-	{ K_CAPORTS, false, 1, 1, 2 },
-	{ K_OVERSUB, false, 0, 1, IBR_MAX_PORTS },
-	{ K_CUT, false, 0, 0, UINT32_MAX },
-	{ K_DOWN, false, 0, 0, UINT32_MAX },
-	{ K_SEED, false, 1, 0, UINT64_MAX },
+	{ K_LEAF, true, 0, 1, IBR_MAX_PORTS, "leaf switches" },
+	{ K_SPINE, true, 0, 1, IBR_MAX_PORTS, "spine switches" },
+	{ K_CA, false, 0, 0, MAX_CAS, "CAs in all, on the leaves; not with "
+	  "oversub" },
+	{ K_UPLINKS, false, 1, 1, IBR_MAX_PORTS, "parallel links per leaf-spine "
+	  "pair" },
+	{ K_CAPORTS, false, 1, 1, 2, "ports per CA; 2: on two different "
+	  "leaves" },
+	{ K_OVERSUB, false, 0, 1, IBR_MAX_PORTS, "R*spine*uplinks CA ports on "
+	  "every leaf, an R:1 leaf; not with ca; 1 is non-blocking" },
+	{ K_CUT, false, 0, 0, UINT32_MAX, "random links removed, never one that "
+	  "disconnects the fabric; more is an error" },
+	{ K_DOWN, false, 0, 0, UINT32_MAX, "random spines removed, as for cut" },
+	SEED,
 	END_PARAMS
 };
 
 static const struct param torus_params[] = {
-	{ K_DIMS, true, 0, 0, 0 },
-	{ K_CA, false, 1, 0, IBR_MAX_PORTS - 6 },
-	{ K_BROKEN, false, 0, 0, UINT32_MAX },
-	{ K_CAPORTS, false, 1, 1, 2 },
-	{ K_SEED, false, 1, 0, UINT64_MAX },
+	{ K_DIMS, true, 0, 0, 0, "AxB or AxBxC, each size 2..256, at most "
+	  "65536 switches" },
+	{ K_CA, false, 1, 0, IBR_MAX_PORTS - 6, "CAs per switch" },
+	{ K_BROKEN, false, 0, 0, UINT32_MAX, "random links removed, never one "
+	  "that disconnects the fabric" },
+	{ K_CAPORTS, false, 1, 1, 2, "ports per CA; 2: on two different "
+	  "switches" },
+	SEED,
 	END_PARAMS
 };
 
 static const struct param fattree_params[] = {
-	{ K_PORTS, false, 8, 4, IBR_MAX_PORTS },
-	{ K_LEVELS, false, 3, 2, 8 },
-	{ K_BROKEN, false, 0, 0, UINT32_MAX },
-	{ K_SEED, false, 1, 0, UINT64_MAX },
+	{ K_PORTS, false, 8, 4, IBR_MAX_PORTS, "m, ports per switch (even)" },
+	{ K_LEVELS, false, 3, 2, 8, "n, levels" },
+	{ K_BROKEN, false, 0, 0, UINT32_MAX, "random links removed, never one "
+	  "that disconnects the fabric" },
+	SEED,
 	END_PARAMS
 };
 
 /* A switch has 2k ports, so k <= 127; the size checks are kary.c's. */
 static const struct param kary_params[] = {
-	{ K_K, true, 0, 2, IBR_MAX_PORTS / 2 },
-	{ K_N, true, 0, 2, 6 },
-	{ K_CUT, false, 0, 0, UINT32_MAX },
-	{ K_DOWN, false, 0, 0, UINT32_MAX },
-	{ K_SEED, false, 1, 0, UINT64_MAX },
+	{ K_K, true, 0, 2, IBR_MAX_PORTS / 2, "k: switches of 2k ports, k CAs "
+	  "on each leaf" },
+	{ K_N, true, 0, 2, 6, "n: levels of k^(n-1) switches, k^n CAs" },
+	{ K_CUT, false, 0, 0, UINT32_MAX, "random links removed, never one that "
+	  "disconnects the fabric" },
+	{ K_DOWN, false, 0, 0, UINT32_MAX, "random top-level switches removed, "
+	  "as for cut" },
+	SEED,
 	END_PARAMS
 };
 
 static const struct kind kinds[] = {
-	{ "random", random_params, gen_random_build },
-	{ "clos", clos_params, gen_clos_build },
-	{ "torus", torus_params, gen_torus_build },
-	{ "fattree", fattree_params, gen_fattree_build },
-	{ "kary", kary_params, gen_kary_build },
+	{ "random", random_params, gen_random_build, "an irregular switch "
+	  "graph: a random spanning tree, then random links up to the degree" },
+	{ "clos", clos_params, gen_clos_build, "a two-level Clos network: every "
+	  "leaf linked to every spine, CAs on the leaves" },
+	{ "torus", torus_params, gen_torus_build, "a 2D or 3D torus" },
+	{ "fattree", fattree_params, gen_fattree_build, "an m-port n-tree, one "
+	  "CA per leaf down port (8 and 3: the LID assignment paper's, 80 "
+	  "switches, 128 CAs)" },
+	{ "kary", kary_params, gen_kary_build, "a k-ary n-tree (Petrini and "
+	  "Vanneschi); the 8-ary 3-tree has 192 switches, 512 CAs" },
 };
+
+void ibr_generate_help(FILE *out)
+{
+	fputs("SPEC: KIND[:KEY=VALUE[,KEY=VALUE]...], numbers in decimal or 0x "
+	      "hex; the same SPEC always\ngives the same fabric.  Each KIND's "
+	      "keys, as KEY=DEFAULT (range):\n", out);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const struct kind *k = &kinds[i];
+		fprintf(out, "  %s: %s\n", k->name, k->what);
+		for (const struct param *p = k->params; p->key != K_COUNT; p++) {
+			char key[32], range[48] = "";
+			if (p->required)
+				snprintf(key, sizeof(key), "%s=N", key_name[p->key]);
+			else
+				snprintf(key, sizeof(key), "%s=%llu",
+					 key_name[p->key],
+					 (unsigned long long)p->def);
+			if (p->key == K_DIMS)
+				snprintf(key, sizeof(key), "dims=AxB[xC]");
+			else if (p->key == K_OVERSUB)
+				snprintf(key, sizeof(key), "oversub=R");
+			if (p->key == K_DIMS)
+				range[0] = '\0';
+			else if (p->max == UINT64_MAX)
+				snprintf(range, sizeof(range), "any number");
+			else if (p->max == UINT32_MAX)
+				snprintf(range, sizeof(range), "%llu or more",
+					 (unsigned long long)p->min);
+			else
+				snprintf(range, sizeof(range), "%llu..%llu",
+					 (unsigned long long)p->min,
+					 (unsigned long long)p->max);
+			fprintf(out, "    %-14s %s (%s%s%s)\n", key, p->help,
+				p->required ? "required" :
+				p->key == K_OVERSUB ? "no default" : "",
+				p->required || p->key == K_OVERSUB ? (range[0] ?
+				"; " : "") : "", range);
+		}
+	}
+}
 
 static const struct kind *find_kind(const char *s, size_t len)
 {
