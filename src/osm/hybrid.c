@@ -26,11 +26,15 @@
  * A change of the fabric at any point starts over with a provisional
  * pass.  One INFO line per pass names the pass.
  *
- * Invariants: `held` is a copy of the last tables of ours OpenSM took
- * (have_held), made for the fabric of `fingerprint`; `final` (have_final)
- * is the final engine's tables for that fabric and root; the designated
- * DLIDs reach the SA only with the final tables themselves (steps carry
- * none, so the SA answers base LIDs until then).
+ * The machine itself (which pass a run is, kept columns, one push or
+ * safe steps, when the tables in place stay) is the core's (reconf.h),
+ * shared with `ibrouting transition`; this file is its OpenSM adapter:
+ * routing through the plugin, the log lines, the re-route request.
+ *
+ * Invariants: the tables OpenSM takes from a run of ours are a copy of
+ * the machine's `held`; the designated DLIDs reach the SA only with the
+ * final tables themselves (steps carry none, so the SA answers base LIDs
+ * until then).
  */
 #include "config.h"
 
@@ -40,30 +44,11 @@
 
 #include <complib/cl_timer.h>
 
-#include "ibrouting/transition.h"
-#include "ibrouting/updown.h"
+#include "ibrouting/reconf.h"
 #include "plugin.h"
 
-/* Steps beyond this many are refused: the fabrics we know need at most
- * nine (bench/, tests/test_transition.c). */
-#define MAX_STEPS 64
-
 struct ibr_hybrid {
-	const struct ibr_engine *prov, *fin;
-	struct engine_ctx *ctx;         /* set by the first run */
-
-	struct ibr_result held;         /* tables in place (ours) */
-	bool have_held;
-	uint64_t *held_guid;            /* their switches' GUIDs, by index */
-	uint64_t fingerprint;           /* the fabric they were made for */
-	uint64_t *root_guids;           /* the orientation's root set */
-	uint32_t num_roots;
-	struct ibr_result final;
-	bool have_final;
-	struct ibr_verify_report final_rep;
-	unsigned step;                  /* steps pushed towards final */
-
-	bool want_pass;                 /* a pass is still to come */
+	struct ibr_reconf m;
 	cl_timer_t timer;
 	bool timer_ready;
 };
@@ -73,38 +58,9 @@ struct ibr_hybrid *ibr_hybrid_new(const struct ibr_engine *provisional,
 {
 	struct ibr_hybrid *h = calloc(1, sizeof(*h));
 
-	if (h) {
-		h->prov = provisional;
-		h->fin = final;
-	}
+	if (h)
+		ibr_reconf_init(&h->m, provisional, final);
 	return h;
-}
-
-static void forget_final(struct ibr_hybrid *h)
-{
-	if (h->have_final)
-		ibr_result_free(&h->final);
-	h->have_final = false;
-	h->step = 0;
-}
-
-static void drop_held(struct ibr_hybrid *h)
-{
-	if (h->have_held)
-		ibr_result_free(&h->held);
-	h->have_held = false;
-	free(h->held_guid);
-	h->held_guid = NULL;
-}
-
-static void forget(struct ibr_hybrid *h)
-{
-	free(h->root_guids);
-	h->root_guids = NULL;
-	h->num_roots = 0;
-	drop_held(h);
-	h->want_pass = false;
-	forget_final(h);
 }
 
 void ibr_hybrid_free(struct ibr_hybrid *h)
@@ -113,7 +69,7 @@ void ibr_hybrid_free(struct ibr_hybrid *h)
 		return;
 	if (h->timer_ready)
 		cl_timer_destroy(&h->timer);
-	forget(h);
+	ibr_reconf_reset(&h->m);
 	free(h);
 }
 
@@ -134,99 +90,19 @@ static int take_copy(struct engine_ctx *c, const struct ibr_result *src)
 	return 0;
 }
 
-/* The tables in place become c->result's (and their switches' GUIDs,
- * for keep_columns after a change). */
-static int hold(struct engine_ctx *c)
+static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 {
-	struct ibr_hybrid *h = c->hybrid;
-	struct ibr_error err = { "" };
-	const struct ibr_fabric *f = c->of.fabric;
-	uint64_t *guid = malloc((f->num_switches ? f->num_switches : 1) *
-				sizeof(*guid));
-
-	drop_held(h);
-	if (!guid || ibr_result_copy(&h->held, &c->result, &err)) {
-		free(guid);
-		OSM_LOG(&c->plugin->osm->log, OSM_LOG_ERROR, "ERR IB13: %s: "
-			"%s\n", c->name, guid ? err.msg : "out of memory");
-		return -1;
-	}
-	for (uint32_t s = 0; s < f->num_switches; s++)
-		guid[s] = ibr_switch(f, s)->guid;
-	h->held_guid = guid;
-	h->have_held = true;
-	return 0;
-}
-
-/* After a change, the columns of the tables in place that still hold on
- * the new fabric replace the provisional engine's (transition.h): after a
- * small change OpenSM then sends few blocks.  The result is verified
- * again; on any failure the provisional engine's own tables stay. */
-static void keep_columns(struct engine_ctx *c, uint32_t *kept)
-{
-	struct ibr_hybrid *h = c->hybrid;
-	const struct ibr_fabric *f = c->of.fabric;
-	const struct ibr_verify_options only = { .check_only = true };
-	struct ibr_error err = { "" };
-	struct ibr_verify_report rep;
-	struct ibr_result mixed;
-	struct ibr_updown ud;
-
-	*kept = 0;
-	if (!h->have_held || ibr_result_copy(&mixed, &c->result, &err))
-		return;
-	if (ibr_updown_of_result(f, &c->result, &ud, &err) == 0) {
-		if (ibr_transition_keep(f, &ud, &h->held, h->held_guid,
-					h->held.num_switches, &mixed, kept,
-					&err) == 0 &&
-		    ibr_verify(f, &mixed, &only, &rep, &err) == 0 &&
-		    ibr_verify_findings(&rep) == 0) {
-			ibr_result_free(&c->result);
-			c->result = mixed;
-			ibr_updown_free(&ud);
-			return;
-		}
-		ibr_updown_free(&ud);
-	}
-	*kept = 0;
-	ibr_result_free(&mixed);
-}
-
-/* The provisional pass's root set, by GUID, for the final pass. */
-static int remember_roots(struct ibr_hybrid *h, const struct ibr_fabric *f,
-			  const struct ibr_result *r)
-{
-	uint64_t *g = malloc((r->num_roots ? r->num_roots : 1) * sizeof(*g));
-
-	if (!g) {
-		OSM_LOG(&h->ctx->plugin->osm->log, OSM_LOG_ERROR, "ERR IB13: %s: "
-			"out of memory for %u roots\n", h->ctx->name, r->num_roots);
-		return -1;
-	}
-	for (uint32_t i = 0; i < r->num_roots; i++)
-		g[i] = ibr_switch(f, r->roots[i])->guid;
-	free(h->root_guids);
-	h->root_guids = g;
-	h->num_roots = r->num_roots;
-	return 0;
-}
-
-static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root,
-			    uint64_t fingerprint)
-{
-	struct ibr_hybrid *h = c->hybrid;
+	struct ibr_reconf *m = &c->hybrid->m;
 	osm_log_t *log = &c->plugin->osm->log;
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
 	char label[192];
 	uint32_t kept;
 
-	forget_final(h);
 	snprintf(label, sizeof(label), "%s: provisional pass (%s)", c->name,
-		 h->prov->name);
-	h->want_pass = false;
-	ibr_plugin_warn_lmc(log, h->prov, c->plugin->osm->subn.opt.lmc);
-	if (ibr_plugin_route(c, h->prov, root, &rep, &err)) {
+		 m->prov->name);
+	ibr_plugin_warn_lmc(log, m->prov, c->plugin->osm->subn.opt.lmc);
+	if (ibr_plugin_route(c, m->prov, root, &rep, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
 			label, err.msg);
 		return -1;
@@ -235,181 +111,133 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root,
 		ibr_plugin_log_findings(c, &rep);
 		return -1;
 	}
-	keep_columns(c, &kept);
+	if (ibr_reconf_provisional(m, c->of.fabric, &c->result, &kept, &err)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->name,
+			err.msg);
+		return -1;
+	}
 	if (kept)
 		snprintf(label, sizeof(label), "%s: provisional pass (%s, %u LIDs "
 			 "kept from the tables in place)", c->name,
-			 h->prov->name, kept);
-	if (ibr_plugin_finish(c, label, &rep, NULL) || hold(c))
-		return -1;
-	h->fingerprint = fingerprint;
-	if (remember_roots(h, c->of.fabric, &c->result))
-		return -1;
-	h->want_pass = true;
-	return 0;
+			 m->prov->name, kept);
+	return ibr_plugin_finish(c, label, &rep, NULL);
 }
 
-/* The final engine's tables for the fabric in place, once per fabric. */
+/* The final engine's tables for the fabric in place, once per fabric;
+ * -1 after the lines that say why. */
 static int route_final(struct engine_ctx *c, const struct ibr_root_choice *root,
 		       const char *label)
 {
-	struct ibr_hybrid *h = c->hybrid;
+	struct ibr_reconf *m = &c->hybrid->m;
 	osm_log_t *log = &c->plugin->osm->log;
 	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
 
-	if (h->have_final)
+	if (ibr_reconf_has_final(m))
 		return 0;
-	ibr_plugin_warn_lmc(log, h->fin, c->plugin->osm->subn.opt.lmc);
-	if (ibr_plugin_route(c, h->fin, root, &h->final_rep, &err)) {
+	ibr_plugin_warn_lmc(log, m->fin, c->plugin->osm->subn.opt.lmc);
+	if (ibr_plugin_route(c, m->fin, root, &rep, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s; "
 			"the tables in place stay\n", label, err.msg);
 		return -1;
 	}
-	if (ibr_verify_findings(&h->final_rep)) {
-		ibr_plugin_log_findings(c, &h->final_rep);
+	if (ibr_verify_findings(&rep)) {
+		ibr_plugin_log_findings(c, &rep);
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB25: %s: final tables refused "
 			"by the verifier; the tables in place stay\n", label);
 		return -1;
 	}
-	/* c->result moves into final */
-	h->final = c->result;
-	h->have_final = true;
+	/* c->result moves into the machine */
+	ibr_reconf_set_final(m, &c->result, &rep);
 	c->routed = false;
-	memset(&c->result, 0, sizeof(c->result));
 	return 0;
 }
 
 /* The tables in place stay: pushed again, OpenSM sends no block. */
-static int keep_held(struct engine_ctx *c, const char *label, const char *why)
+static int keep_held(struct engine_ctx *c, const char *label)
 {
-	struct ibr_hybrid *h = c->hybrid;
+	struct ibr_reconf *m = &c->hybrid->m;
 	char text[600];
 
-	h->want_pass = false;
-	if (take_copy(c, &h->held))
+	if (take_copy(c, &m->held))
 		return -1;
-	snprintf(text, sizeof(text), "tables in place kept: %s", why);
+	snprintf(text, sizeof(text), "tables in place kept: %s", m->reason);
 	return ibr_plugin_finish(c, label, NULL, text);
 }
 
 static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 {
-	struct ibr_hybrid *h = c->hybrid;
-	const struct ibr_fabric *f = c->of.fabric;
+	struct ibr_reconf *m = &c->hybrid->m;
 	osm_log_t *log = &c->plugin->osm->log;
 	struct ibr_error err = { "" };
-	struct ibr_verify_report rep;
-	struct ibr_updown ud;
-	struct ibr_result next;
-	uint64_t moved, left;
+	struct ibr_reconf_move mv;
 	char label[128], text[512];
-	size_t bytes;
+	int rc;
 
 	/* one orientation for both passes: the provisional pass's roots, on
 	 * the same fabric (equal fingerprints) */
-	root->set = h->root_guids;
-	root->set_len = h->num_roots;
-	root->set_source = "the provisional pass's roots";
-	root->set_unreadable = false;
-	root->guid = 0;
+	ibr_reconf_final_root(m, root);
 	snprintf(label, sizeof(label), "%s: final pass (%s)", c->name,
-		 h->fin->name);
-	if (route_final(c, root, label))
-		return keep_held(c, label, "the final engine failed");
-	bytes = (size_t)h->final.num_switches * h->final.num_lids;
-	if (memcmp(h->held.col, h->final.col, bytes) == 0) {
-		/* in place already (a sweep after the last step, or a final
-		 * engine that agrees): the final tables, designated DLIDs
-		 * and all */
-		h->want_pass = false;
-		if (take_copy(c, &h->final) || hold(c))
-			return -1;
-		return ibr_plugin_finish(c, label, &h->final_rep, NULL);
+		 m->fin->name);
+	if (route_final(c, root, label)) {
+		ibr_reconf_keep(m, "the final engine failed");
+		return keep_held(c, label);
 	}
-	if (ibr_verify_union(f, &h->held, &h->final, &rep, &err))
-		goto error;
-	if (ibr_verify_findings(&rep) == 0) {
+	rc = ibr_reconf_next(m, c->of.fabric, &mv, &err);
+	if (mv.stepping)
+		OSM_LOG(log, OSM_LOG_INFO, "%s: the switches may mix the tables "
+			"in place and the final ones while OpenSM sends them: "
+			"%s; going in safe steps\n", label,
+			mv.union_rep.messages[0]);
+	if (rc) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", label, err.msg);
+		/* nothing of ours left to keep: the run fails */
+		return m->state == IBR_RECONF_IDLE ? -1 : keep_held(c, label);
+	}
+	switch (m->state) {
+	case IBR_RECONF_FINAL:
+		if (take_copy(c, &m->held))
+			return -1;
+		if (mv.in_place)
+			/* a sweep after the last step, or a final engine
+			 * that agrees */
+			return ibr_plugin_finish(c, label, &m->final_rep, NULL);
+		if (m->step > 0)
+			snprintf(label, sizeof(label), "%s: final pass (%s), "
+				 "step %u, the last", c->name, m->fin->name,
+				 m->step);
 		snprintf(text, sizeof(text), "verified, and so is its union with "
 			 "the tables in place (%" PRIu64 " entries change): no "
-			 "loop, acyclic", rep.changed);
-		h->want_pass = false;
-		if (take_copy(c, &h->final) || hold(c))
+			 "loop, acyclic", mv.changed);
+		return ibr_plugin_finish(c, label, &m->final_rep, text);
+	case IBR_RECONF_SAFE_STEP:
+		if (take_copy(c, &m->held))
 			return -1;
-		return ibr_plugin_finish(c, label, &h->final_rep, text);
+		snprintf(label, sizeof(label), "%s: final pass (%s), step %u",
+			 c->name, m->fin->name, m->step);
+		snprintf(text, sizeof(text), "%" PRIu64 " entries moved to the "
+			 "final tables, %" PRIu64 " left; union with the tables "
+			 "in place verified: no loop, acyclic", mv.changed,
+			 mv.left);
+		return ibr_plugin_finish(c, label, NULL, text);
+	default:
+		if (mv.blocked)
+			OSM_LOG(log, OSM_LOG_INFO, "WRN IB26: %s: no safe step "
+				"towards the final tables (%" PRIu64 " entries "
+				"left%s%s)\n", label, mv.left,
+				mv.finding[0] ? ": " : "", mv.finding);
+		return keep_held(c, label);
 	}
-	OSM_LOG(log, OSM_LOG_INFO, "%s: the switches may mix the tables in "
-		"place and the final ones while OpenSM sends them: %s; going "
-		"in safe steps\n", label, rep.messages[0]);
-
-	/* one safe step */
-	if (h->step >= MAX_STEPS)
-		return keep_held(c, label, "too many steps");
-	if (ibr_updown_of_result(f, &h->final, &ud, &err))
-		goto error;
-	if (ibr_result_init(&next, f, &err)) {
-		ibr_updown_free(&ud);
-		goto error;
-	}
-	if (ibr_transition_step(f, &ud, &h->held, &h->final, &next, &moved,
-				&left, &err) ||
-	    ibr_verify_union(f, &h->held, &next, &rep, &err)) {
-		ibr_result_free(&next);
-		ibr_updown_free(&ud);
-		goto error;
-	}
-	ibr_updown_free(&ud);
-	if (moved == 0 || ibr_verify_findings(&rep)) {
-		snprintf(text, sizeof(text), "no safe step towards the final "
-			 "tables (%" PRIu64 " entries left%s%s)", left,
-			 rep.num_messages ? ": " : "",
-			 rep.num_messages ? rep.messages[0] : "");
-		ibr_result_free(&next);
-		OSM_LOG(log, OSM_LOG_INFO, "WRN IB26: %s: %s\n", label, text);
-		return keep_held(c, label, "no safe step left");
-	}
-	h->step++;
-	if (left == 0) {
-		/* the last step is the final tables: with their DLIDs */
-		ibr_result_free(&next);
-		h->want_pass = false;
-		if (take_copy(c, &h->final) || hold(c))
-			return -1;
-		snprintf(label, sizeof(label), "%s: final pass (%s), step %u, "
-			 "the last", c->name, h->fin->name, h->step);
-		snprintf(text, sizeof(text), "verified, and so is its union with "
-			 "the tables in place (%" PRIu64 " entries change): no "
-			 "loop, acyclic", moved);
-		return ibr_plugin_finish(c, label, &h->final_rep, text);
-	}
-	next.stats = h->final.stats;
-	if (c->routed)
-		ibr_result_free(&c->result);
-	c->result = next;
-	c->routed = true;
-	if (hold(c))
-		return -1;
-	h->want_pass = true;
-	snprintf(label, sizeof(label), "%s: final pass (%s), step %u", c->name,
-		 h->fin->name, h->step);
-	snprintf(text, sizeof(text), "%" PRIu64 " entries moved to the final "
-		 "tables, %" PRIu64 " left; union with the tables in place "
-		 "verified: no loop, acyclic", moved, left);
-	return ibr_plugin_finish(c, label, NULL, text);
-error:
-	OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", label, err.msg);
-	return keep_held(c, label, "a check could not run");
 }
 
 int ibr_hybrid_build(struct engine_ctx *c)
 {
-	struct ibr_hybrid *h = c->hybrid;
+	struct ibr_reconf *m = &c->hybrid->m;
 	osm_log_t *log = &c->plugin->osm->log;
 	struct ibr_error err = { "" };
 	struct ibr_root_choice root;
-	uint64_t fingerprint;
 	int rc;
 
-	h->ctx = c;
 	ibr_plugin_drop_run(c);
 	rc = ibr_plugin_model(c, &root, &err);
 	ibr_plugin_log_lidless(log, c->name, &c->of);
@@ -418,16 +246,15 @@ int ibr_hybrid_build(struct engine_ctx *c)
 			c->name, err.msg);
 		goto fail;
 	}
-	fingerprint = ibr_fabric_fingerprint(c->of.fabric);
-	if (!h->have_held || fingerprint != h->fingerprint)
-		rc = provisional_pass(c, &root, fingerprint);
+	if (ibr_reconf_changed(m, c->of.fabric))
+		rc = provisional_pass(c, &root);
 	else
 		rc = final_pass(c, &root);
 	if (rc == 0)
 		return 0;
 fail:
 	/* OpenSM falls back to the next engine: nothing of ours in place */
-	forget(h);
+	ibr_reconf_reset(m);
 	ibr_sa_dlids_clear(c->plugin->sa);
 	ibr_plugin_drop_run(c);
 	return -1;
@@ -450,9 +277,8 @@ void ibr_hybrid_pushed(struct engine_ctx *c)
 	struct ibr_hybrid *h = c->hybrid;
 	unsigned delay = c->plugin->opts.conf.hybrid_final_delay_ms;
 
-	if (!h->want_pass)
+	if (!ibr_reconf_take_reroute(&h->m))
 		return;
-	h->want_pass = false;
 	if (delay == 0) {
 		request_pass(c);
 		return;

@@ -1,0 +1,162 @@
+/*
+ * reconf.h - the reconfiguration state machine of a hybrid engine
+ * (PROVISIONAL+FINAL, PIRa paper §3.4): which tables go to the switches
+ * at each routing run, from a topology change to the final engine's
+ * tables.  One machine, two drivers: the plugin (each run an OpenSM
+ * routing pass, wants_reroute asking OpenSM for the next one) and
+ * `ibrouting transition` offline, so the tool does what OpenSM does.
+ *
+ * The caller routes (engines, root resolution, verification of one
+ * engine's tables, logging are its); the machine decides what a run is
+ * and what it pushes:
+ *
+ *   ibr_reconf_changed(m, f)   a run on f is a provisional pass: the
+ *                              caller routes m->prov, verifies, and hands
+ *                              the tables to ibr_reconf_provisional()
+ *                              (columns of the tables in place kept where
+ *                              they still hold; state PROVISIONAL);
+ *   otherwise                  a final pass: unless ibr_reconf_has_final(),
+ *                              the caller routes m->fin from the
+ *                              provisional pass's roots
+ *                              (ibr_reconf_final_root) and hands the
+ *                              tables to ibr_reconf_set_final(), or, when
+ *                              that fails, calls ibr_reconf_keep();
+ *                              ibr_reconf_next() then chooses FINAL (in
+ *                              place already, or a clean union: one push),
+ *                              SAFE_STEP k (transition.h), or KEPT with a
+ *                              reason.
+ *
+ * States:
+ *   IDLE          nothing of ours in place (start, ibr_reconf_reset);
+ *   PROVISIONAL   the provisional tables in place, a final pass to come;
+ *   SAFE_STEP     step m->step of the way to the final tables in place,
+ *                 the next step to come;
+ *   FINAL         the final engine's tables in place, designated DLIDs
+ *                 and all (m->step: the steps it took, 0 for one push);
+ *   KEPT          the tables in place stay (m->reason says why); a later
+ *                 run on the same fabric tries the final pass again;
+ *   DOUBLE_SCHEME declared for the Double Scheme (papers/double-scheme-
+ *                 reconfiguration.md: two virtual-lane sets, the new
+ *                 routing function on the drained set) and NOT
+ *                 IMPLEMENTED: no function enters it yet.
+ *
+ * Invariants:
+ *  - state != IDLE <=> have_held; `held` are the tables of the last run,
+ *    the ones to push (a copy of them), made for the fabric of
+ *    `fingerprint`, whose switch i has GUID held_guid[i];
+ *  - have_final => `final` are the final engine's verified tables for
+ *    that fabric under the orientation of root_guids (the provisional
+ *    pass's root set), final_rep their verifier report;
+ *  - every table set the machine puts in `held` verified on its own, and
+ *    its union with the `held` before it verified (no loop, acyclic
+ *    channel dependencies): what switches may hold while a push is sent;
+ *  - wants_reroute is true after a provisional pass and after a step that
+ *    is not the last, until the driver takes it (ibr_reconf_take_reroute)
+ *    or the next run; false in IDLE, FINAL and KEPT;
+ *  - steps are at most IBR_RECONF_MAX_STEPS, then KEPT ("too many steps").
+ */
+#ifndef IBROUTING_RECONF_H
+#define IBROUTING_RECONF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ibrouting/engine.h"
+#include "ibrouting/error.h"
+#include "ibrouting/fabric.h"
+#include "ibrouting/result.h"
+#include "ibrouting/updown.h"
+#include "ibrouting/verify.h"
+
+/* The fabrics we know need at most nine (bench/, tests/test_transition.c). */
+#define IBR_RECONF_MAX_STEPS 64
+
+enum ibr_reconf_state {
+	IBR_RECONF_IDLE,
+	IBR_RECONF_PROVISIONAL,
+	IBR_RECONF_SAFE_STEP,
+	IBR_RECONF_FINAL,
+	IBR_RECONF_KEPT,
+	IBR_RECONF_DOUBLE_SCHEME,   /* not implemented: never entered */
+};
+
+struct ibr_reconf {
+	const struct ibr_engine *prov, *fin;
+	enum ibr_reconf_state state;
+	const char *reason;             /* KEPT: why, a static string */
+	bool wants_reroute;
+	unsigned step;                  /* steps pushed towards final */
+
+	struct ibr_result held;         /* tables in place */
+	bool have_held;
+	uint64_t *held_guid;            /* their switches' GUIDs, by index */
+	uint64_t fingerprint;           /* the fabric they were made for */
+	uint64_t *root_guids;           /* the provisional pass's root set */
+	uint32_t num_roots;
+	struct ibr_result final;
+	bool have_final;
+	struct ibr_verify_report final_rep;
+};
+
+/* What ibr_reconf_next did, for the driver's words. */
+struct ibr_reconf_move {
+	bool in_place;          /* FINAL: the final tables were in place */
+	/* the union of the tables in place and the final ones is not clean:
+	 * union_rep says why (messages[0]); steps were tried */
+	bool stepping;
+	struct ibr_verify_report union_rep;
+	uint64_t changed;       /* entries this push changes */
+	uint64_t left;          /* entries still differing from the final */
+	/* KEPT because no step is safe: finding is the first finding of
+	 * the step tried ("" when it moved nothing) */
+	bool blocked;
+	char finding[256];
+};
+
+void ibr_reconf_init(struct ibr_reconf *m, const struct ibr_engine *prov,
+		     const struct ibr_engine *fin);
+/* Back to IDLE, everything freed (the engines stay). */
+void ibr_reconf_reset(struct ibr_reconf *m);
+
+const char *ibr_reconf_state_name(enum ibr_reconf_state s);
+
+/* A run on f is a provisional pass: nothing of ours in place, or the
+ * tables in place were made for another fabric. */
+bool ibr_reconf_changed(const struct ibr_reconf *m, const struct ibr_fabric *f);
+
+/* The provisional pass: r, m->prov's verified tables for f, gets the
+ * columns of the tables in place that still hold on f (transition.h,
+ * ibr_transition_keep; *kept counts them, 0 when keeping fails: then r
+ * stays the engine's own), and becomes the tables in place; the final
+ * tables are forgotten, the roots of r remembered.  State PROVISIONAL,
+ * wants_reroute.  -1 (err) when out of memory: reset the machine. */
+int ibr_reconf_provisional(struct ibr_reconf *m, const struct ibr_fabric *f,
+			   struct ibr_result *r, uint32_t *kept,
+			   struct ibr_error *err);
+
+/* The final pass's root request: the provisional pass's root set, by
+ * GUID (valid while m is not reset). */
+void ibr_reconf_final_root(const struct ibr_reconf *m,
+			   struct ibr_root_choice *root);
+
+bool ibr_reconf_has_final(const struct ibr_reconf *m);
+/* r (moved in: *r is zeroed) are m->fin's tables for the fabric in place,
+ * verified clean as rep says. */
+void ibr_reconf_set_final(struct ibr_reconf *m, struct ibr_result *r,
+			  const struct ibr_verify_report *rep);
+
+/* The tables in place stay (state KEPT, reason a static string). */
+void ibr_reconf_keep(struct ibr_reconf *m, const char *reason);
+
+/* The final pass's decision on f (the fabric in place, have_final):
+ * FINAL, SAFE_STEP or KEPT; m->held are then the tables to push.  -1
+ * (err) when a check could not run: then KEPT, reason "a check could not
+ * run" (the tables in place stay). */
+int ibr_reconf_next(struct ibr_reconf *m, const struct ibr_fabric *f,
+		    struct ibr_reconf_move *mv, struct ibr_error *err);
+
+/* The driver asks for the re-route: true (and wants_reroute cleared) when
+ * a pass is still to come. */
+bool ibr_reconf_take_reroute(struct ibr_reconf *m);
+
+#endif

@@ -1,0 +1,322 @@
+/*
+ * reconf.c - the reconfiguration state machine of a hybrid engine
+ * (reconf.h has the states, the driver's protocol and the invariants).
+ *
+ * The machine never routes: the caller does, as it always routes, with
+ * its own root resolution and logging.  What lives here is every decision
+ * between two routing runs, so that the plugin and `ibrouting transition`
+ * cannot drift apart: whether a run is provisional or final, which
+ * columns survive a change, whether the final tables go in one push or in
+ * safe steps, and when the tables in place stay.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibrouting/reconf.h"
+#include "ibrouting/transition.h"
+
+void ibr_reconf_init(struct ibr_reconf *m, const struct ibr_engine *prov,
+		     const struct ibr_engine *fin)
+{
+	memset(m, 0, sizeof(*m));
+	m->prov = prov;
+	m->fin = fin;
+}
+
+const char *ibr_reconf_state_name(enum ibr_reconf_state s)
+{
+	switch (s) {
+	case IBR_RECONF_IDLE: return "idle";
+	case IBR_RECONF_PROVISIONAL: return "provisional";
+	case IBR_RECONF_SAFE_STEP: return "safe step";
+	case IBR_RECONF_FINAL: return "final";
+	case IBR_RECONF_KEPT: return "kept";
+	case IBR_RECONF_DOUBLE_SCHEME: return "double scheme";
+	}
+	return "?";
+}
+
+static void forget_final(struct ibr_reconf *m)
+{
+	if (m->have_final)
+		ibr_result_free(&m->final);
+	m->have_final = false;
+	m->step = 0;
+}
+
+static void drop_held(struct ibr_reconf *m)
+{
+	if (m->have_held)
+		ibr_result_free(&m->held);
+	m->have_held = false;
+	free(m->held_guid);
+	m->held_guid = NULL;
+}
+
+void ibr_reconf_reset(struct ibr_reconf *m)
+{
+	free(m->root_guids);
+	m->root_guids = NULL;
+	m->num_roots = 0;
+	drop_held(m);
+	forget_final(m);
+	m->wants_reroute = false;
+	m->reason = NULL;
+	m->state = IBR_RECONF_IDLE;
+}
+
+bool ibr_reconf_changed(const struct ibr_reconf *m, const struct ibr_fabric *f)
+{
+	return !m->have_held || ibr_fabric_fingerprint(f) != m->fingerprint;
+}
+
+/* The tables in place become a copy of r, made for f (with f's switch
+ * GUIDs: the next change maps their columns by GUID). */
+static int hold(struct ibr_reconf *m, const struct ibr_fabric *f,
+		const struct ibr_result *r, struct ibr_error *err)
+{
+	uint64_t *guid = malloc((f->num_switches ? f->num_switches : 1) *
+				sizeof(*guid));
+
+	drop_held(m);
+	if (!guid)
+		return ibr_error_set(err, "out of memory for %u switch "
+				     "GUIDs", f->num_switches);
+	if (ibr_result_copy(&m->held, r, err)) {
+		free(guid);
+		return -1;
+	}
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		guid[s] = ibr_switch(f, s)->guid;
+	m->held_guid = guid;
+	m->have_held = true;
+	m->fingerprint = ibr_fabric_fingerprint(f);
+	return 0;
+}
+
+/* After a change, the columns of the tables in place that still hold on
+ * f replace r's (transition.h): after a small change OpenSM then sends
+ * few blocks.  The result is verified again; on any failure, allocation
+ * included, r stays the engine's own, which verified already: keeping is
+ * an economy, never a condition of the pass. */
+static uint32_t keep_columns(struct ibr_reconf *m, const struct ibr_fabric *f,
+			     struct ibr_result *r)
+{
+	const struct ibr_verify_options only = { .check_only = true };
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+	struct ibr_result mixed;
+	struct ibr_updown ud;
+	uint32_t kept = 0;
+
+	if (!m->have_held || ibr_result_copy(&mixed, r, &err))
+		return 0;
+	if (ibr_updown_of_result(f, r, &ud, &err) == 0) {
+		if (ibr_transition_keep(f, &ud, &m->held, m->held_guid,
+					m->held.num_switches, &mixed, &kept,
+					&err) == 0 &&
+		    ibr_verify(f, &mixed, &only, &rep, &err) == 0 &&
+		    ibr_verify_findings(&rep) == 0) {
+			ibr_result_free(r);
+			*r = mixed;
+			ibr_updown_free(&ud);
+			return kept;
+		}
+		ibr_updown_free(&ud);
+	}
+	ibr_result_free(&mixed);
+	return 0;
+}
+
+/* r's root set, by GUID, for the final pass: one orientation for both
+ * passes, the hybrid's deadlock-freedom rests on it. */
+static int remember_roots(struct ibr_reconf *m, const struct ibr_fabric *f,
+			  const struct ibr_result *r, struct ibr_error *err)
+{
+	uint64_t *g = malloc((r->num_roots ? r->num_roots : 1) * sizeof(*g));
+
+	if (!g)
+		return ibr_error_set(err, "out of memory for %u roots",
+				     r->num_roots);
+	for (uint32_t i = 0; i < r->num_roots; i++)
+		g[i] = ibr_switch(f, r->roots[i])->guid;
+	free(m->root_guids);
+	m->root_guids = g;
+	m->num_roots = r->num_roots;
+	return 0;
+}
+
+int ibr_reconf_provisional(struct ibr_reconf *m, const struct ibr_fabric *f,
+			   struct ibr_result *r, uint32_t *kept,
+			   struct ibr_error *err)
+{
+	forget_final(m);
+	m->wants_reroute = false;
+	m->reason = NULL;
+	*kept = keep_columns(m, f, r);
+	if (hold(m, f, r, err) || remember_roots(m, f, r, err)) {
+		ibr_reconf_reset(m);
+		return -1;
+	}
+	m->state = IBR_RECONF_PROVISIONAL;
+	m->wants_reroute = true;
+	return 0;
+}
+
+void ibr_reconf_final_root(const struct ibr_reconf *m,
+			   struct ibr_root_choice *root)
+{
+	root->set = m->root_guids;
+	root->set_len = m->num_roots;
+	root->set_source = "the provisional pass's roots";
+	root->set_unreadable = false;
+	root->guid = 0;
+}
+
+bool ibr_reconf_has_final(const struct ibr_reconf *m)
+{
+	return m->have_final;
+}
+
+void ibr_reconf_set_final(struct ibr_reconf *m, struct ibr_result *r,
+			  const struct ibr_verify_report *rep)
+{
+	if (m->have_final)
+		ibr_result_free(&m->final);
+	m->final = *r;
+	m->have_final = true;
+	m->final_rep = *rep;
+	memset(r, 0, sizeof(*r));
+}
+
+void ibr_reconf_keep(struct ibr_reconf *m, const char *reason)
+{
+	m->state = IBR_RECONF_KEPT;
+	m->reason = reason;
+	m->wants_reroute = false;
+}
+
+/* The final tables in place: designated DLIDs and all. */
+static int arrive(struct ibr_reconf *m, const struct ibr_fabric *f,
+		  struct ibr_error *err)
+{
+	if (hold(m, f, &m->final, err))
+		return -1;
+	m->state = IBR_RECONF_FINAL;
+	m->reason = NULL;
+	m->wants_reroute = false;
+	return 0;
+}
+
+/* One safe step from the tables in place towards the final ones: FINAL
+ * when it is the last, SAFE_STEP when more are to come, KEPT when none is
+ * safe.  A step's tables are checked twice: their union with the tables
+ * before them (what the switches hold while OpenSM sends them) and on
+ * their own (what they hold after). */
+static int step(struct ibr_reconf *m, const struct ibr_fabric *f,
+		struct ibr_reconf_move *mv, struct ibr_error *err)
+{
+	const struct ibr_verify_options only = { .check_only = true };
+	struct ibr_verify_report rep, alone;
+	struct ibr_result next;
+	struct ibr_updown ud;
+	uint64_t moved;
+
+	if (m->step >= IBR_RECONF_MAX_STEPS) {
+		ibr_reconf_keep(m, "too many steps");
+		return 0;
+	}
+	if (ibr_updown_of_result(f, &m->final, &ud, err))
+		return -1;
+	if (ibr_result_init(&next, f, err)) {
+		ibr_updown_free(&ud);
+		return -1;
+	}
+	if (ibr_transition_step(f, &ud, &m->held, &m->final, &next, &moved,
+				&mv->left, err) ||
+	    ibr_verify_union(f, &m->held, &next, &rep, err) ||
+	    ibr_verify(f, &next, &only, &alone, err)) {
+		ibr_result_free(&next);
+		ibr_updown_free(&ud);
+		return -1;
+	}
+	ibr_updown_free(&ud);
+	if (moved == 0 || ibr_verify_findings(&rep) ||
+	    ibr_verify_findings(&alone)) {
+		const struct ibr_verify_report *why =
+			ibr_verify_findings(&rep) ? &rep : &alone;
+
+		if (why->num_messages)
+			snprintf(mv->finding, sizeof(mv->finding), "%s",
+				 why->messages[0]);
+		ibr_result_free(&next);
+		mv->blocked = true;
+		ibr_reconf_keep(m, "no safe step left");
+		return 0;
+	}
+	mv->changed = moved;
+	m->step++;
+	if (mv->left == 0) {
+		/* the last step is the final tables: with their DLIDs */
+		ibr_result_free(&next);
+		return arrive(m, f, err);
+	}
+	next.stats = m->final.stats;
+	if (hold(m, f, &next, err)) {
+		ibr_result_free(&next);
+		return -1;
+	}
+	ibr_result_free(&next);
+	m->state = IBR_RECONF_SAFE_STEP;
+	m->reason = NULL;
+	m->wants_reroute = true;
+	return 0;
+}
+
+int ibr_reconf_next(struct ibr_reconf *m, const struct ibr_fabric *f,
+		    struct ibr_reconf_move *mv, struct ibr_error *err)
+{
+	size_t bytes;
+	int rc;
+
+	memset(mv, 0, sizeof(*mv));
+	m->wants_reroute = false;
+	bytes = (size_t)m->final.num_switches * m->final.num_lids;
+	if (!m->have_held || !m->have_final) {
+		rc = ibr_error_set(err, "no %s tables for the final pass",
+				   m->have_held ? "final" : "provisional");
+	} else if (m->held.num_switches == m->final.num_switches &&
+	    m->held.num_lids == m->final.num_lids &&
+	    memcmp(m->held.col, m->final.col, bytes) == 0) {
+		/* in place already (a sweep after the last step, or a final
+		 * engine that agrees) */
+		mv->in_place = true;
+		rc = arrive(m, f, err);
+	} else if (ibr_verify_union(f, &m->held, &m->final, &mv->union_rep, err)) {
+		rc = -1;
+	} else if (ibr_verify_findings(&mv->union_rep) == 0) {
+		/* OpenSM sends blocks to all switches at once: a clean
+		 * union is what lets the final tables go in one push */
+		mv->changed = mv->union_rep.changed;
+		rc = arrive(m, f, err);
+	} else {
+		mv->stepping = true;
+		rc = step(m, f, mv, err);
+	}
+	/* a check that could not run keeps the tables in place; tables in
+	 * place that could not be copied leave nothing of ours to keep */
+	if (rc && m->have_held)
+		ibr_reconf_keep(m, "a check could not run");
+	else if (rc)
+		ibr_reconf_reset(m);
+	return rc;
+}
+
+bool ibr_reconf_take_reroute(struct ibr_reconf *m)
+{
+	bool wanted = m->wants_reroute;
+
+	m->wants_reroute = false;
+	return wanted;
+}
