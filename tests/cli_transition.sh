@@ -7,6 +7,9 @@
 #     the steps add up to the entries that change; exit 0;
 #   - pira+colorl at LMC 2 on the same fabric the same way;
 #   - on a 16-switch fabric whose union is clean: one push, no step;
+#   - --before: the way on a 6x6 torus first, then one link cut: the
+#     provisional pass keeps LIDs of the tables in place (as OpenSM's),
+#     and the steps reach the final tables;
 #   - -e without a '+', or with an unknown engine, is a usage error naming
 #     the engines.
 set -eu
@@ -42,6 +45,16 @@ if "$IBROUTING" transition -e pira+fera gen:random:sw=16,ca=64,seed=1 > "$TMP/sm
 	pass "a clean union: $(grep '^union' "$TMP/small.out" | cut -c11-)"
 else
 	flunk "small fabric: $(cat "$TMP/small.out")"
+fi
+
+if "$IBROUTING" transition -e pira+fera --before gen:torus:dims=6x6,ca=2,seed=1 \
+	gen:torus:dims=6x6,ca=2,broken=1,seed=1 > "$TMP/cut.out" &&
+   grep -q '^before .* ends final' "$TMP/cut.out" &&
+   grep -q '^kept      [1-9][0-9]* LIDs kept from the tables in place' "$TMP/cut.out" &&
+   grep -q '^steps     [0-9]* to the final tables' "$TMP/cut.out"; then
+	pass "--before, a link cut: $(sed -n 's/^kept *//p' "$TMP/cut.out"); $(sed -n 's/^steps *//p' "$TMP/cut.out")"
+else
+	flunk "--before: $(cat "$TMP/cut.out")"
 fi
 
 expect_error "-e without a +" 2 "PROVISIONAL.FINAL" "$IBROUTING" transition -e fera gen:random:sw=16,ca=64,seed=1

@@ -4,17 +4,21 @@
  *
  *   ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID]
  *                        [--root-strategy S] [--root-fallback next|refuse]
- *                        [--sm GUID] FABRIC
+ *                        [--sm GUID] [--before FABRIC0] FABRIC
  *
- * Routes FABRIC with the provisional engine, then with the final one from
- * the same root; checks the union of the two (ibr_verify_union: what the
- * switches may hold while OpenSM sends the final tables); then walks the
- * safe steps (transition.h) from one to the other, checking each step's
- * union with the tables before it and each step's tables on their own,
- * and prints per step the entries and LFT blocks (64 LIDs of one switch:
- * what OpenSM sends) that change.  Exit status 0 when the final tables
- * are reached with every check clean, 1 when a check fails or the way is
- * blocked, 2 on bad usage or input.
+ * Drives the core's reconfiguration state machine (reconf.h), the one the
+ * plugin drives inside OpenSM, one routing run after the other while it
+ * wants a re-route: the provisional pass on FABRIC (with --before, after
+ * the way on FABRIC0 was run to its end, so that columns of those tables
+ * are kept as OpenSM's provisional pass keeps them), then the final pass:
+ * the union of the tables in place and the final ones (ibr_verify_union:
+ * what the switches may hold while OpenSM sends them), and when it is not
+ * clean, the safe steps (transition.h), each checked with the tables
+ * before it and on its own.  Prints per step the entries and LFT blocks
+ * (64 LIDs of one switch: what OpenSM sends) that change.  Exit status 0
+ * when the final tables are reached, 1 when a check fails or the way is
+ * blocked (the machine keeps the tables in place), 2 on bad usage or
+ * input.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,12 +27,10 @@
 #include <string.h>
 
 #include "ibrouting/engine.h"
-#include "ibrouting/transition.h"
-#include "ibrouting/updown.h"
+#include "ibrouting/reconf.h"
 #include "ibrouting/verify.h"
 #include "cli.h"
 
-#define MAX_STEPS 64
 #define LFT_BLOCK 64    /* LIDs per LinearForwardingTable block */
 
 /* Entries and LFT blocks in which a and b differ. */
@@ -69,80 +71,178 @@ static void print_findings(const char *what, const struct ibr_verify_report *rep
 	       rep->num_messages ? rep->messages[0] : "");
 }
 
-/* The steps from cur (changed in place) to fin; returns the exit status. */
-static int walk(const struct ibr_fabric *f, struct ibr_result *cur,
-		const struct ibr_result *fin)
+/* One routing run of the machine on f, as the plugin makes it: the
+ * provisional pass when f is not the fabric of the tables in place, else
+ * the final pass (the final engine routed once, from the provisional
+ * pass's roots).  *provisional says which; *fin_ms the final engine's
+ * time.  -1 after a message on stderr. */
+static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
+	       struct cli_roots *roots, const char **how, bool *provisional,
+	       struct ibr_reconf_move *mv, uint32_t *kept)
+{
+	const struct ibr_verify_options only = { .check_only = true };
+	struct cli_roots final_roots = { .port_choice = roots->port_choice };
+	struct ibr_verify_report rep;
+	struct ibr_error err = { "" };
+	struct ibr_route_ctx ctx;
+	struct ibr_result r;
+	const char *unused;
+
+	*provisional = ibr_reconf_changed(m, f);
+	*kept = 0;
+	memset(mv, 0, sizeof(*mv));
+	if (*provisional || !ibr_reconf_has_final(m)) {
+		const struct ibr_engine *e = *provisional ? m->prov : m->fin;
+
+		if (!*provisional)
+			ibr_reconf_final_root(m, &final_roots.choice);
+		if (cli_ctx_init(f, *provisional ? roots : &final_roots, NULL,
+				 &ctx, *provisional ? how : &unused))
+			return -1;
+		if (ibr_route(&ctx, e, &r, &err)) {
+			ibr_ctx_free(&ctx);
+			cli_error(err.msg);
+			return -1;
+		}
+		ibr_ctx_free(&ctx);
+		if (ibr_verify(f, &r, &only, &rep, &err) ||
+		    ibr_verify_findings(&rep)) {
+			cli_fail("%s tables: %s", e->name, err.msg[0] ? err.msg :
+				  rep.messages[0]);
+			ibr_result_free(&r);
+			return -1;
+		}
+		if (*provisional) {
+			int rc = ibr_reconf_provisional(m, f, &r, kept, &err);
+
+			ibr_result_free(&r);
+			if (rc)
+				cli_error(err.msg);
+			return rc;
+		}
+		ibr_reconf_set_final(m, &r, &rep);
+	}
+	if (ibr_reconf_next(m, f, mv, &err) == 0)
+		return 0;
+	cli_error(err.msg);
+	return -1;
+}
+
+/* The way on FABRIC0 to its end: the tables in place before the change. */
+static int settle(struct ibr_reconf *m, const struct ibr_fabric *f,
+		  struct cli_roots *roots)
+{
+	struct ibr_reconf_move mv;
+	const char *how;
+	uint32_t kept;
+	bool provisional;
+
+	do {
+		if (run(m, f, roots, &how, &provisional, &mv, &kept))
+			return -1;
+	} while (ibr_reconf_take_reroute(m));
+	printf("before    the way on the fabric before ends %s%s%s after %u "
+	       "%s\n", ibr_reconf_state_name(m->state), m->reason ? ": " : "",
+	       m->reason ? m->reason : "", m->step,
+	       PLURAL(m->step, "step", "steps"));
+	return 0;
+}
+
+/* The runs on f while the machine wants them; returns the exit status. */
+static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
+		struct cli_roots *roots)
 {
 	struct ibr_error err = { "" };
-	struct ibr_verify_report rep;
-	struct ibr_updown ud;
-	struct ibr_result next;
-	uint64_t all_entries = 0, all_blocks = 0, left = 1;
-	unsigned step = 0;
+	struct ibr_reconf_move mv;
+	struct ibr_result before;
+	uint64_t all_entries = 0, all_blocks = 0, entries, blocks;
+	double prov_ms = 0;
+	const char *how = "";
+	char set[160], how_text[512] = "";
+	uint32_t kept = 0;
+	bool provisional, have_before = false, head = false;
+	unsigned pushes = 0;   /* final passes that changed tables */
 	int rc = 0;
 
-	if (ibr_updown_of_result(f, fin, &ud, &err) ||
-	    ibr_result_init(&next, f, &err)) {
-		cli_error(err.msg);
-		return EXIT_USAGE;
-	}
-	while (left > 0 && rc == 0) {
-		uint64_t moved, entries, blocks;
-
-		if (step == MAX_STEPS) {
-			printf("steps     blocked: more than %u steps\n", MAX_STEPS);
+	do {
+		if (run(m, f, roots, &how, &provisional, &mv, &kept)) {
+			rc = EXIT_USAGE;
+			break;
+		}
+		if (provisional) {
+			prov_ms = m->held.stats.compute_ms;
+			/* cli_ctx_init's words are overwritten by the next */
+			snprintf(how_text, sizeof(how_text), "%s", how);
+			if (kept)
+				printf("kept      %u LIDs kept from the tables "
+				       "in place\n", kept);
+		} else if (!head) {
+			/* the first final pass: both tables known */
+			head = true;
+			printf("passes    provisional %s %.3f ms, final %s %.3f "
+			       "ms, root%s %s (%s)\n", m->prov->name, prov_ms,
+			       m->fin->name, m->final.stats.compute_ms,
+			       m->num_roots > 1 ? "s" : "",
+			       ibr_roots_format(f, m->final.roots,
+						m->final.num_roots, 4, set,
+						sizeof(set)), how_text);
+			difference(&before, &m->final, &entries, &blocks);
+			printf("change    %" PRIu64 " of %" PRIu64 " entries "
+			       "(%.2f%%) in %" PRIu64 " LFT blocks\n", entries,
+			       (uint64_t)before.num_switches * before.num_lids,
+			       100.0 * (double)entries / (double)((uint64_t)
+			       before.num_switches * before.num_lids), blocks);
+			if (mv.stepping)
+				print_findings("union     provisional and final "
+					       "mixed:", &mv.union_rep);
+			else
+				printf("union     provisional and final mixed: "
+				       "no loop, acyclic: one push\n");
+		}
+		/* every pass that moves towards the final tables once the way
+		 * goes in steps, the last included: after a few steps the
+		 * union of the tables in place and the final ones may be
+		 * clean, and the final tables go whole, as in OpenSM */
+		if (!provisional && !mv.in_place && (mv.stepping || pushes) &&
+		    (m->state == IBR_RECONF_SAFE_STEP ||
+		     m->state == IBR_RECONF_FINAL)) {
+			difference(&before, &m->held, &entries, &blocks);
+			printf("step %-4u %" PRIu64 " %s in %" PRIu64 " LFT %s, %"
+			       PRIu64 " %s left; union verified, tables "
+			       "verified\n", ++pushes, entries, PLURAL(entries,
+			       "entry", "entries"), blocks, PLURAL(blocks, "block",
+			       "blocks"), mv.left, PLURAL(mv.left, "entry",
+			       "entries"));
+			all_entries += entries;
+			all_blocks += blocks;
+		}
+		if (m->state == IBR_RECONF_KEPT) {
+			if (mv.blocked)
+				printf("steps     blocked after %u %s: %" PRIu64
+				       " %s left%s%s\n", m->step,
+				       PLURAL(m->step, "step", "steps"), mv.left,
+				       PLURAL(mv.left, "entry", "entries"),
+				       mv.finding[0] ? ": " : "", mv.finding);
+			else
+				printf("steps     blocked: %s\n", m->reason);
 			rc = EXIT_FINDINGS;
 			break;
 		}
-		if (ibr_transition_step(f, &ud, cur, fin, &next, &moved, &left,
-					&err) ||
-		    ibr_verify_union(f, cur, &next, &rep, &err)) {
+		if (have_before)
+			ibr_result_free(&before);
+		have_before = ibr_result_copy(&before, &m->held, &err) == 0;
+		if (!have_before) {
 			cli_error(err.msg);
 			rc = EXIT_USAGE;
 			break;
 		}
-		if (moved == 0) {
-			printf("steps     blocked after %u %s: %" PRIu64 " %s "
-			       "left\n", step, PLURAL(step, "step", "steps"), left,
-			       PLURAL(left, "entry", "entries"));
-			rc = EXIT_FINDINGS;
-			break;
-		}
-		difference(cur, &next, &entries, &blocks);
-		step++;
-		printf("step %-4u %" PRIu64 " %s in %" PRIu64 " LFT %s, %" PRIu64
-		       " %s left; ", step, entries, PLURAL(entries, "entry",
-		       "entries"), blocks, PLURAL(blocks, "block", "blocks"), left,
-		       PLURAL(left, "entry", "entries"));
-		if (ibr_verify_findings(&rep)) {
-			print_findings("union with the tables before:", &rep);
-			rc = EXIT_FINDINGS;
-			break;
-		}
-		if (ibr_verify(f, &next, NULL, &rep, &err)) {
-			cli_error(err.msg);
-			rc = EXIT_USAGE;
-			break;
-		}
-		if (ibr_verify_findings(&rep)) {
-			printf("tables: %" PRIu64 " %s: %s\n",
-			       ibr_verify_findings(&rep),
-			       PLURAL(ibr_verify_findings(&rep), "finding",
-				      "findings"), rep.messages[0]);
-			rc = EXIT_FINDINGS;
-			break;
-		}
-		printf("union verified, tables verified\n");
-		all_entries += entries;
-		all_blocks += blocks;
-		memcpy(cur->col, next.col, (size_t)cur->num_switches * cur->num_lids);
-	}
-	if (rc == 0)
+	} while (ibr_reconf_take_reroute(m));
+	if (rc == 0 && pushes > 0)
 		printf("steps     %u to the final tables: %" PRIu64 " entries, %"
-		       PRIu64 " LFT blocks sent in all\n", step, all_entries,
+		       PRIu64 " LFT blocks sent in all\n", pushes, all_entries,
 		       all_blocks);
-	ibr_result_free(&next);
-	ibr_updown_free(&ud);
+	if (have_before)
+		ibr_result_free(&before);
 	return rc;
 }
 
@@ -161,6 +261,9 @@ static const struct cli_option transition_options[] = {
 	{ "port-choice", 0, 'P', "balanced|lowest", "among the ports a rule "
 	  "allows: the least loaded (default) or the lowest" },
 	{ "sm", 0, 'm', "GUID", "node or port GUID the SM runs on, as route's" },
+	{ "before", 0, 'b', "FABRIC0", "the fabric before the change: its way "
+	  "is run to its end first, and the provisional pass keeps columns of "
+	  "those tables, as inside OpenSM" },
 	CLI_HELP_OPTION,
 	{ NULL, 0, 0, NULL, NULL },
 };
@@ -168,9 +271,9 @@ static const struct cli_option transition_options[] = {
 const struct cli_command cli_transition = {
 	"transition", cmd_transition, "-e PROVISIONAL+FINAL [options] FABRIC",
 	"A hybrid engine's way after a change, offline: both tables, their "
-	"union, the safe steps.\nRoutes FABRIC with both engines from the "
-	"same roots, checks their union, and walks the\nsafe steps from one to "
-	"the other.\nExit status 0: the final tables reached, every check "
+	"union, the safe steps.\nRuns the plugin's reconfiguration state "
+	"machine on FABRIC: the provisional pass, then the\nfinal pass in one "
+	"push or in safe steps, every union of consecutive tables checked.\nExit status 0: the final tables reached, every check "
 	"clean; 1: a check failed or no safe\nstep is left; 2: bad usage or "
 	"input.",
 	transition_options, cli_fabric_help,
@@ -179,17 +282,12 @@ const struct cli_command cli_transition = {
 static int cmd_transition(int argc, char **argv)
 {
 	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
-	struct ibr_route_ctx ctx;
-	const char *how = "";
-	char set[160];
 	struct ibr_load_options load = { 0 };
 	const struct ibr_engine *prov = NULL, *fin = NULL;
+	const char *before = NULL;
 	struct ibr_fabric *f;
-	struct ibr_result a, b;
-	struct ibr_verify_report rep;
-	struct ibr_error err = { "" };
-	uint64_t entries, blocks;
-	int c, rc;
+	struct ibr_reconf m;
+	int c, rc = 0;
 
 	while ((c = cli_getopt(argc, argv, &cli_transition)) != -1) {
 		switch (c) {
@@ -226,6 +324,9 @@ static int cmd_transition(int argc, char **argv)
 			if (cli_parse_guid("--sm", optarg, &load.sm_guid))
 				return EXIT_USAGE;
 			break;
+		case 'b':
+			before = optarg;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -238,54 +339,22 @@ static int cmd_transition(int argc, char **argv)
 				"pira+fera)");
 	if (optind != argc - 1)
 		return cli_fail("expected one FABRIC argument");
-	f = cli_load_fabric(argv[optind], &load);
-	if (!f)
-		return EXIT_USAGE;
-	if (cli_ctx_init(f, &roots, NULL, &ctx, &how)) {
+	ibr_reconf_init(&m, prov, fin);
+	if (before) {
+		f = cli_load_fabric(before, &load);
+		if (!f)
+			return EXIT_USAGE;
+		rc = settle(&m, f, &roots) ? EXIT_USAGE : 0;
 		ibr_fabric_free(f);
-		return EXIT_USAGE;
 	}
-	cli_print_fabric(argv[optind], f);
-	/* one context: the final pass routes under the provisional one's
-	 * orientation, as the plugin's hybrid does */
-	if (ibr_route(&ctx, prov, &a, &err)) {
-		cli_error(err.msg);
-		ibr_ctx_free(&ctx);
+	f = rc ? NULL : cli_load_fabric(argv[optind], &load);
+	if (f) {
+		cli_print_fabric(argv[optind], f);
+		rc = walk(&m, f, &roots);
 		ibr_fabric_free(f);
-		return EXIT_USAGE;
-	}
-	if (ibr_route(&ctx, fin, &b, &err)) {
-		cli_error(err.msg);
-		ibr_result_free(&a);
-		ibr_ctx_free(&ctx);
-		ibr_fabric_free(f);
-		return EXIT_USAGE;
-	}
-	ibr_ctx_free(&ctx);
-	printf("passes    provisional %s %.3f ms, final %s %.3f ms, root%s "
-	       "%s (%s)\n", prov->name, a.stats.compute_ms, fin->name,
-	       b.stats.compute_ms, a.num_roots > 1 ? "s" : "",
-	       ibr_roots_format(f, a.roots, a.num_roots, 4, set, sizeof(set)),
-	       how);
-	difference(&a, &b, &entries, &blocks);
-	printf("change    %" PRIu64 " of %" PRIu64 " entries (%.2f%%) in %"
-	       PRIu64 " LFT blocks\n", entries,
-	       (uint64_t)a.num_switches * a.num_lids,
-	       100.0 * (double)entries / (double)((uint64_t)a.num_switches * a.num_lids),
-	       blocks);
-	rc = ibr_verify_union(f, &a, &b, &rep, &err);
-	if (rc) {
-		cli_error(err.msg);
+	} else if (!rc) {
 		rc = EXIT_USAGE;
-	} else if (ibr_verify_findings(&rep) == 0) {
-		printf("union     provisional and final mixed: no loop, acyclic: "
-		       "one push\n");
-	} else {
-		print_findings("union     provisional and final mixed:", &rep);
-		rc = walk(f, &a, &b);
 	}
-	ibr_result_free(&a);
-	ibr_result_free(&b);
-	ibr_fabric_free(f);
+	ibr_reconf_reset(&m);
 	return rc;
 }
