@@ -35,10 +35,33 @@
  *                 and all (m->step: the steps it took, 0 for one push);
  *   KEPT          the tables in place stay (m->reason says why); a later
  *                 run on the same fabric tries the final pass again;
- *   DOUBLE_SCHEME declared for the Double Scheme (papers/double-scheme-
- *                 reconfiguration.md: two virtual-lane sets, the new
- *                 routing function on the drained set) and NOT
- *                 IMPLEMENTED: no function enters it yet.
+ *   DOUBLE_SCHEME the Double Scheme's sub-step m->ds_step done, the
+ *                 next to come (double_scheme.h, papers/double-scheme-
+ *                 reconfiguration.md §3.1): only with ibr_reconf_double_
+ *                 scheme(), the final pass's way instead of safe steps.
+ *
+ * The Double Scheme (ibr_reconf_double_scheme(), LMC >= 1): every run
+ * routes its engine on one LID half (ibr_reconf_half(): the provisional
+ * pass on the half in force, the final pass on the other) and places it
+ * into full tables with ibr_ds_place() (the provisional pass over empty
+ * tables, the final pass over the tables in place, switch LIDs included);
+ * the provisional pass keeps no columns (the tables in place are another
+ * half's).  ibr_reconf_next() then checks both halves apart
+ * (ibr_ds_check: each function verified on its view, its own dependency
+ * graph acyclic); KEPT when one is not clean (mv->finding says which),
+ * else DOUBLE_SCHEME through the sub-steps below, one per run, to FINAL:
+ *   RESTRICT_SL2VL  the in-force SL set onto VL set A only;
+ *   PUSH_NEW        the new function on the free half (switch LIDs stay
+ *                   with the function in force): held changes;
+ *   DRAIN_NEW_VLS   wait until VL set B holds no old packet;
+ *   SWITCH_SA       the SA answers with the new half and SL set; the
+ *                   switch LIDs take the new function: held changes, the
+ *                   half in force flips;
+ *   DRAIN_OLD_VLS   wait until VL set A holds no old packet;
+ *   RESTORE_SL2VL   the new SL set onto every VL: FINAL.
+ * Drains are waits the driver bounds (ibr_ds_drain_bound); the machine
+ * has no clock.  Without the flag nothing of this runs: the plugin, which
+ * does not set it, behaves as before.
  *
  * Invariants:
  *  - state != IDLE <=> have_held; `held` are the tables of the last run,
@@ -50,8 +73,10 @@
  *  - every table set the machine puts in `held` verified on its own, and
  *    its union with the `held` before it verified (no loop, acyclic
  *    channel dependencies): what switches may hold while a push is sent;
- *  - wants_reroute is true after a provisional pass and after a step that
- *    is not the last, until the driver takes it (ibr_reconf_take_reroute)
+ *    with the Double Scheme instead each half verified on its own view
+ *    (two graphs, two VL sets: double_scheme.h);
+ *  - wants_reroute is true after a provisional pass and after a step
+ *    (safe or Double Scheme sub-step) that is not the last, until the driver takes it (ibr_reconf_take_reroute)
  *    or the next run; false in IDLE, FINAL and KEPT;
  *  - steps are at most IBR_RECONF_MAX_STEPS, then KEPT ("too many steps").
  */
@@ -61,6 +86,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ibrouting/double_scheme.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/error.h"
 #include "ibrouting/fabric.h"
@@ -77,7 +103,18 @@ enum ibr_reconf_state {
 	IBR_RECONF_SAFE_STEP,
 	IBR_RECONF_FINAL,
 	IBR_RECONF_KEPT,
-	IBR_RECONF_DOUBLE_SCHEME,   /* not implemented: never entered */
+	IBR_RECONF_DOUBLE_SCHEME,
+};
+
+/* The Double Scheme's sub-steps (§3.1), in order; 0 before the first. */
+enum ibr_ds_step {
+	IBR_DS_NONE,
+	IBR_DS_RESTRICT_SL2VL,
+	IBR_DS_PUSH_NEW,
+	IBR_DS_DRAIN_NEW_VLS,
+	IBR_DS_SWITCH_SA,
+	IBR_DS_DRAIN_OLD_VLS,
+	IBR_DS_RESTORE_SL2VL,
 };
 
 struct ibr_reconf {
@@ -96,6 +133,11 @@ struct ibr_reconf {
 	struct ibr_result final;
 	bool have_final;
 	struct ibr_verify_report final_rep;
+
+	bool double_scheme;             /* set by ibr_reconf_double_scheme */
+	unsigned half;                  /* the LID half in force, 0 or 1 */
+	enum ibr_ds_step ds_step;       /* the last sub-step done */
+	struct ibr_ds_check ds;         /* the check of the final pass */
 };
 
 /* What ibr_reconf_next did, for the driver's words. */
@@ -115,7 +157,16 @@ struct ibr_reconf_move {
 
 void ibr_reconf_init(struct ibr_reconf *m, const struct ibr_engine *prov,
 		     const struct ibr_engine *fin);
-/* Back to IDLE, everything freed (the engines stay). */
+/* The final pass goes by the Double Scheme: -1 (err) unless lmc >= 1. */
+int ibr_reconf_double_scheme(struct ibr_reconf *m, unsigned lmc,
+			     struct ibr_error *err);
+/* The LID half a run routes on (Double Scheme): the half in force for
+ * the provisional pass, the other for the final pass. */
+unsigned ibr_reconf_half(const struct ibr_reconf *m, bool provisional);
+const char *ibr_ds_step_name(enum ibr_ds_step s);
+
+/* Back to IDLE, everything freed (the engines stay; so do the Double
+ * Scheme flag and the half in force). */
 void ibr_reconf_reset(struct ibr_reconf *m);
 
 const char *ibr_reconf_state_name(enum ibr_reconf_state s);
@@ -149,7 +200,8 @@ void ibr_reconf_set_final(struct ibr_reconf *m, struct ibr_result *r,
 void ibr_reconf_keep(struct ibr_reconf *m, const char *reason);
 
 /* The final pass's decision on f (the fabric in place, have_final):
- * FINAL, SAFE_STEP or KEPT; m->held are then the tables to push.  -1
+ * FINAL, SAFE_STEP or KEPT (with the Double Scheme: the check, then one
+ * sub-step per call, DOUBLE_SCHEME until FINAL, or KEPT); m->held are then the tables to push.  -1
  * (err) when a check could not run: then KEPT, reason "a check could not
  * run" (the tables in place stay). */
 int ibr_reconf_next(struct ibr_reconf *m, const struct ibr_fabric *f,

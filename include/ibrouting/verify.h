@@ -42,6 +42,11 @@ struct ibr_verify_report {
 	uint64_t walks;          /* (switch, LID) walks checked */
 	uint64_t dependencies;   /* distinct channel dependencies */
 	uint64_t changed;        /* ibr_verify_union: entries a and b differ in */
+	/* channels on the longest chain of the channel dependency graph
+	 * (a DAG when acyclic): the most inter-switch channels one packet
+	 * can hold or wait for in a row; 0 with a cycle or a finding that
+	 * stopped the graph */
+	uint64_t longest_chain;
 	/* IBR_NO_PATH where r's root set leaves no legal route (between two
 	 * switches with no root above both): not a finding; see
 	 * ibr_certify_report.no_legal_path */

@@ -239,7 +239,11 @@ static void report_cycle(struct verifier *v, const uint32_t *path,
 	note(v->rep, "credit loop: channel dependency cycle %s", buf);
 }
 
-/* Iterative DFS over channels: 0 white, 1 grey (on path), 2 black. */
+/* Iterative DFS over channels: 0 white, 1 grey (on path), 2 black.
+ * Without a cycle the same search gives the longest dependency chain:
+ * chain[c], the channels on the longest chain starting at c, is final
+ * when c turns black (every successor is black by then), so one pass
+ * does both; the Double Scheme's drain bound rests on it. */
 static int find_cycle(struct verifier *v, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = v->f;
@@ -248,9 +252,10 @@ static int find_cycle(struct verifier *v, struct ibr_error *err)
 	uint32_t *path = malloc(n * sizeof(uint32_t));
 	uint16_t *next_port = malloc(n * sizeof(uint16_t));
 	uint32_t *chan_switch = malloc(n * sizeof(uint32_t));
+	uint32_t *chain = calloc(n, sizeof(uint32_t));
 	int rc = -1;
 
-	if (!color || !path || !next_port || !chan_switch) {
+	if (!color || !path || !next_port || !chan_switch || !chain) {
 		ibr_error_set(err, "verify: out of memory for the dependency "
 			      "graph search (%u channels)", C);
 		goto out;
@@ -272,11 +277,18 @@ static int find_cycle(struct verifier *v, struct ibr_error *err)
 				q++;
 			if (q >= 256) {
 				color[c] = 2;
+				chain[c]++;     /* c itself */
+				if (chain[c] > v->rep->longest_chain)
+					v->rep->longest_chain = chain[c];
 				depth--;
+				if (depth > 0 && chain[path[depth - 1]] < chain[c])
+					chain[path[depth - 1]] = chain[c];
 				continue;
 			}
 			next_port[c] = q + 1;
 			d = ibr_walker_channel(&v->w, f->sw_adj[c].peer, (uint8_t)q);
+			if (d != IBR_NONE && color[d] == 2 && chain[c] < chain[d])
+				chain[c] = chain[d];
 			if (d == IBR_NONE || color[d] == 2)
 				continue;
 			if (color[d] == 1) {
@@ -288,12 +300,15 @@ static int find_cycle(struct verifier *v, struct ibr_error *err)
 			path[depth++] = d;
 		}
 	}
+	if (v->rep->cycles)
+		v->rep->longest_chain = 0;
 	rc = 0;
 out:
 	free(color);
 	free(path);
 	free(next_port);
 	free(chan_switch);
+	free(chain);
 	return rc;
 }
 

@@ -24,6 +24,36 @@ void ibr_reconf_init(struct ibr_reconf *m, const struct ibr_engine *prov,
 	m->fin = fin;
 }
 
+int ibr_reconf_double_scheme(struct ibr_reconf *m, unsigned lmc,
+			     struct ibr_error *err)
+{
+	if (lmc < 1)
+		return ibr_error_set(err, "the Double Scheme needs LMC >= 1: "
+				     "each function gets one half of every "
+				     "port's LIDs");
+	m->double_scheme = true;
+	return 0;
+}
+
+unsigned ibr_reconf_half(const struct ibr_reconf *m, bool provisional)
+{
+	return provisional ? m->half : 1 - m->half;
+}
+
+const char *ibr_ds_step_name(enum ibr_ds_step s)
+{
+	switch (s) {
+	case IBR_DS_NONE: return "none";
+	case IBR_DS_RESTRICT_SL2VL: return "restrict SL-to-VL";
+	case IBR_DS_PUSH_NEW: return "push the new half";
+	case IBR_DS_DRAIN_NEW_VLS: return "drain VL set B";
+	case IBR_DS_SWITCH_SA: return "switch the SA";
+	case IBR_DS_DRAIN_OLD_VLS: return "drain VL set A";
+	case IBR_DS_RESTORE_SL2VL: return "restore SL-to-VL";
+	}
+	return "?";
+}
+
 const char *ibr_reconf_state_name(enum ibr_reconf_state s)
 {
 	switch (s) {
@@ -43,6 +73,7 @@ static void forget_final(struct ibr_reconf *m)
 		ibr_result_free(&m->final);
 	m->have_final = false;
 	m->step = 0;
+	m->ds_step = IBR_DS_NONE;
 }
 
 static void drop_held(struct ibr_reconf *m)
@@ -154,7 +185,9 @@ int ibr_reconf_provisional(struct ibr_reconf *m, const struct ibr_fabric *f,
 	forget_final(m);
 	m->wants_reroute = false;
 	m->reason = NULL;
-	*kept = keep_columns(m, f, r);
+	/* with the Double Scheme the tables in place hold another half's
+	 * function: nothing of them fits r's half */
+	*kept = m->double_scheme ? 0 : keep_columns(m, f, r);
 	if (hold(m, f, r, err) || remember_roots(m, f, r, err)) {
 		ibr_reconf_reset(m);
 		return -1;
@@ -274,6 +307,85 @@ static int step(struct ibr_reconf *m, const struct ibr_fabric *f,
 	return 0;
 }
 
+/* The entries in which a and b (tables of one fabric) differ. */
+static uint64_t entries_between(const struct ibr_result *a,
+				const struct ibr_result *b)
+{
+	size_t n = (size_t)a->num_switches * a->num_lids;
+	uint64_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += a->col[i] != b->col[i];
+	return d;
+}
+
+/* The tables the new half's push leaves: the final ones with the switch
+ * LIDs' columns of the tables in place (the function in force). */
+static int push_tables(struct ibr_reconf *m, const struct ibr_fabric *f,
+		       struct ibr_result *t, struct ibr_error *err)
+{
+	if (ibr_result_copy(t, &m->final, err))
+		return -1;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		ibr_lid_t lid = ibr_switch_lid(f, s);
+		memcpy(ibr_column(t, lid), ibr_column(&m->held, lid),
+		       f->num_switches);
+	}
+	return 0;
+}
+
+/* One sub-step of the Double Scheme (reconf.h); tables change at
+ * PUSH_NEW and SWITCH_SA only, the rest are SL-to-VL and SA changes and
+ * waits, the driver's to carry out. */
+static int ds_advance(struct ibr_reconf *m, const struct ibr_fabric *f,
+		      struct ibr_reconf_move *mv, struct ibr_error *err)
+{
+	struct ibr_result t;
+
+	m->ds_step++;
+	m->step++;
+	if (m->ds_step == IBR_DS_PUSH_NEW) {
+		if (push_tables(m, f, &t, err))
+			return -1;
+		mv->changed = entries_between(&m->held, &t);
+		if (hold(m, f, &t, err)) {
+			ibr_result_free(&t);
+			return -1;
+		}
+		ibr_result_free(&t);
+	} else if (m->ds_step == IBR_DS_SWITCH_SA) {
+		mv->changed = entries_between(&m->held, &m->final);
+		if (hold(m, f, &m->final, err))
+			return -1;
+		m->half = 1 - m->half;
+	} else if (m->ds_step == IBR_DS_RESTORE_SL2VL) {
+		return arrive(m, f, err);
+	}
+	m->state = IBR_RECONF_DOUBLE_SCHEME;
+	m->reason = NULL;
+	m->wants_reroute = true;
+	return 0;
+}
+
+/* The final pass by the Double Scheme: each half checked apart, then the
+ * first sub-step (later passes take the next ones: ds_advance). */
+static int double_scheme(struct ibr_reconf *m, const struct ibr_fabric *f,
+			 struct ibr_reconf_move *mv, struct ibr_error *err)
+{
+	if (ibr_ds_check(f, &m->held, m->half, f, &m->final, &m->ds, err))
+		return -1;
+	if (!ibr_ds_check_clean(&m->ds)) {
+		ibr_ds_check_finding(&m->ds, mv->finding, sizeof(mv->finding));
+		mv->blocked = true;
+		ibr_reconf_keep(m, "a half of the Double Scheme does not "
+				"verify");
+		return 0;
+	}
+	m->ds_step = IBR_DS_NONE;
+	m->step = 0;
+	return ds_advance(m, f, mv, err);
+}
+
 int ibr_reconf_next(struct ibr_reconf *m, const struct ibr_fabric *f,
 		    struct ibr_reconf_move *mv, struct ibr_error *err)
 {
@@ -286,6 +398,10 @@ int ibr_reconf_next(struct ibr_reconf *m, const struct ibr_fabric *f,
 	if (!m->have_held || !m->have_final) {
 		rc = ibr_error_set(err, "no %s tables for the final pass",
 				   m->have_held ? "final" : "provisional");
+	} else if (m->double_scheme && m->state == IBR_RECONF_DOUBLE_SCHEME) {
+		/* before the in-place test: after SWITCH_SA the final tables
+		 * are in place, the old VLs not yet drained */
+		rc = ds_advance(m, f, mv, err);
 	} else if (m->held.num_switches == m->final.num_switches &&
 	    m->held.num_lids == m->final.num_lids &&
 	    memcmp(m->held.col, m->final.col, bytes) == 0) {
@@ -293,6 +409,8 @@ int ibr_reconf_next(struct ibr_reconf *m, const struct ibr_fabric *f,
 		 * engine that agrees) */
 		mv->in_place = true;
 		rc = arrive(m, f, err);
+	} else if (m->double_scheme) {
+		rc = double_scheme(m, f, mv, err);
 	} else if (ibr_verify_union(f, &m->held, &m->final, &mv->union_rep, err)) {
 		rc = -1;
 	} else if (ibr_verify_findings(&mv->union_rep) == 0) {
