@@ -10,6 +10,10 @@
 #   - --before: the way on a 6x6 torus first, then one link cut: the
 #     provisional pass keeps LIDs of the tables in place (as OpenSM's),
 #     and the steps reach the final tables;
+#   - --double-scheme, pira+colorl at LMC 2 on a 4-ary 3-tree: the halves
+#     line (2 LIDs per port per half), both halves delivered and acyclic,
+#     the check line, the six steps of the paper's 3.1 in order with the
+#     drain bound (5 switches x 1.074 s), exit 0; at LMC 0 a usage error;
 #   - -e without a '+', or with an unknown engine, is a usage error naming
 #     the engines.
 set -eu
@@ -59,4 +63,21 @@ fi
 
 expect_error "-e without a +" 2 "PROVISIONAL.FINAL" "$IBROUTING" transition -e fera gen:random:sw=16,ca=64,seed=1
 expect_error "an unknown engine" 2 "unknown engine in .pira.nope." "$IBROUTING" transition -e pira+nope gen:random:sw=16,ca=64,seed=1
+
+if "$IBROUTING" transition --double-scheme -e pira+colorl --lmc 2 gen:kary:k=4,n=3 > "$TMP/ds.out" &&
+   grep -q '^double    LMC 2: .* 2 LIDs per port per half (of 4)' "$TMP/ds.out" &&
+   [ "$(grep -c '^half [01]    .* delivered, [0-9]* channel dependencies, acyclic, longest chain 4 channels' "$TMP/ds.out")" = 2 ] &&
+   grep -q '^check     per VL set: A acyclic, B acyclic' "$TMP/ds.out" &&
+   [ "$(sed -n 's/^ds \([1-6]\) .*/\1/p' "$TMP/ds.out" | tr -d '\n')" = 123456 ] &&
+   grep -q '^ds 1      restrict SL-to-VL: the SLs of half 0 -> VL set A only' "$TMP/ds.out" &&
+   grep -q '^ds 2      push colorl on half 1: [1-9][0-9]* entries .*(half 0: 0, half 1: [1-9][0-9]*, switch LIDs: 0)' "$TMP/ds.out" &&
+   grep -q '^ds 3      wait until VL set B .*bound 5 switches x 1.074 s = 5.369 s' "$TMP/ds.out" &&
+   grep -q '^ds 4      switch the SA to half 1' "$TMP/ds.out" &&
+   grep -q '^ds 5      wait until VL set A' "$TMP/ds.out" &&
+   grep -q '^ds 6      restore SL-to-VL: the SLs of half 1 -> every data VL; final' "$TMP/ds.out"; then
+	pass "--double-scheme: $(sed -n 's/^check *//p' "$TMP/ds.out" | cut -c1-40)...; 6 steps"
+else
+	flunk "--double-scheme: $(cat "$TMP/ds.out")"
+fi
+expect_error "--double-scheme at LMC 0" 2 "needs LMC >= 1" "$IBROUTING" transition --double-scheme -e pira+fera gen:kary:k=4,n=3
 finish

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibrouting/double_scheme.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/reconf.h"
 #include "ibrouting/verify.h"
@@ -71,6 +72,31 @@ static void print_findings(const char *what, const struct ibr_verify_report *rep
 	       rep->num_messages ? rep->messages[0] : "");
 }
 
+/* r, routed on view (a LID half of f), becomes full tables of f: over
+ * empty tables for the provisional pass, over the tables in place for
+ * the final one.  -1 after a message. */
+static int place_half(const struct ibr_reconf *m, const struct ibr_fabric *f,
+		      const struct ibr_fabric *view, bool provisional,
+		      struct ibr_result *r)
+{
+	struct ibr_error err = { "" };
+	struct ibr_result full;
+
+	if ((provisional ? ibr_result_init(&full, f, &err) :
+			   ibr_result_copy(&full, &m->held, &err))) {
+		ibr_result_free(r);
+		return cli_fail("%s", err.msg);
+	}
+	if (ibr_ds_place(f, view, r, true, &full, &err)) {
+		ibr_result_free(&full);
+		ibr_result_free(r);
+		return cli_fail("%s", err.msg);
+	}
+	ibr_result_free(r);
+	*r = full;
+	return 0;
+}
+
 /* One routing run of the machine on f, as the plugin makes it: the
  * provisional pass when f is not the fabric of the tables in place, else
  * the final pass (the final engine routed once, from the provisional
@@ -93,25 +119,45 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 	memset(mv, 0, sizeof(*mv));
 	if (*provisional || !ibr_reconf_has_final(m)) {
 		const struct ibr_engine *e = *provisional ? m->prov : m->fin;
+		struct ibr_fabric *view = NULL;
+		const struct ibr_fabric *rf = f;
 
 		if (!*provisional)
 			ibr_reconf_final_root(m, &final_roots.choice);
-		if (cli_ctx_init(f, *provisional ? roots : &final_roots, NULL,
-				 &ctx, *provisional ? how : &unused))
+		/* the Double Scheme routes on the run's LID half */
+		if (m->double_scheme) {
+			if (ibr_ds_view(f, ibr_reconf_half(m, *provisional),
+					&view, &err)) {
+				cli_error(err.msg);
+				return -1;
+			}
+			rf = view;
+		}
+		if (cli_ctx_init(rf, *provisional ? roots : &final_roots, NULL,
+				 &ctx, *provisional ? how : &unused)) {
+			ibr_fabric_free(view);
 			return -1;
+		}
 		if (ibr_route(&ctx, e, &r, &err)) {
 			ibr_ctx_free(&ctx);
+			ibr_fabric_free(view);
 			cli_error(err.msg);
 			return -1;
 		}
 		ibr_ctx_free(&ctx);
-		if (ibr_verify(f, &r, &only, &rep, &err) ||
+		if (ibr_verify(rf, &r, &only, &rep, &err) ||
 		    ibr_verify_findings(&rep)) {
 			cli_fail("%s tables: %s", e->name, err.msg[0] ? err.msg :
 				  rep.messages[0]);
 			ibr_result_free(&r);
+			ibr_fabric_free(view);
 			return -1;
 		}
+		if (view && place_half(m, f, view, *provisional, &r)) {
+			ibr_fabric_free(view);
+			return -1;
+		}
+		ibr_fabric_free(view);
 		if (*provisional) {
 			int rc = ibr_reconf_provisional(m, f, &r, kept, &err);
 
@@ -148,9 +194,125 @@ static int settle(struct ibr_reconf *m, const struct ibr_fabric *f,
 	return 0;
 }
 
+/* Entries in which a and b differ, by LID half and on switch LIDs. */
+static void half_difference(const struct ibr_fabric *f,
+			    const struct ibr_result *a,
+			    const struct ibr_result *b, uint64_t by_half[2],
+			    uint64_t *switch_lids)
+{
+	by_half[0] = by_half[1] = *switch_lids = 0;
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		const struct ibr_lid_owner *o = &f->lid_owner[lid];
+		const struct ibr_port *p;
+		uint64_t d = 0;
+
+		if (o->node == IBR_NONE)
+			continue;
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			d += ibr_entry(a, s, lid) != ibr_entry(b, s, lid);
+		p = ibr_port(f, o->node, o->port);
+		if (f->nodes[o->node].type == IBR_NODE_SWITCH)
+			*switch_lids += d;
+		else
+			by_half[(lid - p->base_lid) >> (f->lmc - 1)] += d;
+	}
+}
+
+static void print_half(const char *role, unsigned half, char set,
+		       const char *engine, const struct ibr_verify_report *rep)
+{
+	printf("half %u    %s, %s, VL set %c: %" PRIu64 " walks %s, %" PRIu64
+	       " channel dependencies, %s, longest chain %" PRIu64 " %s\n",
+	       half, engine, role, set, rep->walks,
+	       ibr_verify_delivers(rep) ? "delivered" : "NOT delivered",
+	       rep->dependencies, rep->cycles ? "A CYCLE" : "acyclic",
+	       rep->longest_chain, PLURAL(rep->longest_chain, "channel",
+					  "channels"));
+}
+
+/* The first final pass by the Double Scheme: the halves, each verified
+ * on its own VL set, and the check's verdict. */
+static void print_ds_check(const struct ibr_reconf *m,
+			   const struct ibr_fabric *f,
+			   const struct ibr_reconf_move *mv)
+{
+	unsigned h = m->ds.old_half, n = 1u << (f->lmc - 1);
+
+	printf("double    LMC %u: half 0 = base+0..%u, half 1 = base+%u..%u "
+	       "of every CA port, %u %s per port per half (of %u); switch "
+	       "LIDs carry the function in force\n", f->lmc, n - 1, n,
+	       2 * n - 1, n, PLURAL(n, "LID", "LIDs"), 2 * n);
+	print_half("in force", h, 'A', m->prov->name, &m->ds.old_rep);
+	print_half("new", 1 - h, 'B', m->fin->name, &m->ds.new_rep);
+	if (mv->blocked)
+		printf("check     refused: %s\n", mv->finding);
+	else
+		printf("check     per VL set: A acyclic, B acyclic, no "
+		       "dependency between the sets (a packet keeps its SL "
+		       "and its DLID's half): the new half may be pushed\n");
+}
+
+/* A Double Scheme sub-step, done: what it changes or waits for. */
+static void print_ds_step(const struct ibr_reconf *m,
+			  const struct ibr_fabric *f,
+			  const struct ibr_result *before, unsigned life)
+{
+	unsigned old = m->ds.old_half, nw = 1 - old;
+	uint64_t chain = m->ds.old_rep.longest_chain, by_half[2], sw;
+	uint64_t entries, blocks;
+	double bound = ibr_ds_drain_bound(chain, life);
+	char wait[200];
+
+	if (bound < 0)
+		snprintf(wait, sizeof(wait), "no bound: packet_life_time %u "
+			 "> %u turns the switches' limit off", life,
+			 IBR_DS_PACKET_LIFE_MAX);
+	else
+		snprintf(wait, sizeof(wait), "bound %" PRIu64 " switches x "
+			 "%.3f s = %.3f s (longest chain %" PRIu64 " %s of "
+			 "%s, packet_life_time %u)", chain + 1,
+			 ibr_ds_drain_bound(0, life), bound, chain,
+			 PLURAL(chain, "channel", "channels"), m->prov->name,
+			 life);
+	printf("ds %u      ", m->ds_step);
+	switch (m->ds_step) {
+	case IBR_DS_RESTRICT_SL2VL:
+		printf("restrict SL-to-VL: the SLs of half %u -> VL set A "
+		       "only; VL set B takes no new packet\n", old);
+		break;
+	case IBR_DS_PUSH_NEW:
+	case IBR_DS_SWITCH_SA:
+		half_difference(f, before, &m->held, by_half, &sw);
+		difference(before, &m->held, &entries, &blocks);
+		if (m->ds_step == IBR_DS_PUSH_NEW)
+			printf("push %s on half %u: ", m->fin->name, nw);
+		else
+			printf("switch the SA to half %u and its SLs; switch "
+			       "LIDs take %s: ", nw, m->fin->name);
+		printf("%" PRIu64 " %s in %" PRIu64 " LFT %s (half %u: %"
+		       PRIu64 ", half %u: %" PRIu64 ", switch LIDs: %" PRIu64
+		       ")\n", entries, PLURAL(entries, "entry", "entries"),
+		       blocks, PLURAL(blocks, "block", "blocks"), old,
+		       by_half[old], nw, by_half[nw], sw);
+		break;
+	case IBR_DS_DRAIN_NEW_VLS:
+		printf("wait until VL set B holds no old packet: %s\n", wait);
+		break;
+	case IBR_DS_DRAIN_OLD_VLS:
+		printf("wait until VL set A holds no old packet: %s\n", wait);
+		break;
+	case IBR_DS_RESTORE_SL2VL:
+		printf("restore SL-to-VL: the SLs of half %u -> every data "
+		       "VL; final\n", nw);
+		break;
+	default:
+		printf("?\n");
+	}
+}
+
 /* The runs on f while the machine wants them; returns the exit status. */
 static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
-		struct cli_roots *roots)
+		struct cli_roots *roots, unsigned life)
 {
 	struct ibr_error err = { "" };
 	struct ibr_reconf_move mv;
@@ -192,7 +354,9 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			       (uint64_t)before.num_switches * before.num_lids,
 			       100.0 * (double)entries / (double)((uint64_t)
 			       before.num_switches * before.num_lids), blocks);
-			if (mv.stepping)
+			if (m->double_scheme)
+				print_ds_check(m, f, &mv);
+			else if (mv.stepping)
 				print_findings("union     provisional and final "
 					       "mixed:", &mv.union_rep);
 			else
@@ -203,6 +367,15 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 		 * goes in steps, the last included: after a few steps the
 		 * union of the tables in place and the final ones may be
 		 * clean, and the final tables go whole, as in OpenSM */
+		if (m->double_scheme && !provisional && !mv.in_place &&
+		    m->ds_step != IBR_DS_NONE &&
+		    (m->state == IBR_RECONF_DOUBLE_SCHEME ||
+		     m->state == IBR_RECONF_FINAL))
+			print_ds_step(m, f, &before, life);
+		if (m->double_scheme && m->state == IBR_RECONF_KEPT) {
+			rc = EXIT_FINDINGS;
+			break;
+		}
 		if (!provisional && !mv.in_place && (mv.stepping || pushes) &&
 		    (m->state == IBR_RECONF_SAFE_STEP ||
 		     m->state == IBR_RECONF_FINAL)) {
@@ -248,6 +421,17 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 
 static int cmd_transition(int argc, char **argv);
 
+/* --double-scheme on a fabric: its LMC must leave two halves. */
+static int ds_flag(struct ibr_reconf *m, const struct ibr_fabric *f, bool on)
+{
+	struct ibr_error err = { "" };
+
+	if (on && ibr_reconf_double_scheme(m, f->lmc, &err))
+		return cli_fail("--double-scheme: %s (the fabric has LMC %u: "
+				"give --lmc 1 or more)", err.msg, f->lmc);
+	return 0;
+}
+
 static const struct cli_option transition_options[] = {
 	{ "engine", 'e', 'e', "PROVISIONAL+FINAL", "the hybrid: two engines "
 	  "joined by + (ibrouting engines lists them); required" },
@@ -264,6 +448,12 @@ static const struct cli_option transition_options[] = {
 	{ "before", 0, 'b', "FABRIC0", "the fabric before the change: its way "
 	  "is run to its end first, and the provisional pass keeps columns of "
 	  "those tables, as inside OpenSM" },
+	{ "double-scheme", 0, 'D', NULL, "the final pass by the Double Scheme "
+	  "(needs --lmc >= 1): each engine on one LID half, each half checked "
+	  "on its own VL set, the steps of the paper's 3.1" },
+	{ "packet-life", 0, 'L', "N", "with --double-scheme: the switches' "
+	  "packet life time, 4.096 us * 2^N, for the drain bound (OpenSM's "
+	  "packet_life_time; default 18)" },
 	CLI_HELP_OPTION,
 	{ NULL, 0, 0, NULL, NULL },
 };
@@ -285,6 +475,8 @@ static int cmd_transition(int argc, char **argv)
 	struct ibr_load_options load = { 0 };
 	const struct ibr_engine *prov = NULL, *fin = NULL;
 	const char *before = NULL;
+	unsigned life = IBR_DS_PACKET_LIFE_DEFAULT;
+	bool double_scheme = false;
 	struct ibr_fabric *f;
 	struct ibr_reconf m;
 	int c, rc = 0;
@@ -327,6 +519,13 @@ static int cmd_transition(int argc, char **argv)
 		case 'b':
 			before = optarg;
 			break;
+		case 'D':
+			double_scheme = true;
+			break;
+		case 'L':
+			if (cli_parse_uint("--packet-life", optarg, 31, &life))
+				return EXIT_USAGE;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -344,13 +543,17 @@ static int cmd_transition(int argc, char **argv)
 		f = cli_load_fabric(before, &load);
 		if (!f)
 			return EXIT_USAGE;
-		rc = settle(&m, f, &roots) ? EXIT_USAGE : 0;
+		rc = ds_flag(&m, f, double_scheme) || settle(&m, f, &roots) ?
+		     EXIT_USAGE : 0;
 		ibr_fabric_free(f);
 	}
 	f = rc ? NULL : cli_load_fabric(argv[optind], &load);
-	if (f) {
+	if (f && ds_flag(&m, f, double_scheme)) {
+		rc = EXIT_USAGE;
+		ibr_fabric_free(f);
+	} else if (f) {
 		cli_print_fabric(argv[optind], f);
-		rc = walk(&m, f, &roots);
+		rc = walk(&m, f, &roots, life);
 		ibr_fabric_free(f);
 	} else if (!rc) {
 		rc = EXIT_USAGE;
