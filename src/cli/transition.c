@@ -101,7 +101,9 @@ static int place_half(const struct ibr_reconf *m, const struct ibr_fabric *f,
  * provisional pass when f is not the fabric of the tables in place, else
  * the final pass (the final engine routed once, from the provisional
  * pass's roots).  *provisional says which; *fin_ms the final engine's
- * time.  -1 after a message on stderr. */
+ * time.  -1 after a message on stderr; 1 after one when an engine's own
+ * tables have findings (the verifier's verdict, exit status 1, as
+ * `ibrouting route` gives it). */
 static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 	       struct cli_roots *roots, const char **how, bool *provisional,
 	       struct ibr_reconf_move *mv, uint32_t *kept)
@@ -145,13 +147,17 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 			return -1;
 		}
 		ibr_ctx_free(&ctx);
-		if (ibr_verify(rf, &r, &only, &rep, &err) ||
-		    ibr_verify_findings(&rep)) {
-			cli_fail("%s tables: %s", e->name, err.msg[0] ? err.msg :
-				  rep.messages[0]);
+		if (ibr_verify(rf, &r, &only, &rep, &err)) {
+			cli_fail("%s tables: %s", e->name, err.msg);
 			ibr_result_free(&r);
 			ibr_fabric_free(view);
 			return -1;
+		}
+		if (ibr_verify_findings(&rep)) {
+			cli_fail("%s tables: %s", e->name, rep.messages[0]);
+			ibr_result_free(&r);
+			ibr_fabric_free(view);
+			return 1;
 		}
 		if (view && place_half(m, f, view, *provisional, &r)) {
 			ibr_fabric_free(view);
@@ -174,7 +180,8 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 	return -1;
 }
 
-/* The way on FABRIC0 to its end: the tables in place before the change. */
+/* The way on FABRIC0 to its end: the tables in place before the change.
+ * As run(): -1, or 1 for an engine's tables with findings. */
 static int settle(struct ibr_reconf *m, const struct ibr_fabric *f,
 		  struct cli_roots *roots)
 {
@@ -184,8 +191,10 @@ static int settle(struct ibr_reconf *m, const struct ibr_fabric *f,
 	bool provisional;
 
 	do {
-		if (run(m, f, roots, &how, &provisional, &mv, &kept))
-			return -1;
+		int rc = run(m, f, roots, &how, &provisional, &mv, &kept);
+
+		if (rc)
+			return rc;
 	} while (ibr_reconf_take_reroute(m));
 	printf("before    the way on the fabric before ends %s%s%s after %u "
 	       "%s\n", ibr_reconf_state_name(m->state), m->reason ? ": " : "",
@@ -327,8 +336,10 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 	int rc = 0;
 
 	do {
-		if (run(m, f, roots, &how, &provisional, &mv, &kept)) {
-			rc = EXIT_USAGE;
+		int ran = run(m, f, roots, &how, &provisional, &mv, &kept);
+
+		if (ran) {
+			rc = ran > 0 ? EXIT_FINDINGS : EXIT_USAGE;
 			break;
 		}
 		if (provisional) {
@@ -543,8 +554,10 @@ static int cmd_transition(int argc, char **argv)
 		f = cli_load_fabric(before, &load);
 		if (!f)
 			return EXIT_USAGE;
-		rc = ds_flag(&m, f, double_scheme) || settle(&m, f, &roots) ?
-		     EXIT_USAGE : 0;
+		if (ds_flag(&m, f, double_scheme))
+			rc = EXIT_USAGE;
+		else if ((rc = settle(&m, f, &roots)) != 0)
+			rc = rc > 0 ? EXIT_FINDINGS : EXIT_USAGE;
 		ibr_fabric_free(f);
 	}
 	f = rc ? NULL : cli_load_fabric(argv[optind], &load);
