@@ -15,7 +15,8 @@
 #     the check line, the six steps of the paper's 3.1 in order with the
 #     drain bound (5 switches x 1.074 s), exit 0; at LMC 0 a usage error;
 #   - -e without a '+', or with an unknown engine, is a usage error naming
-#     the engines.
+#     the engines;
+#   - a root warning (a cut 4-ary 2-tree) is said once, not per pass.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -80,4 +81,14 @@ else
 	flunk "--double-scheme: $(cat "$TMP/ds.out")"
 fi
 expect_error "--double-scheme at LMC 0" 2 "needs LMC >= 1" "$IBROUTING" transition --double-scheme -e pira+fera gen:kary:k=4,n=3
+# a root set that leaves a root unable to reach a host's switch (a 4-ary
+# 2-tree with a link cut): said once, by the provisional pass; the final
+# pass routes from the same roots
+"$IBROUTING" transition -e pira+fera gen:kary:k=4,n=2,cut=1,seed=1 > "$TMP/cut.out" 2> "$TMP/cut.err" || true
+if [ "$(grep -c '^ibrouting transition: WRN: 1 root cannot reach 1 (root, host switch) pair' "$TMP/cut.err")" = 1 ] &&
+   [ "$(wc -l < "$TMP/cut.err")" = 1 ]; then
+	pass "root warning said once for both passes"
+else
+	flunk "root warnings: $(cat "$TMP/cut.err")"
+fi
 finish

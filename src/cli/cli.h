@@ -106,7 +106,9 @@ int cli_parse_root_list(const char *text, uint64_t *guids, uint32_t cap,
  * a GUID that names no switch is passed over with a "WRN" line on stderr
  * naming it and why, and so is a root set that leaves hosts apart; *how
  * (the summary's words for the roots) says so.  With --root-fallback
- * refuse an unusable GUID is an error: EXIT_USAGE after a message. */
+ * refuse an unusable GUID is an error: EXIT_USAGE after a message.  how
+ * NULL: the roots are another run's, already said (a hybrid's final pass
+ * routes from its provisional pass's roots), so no WRN line repeats. */
 int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 		 const struct ibr_options *options, struct ibr_route_ctx *ctx,
 		 const char **how);

@@ -359,6 +359,8 @@ int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 	if (ibr_ctx_init(ctx, f, &r->choice, options, &err))
 		return cli_fail("%s", err.msg);
 	ctx->port_choice = r->port_choice;
+	if (!how)
+		return 0;
 	snprintf(words, sizeof(words), "%s", roots->how);
 	for (uint32_t i = 0; i < roots->num_passed && i < IBR_ROOT_NOTES; i++) {
 		const struct ibr_root_note *n = &roots->passed[i];

@@ -114,7 +114,6 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 	struct ibr_error err = { "" };
 	struct ibr_route_ctx ctx;
 	struct ibr_result r;
-	const char *unused;
 
 	*provisional = ibr_reconf_changed(m, f);
 	*kept = 0;
@@ -136,7 +135,7 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 			rf = view;
 		}
 		if (cli_ctx_init(rf, *provisional ? roots : &final_roots, NULL,
-				 &ctx, *provisional ? how : &unused)) {
+				 &ctx, *provisional ? how : NULL)) {
 			ibr_fabric_free(view);
 			return -1;
 		}
