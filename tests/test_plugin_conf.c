@@ -74,11 +74,13 @@ static void test_defaults_and_values(void **state)
 	assert_null(p->conf.dump_dir);
 	assert_true(p->conf.sa_designated_dlids);
 	assert_int_equal(p->conf.hybrid_final_delay_ms, 0);
+	assert_false(p->conf.transition_double_scheme);
 	done(p);
 
 	p = parse("root 0x200003\nverify_before_push no\nverify_method full\n"
 		  "dump_dir /var/log/ibr\nsa_designated_dlids false\n"
-		  "hybrid_final_delay 250\ncolorl_k 8\n");
+		  "hybrid_final_delay 250\ncolorl_k 8\n"
+		  "transition double_scheme\n");
 	assert_int_equal(p->msgs.count, 0);
 	assert_int_equal(p->conf.root.guid, 0x200003);
 	assert_false(p->conf.verify_before_push);
@@ -86,6 +88,7 @@ static void test_defaults_and_values(void **state)
 	assert_string_equal(p->conf.dump_dir, "/var/log/ibr");
 	assert_false(p->conf.sa_designated_dlids);
 	assert_int_equal(p->conf.hybrid_final_delay_ms, 250);
+	assert_true(p->conf.transition_double_scheme);
 	done(p);
 }
 
@@ -203,8 +206,12 @@ static void test_every_bad_value(void **state)
 		  "unknown key \"colour\" (value \"blue\") ignored; known keys: "
 		  "root, root_fallback, port_choice, verify_before_push, "
 		  "verify_method, "
-		  "dump_dir, sa_designated_dlids, hybrid_final_delay, and "
+		  "dump_dir, sa_designated_dlids, hybrid_final_delay, "
+		  "transition, and "
 		  "ENGINE_OPTION" },
+		{ "transition double_scheme", "transition double", "IB38",
+		  "transition \"double\": expected double_scheme or "
+		  "safe_steps; using double_scheme" },
 		{ "root_fallback refuse", "root_fallback sometimes", "IB29",
 		  "root_fallback \"sometimes\": expected next or refuse; using "
 		  "refuse" },

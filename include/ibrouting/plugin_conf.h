@@ -51,6 +51,9 @@ struct ibr_plugin_conf {
 	char *dump_dir;                /* NULL: no extra dumps */
 	bool sa_designated_dlids;      /* the SA hands out designated DLIDs */
 	unsigned hybrid_final_delay_ms; /* a hybrid's wait before its next pass */
+	/* a hybrid's final pass: safe steps (default) or the Double Scheme
+	 * (doc/double-scheme-plugin.md; checked at the hybrid's start) */
+	bool transition_double_scheme;
 	/* `ENGINE_KEY VALUE` lines: engine ENGINE's option KEY, per engine
 	 * of the registry (ibr_engines[i]) */
 	struct ibr_options engine[IBR_CONF_MAX_ENGINES];

@@ -188,6 +188,24 @@ static void print_hybrid_final_delay(const struct ibr_plugin_conf *c,
 	snprintf(buf, len, "%u", c->hybrid_final_delay_ms);
 }
 
+static int parse_transition(struct ibr_plugin_conf *c, const char *v)
+{
+	if (strcmp(v, "double_scheme") == 0)
+		c->transition_double_scheme = true;
+	else if (strcmp(v, "safe_steps") == 0)
+		c->transition_double_scheme = false;
+	else
+		return -1;
+	return 0;
+}
+
+static void print_transition(const struct ibr_plugin_conf *c, char *buf,
+			     size_t len)
+{
+	snprintf(buf, len, "%s", c->transition_double_scheme ?
+		 "double_scheme" : "safe_steps");
+}
+
 static const struct conf_key keys[] = {
 	{ "root", "IB01", "expected a switch GUID or auto, sm, lowest-lid, "
 	  "center", parse_root, print_root },
@@ -205,6 +223,8 @@ static const struct conf_key keys[] = {
 	  parse_sa_designated_dlids, print_sa_designated_dlids },
 	{ "hybrid_final_delay", "IB08", "expected milliseconds, 0 to 600000",
 	  parse_hybrid_final_delay, print_hybrid_final_delay },
+	{ "transition", "IB38", "expected double_scheme or safe_steps",
+	  parse_transition, print_transition },
 };
 
 #define NUM_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -276,7 +296,7 @@ static int apply_engine_option(struct ibr_plugin_conf *c,
 static void unknown_key(struct ibr_conf_messages *msgs, unsigned line,
 			const char *key, const char *value)
 {
-	char known[256] = "", qk[QUOTE_LEN], qv[QUOTE_LEN];
+	char known[320] = "", qk[QUOTE_LEN], qv[QUOTE_LEN];
 
 	for (size_t k = 0; k < NUM_KEYS; k++) {
 		strncat(known, keys[k].name, sizeof(known) - strlen(known) - 1);
