@@ -396,6 +396,55 @@ static void test_drain_bound(void **state)
 	assert_true(ibr_ds_drain_bound(4, 20) < 0);
 }
 
+/* The SL-to-VL tables of the plugin's update_sl2vl and path_sl's SL:
+ * both sets disjoint on every port, no VL 15 made, the sizes of the sets;
+ * not restricted: the configured table. */
+static void test_sl2vl(void **state)
+{
+	static const uint8_t def[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+					 12, 13, 14, 7 };
+	static const unsigned dvls[] = { 2, 4, 8, 15 };
+	uint8_t out[16];
+
+	(void)state;
+	ibr_ds_sl2vl(def, 8, false, 0, out);
+	assert_memory_equal(out, def, 16);
+	for (size_t i = 0; i < sizeof(dvls) / sizeof(dvls[0]); i++)
+		for (unsigned old = 0; old < 2; old++) {
+			unsigned H = dvls[i] / 2;
+			ibr_ds_sl2vl(def, dvls[i], true, old, out);
+			for (unsigned sl = 0; sl < 16; sl++) {
+				bool in_old = (sl >> 3) == old;
+				assert_true(out[sl] != 15);
+				if (in_old)
+					assert_true(out[sl] < H);
+				else
+					assert_true(out[sl] >= H &&
+						    out[sl] < 2 * H);
+			}
+		}
+	ibr_ds_sl2vl(def, 8, true, 0, out);
+	{
+		static const uint8_t want[16] = { 0, 1, 2, 3, 0, 1, 2, 3, 4, 5,
+						  6, 7, 4, 5, 6, 7 };
+		assert_memory_equal(out, want, 16);
+	}
+	/* one data VL: left alone (refused before) */
+	ibr_ds_sl2vl(def, 1, true, 0, out);
+	assert_memory_equal(out, def, 16);
+	assert_int_equal(ibr_ds_path_sl(3, 0), 3);
+	assert_int_equal(ibr_ds_path_sl(3, 1), 11);
+	assert_int_equal(ibr_ds_path_sl(12, 0), 4);
+	/* LMC 2: base 8 -> 8,9 half 0, 10,11 half 1; LMC 1: odd LIDs */
+	assert_int_equal(ibr_ds_lid_half(8, 2), 0);
+	assert_int_equal(ibr_ds_lid_half(9, 2), 0);
+	assert_int_equal(ibr_ds_lid_half(10, 2), 1);
+	assert_int_equal(ibr_ds_lid_half(11, 2), 1);
+	assert_int_equal(ibr_ds_lid_half(5, 1), 1);
+	assert_int_equal(ibr_ds_lid_half(16, 3), 0);
+	assert_int_equal(ibr_ds_lid_half(20, 3), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_union_cyclic_halves_clean),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_drain_bound),
+		cmocka_unit_test(test_sl2vl),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,4 +122,28 @@ const char *ibr_ds_check_finding(const struct ibr_ds_check *c, char *buf,
  * value when packet_life > IBR_DS_PACKET_LIFE_MAX (no limit, no bound). */
 double ibr_ds_drain_bound(uint64_t chain, unsigned packet_life);
 
+/* SL sets: SL bit 3 names the LID half (set h = SLs c + 8h, c = 0..7 the
+ * class).  The SL of a path whose DLID lies in `half`, from OpenSM's
+ * hint (its class kept). */
+static inline uint8_t ibr_ds_path_sl(uint8_t hint, unsigned half)
+{
+	return (uint8_t)((hint & 7u) | ((half & 1u) << 3));
+}
+
+/* The half of CA LID `lid` at LMC lmc >= 1 (base LIDs aligned). */
+static inline unsigned ibr_ds_lid_half(ibr_lid_t lid, unsigned lmc)
+{
+	return lmc ? (lid >> (lmc - 1)) & 1u : 0;
+}
+
+/* A port's SL-to-VL table (doc/double-scheme-plugin.md 5.2).  t: the
+ * configured table (VL per SL); data_vls: the port's data VLs (1, 2, 4,
+ * 8 or 15, from OperVLs).  Not restricted: out = t.  Restricted (during
+ * the Double Scheme): with H = data_vls / 2, the SLs of old_half's set go
+ * to VL set A = [0, H), the others to set B = [H, 2H): VL t[c] mod H, plus
+ * H for set B (c = sl & 7); a VL 15 (drop) stays 15; fewer than 2 data VLs
+ * leave t as it is (the plugin refuses the Double Scheme then). */
+void ibr_ds_sl2vl(const uint8_t t[16], unsigned data_vls, bool restricted,
+		  unsigned old_half, uint8_t out[16]);
+
 #endif

@@ -165,6 +165,15 @@ int ibr_reconf_double_scheme(struct ibr_reconf *m, unsigned lmc,
 unsigned ibr_reconf_half(const struct ibr_reconf *m, bool provisional);
 const char *ibr_ds_step_name(enum ibr_ds_step s);
 
+/* Double Scheme: r, tables routed on view (the run's LID half of f,
+ * ibr_ds_view), becomes full tables of f with ibr_ds_place (switch LIDs
+ * included): over empty tables for the provisional pass, over the
+ * tables in place (m->held) for the final one.  r is freed either way;
+ * -1 (err) on failure. */
+int ibr_reconf_place(const struct ibr_reconf *m, const struct ibr_fabric *f,
+		     const struct ibr_fabric *view, bool provisional,
+		     struct ibr_result *r, struct ibr_error *err);
+
 /* Back to IDLE, everything freed (the engines stay; so do the Double
  * Scheme flag and the half in force). */
 void ibr_reconf_reset(struct ibr_reconf *m);

@@ -72,31 +72,6 @@ static void print_findings(const char *what, const struct ibr_verify_report *rep
 	       rep->num_messages ? rep->messages[0] : "");
 }
 
-/* r, routed on view (a LID half of f), becomes full tables of f: over
- * empty tables for the provisional pass, over the tables in place for
- * the final one.  -1 after a message. */
-static int place_half(const struct ibr_reconf *m, const struct ibr_fabric *f,
-		      const struct ibr_fabric *view, bool provisional,
-		      struct ibr_result *r)
-{
-	struct ibr_error err = { "" };
-	struct ibr_result full;
-
-	if ((provisional ? ibr_result_init(&full, f, &err) :
-			   ibr_result_copy(&full, &m->held, &err))) {
-		ibr_result_free(r);
-		return cli_fail("%s", err.msg);
-	}
-	if (ibr_ds_place(f, view, r, true, &full, &err)) {
-		ibr_result_free(&full);
-		ibr_result_free(r);
-		return cli_fail("%s", err.msg);
-	}
-	ibr_result_free(r);
-	*r = full;
-	return 0;
-}
-
 /* One routing run of the machine on f, as the plugin makes it: the
  * provisional pass when f is not the fabric of the tables in place, else
  * the final pass (the final engine routed once, from the provisional
@@ -158,8 +133,10 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 			ibr_fabric_free(view);
 			return 1;
 		}
-		if (view && place_half(m, f, view, *provisional, &r)) {
+		if (view && ibr_reconf_place(m, f, view, *provisional, &r,
+					     &err)) {
 			ibr_fabric_free(view);
+			cli_error(err.msg);
 			return -1;
 		}
 		ibr_fabric_free(view);

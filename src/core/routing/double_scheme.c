@@ -258,3 +258,22 @@ double ibr_ds_drain_bound(uint64_t chain, unsigned packet_life)
 		return -1.0;
 	return (double)(chain + 1) * 4.096e-6 * (double)(1u << packet_life);
 }
+
+void ibr_ds_sl2vl(const uint8_t t[16], unsigned data_vls, bool restricted,
+		  unsigned old_half, uint8_t out[16])
+{
+	unsigned H = data_vls / 2;
+
+	for (unsigned sl = 0; sl < 16; sl++) {
+		uint8_t v = t[sl & 7];
+
+		if (!restricted || H == 0) {
+			out[sl] = t[sl];
+			continue;
+		}
+		if (v == 15)
+			out[sl] = 15;
+		else
+			out[sl] = (uint8_t)(v % H + ((sl >> 3) == old_half ? 0 : H));
+	}
+}

@@ -438,3 +438,24 @@ bool ibr_reconf_take_reroute(struct ibr_reconf *m)
 	m->wants_reroute = false;
 	return wanted;
 }
+
+int ibr_reconf_place(const struct ibr_reconf *m, const struct ibr_fabric *f,
+		     const struct ibr_fabric *view, bool provisional,
+		     struct ibr_result *r, struct ibr_error *err)
+{
+	struct ibr_result full;
+
+	if ((provisional ? ibr_result_init(&full, f, err) :
+			   ibr_result_copy(&full, &m->held, err))) {
+		ibr_result_free(r);
+		return -1;
+	}
+	if (ibr_ds_place(f, view, r, true, &full, err)) {
+		ibr_result_free(&full);
+		ibr_result_free(r);
+		return -1;
+	}
+	ibr_result_free(r);
+	*r = full;
+	return 0;
+}
