@@ -46,12 +46,181 @@
 
 #include "ibrouting/reconf.h"
 #include "plugin.h"
+#include "util/timer.h"
 
 struct ibr_hybrid {
 	struct ibr_reconf m;
 	cl_timer_t timer;
 	bool timer_ready;
+	/* Double Scheme (transition double_scheme): the drain gate
+	 * (doc/double-scheme-plugin.md 4.3): no run advances past a drain
+	 * sub-step before ready_at_ms (ibr_now_ms); gate_wait_ms: a run was
+	 * held back, the timer re-armed for that long once it is pushed */
+	double ready_at_ms;
+	unsigned gate_wait_ms;
+	double bound_s;                /* the drain bound of this transition */
 };
+
+/* The sub-steps' words, as `ibrouting transition`'s `ds N` lines. */
+static const char *ds_words(enum ibr_ds_step s)
+{
+	switch (s) {
+	case IBR_DS_RESTRICT_SL2VL:
+		return "restrict SL-to-VL";
+	case IBR_DS_PUSH_NEW:
+		return "push the new half";
+	case IBR_DS_DRAIN_NEW_VLS:
+		return "wait until VL set B holds no old packet";
+	case IBR_DS_SWITCH_SA:
+		return "switch the SA to the new half and its SLs";
+	case IBR_DS_DRAIN_OLD_VLS:
+		return "wait until VL set A holds no old packet";
+	case IBR_DS_RESTORE_SL2VL:
+		return "restore SL-to-VL";
+	default:
+		return "?";
+	}
+}
+
+/* The largest of OpenSM's per-hop packet lifetimes (4.3 of the design:
+ * packet_life_time, head_of_queue_lifetime, leaf_head_of_queue_lifetime). */
+static unsigned packet_life(const osm_opensm_t *osm)
+{
+	unsigned l = osm->subn.opt.packet_life_time;
+
+	if (osm->subn.opt.head_of_queue_lifetime > l)
+		l = osm->subn.opt.head_of_queue_lifetime;
+	if (osm->subn.opt.leaf_head_of_queue_lifetime > l)
+		l = osm->subn.opt.leaf_head_of_queue_lifetime;
+	return l;
+}
+
+/* Ports our tables reach with fewer than 2 data VLs (OperVLs < 2): switch
+ * ports not DOWN, linked CA and router ports; *first the first found. */
+static unsigned one_vl_ports(osm_opensm_t *osm, osm_physp_t **first)
+{
+	cl_qmap_t *tbl = &osm->subn.node_guid_tbl;
+	unsigned n = 0;
+
+	*first = NULL;
+	for (cl_map_item_t *i = cl_qmap_head(tbl); i != cl_qmap_end(tbl);
+	     i = cl_qmap_next(i)) {
+		osm_node_t *node = (osm_node_t *)i;
+		unsigned np = osm_node_get_num_physp(node);
+		bool sw = osm_node_get_type(node) == IB_NODE_TYPE_SWITCH;
+
+		for (unsigned k = sw ? 1 : 0; k < np; k++) {
+			osm_physp_t *p = osm_node_get_physp_ptr(node, k);
+			if (!p || !osm_physp_is_valid(p) ||
+			    osm_physp_get_port_state(p) == IB_LINK_DOWN ||
+			    !osm_physp_get_remote(p))
+				continue;
+			if (ib_port_info_get_op_vls(&p->port_info) >= 2)
+				continue;
+			if (!*first)
+				*first = p;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* transition double_scheme at a transition's start: the Double Scheme
+ * when OpenSM allows it, else safe steps after one ERR line per missing
+ * condition. */
+static void choose_transition(struct engine_ctx *c)
+{
+	struct ibr_hybrid *h = c->hybrid;
+	osm_opensm_t *osm = c->plugin->osm;
+	osm_log_t *log = &osm->log;
+	struct ibr_error err = { "" };
+	osm_physp_t *first;
+	unsigned bad, life = packet_life(osm);
+	bool ok = true;
+
+	h->m.double_scheme = false;
+	h->ready_at_ms = 0;
+	h->gate_wait_ms = 0;
+	if (!c->plugin->opts.conf.transition_double_scheme)
+		return;
+	if (ibr_reconf_double_scheme(&h->m, osm->subn.opt.lmc, &err)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB39: %s: transition "
+			"double_scheme: %s (opensm.conf has lmc %u); going in "
+			"safe steps\n", c->name, err.msg, osm->subn.opt.lmc);
+		ok = false;
+	}
+	if (!osm->subn.opt.qos) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB40: %s: transition "
+			"double_scheme needs \"qos TRUE\" in opensm.conf "
+			"(OpenSM programs SL-to-VL tables only with QoS on); "
+			"going in safe steps\n", c->name);
+		ok = false;
+	}
+	bad = one_vl_ports(osm, &first);
+	if (bad) {
+		osm_node_t *node = osm_physp_get_node_ptr(first);
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB41: %s: the Double Scheme "
+			"needs 2 data VLs on every port; port %u of \"%s\" "
+			"(GUID 0x%016" PRIx64 ") has OperVLs %u (and %u more "
+			"ports too few); going in safe steps\n", c->name,
+			osm_physp_get_port_num(first), node->print_desc,
+			cl_ntoh64(osm_physp_get_port_guid(first)),
+			ib_port_info_get_op_vls(&first->port_info), bad - 1);
+		ok = false;
+	}
+	if (life > IBR_DS_PACKET_LIFE_MAX) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB42: %s: the Double Scheme "
+			"needs a drain bound: packet_life_time and the "
+			"head-of-queue lifetimes at most %u (%u turns the "
+			"switches' limit off); going in safe steps\n", c->name,
+			IBR_DS_PACKET_LIFE_MAX, life);
+		ok = false;
+	}
+	h->m.double_scheme = ok;
+	if (ok)
+		OSM_LOG(log, OSM_LOG_INFO, "%s: transition by the Double "
+			"Scheme: lmc %u, qos on, 2 or more data VLs on every "
+			"port, packet life %u\n", c->name, osm->subn.opt.lmc,
+			life);
+}
+
+/* c->result, routed on view (the run's half), becomes full tables of the
+ * fabric; -1 after an ERR line. */
+static int place(struct engine_ctx *c, const struct ibr_fabric *view,
+		 bool provisional)
+{
+	struct ibr_error err = { "" };
+
+	c->routed = false;   /* ibr_reconf_place frees it either way */
+	if (ibr_reconf_place(&c->hybrid->m, c->of.fabric, view, provisional,
+			     &c->result, &err)) {
+		OSM_LOG(&c->plugin->osm->log, OSM_LOG_ERROR, "ERR IB13: %s: "
+			"%s\n", c->name, err.msg);
+		return -1;
+	}
+	c->routed = true;
+	return 0;
+}
+
+/* The view of the run's half, or NULL without the Double Scheme; -1 after
+ * an ERR line. */
+static int half_view(struct engine_ctx *c, bool provisional,
+		     struct ibr_fabric **view)
+{
+	struct ibr_reconf *m = &c->hybrid->m;
+	struct ibr_error err = { "" };
+
+	*view = NULL;
+	if (!m->double_scheme)
+		return 0;
+	if (ibr_ds_view(c->of.fabric, ibr_reconf_half(m, provisional), view,
+			&err)) {
+		OSM_LOG(&c->plugin->osm->log, OSM_LOG_ERROR, "ERR IB13: %s: "
+			"%s\n", c->name, err.msg);
+		return -1;
+	}
+	return 0;
+}
 
 struct ibr_hybrid *ibr_hybrid_new(const struct ibr_engine *provisional,
 				  const struct ibr_engine *final)
@@ -99,18 +268,36 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 	char label[192];
 	uint32_t kept;
 
-	snprintf(label, sizeof(label), "%s: provisional pass (%s)", c->name,
-		 m->prov->name);
+	struct ibr_fabric *view;
+
+	choose_transition(c);
+	c->sa_hold = false;
+	if (m->double_scheme)
+		snprintf(label, sizeof(label), "%s: provisional pass (%s, "
+			 "LID half %u)", c->name, m->prov->name,
+			 ibr_reconf_half(m, true));
+	else
+		snprintf(label, sizeof(label), "%s: provisional pass (%s)",
+			 c->name, m->prov->name);
 	ibr_plugin_warn_lmc(log, m->prov, c->plugin->osm->subn.opt.lmc);
-	if (ibr_plugin_route(c, m->prov, root, &rep, &err)) {
+	if (half_view(c, true, &view))
+		return -1;
+	if (ibr_plugin_route(c, view, m->prov, root, &rep, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
 			label, err.msg);
+		ibr_fabric_free(view);
 		return -1;
 	}
 	if (ibr_verify_findings(&rep)) {
 		ibr_plugin_log_findings(c, &rep);
+		ibr_fabric_free(view);
 		return -1;
 	}
+	if (view && place(c, view, true)) {
+		ibr_fabric_free(view);
+		return -1;
+	}
+	ibr_fabric_free(view);
 	if (ibr_reconf_provisional(m, c->of.fabric, &c->result, &kept, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->name,
 			err.msg);
@@ -133,20 +320,31 @@ static int route_final(struct engine_ctx *c, const struct ibr_root_choice *root,
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
 
+	struct ibr_fabric *view;
+
 	if (ibr_reconf_has_final(m))
 		return 0;
 	ibr_plugin_warn_lmc(log, m->fin, c->plugin->osm->subn.opt.lmc);
-	if (ibr_plugin_route(c, m->fin, root, &rep, &err)) {
+	if (half_view(c, false, &view))
+		return -1;
+	if (ibr_plugin_route(c, view, m->fin, root, &rep, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s; "
 			"the tables in place stay\n", label, err.msg);
+		ibr_fabric_free(view);
 		return -1;
 	}
 	if (ibr_verify_findings(&rep)) {
 		ibr_plugin_log_findings(c, &rep);
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB25: %s: final tables refused "
 			"by the verifier; the tables in place stay\n", label);
+		ibr_fabric_free(view);
 		return -1;
 	}
+	if (view && place(c, view, false)) {
+		ibr_fabric_free(view);
+		return -1;
+	}
+	ibr_fabric_free(view);
 	/* c->result moves into the machine */
 	ibr_reconf_set_final(m, &c->result, &rep);
 	c->routed = false;
@@ -163,6 +361,99 @@ static int keep_held(struct engine_ctx *c, const char *label)
 		return -1;
 	snprintf(text, sizeof(text), "tables in place kept: %s", m->reason);
 	return ibr_plugin_finish(c, label, NULL, text);
+}
+
+/* The drain gate (design 4.3): a run before the drain bound has passed
+ * does not advance the machine; true after the INFO line, the timer to
+ * be re-armed for the rest once the tables in place are pushed again. */
+static bool gated(struct engine_ctx *c, const char *label)
+{
+	struct ibr_hybrid *h = c->hybrid;
+	struct ibr_reconf *m = &h->m;
+	double now = ibr_now_ms();
+	unsigned left;
+
+	if (!m->double_scheme || m->state != IBR_RECONF_DOUBLE_SCHEME ||
+	    (m->ds_step != IBR_DS_PUSH_NEW && m->ds_step != IBR_DS_SWITCH_SA) ||
+	    now >= h->ready_at_ms)
+		return false;
+	left = (unsigned)(h->ready_at_ms - now) + 1;
+	h->gate_wait_ms = left;
+	c->sa_hold = m->ds_step < IBR_DS_SWITCH_SA;
+	OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "%s: double scheme: "
+		"step %u/6 (%s) waits %u ms more for the drain bound\n", label,
+		m->ds_step + 1, ds_words(m->ds_step + 1), left);
+	m->reason = "the drain bound has not passed";
+	return true;
+}
+
+/* The drain bound of this transition in ms (the old function's longest
+ * chain, OpenSM's lifetimes), and its words. */
+static double drain_ms(struct engine_ctx *c, char *text, size_t len)
+{
+	struct ibr_reconf *m = &c->hybrid->m;
+	unsigned life = packet_life(c->plugin->osm);
+	uint64_t chain = m->ds.old_rep.longest_chain;
+	double bound = ibr_ds_drain_bound(chain, life);
+
+	if (text)
+		snprintf(text, len, "bound %" PRIu64 " switches x %.3f s = "
+			 "%.3f s (longest chain %" PRIu64 " of %s, packet life "
+			 "%u)", chain + 1, ibr_ds_drain_bound(0, life), bound,
+			 chain, m->prov->name, life);
+	return bound < 0 ? 0 : bound * 1000.0;
+}
+
+/* A Double Scheme sub-step done by this run: one INFO line, with the
+ * words of `ibrouting transition`'s `ds N` lines, and the tables. */
+static int ds_step(struct engine_ctx *c, const struct ibr_reconf_move *mv)
+{
+	struct ibr_reconf *m = &c->hybrid->m;
+	unsigned old = m->ds.old_half, nw = 1 - old;
+	char label[192], what[400], wait[200];
+
+	drain_ms(c, wait, sizeof(wait));
+	switch (m->ds_step) {
+	case IBR_DS_RESTRICT_SL2VL:
+		snprintf(what, sizeof(what), "restrict SL-to-VL: the SLs of "
+			 "half %u -> VL set A only; VL set B takes no new "
+			 "packet", old);
+		break;
+	case IBR_DS_PUSH_NEW:
+		snprintf(what, sizeof(what), "push %s on half %u: %" PRIu64
+			 " entries (switch LIDs stay with %s; the SA stays on "
+			 "half %u)", m->fin->name, nw, mv->changed,
+			 m->prov->name, old);
+		break;
+	case IBR_DS_DRAIN_NEW_VLS:
+		snprintf(what, sizeof(what), "wait until VL set B holds no "
+			 "old packet: %s", wait);
+		break;
+	case IBR_DS_SWITCH_SA:
+		snprintf(what, sizeof(what), "switch the SA to half %u and its "
+			 "SLs; switch LIDs take %s: %" PRIu64 " entries", nw,
+			 m->fin->name, mv->changed);
+		break;
+	case IBR_DS_DRAIN_OLD_VLS:
+		snprintf(what, sizeof(what), "wait until VL set A holds no "
+			 "old packet: %s", wait);
+		break;
+	case IBR_DS_RESTORE_SL2VL:
+		snprintf(what, sizeof(what), "restore SL-to-VL: the SLs of "
+			 "half %u -> every data VL; final", nw);
+		break;
+	default:
+		snprintf(what, sizeof(what), "?");
+	}
+	OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "%s: double scheme step "
+		"%u/6: %s\n", c->name, m->ds_step, what);
+	if (take_copy(c, &m->held))
+		return -1;
+	snprintf(label, sizeof(label), "%s: final pass (%s), double scheme "
+		 "step %u/6", c->name, m->fin->name, m->ds_step);
+	return ibr_plugin_finish(c, label, m->ds_step == IBR_DS_RESTORE_SL2VL ?
+				 &m->final_rep : NULL, "each half verified on "
+				 "its own view and VL set: no loop, acyclic");
 }
 
 static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
@@ -183,7 +474,12 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 		ibr_reconf_keep(m, "the final engine failed");
 		return keep_held(c, label);
 	}
+	if (gated(c, label))
+		return keep_held(c, label);
 	rc = ibr_reconf_next(m, c->of.fabric, &mv, &err);
+	c->sa_hold = m->double_scheme &&
+		     m->state == IBR_RECONF_DOUBLE_SCHEME &&
+		     m->ds_step < IBR_DS_SWITCH_SA;
 	if (mv.stepping)
 		OSM_LOG(log, OSM_LOG_INFO, "%s: the switches may mix the tables "
 			"in place and the final ones while OpenSM sends them: "
@@ -195,7 +491,12 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 		return m->state == IBR_RECONF_IDLE ? -1 : keep_held(c, label);
 	}
 	switch (m->state) {
+	case IBR_RECONF_DOUBLE_SCHEME:
+		return ds_step(c, &mv);
 	case IBR_RECONF_FINAL:
+		if (m->double_scheme && !mv.in_place &&
+		    m->ds_step == IBR_DS_RESTORE_SL2VL)
+			return ds_step(c, &mv);
 		if (take_copy(c, &m->held))
 			return -1;
 		if (mv.in_place)
@@ -221,7 +522,11 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 			 mv.left);
 		return ibr_plugin_finish(c, label, NULL, text);
 	default:
-		if (mv.blocked)
+		if (mv.blocked && m->double_scheme)
+			OSM_LOG(log, OSM_LOG_INFO, "WRN IB26: %s: the Double "
+				"Scheme's check per VL set refused the new "
+				"half: %s\n", label, mv.finding);
+		else if (mv.blocked)
 			OSM_LOG(log, OSM_LOG_INFO, "WRN IB26: %s: no safe step "
 				"towards the final tables (%" PRIu64 " entries "
 				"left%s%s)\n", label, mv.left,
@@ -275,10 +580,33 @@ static void request_pass(void *context)
 void ibr_hybrid_pushed(struct engine_ctx *c)
 {
 	struct ibr_hybrid *h = c->hybrid;
+	struct ibr_reconf *m = &h->m;
 	unsigned delay = c->plugin->opts.conf.hybrid_final_delay_ms;
+	const char *why = "hybrid_final_delay";
+	double now = ibr_now_ms();
 
-	if (!ibr_reconf_take_reroute(&h->m))
+	if (h->gate_wait_ms) {
+		/* a run held back by the drain gate: the rest of the wait */
+		if (h->gate_wait_ms > delay)
+			delay = h->gate_wait_ms;
+		h->gate_wait_ms = 0;
+		why = "the drain bound";
+		ibr_reconf_take_reroute(m);
+	} else if (!ibr_reconf_take_reroute(m)) {
 		return;
+	} else if (m->double_scheme && m->state == IBR_RECONF_DOUBLE_SCHEME) {
+		/* the drains count from the event that says the MADs of the
+		 * restricting (or switching) pass completed */
+		if (m->ds_step == IBR_DS_RESTRICT_SL2VL ||
+		    m->ds_step == IBR_DS_SWITCH_SA)
+			h->ready_at_ms = now + drain_ms(c, NULL, 0);
+		if ((m->ds_step == IBR_DS_PUSH_NEW ||
+		     m->ds_step == IBR_DS_SWITCH_SA) && h->ready_at_ms > now &&
+		    h->ready_at_ms - now + 1 > delay) {
+			delay = (unsigned)(h->ready_at_ms - now) + 1;
+			why = "the drain bound";
+		}
+	}
 	if (delay == 0) {
 		request_pass(c);
 		return;
@@ -295,6 +623,48 @@ void ibr_hybrid_pushed(struct engine_ctx *c)
 		h->timer_ready = true;
 	}
 	OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "%s: final pass in %u ms "
-		"(hybrid_final_delay)\n", c->name, delay);
+		"(%s)\n", c->name, delay, why);
 	cl_timer_start(&h->timer, delay);
+}
+
+/* ---- the Double Scheme's SL-to-VL tables and SLs ------------------- */
+
+void ibr_hybrid_update_sl2vl(struct engine_ctx *c, osm_physp_t *port,
+			     ib_slvl_table_t *t)
+{
+	static const unsigned data_vls[] = { 0, 1, 2, 4, 8, 15 };
+	struct ibr_reconf *m = &c->hybrid->m;
+	uint8_t in[16], out[16];
+	unsigned op;
+
+	/* restricted from RESTRICT_SL2VL to DRAIN_OLD_VLS; after RESTORE
+	 * (FINAL) every SL on every VL again, as the paper does (see the
+	 * design's R1 for the stale-QP risk) */
+	if (!m->double_scheme || m->state != IBR_RECONF_DOUBLE_SCHEME)
+		return;
+	op = ib_port_info_get_op_vls(&port->port_info);
+	for (unsigned sl = 0; sl < 16; sl++)
+		in[sl] = ib_slvl_table_get(t, (uint8_t)sl);
+	ibr_ds_sl2vl(in, data_vls[op > 5 ? 5 : op], true, m->ds.old_half, out);
+	for (unsigned sl = 0; sl < 16; sl++)
+		ib_slvl_table_set(t, (uint8_t)sl, out[sl]);
+}
+
+uint8_t ibr_hybrid_path_sl(struct engine_ctx *c, uint8_t hint, uint16_t dlid)
+{
+	struct ibr_reconf *m = &c->hybrid->m;
+	osm_opensm_t *osm = c->plugin->osm;
+	osm_port_t *port;
+
+	/* SA threads hold OpenSM's lock shared, our runs exclusive: m is
+	 * not changing under us */
+	if (!m->double_scheme || m->state == IBR_RECONF_IDLE)
+		return hint;
+	port = osm_get_port_by_lid_ho(&osm->subn, dlid);
+	if (!port)
+		return hint;
+	if (osm_node_get_type(port->p_node) == IB_NODE_TYPE_SWITCH)
+		/* switch LIDs carry the function in force */
+		return ibr_ds_path_sl(hint, m->half);
+	return ibr_ds_path_sl(hint, ibr_ds_lid_half(dlid, osm->subn.opt.lmc));
 }

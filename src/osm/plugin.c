@@ -362,11 +362,11 @@ void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lm
  * certificate that the full check overrules is a WRN line.  The test
  * hook IBROUTING_TEST_CERTIFY_ROOT judges under another root's
  * orientation, so that sound tables fail the certificate. */
-static int check_tables(struct engine_ctx *c, const struct ibr_engine *e,
+static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,
+			const struct ibr_engine *e,
 			struct ibr_verify_report *rep,
 			enum ibr_check_verdict *verdict, struct ibr_error *err)
 {
-	const struct ibr_fabric *f = c->of.fabric;
 	enum ibr_check_method method =
 		c->plugin->opts.conf.verify_method == IBR_VERIFY_CERTIFICATE ?
 		IBR_CHECK_CERTIFICATE : IBR_CHECK_FULL;
@@ -449,7 +449,8 @@ int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
 	return 0;
 }
 
-int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
+int ibr_plugin_route(struct engine_ctx *c, const struct ibr_fabric *rf,
+		     const struct ibr_engine *e,
 		     const struct ibr_root_choice *root,
 		     struct ibr_verify_report *rep, struct ibr_error *err)
 {
@@ -460,8 +461,9 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
 
 	memset(rep, 0, sizeof(*rep));
 	c->check_kind = IBR_NOT_CHECKED;
-	if (ibr_ctx_init(&ctx, c->of.fabric, root, engine_options(c->plugin, e),
-			 err))
+	if (!rf)
+		rf = c->of.fabric;
+	if (ibr_ctx_init(&ctx, rf, root, engine_options(c->plugin, e), err))
 		return -1;
 	log_roots(c, c->name, &ctx.roots);
 	ctx.port_choice = c->plugin->opts.conf.port_choice;
@@ -472,7 +474,7 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
 	c->routed = true;
 	t1 = ibr_now_ms();
 	if (c->plugin->opts.conf.verify_before_push &&
-	    check_tables(c, e, rep, &checked, err))
+	    check_tables(c, rf, e, rep, &checked, err))
 		return -1;
 	c->check_kind = checked;
 	c->verify_ms = ibr_now_ms() - t1;
@@ -520,7 +522,7 @@ static int single_run(struct engine_ctx *c)
 	ibr_plugin_warn_lmc(log, c->engine, c->plugin->osm->subn.opt.lmc);
 	rc = ibr_plugin_model(c, &root, &err);
 	if (rc == 0)
-		rc = ibr_plugin_route(c, c->engine, &root, &rep, &err);
+		rc = ibr_plugin_route(c, NULL, c->engine, &root, &rep, &err);
 	ibr_plugin_log_lidless(log, c->name, &c->of);
 	if (rc) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
@@ -631,9 +633,11 @@ static int build_fwd_tables(void *context)
 		return -1;
 	}
 	t1 = ibr_now_ms();
-	/* the SA's copy, before drop_run frees the fabric and the result */
-	ibr_sa_dlids_publish(c->plugin->sa, c, c->name, c->of.fabric,
-			     &c->result);
+	/* the SA's copy, before drop_run frees the fabric and the result;
+	 * not while a Double Scheme keeps the SA on the old half */
+	if (!c->sa_hold)
+		ibr_sa_dlids_publish(c->plugin->sa, c, c->name, c->of.fabric,
+				     &c->result);
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: tables into OpenSM's new_lft %.3f "
 		"ms, SA's designated DLIDs %.3f ms\n", c->label, t1 - t0,
 		ibr_now_ms() - t1);
@@ -693,12 +697,36 @@ static int zero_cost_setup(osm_routing_engine_t *re, osm_opensm_t *osm)
 
 /* ---- registration ------------------------------------------------------ */
 
+static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in,
+			 uint8_t out, ib_slvl_table_t *t)
+{
+	(void)in;
+	(void)out;
+	ibr_hybrid_update_sl2vl(context, port, t);
+}
+
+static uint8_t path_sl(void *context, uint8_t hint, ib_net16_t slid,
+		       ib_net16_t dlid)
+{
+	(void)slid;
+	return ibr_hybrid_path_sl(context, hint, cl_ntoh16(dlid));
+}
+
 static int setup(osm_routing_engine_t *re, osm_opensm_t *osm)
 {
+	struct engine_ctx *c = re->context;
+
 	(void)osm;
 	re->build_lid_matrices = build_lid_matrices;
 	re->ucast_build_fwd_tables = build_fwd_tables;
 	re->destroy = destroy_engine;
+	/* the Double Scheme's SL-to-VL tables and SLs: hybrids only, and
+	 * only with transition double_scheme at OpenSM's start (a change
+	 * later waits for a restart) */
+	if (c && c->hybrid && c->plugin->opts.conf.transition_double_scheme) {
+		re->update_sl2vl = update_sl2vl;
+		re->path_sl = path_sl;
+	}
 	return 0;
 }
 

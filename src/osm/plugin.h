@@ -137,6 +137,9 @@ struct engine_ctx {
 	char label[192];
 	char checked[600];
 	uint64_t designated_flows, designated_load;
+	/* the run's designated map stays out of the SA (a Double Scheme
+	 * before SWITCH_SA: the SA answers the old half) */
+	bool sa_hold;
 };
 
 /* The pieces of a routing run, for hybrid.c. */
@@ -152,7 +155,10 @@ int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
  * hosts apart: WRN IB35), routes c->of with e into c->result with the
  * options' port choice and verifies it (verify_before_push); findings
  * land in rep.  Fails when root_fallback refuse meets an unusable root. */
-int ibr_plugin_route(struct engine_ctx *c, const struct ibr_engine *e,
+/* rf: the fabric to route on (NULL: c->of.fabric; a Double Scheme run:
+ * the view of its LID half, ibr_ds_view). */
+int ibr_plugin_route(struct engine_ctx *c, const struct ibr_fabric *rf,
+		     const struct ibr_engine *e,
 		     const struct ibr_root_choice *root,
 		     struct ibr_verify_report *rep, struct ibr_error *err);
 /* Hop tables from c->result, and what the run's INFO line will say:
@@ -192,6 +198,14 @@ int ibr_hybrid_build(struct engine_ctx *c);
 /* OpenSM has pushed c's tables (SUBNET UP, or a re-route completed):
  * asks for a re-route when a pass is still to come. */
 void ibr_hybrid_pushed(struct engine_ctx *c);
+/* OpenSM's update_sl2vl for port (with transition double_scheme): the
+ * restricted table of the Double Scheme's state, else t untouched.  Runs
+ * under OpenSM's lock, in the sweeper's thread. */
+void ibr_hybrid_update_sl2vl(struct engine_ctx *c, osm_physp_t *port,
+			     ib_slvl_table_t *t);
+/* OpenSM's path_sl: the SL of the DLID's half (SL bit 3), the hint's
+ * class kept; the hint itself without a Double Scheme. */
+uint8_t ibr_hybrid_path_sl(struct engine_ctx *c, uint8_t hint, uint16_t dlid);
 
 /* ---- the SA hands out designated DLIDs (sa_dlids.c) ------------------ */
 
