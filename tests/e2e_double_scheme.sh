@@ -6,6 +6,9 @@
 # and restored after, and the final tables read back from the switches
 # equal the plugin's dump, which the verifier accepts.
 set -eu
+# NOT in TESTS yet (Makefile.am): the CA read-back (-D 0, the SM's own port)
+# shows ibsim's default table and the final verify finds 12 unreachable
+# LIDs; both to investigate (see the branch's last commit message).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_requirements
@@ -35,7 +38,7 @@ done
 sleep 2
 after_ca=$(sl2vl 0); after_sw=$(sl2vl 0,1 2)
 
-steps=$(sed -n 's/.*double scheme step \([1-6]\)\/6: .*/\1/p' "$dir/osm.log" | tr -d '\n')
+steps=$(sed -n 's/.*-> ds_step: .*double scheme step \([1-6]\)\/6: .*/\1/p' "$dir/osm.log" | tr -d '\n')
 if [ "$steps" = 123456 ]; then
 	pass "the six sub-steps in order"
 else
