@@ -210,7 +210,7 @@ roots_opt() {
 	[ -f "$1/osm.log" ] || return 0
 	awk '/: root set [0-9]+-[0-9]+ of [0-9]+:/ {
 		if ($0 ~ /: root set 1-/) n = 0
-		for (i = 1; i <= NF; i++) if ($i ~ /^0x[0-9a-f]+$/) g[++n] = $i
+		for (i = 1; i <= NF; i++) if ($i ~ /^0x[0-9a-f]+$/ && length($i) == 18) g[++n] = $i
 	} END { for (i = 1; i <= n; i++) print g[i] }' "$1/osm.log" > "$1/roots.guid"
 	[ -s "$1/roots.guid" ] && echo "--roots $1/roots.guid"
 	return 0
