@@ -16,6 +16,9 @@ set -eu
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_requirements
 need_tool smpquery
+need_tool ibaddr
+PRQUERY=${PRQUERY:-$(dirname "$IBROUTING")/tests/prquery}
+[ -x "$PRQUERY" ] || skip "$PRQUERY was not built (configure found no libibmad/libibumad)"
 
 net=$TMP/ds.net
 "$IBROUTING" generate -o "$net" kary:k=4,n=2 > /dev/null
@@ -33,16 +36,49 @@ normal='| 0| 1| 2| 3| 4| 5| 6| 7| 0| 1| 2| 3| 4| 5| 6| 7|'
 ca_path=0,1,1
 LD_PRELOAD=$UMAD2SIM smpquery -D nodeinfo "$ca_path" 2>&1 | grep -q 'NodeType:.*Channel Adapter' ||
 	flunk "directed route $ca_path does not reach a CA"
-during_ca= during_sw=
+# two CAs of the net file ("PORT-GUID NAME", as e2e_dr.sh): a PathRecord
+# from the first to the second, through tests/prquery ("dlid N slid M sl S")
+awk '/^(Ca|Hca)[ \t]/ { name = $3; gsub(/"/, "", name); next }
+	/^\[[0-9]+\]\(/ && name != "" {
+		g = $1; sub(/.*\(/, "", g); sub(/\).*/, "", g)
+		while (length(g) < 16) g = "0" g
+		print "0x" tolower(g), name
+	}
+	/^$/ { name = "" }' "$net" > "$dir/ca_names"
+src_host=$(sed -n 1p "$dir/ca_names" | cut -d' ' -f2)
+dst_guid=$(sed -n 2p "$dir/ca_names" | cut -d' ' -f1)
+dst_base=$(LD_PRELOAD=$UMAD2SIM ibaddr -G "$dst_guid" 2>/dev/null | sed -n 's/.*LID start 0x\([0-9a-f]*\).*/\1/p')
+[ -n "$dst_base" ] || flunk "no base LID for $dst_guid"
+dst_base=$((0x$dst_base))
+pr() { SIM_HOST=$src_host LD_PRELOAD=$UMAD2SIM "$PRQUERY" "$dst_guid" 2>&1 | head -1; }
+# pr_check WHEN HALF ANSWER: the DLID in the destination's HALF (base +
+# 2*HALF .. +1 at lmc 2), the SL's bit 3 equal to HALF (path_sl)
+pr_check() {
+	set -- "$1" "$2" $3
+	if [ "$3" = dlid ] && [ "$7" = sl ] && [ "$4" -ge $((dst_base + 2 * $2)) ] &&
+	   [ "$4" -le $((dst_base + 2 * $2 + 1)) ] && [ $((($8 >> 3) & 1)) -eq "$2" ]; then
+		pass "PathRecord $1 on half $2 (base LID $dst_base): dlid $4 slid $6 sl $8"
+	else
+		shift 2
+		flunk "PathRecord $1: want half $2 of base LID $dst_base, got '$*'"
+	fi
+}
+during_ca= during_sw= pr_before=
 for _ in $(seq 1 300); do
 	if grep -q 'double scheme step 2/6' "$dir/osm.log" && [ -z "$during_ca" ]; then
 		during_ca=$(sl2vl "$ca_path"); during_sw=$(sl2vl 0,1 2)
+	fi
+	if [ -z "$pr_before" ] && grep -q 'double scheme step [1-3]/6' "$dir/osm.log" &&
+	   ! grep -q 'double scheme step 4/6' "$dir/osm.log"; then
+		pr_before=$(pr)
+		grep -q 'double scheme step 4/6' "$dir/osm.log" && pr_before="too late: step 4 already logged"
 	fi
 	grep -q 'double scheme step 6/6' "$dir/osm.log" && break
 	sleep 0.2
 done
 sleep 2
 after_ca=$(sl2vl "$ca_path"); after_sw=$(sl2vl 0,1 2)
+pr_after=$(pr)
 
 steps=$(sed -n 's/.*-> ds_step: .*double scheme step \([1-6]\)\/6: .*/\1/p' "$dir/osm.log" | tr -d '\n')
 if [ "$steps" = 123456 ]; then
@@ -55,6 +91,9 @@ case "$during_ca" in *"$restricted"*) pass "CA port restricted during the transi
 case "$during_sw" in *"$restricted"*) pass "switch port restricted during the transition: $during_sw" ;; *) flunk "switch port during: '$during_sw'" ;; esac
 case "$after_ca" in *"$normal"*) pass "CA port restored: $after_ca" ;; *) flunk "CA port after: '$after_ca'" ;; esac
 case "$after_sw" in *"$normal"*) pass "switch port restored: $after_sw" ;; *) flunk "switch port after: '$after_sw'" ;; esac
+grep 'switch the SA to half' "$dir/osm.log" | sed 's/^/# /' | cut -c1-220
+pr_check "before step 4" 0 "$pr_before"
+pr_check "after step 6" 1 "$pr_after"
 
 switch_lfts > "$dir/switches.lft"
 dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/ours.lft"

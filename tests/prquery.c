@@ -19,7 +19,7 @@
  *   - its component mask is DGID plus SGID (default), SLID (-l) or
  *     nothing (-n); never DLID, so the SA chooses the DLID;
  *   - exit 0 only on a successful SA answer, printing one line
- *     "dlid N slid M" (decimal LIDs of the record); anything else prints
+ *     "dlid N slid M sl S" (decimal LIDs and SL of the record); anything else prints
  *     one "prquery: ..." line on stderr (the SA's status decoded when it
  *     answered) and exits 1.  libibmad may add its own "ibwarn:" lines;
  *     umad2sim itself exits 255 when SIM_HOST names no node of the fabric.
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	uint8_t rec[IB_SA_DATA_SIZE] = { 0 };
 	struct sa_client c;
 	uint64_t dest, mask;
-	uint32_t dlid = 0, slid = 0;
+	uint32_t dlid = 0, slid = 0, sl = 0;
 	char *end, what[80];
 
 	while ((opt = getopt_long(argc, argv, "ln", longopts, NULL)) != -1) {
@@ -111,7 +111,8 @@ int main(int argc, char **argv)
 	}
 	mad_decode_field(rec, IB_SA_PR_DLID_F, &dlid);
 	mad_decode_field(rec, IB_SA_PR_SLID_F, &slid);
-	printf("dlid %u slid %u\n", dlid, slid);
+	mad_decode_field(rec, IB_SA_PR_SL_F, &sl);
+	printf("dlid %u slid %u sl %u\n", dlid, slid, sl);
 	sa_client_close(&c);
 	return 0;
 }
