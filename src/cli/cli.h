@@ -67,6 +67,15 @@ int cli_getopt(int argc, char **argv, const struct cli_command *c);
 void cli_print_help(FILE *out, const struct cli_command *c);
 /* The line --help prints for every command: "  -h, --help  ..." */
 #define CLI_HELP_OPTION { "help", 'h', 'h', NULL, "print this help and exit" }
+/* The root chain's options, as route and transition take them
+ * (cli_parse_roots and friends read them). */
+#define CLI_ROOT_OPTIONS \
+	{ "root", 0, 'r', "GUID[,GUID...]", "root switch by node GUID, several " \
+	  "a root set; then the SM's switch (not with --root-strategy)" }, \
+	{ "root-strategy", 0, 's', "HOW", "the roots without --root: auto " \
+	  "(default), sm, lowest-lid or center" }, \
+	{ "root-fallback", 0, 'f', "next|refuse", "an unusable --root: the next " \
+	  "link of the chain (default), or an error" }
 /* What FABRIC may be, for the help of the commands that take one. */
 void cli_fabric_help(FILE *out);
 

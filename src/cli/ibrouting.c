@@ -69,12 +69,7 @@ static const struct cli_option route_options[] = {
 	  "(ibrouting engines: each engine's, with ranges and defaults)" },
 	{ "lmc", 0, 'l', "N", "the subnet's LMC, 0..7 (default 0): 2^N LIDs "
 	  "per CA port; a file's LIDs for another LMC move as OpenSM moves them" },
-	{ "root", 0, 'r', "GUID[,GUID...]", "root switch by node GUID, several "
-	  "a root set; then the SM's switch (not with --root-strategy)" },
-	{ "root-strategy", 0, 's', "HOW", "the roots without --root: auto "
-	  "(default), sm, lowest-lid or center" },
-	{ "root-fallback", 0, 'f', "next|refuse", "an unusable --root: the next "
-	  "link of the chain (default), or an error" },
+	CLI_ROOT_OPTIONS,
 	{ "port-choice", 0, 'P', "balanced|lowest", "among the ports a rule "
 	  "allows: the least loaded (default) or the lowest (the papers')" },
 	{ "sm", 0, 'm', "GUID", "node or port GUID the SM runs on: its switch "

@@ -423,12 +423,7 @@ static const struct cli_option transition_options[] = {
 	{ "engine", 'e', 'e', "PROVISIONAL+FINAL", "the hybrid: two engines "
 	  "joined by + (ibrouting engines lists them); required" },
 	{ "lmc", 0, 'l', "N", "the subnet's LMC, 0..7 (default 0), as route's" },
-	{ "root", 0, 'r', "GUID[,GUID...]", "root switch by node GUID, several "
-	  "a root set; then the SM's switch (not with --root-strategy)" },
-	{ "root-strategy", 0, 's', "HOW", "the roots without --root: auto "
-	  "(default), sm, lowest-lid or center" },
-	{ "root-fallback", 0, 'f', "next|refuse", "an unusable --root: the next "
-	  "link of the chain (default), or an error" },
+	CLI_ROOT_OPTIONS,
 	{ "port-choice", 0, 'P', "balanced|lowest", "among the ports a rule "
 	  "allows: the least loaded (default) or the lowest" },
 	{ "sm", 0, 'm', "GUID", "node or port GUID the SM runs on, as route's" },
