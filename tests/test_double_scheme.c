@@ -396,6 +396,38 @@ static void test_drain_bound(void **state)
 	assert_true(ibr_ds_drain_bound(4, 20) < 0);
 }
 
+/* The check before a drain clock starts (R6): what update_sl2vl makes
+ * passes for its own half and fails for the other; a table OpenSM zeroed
+ * for a Set that got no answer (every SL on VL 0) fails, as do the
+ * unrestricted table and one SL moved across; VL 15 passes. */
+static void test_sl2vl_restricted(void **state)
+{
+	static const uint8_t def[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3,
+					 4, 5, 6, 7 };
+	static const unsigned dvls[] = { 2, 4, 8, 15 };
+	uint8_t out[16], zero[16] = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(dvls) / sizeof(dvls[0]); i++)
+		for (unsigned old = 0; old < 2; old++) {
+			ibr_ds_sl2vl(def, dvls[i], true, old, out);
+			assert_true(ibr_ds_sl2vl_restricted(out, dvls[i], old));
+			assert_false(ibr_ds_sl2vl_restricted(out, dvls[i],
+							     1 - old));
+			assert_false(ibr_ds_sl2vl_restricted(zero, dvls[i],
+							     old));
+		}
+	assert_false(ibr_ds_sl2vl_restricted(def, 8, 0));
+	ibr_ds_sl2vl(def, 8, true, 0, out);
+	out[9] = 15;
+	assert_true(ibr_ds_sl2vl_restricted(out, 8, 0));
+	out[9] = 3;
+	assert_false(ibr_ds_sl2vl_restricted(out, 8, 0));
+	/* one data VL: no two sets to keep apart */
+	ibr_ds_sl2vl(def, 1, true, 0, out);
+	assert_false(ibr_ds_sl2vl_restricted(out, 1, 0));
+}
+
 /* The SL-to-VL tables of the plugin's update_sl2vl and path_sl's SL:
  * both sets disjoint on every port, no VL 15 made, the sizes of the sets;
  * not restricted: the configured table. */
@@ -455,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_drain_bound),
 		cmocka_unit_test(test_sl2vl),
+		cmocka_unit_test(test_sl2vl_restricted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

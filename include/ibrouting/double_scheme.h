@@ -146,4 +146,14 @@ static inline unsigned ibr_ds_lid_half(ibr_lid_t lid, unsigned lmc)
 void ibr_ds_sl2vl(const uint8_t t[16], unsigned data_vls, bool restricted,
 		  unsigned old_half, uint8_t out[16]);
 
+/* Whether table t (VL per SL) keeps the two SL sets apart as a restricted
+ * table of a port with data_vls data VLs does: every SL of old_half's set
+ * on VL set A = [0, H) or 15, every other SL on set B = [H, 2H) or 15.
+ * What the drain bound needs of every port before its clock may start
+ * (doc/double-scheme-plugin.md R6): OpenSM zeroes its copy of a table
+ * when it sends a Set and refills it from the answer only, so a Set that
+ * failed leaves all SLs on VL 0, which is not restricted. */
+bool ibr_ds_sl2vl_restricted(const uint8_t t[16], unsigned data_vls,
+			     unsigned old_half);
+
 #endif

@@ -39,6 +39,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,10 @@ struct ibr_hybrid {
 	 * held back, the timer re-armed for that long once it is pushed */
 	double ready_at_ms;
 	unsigned gate_wait_ms;
+	/* R6: every port's SL-to-VL table, as OpenSM last read it back,
+	 * restricted; until then ready_at_ms is HUGE_VAL: the drain of VL
+	 * set B counts from the pass that restricted the last port */
+	bool sl2vl_confirmed;
 	double bound_s;                /* the drain bound of this transition */
 };
 
@@ -141,6 +146,7 @@ static void choose_transition(struct engine_ctx *c)
 	h->m.double_scheme = false;
 	h->ready_at_ms = 0;
 	h->gate_wait_ms = 0;
+	h->sl2vl_confirmed = false;
 	if (!c->plugin->opts.conf.transition_double_scheme)
 		return;
 	if (ibr_reconf_double_scheme(&h->m, osm->subn.opt.lmc, &err)) {
@@ -377,12 +383,16 @@ static bool gated(struct engine_ctx *c, const char *label)
 	    (m->ds_step != IBR_DS_PUSH_NEW && m->ds_step != IBR_DS_SWITCH_SA) ||
 	    now >= h->ready_at_ms)
 		return false;
-	left = (unsigned)(h->ready_at_ms - now) + 1;
+	/* not restricted everywhere yet (R6): a second, then look again */
+	left = isinf(h->ready_at_ms) ? 1000 :
+	       (unsigned)(h->ready_at_ms - now) + 1;
 	h->gate_wait_ms = left;
 	c->sa_hold = m->ds_step < IBR_DS_SWITCH_SA;
 	OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "%s: double scheme: "
-		"step %u/6 (%s) waits %u ms more for the drain bound\n", label,
-		m->ds_step + 1, ds_words(m->ds_step + 1), left);
+		"step %u/6 (%s) waits %u ms more for %s\n", label,
+		m->ds_step + 1, ds_words(m->ds_step + 1), left,
+		isinf(h->ready_at_ms) ? "SL-to-VL tables to restrict" :
+		"the drain bound");
 	m->reason = "the drain bound has not passed";
 	return true;
 }
@@ -577,6 +587,122 @@ static void request_pass(void *context)
 	osm_sm_signal(&osm->sm, OSM_SIGNAL_SWEEP);
 }
 
+/* A port's data VLs from PortInfo:OperVLs (1: VL0, 2: VL0-1, 3: VL0-3,
+ * 4: VL0-7, 5: VL0-14). */
+static unsigned data_vls(const osm_physp_t *p)
+{
+	static const unsigned by_op_vls[] = { 0, 1, 2, 4, 8, 15 };
+	unsigned op = ib_port_info_get_op_vls(&p->port_info);
+
+	return by_op_vls[op > 5 ? 5 : op];
+}
+
+/* Whether OpenSM's copy of SL-to-VL table (port p, input port in) is
+ * restricted for old_half; a miss counted in *bad, the first kept. */
+static void check_sl2vl(osm_physp_t *p, uint8_t in, unsigned old_half,
+			unsigned *bad, osm_physp_t **first, uint8_t *first_in)
+{
+	const ib_slvl_table_t *t = osm_physp_get_slvl_tbl(p, in);
+	uint8_t vl[16];
+
+	for (unsigned sl = 0; sl < 16; sl++)
+		vl[sl] = ib_slvl_table_get(t, (uint8_t)sl);
+	if (ibr_ds_sl2vl_restricted(vl, data_vls(p), old_half))
+		return;
+	if (!*bad) {
+		*first = p;
+		*first_in = in;
+	}
+	(*bad)++;
+}
+
+/* R6 (doc/double-scheme-plugin.md): the SL-to-VL tables OpenSM holds for
+ * the ports it programs (osm_qos_setup: every switch output port from 1,
+ * port 0 with enhanced port 0, by every input port, of switches with an
+ * SL map; every end port with one) that are not restricted for old_half.
+ * OpenSM zeroes its copy when it sends a Set and refills it only from the
+ * answer, so after wait_for_pending_transactions a table that is not
+ * restricted was not set: the drain may not count from this pass.
+ * *tables: the tables looked at.  Under OpenSM's lock, shared. */
+static unsigned unrestricted_sl2vl(osm_opensm_t *osm, unsigned old_half,
+				   unsigned *tables, osm_physp_t **first,
+				   uint8_t *first_in)
+{
+	cl_qmap_t *tbl = &osm->subn.port_guid_tbl;
+	unsigned bad = 0;
+
+	*tables = 0;
+	*first = NULL;
+	*first_in = 0;
+	CL_PLOCK_ACQUIRE(&osm->lock);
+	for (cl_map_item_t *i = cl_qmap_head(tbl); i != cl_qmap_end(tbl);
+	     i = cl_qmap_next(i)) {
+		osm_node_t *node = ((osm_port_t *)i)->p_node;
+		osm_physp_t *p0 = osm_node_get_physp_ptr(node, 0);
+		unsigned np = osm_node_get_num_physp(node);
+
+		if (!node->sw) {
+			osm_physp_t *p = ((osm_port_t *)i)->p_physp;
+			if (p->port_info.capability_mask &
+			    IB_PORT_CAP_HAS_SL_MAP) {
+				check_sl2vl(p, 0, old_half, &bad, first,
+					    first_in);
+				(*tables)++;
+			}
+			continue;
+		}
+		if (!p0 || !(p0->port_info.capability_mask &
+			     IB_PORT_CAP_HAS_SL_MAP))
+			continue;
+		for (unsigned out = ib_switch_info_is_enhanced_port0(
+			     &node->sw->switch_info) ? 0 : 1; out < np; out++) {
+			osm_physp_t *p = osm_node_get_physp_ptr(node, out);
+			if (!p || ib_port_info_get_port_state(&p->port_info) ==
+			    IB_LINK_DOWN)
+				continue;
+			for (unsigned in = 0; in < np; in++) {
+				check_sl2vl(p, (uint8_t)in, old_half, &bad,
+					    first, first_in);
+				(*tables)++;
+			}
+		}
+	}
+	CL_PLOCK_RELEASE(&osm->lock);
+	return bad;
+}
+
+/* After a pass of the restricted Double Scheme: once every port's table
+ * reads restricted, the drain of VL set B starts counting (INFO); until
+ * then WRN IB43 each pass and the gate holds the next sub-step. */
+static void confirm_sl2vl(struct engine_ctx *c, double now)
+{
+	struct ibr_hybrid *h = c->hybrid;
+	osm_opensm_t *osm = c->plugin->osm;
+	osm_physp_t *first;
+	uint8_t first_in;
+	unsigned tables,
+		 bad = unrestricted_sl2vl(osm, h->m.ds.old_half, &tables,
+					  &first, &first_in);
+
+	if (bad) {
+		osm_node_t *node = osm_physp_get_node_ptr(first);
+		h->ready_at_ms = HUGE_VAL;
+		OSM_LOG(&osm->log, OSM_LOG_INFO, "WRN IB43: %s: double scheme: "
+			"%u of %u SL-to-VL tables not restricted yet (the "
+			"first: port %u of \"%s\" (GUID 0x%016" PRIx64 "), "
+			"input port %u; its Set got no answer); the drain "
+			"waits for the next pass\n", c->name, bad, tables,
+			osm_physp_get_port_num(first), node->print_desc,
+			cl_ntoh64(osm_physp_get_port_guid(first)), first_in);
+		return;
+	}
+	h->sl2vl_confirmed = true;
+	h->ready_at_ms = now + drain_ms(c, NULL, 0);
+	OSM_LOG(&osm->log, OSM_LOG_INFO, "%s: double scheme: %u SL-to-VL "
+		"tables read back restricted; the drain of VL set B counts "
+		"from now\n", c->name, tables);
+}
+
 void ibr_hybrid_pushed(struct engine_ctx *c)
 {
 	struct ibr_hybrid *h = c->hybrid;
@@ -596,16 +722,25 @@ void ibr_hybrid_pushed(struct engine_ctx *c)
 		return;
 	} else if (m->double_scheme && m->state == IBR_RECONF_DOUBLE_SCHEME) {
 		/* the drains count from the event that says the MADs of the
-		 * restricting (or switching) pass completed */
-		if (m->ds_step == IBR_DS_RESTRICT_SL2VL ||
-		    m->ds_step == IBR_DS_SWITCH_SA)
+		 * restricting (or switching) pass completed: the restriction
+		 * once every port reads it back (below) */
+		if (m->ds_step == IBR_DS_RESTRICT_SL2VL)
+			h->sl2vl_confirmed = false;
+		if (m->ds_step == IBR_DS_SWITCH_SA)
 			h->ready_at_ms = now + drain_ms(c, NULL, 0);
-		if ((m->ds_step == IBR_DS_PUSH_NEW ||
-		     m->ds_step == IBR_DS_SWITCH_SA) && h->ready_at_ms > now &&
-		    h->ready_at_ms - now + 1 > delay) {
-			delay = (unsigned)(h->ready_at_ms - now) + 1;
-			why = "the drain bound";
-		}
+	}
+	if (m->double_scheme && m->state == IBR_RECONF_DOUBLE_SCHEME &&
+	    !h->sl2vl_confirmed && m->ds_step < IBR_DS_SWITCH_SA)
+		confirm_sl2vl(c, now);
+	if (m->double_scheme && m->state == IBR_RECONF_DOUBLE_SCHEME &&
+	    (m->ds_step == IBR_DS_PUSH_NEW || m->ds_step == IBR_DS_SWITCH_SA) &&
+	    h->ready_at_ms > now && h->ready_at_ms - now + 1 > delay) {
+		/* unconfirmed: another pass after the usual delay, at least
+		 * a second, for OpenSM to send the Sets again */
+		delay = isinf(h->ready_at_ms) ? (delay > 1000 ? delay : 1000) :
+			(unsigned)(h->ready_at_ms - now) + 1;
+		why = isinf(h->ready_at_ms) ? "SL-to-VL tables to restrict" :
+			"the drain bound";
 	}
 	if (delay == 0) {
 		request_pass(c);
@@ -632,20 +767,17 @@ void ibr_hybrid_pushed(struct engine_ctx *c)
 void ibr_hybrid_update_sl2vl(struct engine_ctx *c, osm_physp_t *port,
 			     ib_slvl_table_t *t)
 {
-	static const unsigned data_vls[] = { 0, 1, 2, 4, 8, 15 };
 	struct ibr_reconf *m = &c->hybrid->m;
 	uint8_t in[16], out[16];
-	unsigned op;
 
 	/* restricted from RESTRICT_SL2VL to DRAIN_OLD_VLS; after RESTORE
 	 * (FINAL) every SL on every VL again, as the paper does (see the
 	 * design's R1 for the stale-QP risk) */
 	if (!m->double_scheme || m->state != IBR_RECONF_DOUBLE_SCHEME)
 		return;
-	op = ib_port_info_get_op_vls(&port->port_info);
 	for (unsigned sl = 0; sl < 16; sl++)
 		in[sl] = ib_slvl_table_get(t, (uint8_t)sl);
-	ibr_ds_sl2vl(in, data_vls[op > 5 ? 5 : op], true, m->ds.old_half, out);
+	ibr_ds_sl2vl(in, data_vls(port), true, m->ds.old_half, out);
 	for (unsigned sl = 0; sl < 16; sl++)
 		ib_slvl_table_set(t, (uint8_t)sl, out[sl]);
 }

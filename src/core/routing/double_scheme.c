@@ -277,3 +277,19 @@ void ibr_ds_sl2vl(const uint8_t t[16], unsigned data_vls, bool restricted,
 			out[sl] = (uint8_t)(v % H + ((sl >> 3) == old_half ? 0 : H));
 	}
 }
+
+bool ibr_ds_sl2vl_restricted(const uint8_t t[16], unsigned data_vls,
+			     unsigned old_half)
+{
+	unsigned H = data_vls / 2;
+
+	if (H == 0)
+		return false;
+	for (unsigned sl = 0; sl < 16; sl++) {
+		unsigned lo = (sl >> 3) == old_half ? 0 : H;
+
+		if (t[sl] != 15 && (t[sl] < lo || t[sl] >= lo + H))
+			return false;
+	}
+	return true;
+}
