@@ -101,8 +101,14 @@ static unsigned packet_life(const osm_opensm_t *osm)
 }
 
 /* Ports our tables reach with fewer than 2 data VLs (OperVLs < 2): switch
- * ports not DOWN, linked CA and router ports; *first the first found. */
-static unsigned one_vl_ports(osm_opensm_t *osm, osm_physp_t **first)
+ * ports not DOWN, linked CA and router ports; *first the first found,
+ * *first_vls its OperVLs.  The OperVLs is the one OpenSM sets on the port
+ * (osm_physp_calc_link_op_vls, as its LID and link managers do: the lower
+ * VLCap of the link's ends, at most max_op_vls), not the one port_info
+ * holds: in a sweep OpenSM routes before its link manager sets switch
+ * ports, which until then hold what they had (another SM's max_op_vls). */
+static unsigned one_vl_ports(osm_opensm_t *osm, osm_physp_t **first,
+			     unsigned *first_vls)
 {
 	cl_qmap_t *tbl = &osm->subn.node_guid_tbl;
 	unsigned n = 0;
@@ -120,10 +126,15 @@ static unsigned one_vl_ports(osm_opensm_t *osm, osm_physp_t **first)
 			    osm_physp_get_port_state(p) == IB_LINK_DOWN ||
 			    !osm_physp_get_remote(p))
 				continue;
-			if (ib_port_info_get_op_vls(&p->port_info) >= 2)
+			unsigned vls = osm_physp_calc_link_op_vls(&osm->log,
+					&osm->subn, p,
+					ib_port_info_get_op_vls(&p->port_info));
+			if (vls >= 2)
 				continue;
-			if (!*first)
+			if (!*first) {
 				*first = p;
+				*first_vls = vls;
+			}
 			n++;
 		}
 	}
@@ -140,7 +151,7 @@ static void choose_transition(struct engine_ctx *c)
 	osm_log_t *log = &osm->log;
 	struct ibr_error err = { "" };
 	osm_physp_t *first;
-	unsigned bad, life = packet_life(osm);
+	unsigned bad, first_vls = 0, life = packet_life(osm);
 	bool ok = true;
 
 	h->m.double_scheme = false;
@@ -162,7 +173,7 @@ static void choose_transition(struct engine_ctx *c)
 			"going in safe steps\n", c->name);
 		ok = false;
 	}
-	bad = one_vl_ports(osm, &first);
+	bad = one_vl_ports(osm, &first, &first_vls);
 	if (bad) {
 		osm_node_t *node = osm_physp_get_node_ptr(first);
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB41: %s: the Double Scheme "
@@ -171,7 +182,7 @@ static void choose_transition(struct engine_ctx *c)
 			"ports too few); going in safe steps\n", c->name,
 			osm_physp_get_port_num(first), node->print_desc,
 			cl_ntoh64(osm_physp_get_port_guid(first)),
-			ib_port_info_get_op_vls(&first->port_info), bad - 1);
+			first_vls, bad - 1);
 		ok = false;
 	}
 	if (life > IBR_DS_PACKET_LIFE_MAX) {
