@@ -149,8 +149,9 @@ struct ibr_reconf_move {
 	struct ibr_verify_report union_rep;
 	uint64_t changed;       /* entries this push changes */
 	uint64_t left;          /* entries still differing from the final */
-	/* KEPT because no step is safe: finding is the first finding of
-	 * the step tried ("" when it moved nothing) */
+	/* KEPT because no step is safe or after IBR_RECONF_MAX_STEPS
+	 * steps (m->reason says which): finding is the first finding of
+	 * the step tried ("" when it moved nothing or none was tried) */
 	bool blocked;
 	char finding[256];
 };

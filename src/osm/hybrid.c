@@ -548,10 +548,11 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 				"Scheme's check per VL set refused the new "
 				"half: %s\n", label, mv.finding);
 		else if (mv.blocked)
-			OSM_LOG(log, OSM_LOG_INFO, "WRN IB26: %s: no safe step "
-				"towards the final tables (%" PRIu64 " entries "
-				"left%s%s)\n", label, mv.left,
-				mv.finding[0] ? ": " : "", mv.finding);
+			OSM_LOG(log, OSM_LOG_INFO, "WRN IB26: %s: %s towards "
+				"the final tables after %u steps (%" PRIu64
+				" entries left%s%s)\n", label, m->reason,
+				m->step, mv.left, mv.finding[0] ? ": " : "",
+				mv.finding);
 		return keep_held(c, label);
 	}
 }
