@@ -14,6 +14,11 @@
 #     line (2 LIDs per port per half), both halves delivered and acyclic,
 #     the check line, the six steps of the paper's 3.1 in order with the
 #     drain bound (5 switches x 1.074 s), exit 0; at LMC 0 a usage error;
+#   - a way the safe steps cannot finish (e2e_ds_rescue.sh inside OpenSM):
+#     the 2 x 68 ladder rooted at its corner, pira+fera at LMC 2: 64
+#     steps, then "blocked: too many steps", exit 1; the same by the
+#     Double Scheme: the six steps, exit 0; rooted at the centre (root
+#     auto) the steps reach the final tables;
 #   - -e without a '+', or with an unknown engine, is a usage error naming
 #     the engines;
 #   - a root warning (a cut 4-ary 2-tree) is said once, not per pass.
@@ -79,6 +84,28 @@ if "$IBROUTING" transition --double-scheme -e pira+colorl --lmc 2 gen:kary:k=4,n
 	pass "--double-scheme: $(sed -n 's/^check *//p' "$TMP/ds.out" | cut -c1-40)...; 6 steps"
 else
 	flunk "--double-scheme: $(cat "$TMP/ds.out")"
+fi
+ladder=$FABRICS_DIR/ladder2x68.net
+if "$IBROUTING" transition -e pira+fera --lmc 2 --root 0x200000 "$ladder" > "$TMP/deep.out"; then
+	flunk "a corner root on the ladder: exit 0, expected 1"
+	sed 's/^/# /' "$TMP/deep.out"
+elif [ "$(grep -c '^step ' "$TMP/deep.out")" = 64 ] && grep -q '^steps     blocked: too many steps' "$TMP/deep.out"; then
+	pass "safe steps from the ladder's corner: $(sed -n 's/^step 64 *//p' "$TMP/deep.out" | cut -c1-60)...; $(sed -n 's/^steps *//p' "$TMP/deep.out")"
+else
+	flunk "safe steps from the ladder's corner: $(grep '^steps\|^step 6' "$TMP/deep.out")"
+fi
+if "$IBROUTING" transition --double-scheme --packet-life 8 -e pira+fera --lmc 2 --root 0x200000 "$ladder" > "$TMP/deepds.out" &&
+   [ "$(sed -n 's/^ds \([1-6]\) .*/\1/p' "$TMP/deepds.out" | tr -d '\n')" = 123456 ] &&
+   grep -q '^ds 6      restore SL-to-VL: .*; final' "$TMP/deepds.out"; then
+	pass "the Double Scheme from the ladder's corner: $(sed -n 's/^half 1 *//p' "$TMP/deepds.out" | cut -c1-70)...; 6 steps"
+else
+	flunk "the Double Scheme from the ladder's corner: $(cat "$TMP/deepds.out")"
+fi
+if "$IBROUTING" transition -e pira+fera --lmc 2 "$ladder" > "$TMP/centre.out" &&
+   grep -q '^steps     [0-9]* to the final tables' "$TMP/centre.out"; then
+	pass "safe steps from the ladder's centre (root auto): $(sed -n 's/^steps *//p' "$TMP/centre.out")"
+else
+	flunk "safe steps from the ladder's centre: $(grep '^steps\|^passes' "$TMP/centre.out")"
 fi
 expect_error "--double-scheme at LMC 0" 2 "needs LMC >= 1" "$IBROUTING" transition --double-scheme -e pira+fera gen:kary:k=4,n=3
 # a root set that leaves a root unable to reach a host's switch (a 4-ary
