@@ -378,9 +378,10 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 		}
 		if (m->state == IBR_RECONF_KEPT) {
 			if (mv.blocked)
-				printf("steps     blocked after %u %s: %" PRIu64
-				       " %s left%s%s\n", m->step,
-				       PLURAL(m->step, "step", "steps"), mv.left,
+				printf("steps     blocked after %u %s (%s): %"
+				       PRIu64 " %s left%s%s\n", m->step,
+				       PLURAL(m->step, "step", "steps"),
+				       m->reason, mv.left,
 				       PLURAL(mv.left, "entry", "entries"),
 				       mv.finding[0] ? ": " : "", mv.finding);
 			else
