@@ -396,6 +396,45 @@ static void test_drain_bound(void **state)
 	assert_true(ibr_ds_drain_bound(4, 20) < 0);
 }
 
+/* The provisional pass's other half (ibr_ds_mirror): routed on half 1
+ * and placed over empty tables, then mirrored, every CA LID of the fabric
+ * is delivered, with no more dependencies than the half alone (the same
+ * walks), and each half-0 column equals its half-1 twin; half 0 holds the
+ * base LIDs, so without the mirror they would be unreachable. */
+static void test_mirror(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("kary:k=4,n=2", 2), *v1;
+	const struct ibr_engine *pira = ibr_engine_find("pira");
+	struct ibr_error err = { "" };
+	struct ibr_verify_report alone, both, empty;
+	struct ibr_result h1, full;
+
+	(void)state;
+	route_half(f, 1, pira, NULL, &v1, &h1);
+	if (ibr_result_init(&full, f, &err) ||
+	    ibr_ds_place(f, v1, &h1, true, &full, &err) ||
+	    ibr_verify(f, &full, NULL, &empty, &err))
+		fail_msg("%s", err.msg);
+	assert_true(empty.unreachable > 0);     /* half 0 empty: base LIDs */
+	ibr_ds_mirror(f, 1, &full);
+	if (ibr_verify(f, &full, NULL, &both, &err) ||
+	    ibr_verify(v1, &h1, NULL, &alone, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(ibr_verify_findings(&both), 0);
+	assert_int_equal(both.dependencies, alone.dependencies);
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		ibr_lid_t base = ibr_end_port_lid(f, e);
+		for (unsigned i = 0; i < 2; i++)
+			assert_memory_equal(ibr_column(&full, base + i),
+					    ibr_column(&full, base + 2 + i),
+					    full.num_switches);
+	}
+	ibr_result_free(&h1);
+	ibr_result_free(&full);
+	ibr_fabric_free(v1);
+	ibr_fabric_free(f);
+}
+
 /* The check before a drain clock starts (R6): what update_sl2vl makes
  * passes for its own half and fails for the other; a table OpenSM zeroed
  * for a Set that got no answer (every SL on VL 0) fails, as do the
@@ -488,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_drain_bound),
 		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_sl2vl_restricted),
+		cmocka_unit_test(test_mirror),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

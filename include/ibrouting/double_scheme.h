@@ -80,6 +80,17 @@ int ibr_ds_place(const struct ibr_fabric *f, const struct ibr_fabric *view,
 		 const struct ibr_result *hr, bool switch_lids,
 		 struct ibr_result *out, struct ibr_error *err);
 
+/* Every CA port's LIDs of the other half than `half` in full (tables of
+ * f) get the columns of its LIDs of `half`, LID for LID: the same walks,
+ * so the same dependency graph.  For the provisional pass of the Double
+ * Scheme: the free half would otherwise be empty, and it holds every
+ * port's base LID, which hosts use without asking the SA (SA answers go
+ * to the requester's base LID): after a change made while half 1 is in
+ * force, nothing would reach a base LID until the next transition pushes
+ * its new function there.  A later PUSH_NEW overwrites these columns. */
+void ibr_ds_mirror(const struct ibr_fabric *f, unsigned half,
+		   struct ibr_result *full);
+
 /* The inverse: hr (uninitialised) becomes the tables of view held in
  * full (tables of f): the columns of every LID the view owns (the half's
  * CA LIDs, the switch LIDs), the designated map shifted back (an offset

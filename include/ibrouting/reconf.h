@@ -46,7 +46,8 @@
  * into full tables with ibr_ds_place() (the provisional pass over empty
  * tables, the final pass over the tables in place, switch LIDs included);
  * the provisional pass keeps no columns (the tables in place are another
- * half's).  ibr_reconf_next() then checks both halves apart
+ * half's) and fills the other half with copies of its own columns
+ * (ibr_ds_mirror: base LIDs, in half 0, reachable whatever the half).  ibr_reconf_next() then checks both halves apart
  * (ibr_ds_check: each function verified on its view, its own dependency
  * graph acyclic); KEPT when one is not clean (mv->finding says which),
  * else DOUBLE_SCHEME through the sub-steps below, one per run, to FINAL:
@@ -168,8 +169,9 @@ const char *ibr_ds_step_name(enum ibr_ds_step s);
 
 /* Double Scheme: r, tables routed on view (the run's LID half of f,
  * ibr_ds_view), becomes full tables of f with ibr_ds_place (switch LIDs
- * included): over empty tables for the provisional pass, over the
- * tables in place (m->held) for the final one.  r is freed either way;
+ * included): over empty tables for the provisional pass, its columns
+ * then mirrored onto the other half (ibr_ds_mirror), over the tables in
+ * place (m->held) for the final one.  r is freed either way;
  * -1 (err) on failure. */
 int ibr_reconf_place(const struct ibr_reconf *m, const struct ibr_fabric *f,
 		     const struct ibr_fabric *view, bool provisional,

@@ -167,6 +167,27 @@ int ibr_ds_place(const struct ibr_fabric *f, const struct ibr_fabric *view,
 	return 0;
 }
 
+void ibr_ds_mirror(const struct ibr_fabric *f, unsigned half,
+		   struct ibr_result *full)
+{
+	unsigned n = f->lmc ? 1u << (f->lmc - 1) : 0;
+
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		ibr_lid_t base = ibr_end_port_lid(f, e);
+
+		if (!base)
+			continue;
+		for (unsigned i = 0; i < n; i++) {
+			ibr_lid_t from = ibr_ds_half_base(base, f->lmc, half) + i,
+				  to = ibr_ds_half_base(base, f->lmc, 1 - half) + i;
+			if (from < full->num_lids && to < full->num_lids)
+				memcpy(ibr_column(full, to),
+				       ibr_column(full, from),
+				       full->num_switches);
+		}
+	}
+}
+
 int ibr_ds_extract(const struct ibr_fabric *f, const struct ibr_fabric *view,
 		   const struct ibr_result *full, struct ibr_result *hr,
 		   struct ibr_error *err)

@@ -474,6 +474,9 @@ int ibr_reconf_place(const struct ibr_reconf *m, const struct ibr_fabric *f,
 		ibr_result_free(r);
 		return -1;
 	}
+	/* no half left empty: base LIDs stay reachable (ibr_ds_mirror) */
+	if (provisional)
+		ibr_ds_mirror(f, ibr_reconf_half(m, true), &full);
 	ibr_result_free(r);
 	*r = full;
 	return 0;
