@@ -17,8 +17,14 @@
 #   - a way the safe steps cannot finish (e2e_ds_rescue.sh inside OpenSM):
 #     the 2 x 68 ladder rooted at its corner, pira+fera at LMC 2: 64
 #     steps, then "blocked after 64 steps (too many steps): N entries
-#     left", exit 1; the same by the Double Scheme: the six steps, exit 0; rooted at the centre (root
-#     auto) the steps reach the final tables;
+#     left", exit 1; the same by the Double Scheme: the six steps,
+#     exit 0; rooted at the centre (root auto) the steps reach the final
+#     tables;
+#   - --dump-dir writes those final tables (pira on half 0, colorl on
+#     half 1, switch LIDs colorl's); `verify --half H` accepts each half,
+#     and catches a half whose column has a bad entry while the other half
+#     still verifies; --half at LMC 0, --half 2 and --half with
+#     --certificate are usage errors;
 #   - -e without a '+', or with an unknown engine, is a usage error naming
 #     the engines;
 #   - a root warning (a cut 4-ary 2-tree) is said once, not per pass.
@@ -107,6 +113,44 @@ if "$IBROUTING" transition -e pira+fera --lmc 2 "$ladder" > "$TMP/centre.out" &&
 else
 	flunk "safe steps from the ladder's centre: $(grep '^steps\|^passes' "$TMP/centre.out")"
 fi
+# the Double Scheme's final tables, offline, judged half by half
+if "$IBROUTING" transition --double-scheme -e pira+colorl --lmc 2 --dump-dir "$TMP/dsdump" \
+	gen:kary:k=4,n=2 > "$TMP/dsdump.out" &&
+   grep -q "^dumps     $TMP/dsdump/opensm-subnet.lst" "$TMP/dsdump.out"; then
+	pass "--dump-dir: the Double Scheme's final tables written"
+else
+	flunk "--dump-dir: $(cat "$TMP/dsdump.out")"
+fi
+for h in 0 1; do
+	if "$IBROUTING" verify --half $h "$TMP/dsdump" > "$TMP/half$h.out" &&
+	   grep -q "^half      $h of LMC 2: base+$((2 * h))..$((2 * h + 1)) of every CA port" "$TMP/half$h.out" &&
+	   grep -q '^verify    OK: 256 walks delivered' "$TMP/half$h.out"; then
+		pass "verify --half $h: $(sed -n 's/^verify    //p' "$TMP/half$h.out" | cut -c1-90)"
+	else
+		flunk "verify --half $h: $(cat "$TMP/half$h.out")"
+	fi
+done
+# a bad column in half 1: LID base+2 of the first CA port, at the second
+# switch's section, sent to port 0 (the switch itself, not the owner)
+cp -r "$TMP/dsdump" "$TMP/broken"
+lid=$(awk '/Channel Adapter/ { print $1; exit }' "$TMP/dsdump/opensm-lfts.dump")
+lid=$(printf '0x%04x' $((lid + 2)))
+awk -v lid="$lid" '/^Unicast lids/ { sw++ } sw == 2 && $1 == lid && !done { $2 = "000"; done = 1 } { print }' \
+	"$TMP/dsdump/opensm-lfts.dump" > "$TMP/broken/opensm-lfts.dump"
+set +e
+"$IBROUTING" verify --half 1 "$TMP/broken" > "$TMP/broken1.out"; rc1=$?
+"$IBROUTING" verify --half 0 "$TMP/broken" > "$TMP/broken0.out"; rc0=$?
+set -e
+if [ "$rc1" = 1 ] && grep -q '^verify    FAILED: 1 finding (1 bad ports' "$TMP/broken1.out" &&
+   [ "$rc0" = 0 ] && grep -q '^verify    OK' "$TMP/broken0.out"; then
+	pass "a broken column of half 1 ($lid) caught by --half 1: $(grep '^  ' "$TMP/broken1.out" | head -1 | cut -c3-); half 0 still OK"
+else
+	flunk "broken column: --half 1 exit $rc1, --half 0 exit $rc0: $(cat "$TMP/broken1.out" "$TMP/broken0.out")"
+fi
+"$IBROUTING" route -e pira --dump-dir "$TMP/lmc0" gen:kary:k=4,n=2 > /dev/null
+expect_error "verify --half at LMC 0" 2 "--half 0: .* has LMC 0, no LID halves" "$IBROUTING" verify --half 0 "$TMP/lmc0"
+expect_error "verify --half 2" 2 "--half 2: expected a number 0..1" "$IBROUTING" verify --half 2 "$TMP/dsdump"
+expect_error "verify --half with --certificate" 2 "--half walks one LID half" "$IBROUTING" verify --half 1 --certificate "$TMP/dsdump"
 expect_error "--double-scheme at LMC 0" 2 "needs LMC >= 1" "$IBROUTING" transition --double-scheme -e pira+fera gen:kary:k=4,n=3
 # a root set that leaves a root unable to reach a host's switch (a 4-ary
 # 2-tree with a link cut): said once, by the provisional pass; the final

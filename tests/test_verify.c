@@ -359,6 +359,34 @@ static void test_designated_out_of_range_is_found(void **state)
  * a leaf's 4 hosts send 4 * 12 flows over 4 up links, 12 each), and on
  * the same tree with a leaf's up link cut, that leaf's 48 flows over 3
  * links: 16, set by that leaf. */
+/* ca_lids_only: a switch LID's column is neither walked nor judged (one
+ * LID half of the Double Scheme's tables, whose switch LIDs carry the
+ * function in force); CA LIDs are judged as always. */
+static void test_ca_lids_only_skips_switch_lids(void **state)
+{
+	struct fixture *fx = *state;
+	const struct ibr_verify_options ca_only = { .ca_lids_only = true };
+	ibr_lid_t sw_lid = ibr_switch_lid(fx->f, 3);
+	ibr_lid_t ca_lid = ibr_end_port_lid(fx->f, 3);
+	uint8_t *e = entry(fx, 0, sw_lid), save = *e;
+	struct ibr_verify_report all = check(fx), rep;
+	struct ibr_error err = { "" };
+
+	*e = IBR_NO_PATH;
+	assert_int_equal(check(fx).unreachable, 1);
+	assert_int_equal(ibr_verify(fx->f, &fx->r, &ca_only, &rep, &err), 0);
+	assert_int_equal(ibr_verify_findings(&rep), 0);
+	assert_int_equal(rep.walks, all.walks - (uint64_t)fx->f->num_switches *
+			 fx->f->num_switches);
+	*e = save;
+	e = entry(fx, 0, ca_lid);
+	save = *e;
+	*e = IBR_NO_PATH;
+	assert_int_equal(ibr_verify(fx->f, &fx->r, &ca_only, &rep, &err), 0);
+	assert_int_equal(rep.unreachable, 1);
+	*e = save;
+}
+
 static void test_load_bound(void **state)
 {
 	struct ibr_fabric *f;
@@ -390,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_union_credit_loop_is_found),
 		cmocka_unit_test(test_union_loop_is_found),
 		cmocka_unit_test(test_designated_out_of_range_is_found),
+		cmocka_unit_test(test_ca_lids_only_skips_switch_lids),
 		cmocka_unit_test(test_load_bound),
 	};
 	return cmocka_run_group_tests(tests, setup_ring, teardown);

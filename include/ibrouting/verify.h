@@ -63,6 +63,11 @@ struct ibr_verify_options {
 	 * measurement adds no finding; the plugin, which logs no load, saves
 	 * its cost. */
 	bool check_only;
+	/* Walk only the LIDs of CA ports: a switch LID's column is neither
+	 * walked nor in the dependency graph.  For one LID half of tables
+	 * the Double Scheme holds (double_scheme.h): the switch LIDs carry
+	 * the function in force, which the half asked for may not be. */
+	bool ca_lids_only;
 };
 
 /* opts may be NULL: check and measure. */

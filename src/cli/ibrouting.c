@@ -6,6 +6,8 @@
  *   ibrouting verify [--certificate [--root GUID]] DIR
  *                                                  judge OpenSM-format dumps
  *   ibrouting verify --lfts DUMP_FTS-FILE FABRIC   judge a live fabric's LFTs
+ *   ibrouting verify --half H ...                  one LID half of the Double
+ *                                                  Scheme's tables (verify_half)
  *   ibrouting generate SPEC [-o FILE]              write a synthetic fabric
  *   ibrouting engines                              list the engines
  *   ibrouting lids FABRIC...                       the LID paper's study (lids.c)
@@ -36,6 +38,7 @@
 
 #include "ibrouting/certify.h"
 #include "ibrouting/check.h"
+#include "ibrouting/double_scheme.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
@@ -97,6 +100,8 @@ static const struct cli_option verify_options[] = {
 	  "default) instead of walking every entry" },
 	{ "root", 0, 'r', "GUID", "with --certificate: the root of the "
 	  "orientation (default: the SM's switch, else the lowest LID)" },
+	{ "half", 0, 'H', "H", "walk only the CA LIDs of LID half H (0 or 1) "
+	  "of a Double Scheme's tables; needs LMC >= 1; switch LIDs not walked" },
 	CLI_HELP_OPTION,
 	{ NULL, 0, 0, NULL, NULL },
 };
@@ -867,6 +872,52 @@ static int set_read_roots(const struct ibr_fabric *f, struct ibr_result *r,
 	return 0;
 }
 
+/* --half H: the walks to the CA LIDs of LID half H alone, on the half's
+ * view (double_scheme.h: the core's, as the plugin's check makes it) with
+ * the half's columns extracted from the full tables.  Switch LIDs are not
+ * walked: they carry the function in force, which the tables alone do not
+ * name (during the Double Scheme the other half's function may be it).
+ * Nor are designated DLIDs checked: ibrouting-dlids.dump holds the SA's,
+ * of the half in force only, and leaves out the pairs on base LIDs and
+ * each port's pair with itself, so the file cannot say which half it
+ * is; the walks of a renamed LID are checked without them. */
+static int verify_half(const struct ibr_fabric *f, const struct ibr_result *r,
+		       unsigned half)
+{
+	const struct ibr_verify_options opts = { .ca_lids_only = true };
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+	struct ibr_fabric *view = NULL;
+	struct ibr_result hr;
+	unsigned n = 1u << (f->lmc - 1);   /* LMC >= 1: cmd_verify's check */
+	double ms;
+	int rc;
+
+	if (ibr_ds_view(f, half, &view, &err) ||
+	    ibr_ds_extract(f, view, r, &hr, &err)) {
+		ibr_fabric_free(view);
+		cli_error(err.msg);
+		return EXIT_USAGE;
+	}
+	free(hr.designated.offset);
+	memset(&hr.designated, 0, sizeof(hr.designated));
+	printf("half      %u of LMC %u: base+%u..%u of every CA port (%u %s "
+	       "per port); switch LIDs and designated DLIDs not checked: "
+	       "they are the function in force's\n", half, f->lmc, half * n,
+	       half * n + n - 1, n, PLURAL(n, "LID", "LIDs"));
+	ms = ibr_now_ms();
+	if (ibr_verify(view, &hr, &opts, &rep, &err)) {
+		cli_error(err.msg);
+		rc = EXIT_USAGE;
+	} else {
+		print_load(view, &hr, &rep);
+		rc = print_verdict(&rep, ibr_now_ms() - ms);
+	}
+	ibr_result_free(&hr);
+	ibr_fabric_free(view);
+	return rc;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
 	static uint64_t root_set[IBR_CLI_MAX_ROOTS];
@@ -878,8 +929,8 @@ static int cmd_verify(int argc, char **argv)
 	struct ibr_certify_report cert;
 	struct ibr_fabric *f = NULL;
 	struct ibr_result r;
-	bool certificate = false, lmc_given = false;
-	unsigned lmc = 0;
+	bool certificate = false, lmc_given = false, half_given = false;
+	unsigned lmc = 0, half = 0;
 	double ms;
 	int c, rc;
 
@@ -905,10 +956,18 @@ static int cmd_verify(int argc, char **argv)
 				return EXIT_USAGE;
 			lmc_given = true;
 			break;
+		case 'H':
+			if (cli_parse_uint("--half", optarg, 1, &half))
+				return EXIT_USAGE;
+			half_given = true;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
 	}
+	if (half_given && certificate)
+		return cli_fail("--half walks one LID half; the certificate "
+				"judges every entry: give one of them");
 	if (optind != argc - 1)
 		return cli_fail("%s", lfts ? "expected one FABRIC argument" :
 				"expected one directory with opensm-subnet.lst "
@@ -926,11 +985,24 @@ static int cmd_verify(int argc, char **argv)
 			cli_error(err.msg);
 		return EXIT_USAGE;
 	}
+	if (half_given && f->lmc < 1) {
+		ibr_result_free(&r);
+		ibr_fabric_free(f);
+		return cli_fail("--half %u: %s has LMC 0, no LID halves (give "
+				"--lmc, the LMC OpenSM ran with: 1 or more)",
+				half, argv[optind]);
+	}
 	cli_print_fabric(argv[optind], f);
 	if (num_roots && set_read_roots(f, &r, root_set, num_roots)) {
 		ibr_result_free(&r);
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
+	}
+	if (half_given) {
+		rc = verify_half(f, &r, half);
+		ibr_result_free(&r);
+		ibr_fabric_free(f);
+		return rc;
 	}
 	ms = ibr_now_ms();
 	/* the certificate's orientation: --root, else the SM's switch the

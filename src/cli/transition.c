@@ -4,7 +4,8 @@
  *
  *   ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID]
  *                        [--root-strategy S] [--root-fallback next|refuse]
- *                        [--sm GUID] [--before FABRIC0] FABRIC
+ *                        [--sm GUID] [--before FABRIC0] [--dump-dir DIR]
+ *                        FABRIC
  *
  * Drives the core's reconfiguration state machine (reconf.h), the one the
  * plugin drives inside OpenSM, one routing run after the other while it
@@ -20,13 +21,16 @@
  * blocked (the machine keeps the tables in place), 2 on bad usage or
  * input.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ibrouting/double_scheme.h"
+#include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/reconf.h"
 #include "ibrouting/verify.h"
@@ -409,6 +413,25 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 
 static int cmd_transition(int argc, char **argv);
 
+/* --dump-dir: the tables in place at the end of the way (the machine's
+ * held tables: with the Double Scheme both halves, switch LIDs with the
+ * final function), as route --dump-dir writes a run's. */
+static int dump_held(const char *dir, const struct ibr_fabric *f,
+		     const struct ibr_reconf *m)
+{
+	struct ibr_error err = { "" };
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return cli_fail("--dump-dir %s: %s", dir, strerror(errno));
+	if (ibr_dump_write(dir, f, &m->held, &err)) {
+		cli_error(err.msg);
+		return EXIT_USAGE;
+	}
+	printf("dumps     %s/opensm-subnet.lst, opensm-lfts.dump, "
+	       "opensm.fdbs, ibrouting-dlids.dump: the tables in place\n", dir);
+	return 0;
+}
+
 /* --double-scheme on a fabric: its LMC must leave two halves. */
 static int ds_flag(struct ibr_reconf *m, const struct ibr_fabric *f, bool on)
 {
@@ -437,6 +460,9 @@ static const struct cli_option transition_options[] = {
 	{ "packet-life", 0, 'L', "N", "with --double-scheme: the switches' "
 	  "packet life time, 4.096 us * 2^N, for the drain bound (OpenSM's "
 	  "packet_life_time; default 18)" },
+	{ "dump-dir", 0, 'd', "DIR", "once the final tables are reached, "
+	  "write them as OpenSM's dumps into DIR (created if missing), as "
+	  "route's" },
 	CLI_HELP_OPTION,
 	{ NULL, 0, 0, NULL, NULL },
 };
@@ -457,7 +483,7 @@ static int cmd_transition(int argc, char **argv)
 	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
 	struct ibr_load_options load = { 0 };
 	const struct ibr_engine *prov = NULL, *fin = NULL;
-	const char *before = NULL;
+	const char *before = NULL, *dump_dir = NULL;
 	unsigned life = IBR_DS_PACKET_LIFE_DEFAULT;
 	bool double_scheme = false;
 	struct ibr_fabric *f;
@@ -509,6 +535,9 @@ static int cmd_transition(int argc, char **argv)
 			if (cli_parse_uint("--packet-life", optarg, 31, &life))
 				return EXIT_USAGE;
 			break;
+		case 'd':
+			dump_dir = optarg;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -539,6 +568,8 @@ static int cmd_transition(int argc, char **argv)
 	} else if (f) {
 		cli_print_fabric(argv[optind], f);
 		rc = walk(&m, f, &roots, life);
+		if (rc == 0 && dump_dir)
+			rc = dump_held(dump_dir, f, &m);
 		ibr_fabric_free(f);
 	} else if (!rc) {
 		rc = EXIT_USAGE;
