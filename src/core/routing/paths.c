@@ -636,18 +636,41 @@ struct mllf {
 	uint64_t *load;         /* per channel, in 1/SHARES of a flow */
 	uint32_t *inv_first;    /* C + 1: candidates crossing channel c are */
 	uint32_t *inv;          /*   inv[inv_first[c] .. [c + 1]) */
+	uint32_t *inv_group;    /*   and their groups, side by side: a scan
+				 *   reads no per-candidate array but alive */
 	uint32_t *inv_end;      /* per channel: its list's live end (shrinks) */
 	uint32_t *cand_group;   /* per candidate */
-	uint8_t *alive;         /* per candidate */
-	uint8_t *crossing;      /* per candidate: crosses the channel at hand */
+	/* per candidate, bitmaps: alive; crossing the channel at hand.  The
+	 * scans of relieve_channel test alive in candidate order at random:
+	 * one bit each keeps it in cache where a byte each did not */
+	uint64_t *alive, *crossing;
 	uint32_t *left;         /* per group: candidates alive */
 	uint32_t *hits;         /* per group: of those, crossing the channel */
 	uint32_t *touched;      /* groups with hits */
 	uint32_t *qualified;    /* of those, the ones that lose candidates */
 	uint32_t multi;         /* groups with several candidates */
+	/* drop_crossing's changes per channel, applied (and the heap fixed)
+	 * once per channel: a group's candidates share many channels */
+	uint64_t *delta;
+	uint32_t *dirty, num_dirty;
 	/* channels not yet exhausted, a max-heap by (load, lower index) */
 	uint32_t *heap, *heap_pos, heap_len;
 };
+
+static bool bit(const uint64_t *b, uint32_t i)
+{
+	return b[i >> 6] >> (i & 63) & 1;
+}
+
+static void bit_set(uint64_t *b, uint32_t i)
+{
+	b[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static void bit_clear(uint64_t *b, uint32_t i)
+{
+	b[i >> 6] &= ~((uint64_t)1 << (i & 63));
+}
 
 /* ---- the heap of channels ------------------------------------------- */
 
@@ -731,6 +754,39 @@ static void add_load(const struct cands *c, struct mllf *m, uint32_t i,
 	}
 }
 
+/* A change of channel loads gathered, applied at apply_deltas. */
+static void gather_load(const struct cands *c, struct mllf *m, uint32_t i,
+			uint64_t add)
+{
+	uint32_t first, end;
+
+	cand_chans(c, i, &first, &end);
+	for (uint32_t h = first; h < end; h++) {
+		uint32_t ch = c->chans[h];
+		if (m->delta[ch] == 0)
+			m->dirty[m->num_dirty++] = ch;
+		m->delta[ch] += add;
+		/* a sum back to 0 is listed again: listed twice, applied
+		 * once (the second finds 0) */
+	}
+}
+
+/* The gathered changes, one channel at a time, each channel's heap
+ * place fixed after its change (a valid heap between two changes, so
+ * heap[0] is the heaviest whatever the order). */
+static void apply_deltas(struct mllf *m)
+{
+	for (uint32_t t = 0; t < m->num_dirty; t++) {
+		uint32_t ch = m->dirty[t];
+		if (m->delta[ch] == 0)
+			continue;
+		m->load[ch] += m->delta[ch];
+		m->delta[ch] = 0;
+		heap_fix(m, ch);
+	}
+	m->num_dirty = 0;
+}
+
 /* Group g loses its candidates crossing the channel at hand (hits[g] of
  * them, some left): their load goes, the survivors' shares grow. */
 static void drop_crossing(const struct cands *c, struct mllf *m, uint32_t g)
@@ -742,15 +798,16 @@ static void drop_crossing(const struct cands *c, struct mllf *m, uint32_t g)
 	m->left[g] -= m->hits[g];
 	after = share(c, m, g);
 	for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++) {
-		if (!m->alive[i])
+		if (!bit(m->alive, i))
 			continue;
-		if (m->crossing[i]) {
-			m->alive[i] = 0;
-			add_load(c, m, i, -before); /* modulo 2^64: subtracts */
+		if (bit(m->crossing, i)) {
+			bit_clear(m->alive, i);
+			gather_load(c, m, i, -before); /* mod 2^64: subtracts */
 		} else {
-			add_load(c, m, i, after - before);
+			gather_load(c, m, i, after - before);
 		}
 	}
+	apply_deltas(m);
 }
 
 /* Channel -> candidates crossing it (each at most once: loop-free). */
@@ -769,8 +826,10 @@ static void build_index(const struct work *w, const struct cands *c,
 		m->inv_first[ch + 1] += m->inv_first[ch];
 	for (uint32_t i = 0; i < c->num; i++) {
 		cand_chans(c, i, &first, &end);
-		for (uint32_t h = first; h < end; h++)
+		for (uint32_t h = first; h < end; h++) {
+			m->inv_group[m->inv_first[c->chans[h]]] = m->cand_group[i];
 			m->inv[m->inv_first[c->chans[h]]++] = i;
+		}
 	}
 	/* the fill moved every start to the next channel's */
 	for (uint32_t ch = w->C; ch > 0; ch--)
@@ -800,12 +859,14 @@ static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
 	uint32_t nt = 0, nq = 0, most = 0, j = m->inv_first[ch];
 
 	while (j < m->inv_end[ch]) {
-		uint32_t i = m->inv[j], g = m->cand_group[i];
-		if (!m->alive[i]) {
-			m->inv[j] = m->inv[--m->inv_end[ch]];
+		uint32_t i = m->inv[j], g = m->inv_group[j];
+		if (!bit(m->alive, i)) {
+			--m->inv_end[ch];
+			m->inv[j] = m->inv[m->inv_end[ch]];
+			m->inv_group[j] = m->inv_group[m->inv_end[ch]];
 			continue;
 		}
-		m->crossing[i] = 1;
+		bit_set(m->crossing, i);
 		if (m->hits[g]++ == 0)
 			m->touched[nt++] = g;
 		j++;
@@ -824,7 +885,7 @@ static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
 	for (uint32_t t = 0; t < nq && near_heaviest(m, ch); t++)
 		drop_crossing(c, m, m->qualified[t]);
 	for (j = m->inv_first[ch]; j < m->inv_end[ch]; j++)
-		m->crossing[m->inv[j]] = 0;
+		bit_clear(m->crossing, m->inv[j]);
 	for (uint32_t t = 0; t < nt; t++)
 		m->hits[m->touched[t]] = 0;
 	return nq > 0;
@@ -834,11 +895,14 @@ static void free_mllf(struct mllf *m)
 {
 	free(m->heap);
 	free(m->heap_pos);
+	free(m->delta);
+	free(m->dirty);
 	free(m->inv_end);
 	free(m->qualified);
 	free(m->load);
 	free(m->inv_first);
 	free(m->inv);
+	free(m->inv_group);
 	free(m->cand_group);
 	free(m->alive);
 	free(m->crossing);
@@ -861,41 +925,68 @@ static size_t total_chans(const struct cands *c)
 	return n;
 }
 
+/* The most channel entries of one group's candidates: a bound on the
+ * channels one drop_crossing changes (with repeats). */
+static size_t max_group_chans(const struct cands *c)
+{
+	size_t most = 0;
+	uint32_t first, end;
+
+	for (uint32_t g = 0; g < c->groups; g++) {
+		size_t n = 0;
+		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++) {
+			cand_chans(c, i, &first, &end);
+			n += end - first;
+		}
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
 /* Leaves alive exactly one candidate per group. */
 static int most_loaded_link_first(struct work *w, const struct cands *c,
 				  struct mllf *m)
 {
 	uint32_t G = c->groups, n = c->num ? c->num : 1;
+	size_t words = ((size_t)n + 63) / 64;
 
 	m->load = calloc(w->C ? w->C : 1, sizeof(uint64_t));
 	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
 	m->inv = malloc((total_chans(c) ? total_chans(c) : 1) * sizeof(uint32_t));
+	m->inv_group = malloc((total_chans(c) ? total_chans(c) : 1) *
+			      sizeof(uint32_t));
 	m->cand_group = malloc(n * sizeof(uint32_t));
-	m->alive = malloc(n);
-	m->crossing = calloc(n, 1);
+	m->alive = malloc(words * sizeof(uint64_t));
+	m->crossing = calloc(words, sizeof(uint64_t));
 	m->left = malloc((G ? G : 1) * sizeof(uint32_t));
 	m->hits = calloc(G ? G : 1, sizeof(uint32_t));
 	m->touched = malloc((G ? G : 1) * sizeof(uint32_t));
-	if (!m->load || !m->inv_first || !m->inv ||
+	if (!m->load || !m->inv_first || !m->inv || !m->inv_group ||
 	    !m->cand_group || !m->alive || !m->crossing || !m->left ||
 	    !m->hits || !m->touched)
 		return oom(w, "path selection");
+	for (uint32_t g = 0; g < G; g++)
+		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++)
+			m->cand_group[i] = g;
 	build_index(w, c, m);
-	memset(m->alive, 1, n);
+	memset(m->alive, 0xff, words * sizeof(uint64_t));
 	m->multi = 0;
 	for (uint32_t g = 0; g < G; g++) {
 		m->left[g] = c->group_first[g + 1] - c->group_first[g];
 		m->multi += m->left[g] > 1;
-		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++) {
-			m->cand_group[i] = g;
+		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++)
 			add_load(c, m, i, share(c, m, g));
-		}
 	}
 	m->heap = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->heap_pos = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->inv_end = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->qualified = malloc((G ? G : 1) * sizeof(uint32_t));
-	if (!m->heap || !m->heap_pos || !m->inv_end || !m->qualified)
+	m->delta = calloc(w->C ? w->C : 1, sizeof(uint64_t));
+	m->dirty = malloc(((size_t)max_group_chans(c) + 1) * sizeof(uint32_t));
+	m->num_dirty = 0;
+	if (!m->heap || !m->heap_pos || !m->inv_end || !m->qualified ||
+	    !m->delta || !m->dirty)
 		return oom(w, "path selection");
 	for (uint32_t ch = 0; ch < w->C; ch++)
 		m->inv_end[ch] = m->inv_first[ch + 1];
@@ -936,7 +1027,7 @@ static int write_selected(struct work *w, const struct cands *c,
 			     group_of(w, ibr_unit_src_switch(w->f, p, u),
 				      ibr_unit_dst_switch(w->f, p, u));
 		uint32_t i = c->group_first[g], first, end;
-		while (!m->alive[i])
+		while (!bit(m->alive, i))
 			i++;
 		p->candidates += c->group_first[g + 1] - c->group_first[g];
 		cand_chans(c, i, &first, &end);
