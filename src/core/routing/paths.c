@@ -635,18 +635,16 @@ out:
 struct mllf {
 	uint64_t *load;         /* per channel, in 1/SHARES of a flow */
 	uint32_t *inv_first;    /* C + 1: candidates crossing channel c are */
-	uint32_t *inv;          /*   inv[inv_first[c] .. [c + 1]) */
-	uint32_t *inv_group;    /*   and their groups, side by side: a scan
-				 *   reads no per-candidate array but alive */
+	uint32_t *inv;          /*   inv[inv_first[c] .. [c + 1]), each as
+				 *   INV(group, its candidate's rank in it) */
 	uint32_t *inv_end;      /* per channel: its list's live end (shrinks) */
-	uint32_t *cand_group;   /* per candidate */
-	/* per candidate, bitmaps: alive; crossing the channel at hand.  The
-	 * scans of relieve_channel test alive in candidate order at random:
-	 * one bit each keeps it in cache where a byte each did not */
-	uint64_t *alive, *crossing;
+	/* per group, bit r for its candidate of rank r (a group has at most
+	 * MAX_GROUP_CANDS): alive; crossing the channel at hand.  A scan of
+	 * relieve_channel reads one word of its group per entry and nothing
+	 * per candidate: the cache misses of a scan are the groups' */
+	struct gmask { uint16_t alive, crossing; } *gm;
 	uint32_t *left;         /* per group: candidates alive */
-	uint32_t *hits;         /* per group: of those, crossing the channel */
-	uint32_t *touched;      /* groups with hits */
+	uint32_t *touched;      /* groups with candidates crossing */
 	uint32_t *qualified;    /* of those, the ones that lose candidates */
 	uint32_t multi;         /* groups with several candidates */
 	/* drop_crossing's changes per channel, applied (and the heap fixed)
@@ -657,19 +655,16 @@ struct mllf {
 	uint32_t *heap, *heap_pos, heap_len;
 };
 
-static bool bit(const uint64_t *b, uint32_t i)
-{
-	return b[i >> 6] >> (i & 63) & 1;
-}
+/* Inverted entries: a group and a rank in it, in 32 bits. */
+#define MAX_GROUP_CANDS 16      /* k's range, and a CA pair's copies */
+#define INV(g, r) ((g) << 4 | (r))
+#define INV_GROUP(x) ((x) >> 4)
+#define INV_RANK(x) ((x) & 15u)
+#define MAX_GROUPS (UINT32_C(1) << 28)
 
-static void bit_set(uint64_t *b, uint32_t i)
+static unsigned ones(uint16_t x)
 {
-	b[i >> 6] |= (uint64_t)1 << (i & 63);
-}
-
-static void bit_clear(uint64_t *b, uint32_t i)
-{
-	b[i >> 6] &= ~((uint64_t)1 << (i & 63));
+	return (unsigned)__builtin_popcount(x);
 }
 
 /* ---- the heap of channels ------------------------------------------- */
@@ -793,15 +788,20 @@ static void drop_crossing(const struct cands *c, struct mllf *m, uint32_t g)
 {
 	uint64_t before = share(c, m, g), after;
 
-	if (m->left[g] - m->hits[g] == 1)
+	struct gmask *b = &m->gm[g];
+	unsigned hits = ones(b->alive & b->crossing);
+
+	if (m->left[g] - hits == 1)
 		m->multi--;
-	m->left[g] -= m->hits[g];
+	m->left[g] -= hits;
 	after = share(c, m, g);
-	for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++) {
-		if (!bit(m->alive, i))
+	for (uint32_t r = 0, i = c->group_first[g]; i < c->group_first[g + 1];
+	     r++, i++) {
+		uint16_t bit = (uint16_t)(1u << r);
+		if (!(b->alive & bit))
 			continue;
-		if (bit(m->crossing, i)) {
-			bit_clear(m->alive, i);
+		if (b->crossing & bit) {
+			b->alive &= (uint16_t)~bit;
 			gather_load(c, m, i, -before); /* mod 2^64: subtracts */
 		} else {
 			gather_load(c, m, i, after - before);
@@ -812,7 +812,7 @@ static void drop_crossing(const struct cands *c, struct mllf *m, uint32_t g)
 
 /* Channel -> candidates crossing it (each at most once: loop-free). */
 static void build_index(const struct work *w, const struct cands *c,
-			struct mllf *m)
+			const uint32_t *g_of, struct mllf *m)
 {
 	uint32_t first, end;
 
@@ -826,10 +826,9 @@ static void build_index(const struct work *w, const struct cands *c,
 		m->inv_first[ch + 1] += m->inv_first[ch];
 	for (uint32_t i = 0; i < c->num; i++) {
 		cand_chans(c, i, &first, &end);
-		for (uint32_t h = first; h < end; h++) {
-			m->inv_group[m->inv_first[c->chans[h]]] = m->cand_group[i];
-			m->inv[m->inv_first[c->chans[h]]++] = i;
-		}
+		for (uint32_t h = first; h < end; h++)
+			m->inv[m->inv_first[c->chans[h]]++] = INV(g_of[i],
+				i - c->group_first[g_of[i]]);
 	}
 	/* the fill moved every start to the next channel's */
 	for (uint32_t ch = w->C; ch > 0; ch--)
@@ -859,35 +858,33 @@ static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
 	uint32_t nt = 0, nq = 0, most = 0, j = m->inv_first[ch];
 
 	while (j < m->inv_end[ch]) {
-		uint32_t i = m->inv[j], g = m->inv_group[j];
-		if (!bit(m->alive, i)) {
-			--m->inv_end[ch];
-			m->inv[j] = m->inv[m->inv_end[ch]];
-			m->inv_group[j] = m->inv_group[m->inv_end[ch]];
+		uint32_t x = m->inv[j];
+		struct gmask *b = &m->gm[INV_GROUP(x)];
+		uint16_t bit = (uint16_t)(1u << INV_RANK(x));
+		if (!(b->alive & bit)) {
+			m->inv[j] = m->inv[--m->inv_end[ch]];
 			continue;
 		}
-		bit_set(m->crossing, i);
-		if (m->hits[g]++ == 0)
-			m->touched[nt++] = g;
+		if (!b->crossing)
+			m->touched[nt++] = INV_GROUP(x);
+		b->crossing |= bit;
 		j++;
 	}
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t g = m->touched[t];
-		if (m->hits[g] < m->left[g] && m->left[g] > most)
+		if (ones(m->gm[g].crossing) < m->left[g] && m->left[g] > most)
 			most = m->left[g];
 	}
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t g = m->touched[t];
-		if (m->hits[g] < m->left[g] && m->left[g] == most)
+		if (ones(m->gm[g].crossing) < m->left[g] && m->left[g] == most)
 			m->qualified[nq++] = g;
 	}
 	qsort(m->qualified, nq, sizeof(uint32_t), by_index);
 	for (uint32_t t = 0; t < nq && near_heaviest(m, ch); t++)
 		drop_crossing(c, m, m->qualified[t]);
-	for (j = m->inv_first[ch]; j < m->inv_end[ch]; j++)
-		bit_clear(m->crossing, m->inv[j]);
 	for (uint32_t t = 0; t < nt; t++)
-		m->hits[m->touched[t]] = 0;
+		m->gm[m->touched[t]].crossing = 0;
 	return nq > 0;
 }
 
@@ -902,12 +899,8 @@ static void free_mllf(struct mllf *m)
 	free(m->load);
 	free(m->inv_first);
 	free(m->inv);
-	free(m->inv_group);
-	free(m->cand_group);
-	free(m->alive);
-	free(m->crossing);
+	free(m->gm);
 	free(m->left);
-	free(m->hits);
 	free(m->touched);
 }
 
@@ -948,32 +941,39 @@ static size_t max_group_chans(const struct cands *c)
 static int most_loaded_link_first(struct work *w, const struct cands *c,
 				  struct mllf *m)
 {
-	uint32_t G = c->groups, n = c->num ? c->num : 1;
-	size_t words = ((size_t)n + 63) / 64;
+	uint32_t G = c->groups, n = c->num ? c->num : 1, *g_of;
 
+	if (G >= MAX_GROUPS)
+		return ibr_error_set(w->err, "paths: %u pairs to select paths "
+				     "for, at most %u", G, MAX_GROUPS - 1);
+	for (uint32_t g = 0; g < G; g++)
+		if (c->group_first[g + 1] - c->group_first[g] > MAX_GROUP_CANDS)
+			return ibr_error_set(w->err, "paths: a pair with %u "
+					     "candidates, at most %u (a bug)",
+					     c->group_first[g + 1] -
+					     c->group_first[g], MAX_GROUP_CANDS);
 	m->load = calloc(w->C ? w->C : 1, sizeof(uint64_t));
 	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
 	m->inv = malloc((total_chans(c) ? total_chans(c) : 1) * sizeof(uint32_t));
-	m->inv_group = malloc((total_chans(c) ? total_chans(c) : 1) *
-			      sizeof(uint32_t));
-	m->cand_group = malloc(n * sizeof(uint32_t));
-	m->alive = malloc(words * sizeof(uint64_t));
-	m->crossing = calloc(words, sizeof(uint64_t));
+	m->gm = malloc((G ? G : 1) * sizeof(*m->gm));
 	m->left = malloc((G ? G : 1) * sizeof(uint32_t));
-	m->hits = calloc(G ? G : 1, sizeof(uint32_t));
 	m->touched = malloc((G ? G : 1) * sizeof(uint32_t));
-	if (!m->load || !m->inv_first || !m->inv || !m->inv_group ||
-	    !m->cand_group || !m->alive || !m->crossing || !m->left ||
-	    !m->hits || !m->touched)
+	g_of = malloc(n * sizeof(uint32_t));
+	if (!m->load || !m->inv_first || !m->inv || !m->gm || !m->left ||
+	    !m->touched || !g_of) {
+		free(g_of);
 		return oom(w, "path selection");
+	}
 	for (uint32_t g = 0; g < G; g++)
 		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++)
-			m->cand_group[i] = g;
-	build_index(w, c, m);
-	memset(m->alive, 0xff, words * sizeof(uint64_t));
+			g_of[i] = g;
+	build_index(w, c, g_of, m);
+	free(g_of);
 	m->multi = 0;
 	for (uint32_t g = 0; g < G; g++) {
 		m->left[g] = c->group_first[g + 1] - c->group_first[g];
+		m->gm[g].alive = (uint16_t)((1u << m->left[g]) - 1);
+		m->gm[g].crossing = 0;
 		m->multi += m->left[g] > 1;
 		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++)
 			add_load(c, m, i, share(c, m, g));
@@ -1026,9 +1026,8 @@ static int write_selected(struct work *w, const struct cands *c,
 		uint32_t g = c->proto ? u :
 			     group_of(w, ibr_unit_src_switch(w->f, p, u),
 				      ibr_unit_dst_switch(w->f, p, u));
-		uint32_t i = c->group_first[g], first, end;
-		while (!bit(m->alive, i))
-			i++;
+		uint32_t i = c->group_first[g] +
+			     (uint32_t)__builtin_ctz(m->gm[g].alive), first, end;
 		p->candidates += c->group_first[g + 1] - c->group_first[g];
 		cand_chans(c, i, &first, &end);
 		if (reserve_hops(w, end - first))
