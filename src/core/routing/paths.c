@@ -662,9 +662,16 @@ struct mllf {
 #define INV_RANK(x) ((x) & 15u)
 #define MAX_GROUPS (UINT32_C(1) << 28)
 
+/* Bits set in x: without a popcnt instruction __builtin_popcount is a
+ * library call, a visible share of the scans. */
 static unsigned ones(uint16_t x)
 {
-	return (unsigned)__builtin_popcount(x);
+	unsigned v = x;
+
+	v = v - ((v >> 1) & 0x5555u);
+	v = (v & 0x3333u) + ((v >> 2) & 0x3333u);
+	v = (v + (v >> 4)) & 0x0f0fu;
+	return (v + (v >> 8)) & 0x1fu;
 }
 
 /* ---- the heap of channels ------------------------------------------- */
@@ -1080,6 +1087,7 @@ static int expand_per_ca(struct work *w, const struct cands *sw,
 
 static int path_selection(struct work *w)
 {
+
 	uint64_t groups = (uint64_t)w->hosts * (w->hosts ? w->hosts - 1 : 0);
 	struct cands c = { 0 }, ca = { 0 };
 	struct mllf m = { 0 };

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# bench_scale.sh - the LMC engines offline at the sizes of large clusters
+# (issue 20): compute time (the engine's own, `ibrouting route`'s `time`
+# line) and peak RSS of the whole process (GNU time's %M: fabric model,
+# engine and the checks after it) of fera at its default port choice
+# (balanced) and at `lowest`, dr and colorl, on the same random fabrics
+# (16 CAs a switch, seed 1) in one run, so every ratio is taken between
+# runs of one build on one machine minutes apart.  Never a timed test: it
+# measures and reports.
+#
+#   bench/bench_scale.sh [--sizes "256 512 1024"] [--lmc N] [--out FILE]
+#                        [--ibrouting PATH --label TEXT]  (another build's,
+#                        to compare; TEXT names it in the table's line)
+#
+# Prints a Markdown table (and writes it to FILE, default
+# bench/results/scale.md): per size and engine, compute ms, the ratio to
+# fera (balanced) and to fera (lowest), peak RSS in MB, and the cores the
+# machine has.  colorl at 1024 switches takes minutes.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+ibr=$top/build/ibrouting
+sizes="256 512 1024"
+lmc=1
+out=$top/bench/results/scale.md
+label="commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sizes) sizes=$2; shift ;;
+	--lmc) lmc=$2; shift ;;
+	--out) out=$2; shift ;;
+	--ibrouting) ibr=$2; shift ;;
+	--label) label=$2; shift ;;
+	*) echo "usage: bench/bench_scale.sh [--sizes \"S ...\"] [--lmc N] [--out FILE] [--ibrouting PATH --label TEXT]" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ -x "$ibr" ] || { echo "bench_scale: build first ($ibr missing)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench_scale: needs GNU time (/usr/bin/time)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# run NAME ARGS...: "ms KB" of one route
+run() {
+	/usr/bin/time -f '%M' -o "$tmp/rss" "$ibr" route "$@" > "$tmp/out" 2>&1 ||
+		{ echo "bench_scale: ibrouting route $* failed:" >&2; cat "$tmp/out" >&2; exit 1; }
+	printf '%s %s\n' "$(sed -n 's/^time *\([0-9.]*\) ms compute.*/\1/p' "$tmp/out")" "$(tail -n 1 "$tmp/rss")"
+}
+
+{
+	echo "Offline, \`ibrouting route --lmc $lmc\` on gen:random:sw=S,ca=16*S,seed=1, $label, $(date -u +%Y-%m-%d), $(nproc) cores; compute ms (the engine's time line), peak RSS of the process (MB)."
+	echo
+	echo "| switches / CAs | engine | compute ms | / fera | / fera lowest | peak RSS MB |"
+	echo "| --- | --- | ---: | ---: | ---: | ---: |"
+} > "$tmp/table"
+for s in $sizes; do
+	fabric=gen:random:sw=$s,ca=$((16 * s)),seed=1
+	read -r fb fb_kb < <(run -e fera --lmc "$lmc" "$fabric")
+	read -r fl fl_kb < <(run -e fera --port-choice lowest --lmc "$lmc" "$fabric")
+	for e in fera fera-lowest dr colorl; do
+		case $e in
+		fera) ms=$fb kb=$fb_kb ;;
+		fera-lowest) ms=$fl kb=$fl_kb ;;
+		*) read -r ms kb < <(run -e "$e" --lmc "$lmc" "$fabric") ;;
+		esac
+		awk -v s="$s" -v e="$e" -v ms="$ms" -v kb="$kb" -v fb="$fb" -v fl="$fl" 'BEGIN {
+			printf "| %d / %d | %s | %.1f | %.2f | %.2f | %.0f |\n", s, 16 * s, e, ms, ms / fb, ms / fl, kb / 1024 }' >> "$tmp/table"
+	done
+done
+mkdir -p "$(dirname "$out")"
+cp "$tmp/table" "$out"
+cat "$out"
