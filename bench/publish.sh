@@ -150,6 +150,27 @@ END
 	[ ! -f "$dir/balance-window.md" ] || { echo; cat "$dir/balance-window.md"; }
 }
 
+# The LMC engines at scale (bench/bench_scale.sh): scale.md (this build),
+# scale-before.md (the build before, same run), scale-profile.md (where
+# the time and memory go, written by hand from perf).
+scale_section() {
+	[ -f "$dir/scale.md" ] || return 0
+	cat <<END
+
+## The LMC engines at scale (offline)
+
+\`bench/bench_scale.sh\`: \`ibrouting route\` at LMC 1 on random fabrics with
+16 CAs a switch; fera at its default port choice (balanced) and at
+\`lowest\`, dr and colorl, one build after the other in one run.  The
+tables of the two builds are byte-identical (\`--dump-dir\`, compared at
+256, 512 and 1024 switches).
+
+END
+	cat "$dir/scale.md"
+	[ ! -f "$dir/scale-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-before.md"; }
+	[ ! -f "$dir/scale-profile.md" ] || { echo; cat "$dir/scale-profile.md"; }
+}
+
 # Change assimilation (bench/bench_assim.sh), from assim.csv.
 assim_section() {
 	local c=$dir/assim.csv
@@ -330,6 +351,7 @@ END
 	cat "$dir/report.md"
 	balance_section
 	lmc_section
+	scale_section
 	assim_section
 } > "$top/BENCHMARKS.md"
 echo "wrote $top/BENCHMARKS.md"
