@@ -743,17 +743,16 @@ static uint64_t share(const struct cands *c, const struct mllf *m, uint32_t g)
 	return c->flows[g] * (SHARES / m->left[g]);
 }
 
+/* The first loads, before the heap is built: candidate i's channels
+ * carry `add` more.  Later changes go through gather_load. */
 static void add_load(const struct cands *c, struct mllf *m, uint32_t i,
 		     uint64_t add)
 {
 	uint32_t first, end;
 
 	cand_chans(c, i, &first, &end);
-	for (uint32_t h = first; h < end; h++) {
+	for (uint32_t h = first; h < end; h++)
 		m->load[c->chans[h]] += add;
-		if (m->heap)
-			heap_fix(m, c->chans[h]);
-	}
 }
 
 /* A change of channel loads gathered, applied at apply_deltas. */
