@@ -168,6 +168,9 @@ tables of the two builds are byte-identical (\`--dump-dir\`, compared at
 END
 	cat "$dir/scale.md"
 	[ ! -f "$dir/scale-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-before.md"; }
+	# 2048 switches at LMC 0 (LMC 1 needs more LIDs than there are)
+	[ ! -f "$dir/scale-2048.md" ] || { echo; cat "$dir/scale-2048.md"; }
+	[ ! -f "$dir/scale-2048-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-2048-before.md"; }
 	[ ! -f "$dir/scale-profile.md" ] || { echo; cat "$dir/scale-profile.md"; }
 }
 
