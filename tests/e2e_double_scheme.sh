@@ -27,15 +27,9 @@ net=$TMP/ds.net
 ibsim_start "$net"
 dir=$TMP/ds
 mkdir -p "$dir/ours"
-# two CAs of the net file ("PORT-GUID NAME", as e2e_dr.sh): a PathRecord
+# two CAs of the net file (ca_names: "PORT-GUID NAME"): a PathRecord
 # from the first to the second, through tests/prquery ("dlid N slid M sl S")
-awk '/^(Ca|Hca)[ \t]/ { name = $3; gsub(/"/, "", name); next }
-	/^\[[0-9]+\]\(/ && name != "" {
-		g = $1; sub(/.*\(/, "", g); sub(/\).*/, "", g)
-		while (length(g) < 16) g = "0" g
-		print "0x" tolower(g), name
-	}
-	/^$/ { name = "" }' "$net" > "$dir/ca_names"
+ca_names "$net" > "$dir/ca_names"
 # R6: ibsim drops every SL-to-VL MAD (attribute 0x17) of the last CA
 # until the first restriction has been missed: OpenSM's Set times out
 # (no subnet error for that attribute), so the plugin must see the CA's
@@ -45,7 +39,7 @@ lossy=$(sed -n '$p' "$dir/ca_names" | cut -d' ' -f2)
 echo "Error \"$lossy\" 100 0x17" >&7
 printf 'dump_dir %s/ours\nhybrid_final_delay 2500\ntransition double_scheme\n' "$dir" > "$dir/plugin.conf"
 export IBROUTING_CONF=$dir/plugin.conf
-OSM_DEBUG=0x07 opensm_daemon "$dir" pira+fera "$(printf 'lmc 2\nqos TRUE\npacket_life_time 8\nhead_of_queue_lifetime 8\nleaf_head_of_queue_lifetime 8\nsweep_interval 0')" ||
+OSM_DEBUG=0x07 opensm_daemon "$dir" pira+fera "$(printf 'lmc 2\nqos TRUE\n%s\nsweep_interval 0' "$DS_LIFETIMES")" ||
 	flunk "OpenSM did not bring the subnet up"
 
 sl2vl() { LD_PRELOAD=$UMAD2SIM smpquery -D sl2vl "$@" 2>&1 | grep 'ports:' | head -1; }
@@ -56,9 +50,8 @@ LD_PRELOAD=$UMAD2SIM smpquery -D nodeinfo "$ca_path" 2>&1 | grep -q 'NodeType:.*
 	flunk "directed route $ca_path does not reach a CA"
 src_host=$(sed -n 1p "$dir/ca_names" | cut -d' ' -f2)
 dst_guid=$(sed -n 2p "$dir/ca_names" | cut -d' ' -f1)
-dst_base=$(LD_PRELOAD=$UMAD2SIM ibaddr -G "$dst_guid" 2>/dev/null | sed -n 's/.*LID start 0x\([0-9a-f]*\).*/\1/p')
+dst_base=$(port_base_lid "$dst_guid")
 [ -n "$dst_base" ] || flunk "no base LID for $dst_guid"
-dst_base=$((0x$dst_base))
 pr() { SIM_HOST=$src_host LD_PRELOAD=$UMAD2SIM "$PRQUERY" "$dst_guid" 2>&1 | head -1; }
 # pr_check WHEN HALF ANSWER: the DLID in the destination's HALF (base +
 # 2*HALF .. +1 at lmc 2), the SL's bit 3 equal to HALF (path_sl)

@@ -37,13 +37,7 @@ ibsim_start "$net"
 
 # port GUID -> ibsim node name (SIM_HOST), from the net file's CA blocks:
 # "PORT-GUID NAME", GUIDs as 0x%016x.
-awk '/^(Ca|Hca)[ \t]/ { name = $3; gsub(/"/, "", name); next }
-	/^\[[0-9]+\]\(/ && name != "" {
-		g = $1; sub(/.*\(/, "", g); sub(/\).*/, "", g)
-		while (length(g) < 16) g = "0" g
-		print "0x" tolower(g), name
-	}
-	/^$/ { name = "" }' "$net" > "$TMP/ca_names"
+ca_names "$net" > "$TMP/ca_names"
 
 # dr_daemon NAME ENGINE LMC PLUGIN-CONF-LINES: OpenSM as a daemon (as
 # opensm_daemon) with `lmc LMC`, its dumps in $TMP/NAME/dump, our

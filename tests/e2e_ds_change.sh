@@ -29,17 +29,11 @@ net=$TMP/dsc.net
 ibsim_start "$net"
 dir=$TMP/dsc
 mkdir -p "$dir/ours"
-# CA port GUIDs and names, for the PathRecord (as e2e_double_scheme.sh)
-awk '/^(Ca|Hca)[ \t]/ { name = $3; gsub(/"/, "", name); next }
-	/^\[[0-9]+\]\(/ && name != "" {
-		g = $1; sub(/.*\(/, "", g); sub(/\).*/, "", g)
-		while (length(g) < 16) g = "0" g
-		print "0x" tolower(g), name
-	}
-	/^$/ { name = "" }' "$net" > "$dir/ca_names"
+# CA port GUIDs and names, for the PathRecord (ca_names)
+ca_names "$net" > "$dir/ca_names"
 printf 'dump_dir %s/ours\nhybrid_final_delay 2000\ntransition double_scheme\n' "$dir" > "$dir/plugin.conf"
 export IBROUTING_CONF=$dir/plugin.conf
-OSM_DEBUG=0x07 opensm_daemon "$dir" pira+fera "$(printf 'lmc 2\nqos TRUE\npacket_life_time 8\nhead_of_queue_lifetime 8\nleaf_head_of_queue_lifetime 8\nsweep_interval 1')" ||
+OSM_DEBUG=0x07 opensm_daemon "$dir" pira+fera "$(printf 'lmc 2\nqos TRUE\n%s\nsweep_interval 1' "$DS_LIFETIMES")" ||
 	flunk "OpenSM did not bring the subnet up"
 
 # steps: the "double scheme step N/6" and provisional-pass lines so far,
@@ -97,9 +91,8 @@ done
 
 src_host=$(sed -n 1p "$dir/ca_names" | cut -d' ' -f2)
 dst_guid=$(sed -n 2p "$dir/ca_names" | cut -d' ' -f1)
-dst_base=$(LD_PRELOAD=$UMAD2SIM ibaddr -G "$dst_guid" 2>/dev/null | sed -n 's/.*LID start 0x\([0-9a-f]*\).*/\1/p')
-[ -n "$dst_base" ] || flunk "no base LID for $dst_guid"
-dst_base=$((0x${dst_base:-0}))
+dst_base=$(port_base_lid "$dst_guid")
+[ -n "$dst_base" ] || { flunk "no base LID for $dst_guid"; dst_base=0; }
 set -- $(SIM_HOST=$src_host LD_PRELOAD=$UMAD2SIM "$PRQUERY" "$dst_guid" 2>&1 | head -1)
 if [ "${1:-}" = dlid ] && [ "${5:-}" = sl ] && [ "$2" -ge "$dst_base" ] &&
    [ "$2" -le $((dst_base + 1)) ] && [ $((${6} & 8)) -eq 0 ]; then

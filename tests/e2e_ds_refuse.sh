@@ -66,7 +66,7 @@ refuse() {
 	mkdir -p "$dir/ours"
 	printf 'dump_dir %s/ours\ntransition %s\n' "$dir" "$2" > "$dir/plugin.conf"
 	IBROUTING_CONF=$dir/plugin.conf OSM_DEBUG=0x07 opensm_daemon "$dir" pira+fera \
-		"$(printf 'packet_life_time 8\nhead_of_queue_lifetime 8\nleaf_head_of_queue_lifetime 8\nsweep_interval 0\n%s' "$4")" ||
+		"$(printf '%s\nsweep_interval 0\n%s' "$DS_LIFETIMES" "$4")" ||
 		flunk "$name: OpenSM did not bring the subnet up"
 	for _ in $(seq 1 100); do
 		final_done "$dir/osm.log" && break

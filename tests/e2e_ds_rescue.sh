@@ -31,7 +31,7 @@ set -eu
 e2e_requirements
 
 net=$FABRICS_DIR/ladder2x68.net
-osm_opts=$(printf 'lmc 2\nqos TRUE\npacket_life_time 8\nhead_of_queue_lifetime 8\nleaf_head_of_queue_lifetime 8\nsweep_interval 0')
+osm_opts=$(printf 'lmc 2\nqos TRUE\n%s\nsweep_interval 0' "$DS_LIFETIMES")
 
 # run NAME TRANSITION: ibsim afresh, OpenSM with pira+fera, plugin rooted at
 # the corner, hybrid_final_delay 0 (each pass asked for as soon as the one

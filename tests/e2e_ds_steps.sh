@@ -53,13 +53,7 @@ ibsim_start "$net"
 smp() { LD_PRELOAD=$UMAD2SIM smpquery "$@" 2>/dev/null; }
 
 # the PathRecord of the first CA to the second, as e2e_double_scheme.sh
-awk '/^(Ca|Hca)[ \t]/ { name = $3; gsub(/"/, "", name); next }
-	/^\[[0-9]+\]\(/ && name != "" {
-		g = $1; sub(/.*\(/, "", g); sub(/\).*/, "", g)
-		while (length(g) < 16) g = "0" g
-		print "0x" tolower(g), name
-	}
-	/^$/ { name = "" }' "$net" > "$TMP/ca_names"
+ca_names "$net" > "$TMP/ca_names"
 src_host=$(sed -n 1p "$TMP/ca_names" | cut -d' ' -f2)
 dst_guid=$(sed -n 2p "$TMP/ca_names" | cut -d' ' -f1)
 pr() { SIM_HOST=$src_host LD_PRELOAD=$UMAD2SIM timeout 2 "$PRQUERY" "$dst_guid" 2>&1 | head -1; }
@@ -71,7 +65,7 @@ ds_daemon() {
 	printf 'dump_dir %s/ours\nhybrid_final_delay %s\ntransition double_scheme\n' \
 		"$dir" "$DELAY" > "$dir/plugin.conf"
 	IBROUTING_CONF=$dir/plugin.conf OSM_DEBUG=0x07 opensm_daemon "$dir" "$engine" \
-		"$(printf 'lmc %s\nqos TRUE\npacket_life_time 8\nhead_of_queue_lifetime 8\nleaf_head_of_queue_lifetime 8\nsweep_interval 0' "$LMC")" ||
+		"$(printf 'lmc %s\nqos TRUE\n%s\nsweep_interval 0' "$LMC" "$DS_LIFETIMES")" ||
 		flunk "$1: OpenSM did not bring the subnet up"
 }
 
@@ -340,9 +334,9 @@ judge() {
 # cache of each run is its own, but LIDs follow the GUIDs from ibsim's file
 # in OpenSM's order; read per run)
 dst_base_of() {
-	b=$(LD_PRELOAD=$UMAD2SIM ibaddr -G "$dst_guid" 2>/dev/null | sed -n 's/.*LID start 0x\([0-9a-f]*\).*/\1/p')
+	b=$(port_base_lid "$dst_guid")
 	[ -n "$b" ] || { flunk "no base LID for $dst_guid"; b=0; }
-	echo $((0x$b))
+	echo "$b"
 }
 
 # --- pira+colorl at start-up ------------------------------------------

@@ -419,3 +419,28 @@ readback() {
 	rb_bound=$(sed -n 's/^bound     no routing loads a link under \([0-9]*\) flows.*/\1/p' "$rb_dir/readback.out")
 	: "${rb_findings:=?}" "${rb_load:=?}" "${rb_hosts:=?}" "${rb_links:=?}" "${rb_bound:=?}"
 }
+
+# ca_names NETFILE: "PORT-GUID NAME" for every CA port of an ibsim net
+# file, GUIDs as 0x%016x, NAME the node's ibsim name (SIM_HOST, ibsim's
+# console commands).
+ca_names() {
+	awk '/^(Ca|Hca)[ \t]/ { name = $3; gsub(/"/, "", name); next }
+		/^\[[0-9]+\]\(/ && name != "" {
+			g = $1; sub(/.*\(/, "", g); sub(/\).*/, "", g)
+			while (length(g) < 16) g = "0" g
+			print "0x" tolower(g), name
+		}
+		/^$/ { name = "" }' "$1"
+}
+
+# port_base_lid PORT-GUID: the port's base LID in decimal, as the SM gave
+# it (ibaddr), or nothing.
+port_base_lid() {
+	b=$(LD_PRELOAD=$UMAD2SIM ibaddr -G "$1" 2>/dev/null | sed -n 's/.*LID start 0x\([0-9a-f]*\).*/\1/p')
+	[ -z "$b" ] || echo $((0x$b))
+}
+
+# DS_LIFETIMES: opensm.conf lines for the Double Scheme's tests: packet
+# life and head-of-queue lifetimes of 8 (4.096 us * 2^8 = 1 ms a switch),
+# so a drain bound is milliseconds, not seconds.
+DS_LIFETIMES=$(printf 'packet_life_time 8\nhead_of_queue_lifetime 8\nleaf_head_of_queue_lifetime 8')
