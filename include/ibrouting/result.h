@@ -78,6 +78,16 @@ int ibr_result_set_roots(struct ibr_result *r, const uint32_t *roots,
 int ibr_result_copy(struct ibr_result *dst, const struct ibr_result *src,
 		    struct ibr_error *err);
 
+/* LIDs per LinearForwardingTable block, the unit a switch's LFT is sent
+ * in. */
+#define IBR_LFT_BLOCK 64
+
+/* The entries in which a and b (tables of one fabric) differ, and the LFT
+ * blocks holding one of them (blocks may be NULL). */
+void ibr_result_difference(const struct ibr_result *a,
+			   const struct ibr_result *b, uint64_t *entries,
+			   uint64_t *blocks);
+
 static inline uint8_t *ibr_column(const struct ibr_result *r, ibr_lid_t lid)
 {
 	return r->col + (size_t)lid * r->num_switches;

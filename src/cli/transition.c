@@ -36,23 +36,6 @@
 #include "ibrouting/verify.h"
 #include "cli.h"
 
-#define LFT_BLOCK 64    /* LIDs per LinearForwardingTable block */
-
-/* Entries and LFT blocks in which a and b differ. */
-static void difference(const struct ibr_result *a, const struct ibr_result *b,
-		       uint64_t *entries, uint64_t *blocks)
-{
-	*entries = *blocks = 0;
-	for (uint32_t s = 0; s < a->num_switches; s++)
-		for (uint32_t first = 0; first < a->num_lids; first += LFT_BLOCK) {
-			uint64_t in_block = 0;
-			for (uint32_t l = first; l < a->num_lids && l < first + LFT_BLOCK; l++)
-				in_block += ibr_entry(a, s, l) != ibr_entry(b, s, l);
-			*entries += in_block;
-			*blocks += in_block > 0;
-		}
-}
-
 static int split_hybrid(const char *name, const struct ibr_engine **prov,
 			const struct ibr_engine **fin)
 {
@@ -272,7 +255,7 @@ static void print_ds_step(const struct ibr_reconf *m,
 	case IBR_DS_PUSH_NEW:
 	case IBR_DS_SWITCH_SA:
 		half_difference(f, before, &m->held, by_half, &sw);
-		difference(before, &m->held, &entries, &blocks);
+		ibr_result_difference(before, &m->held, &entries, &blocks);
 		if (m->ds_step == IBR_DS_PUSH_NEW)
 			printf("push %s on half %u: ", m->fin->name, nw);
 		else
@@ -339,7 +322,7 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			       ibr_roots_format(f, m->final.roots,
 						m->final.num_roots, 4, set,
 						sizeof(set)), how_text);
-			difference(&before, &m->final, &entries, &blocks);
+			ibr_result_difference(&before, &m->final, &entries, &blocks);
 			printf("change    %" PRIu64 " of %" PRIu64 " entries "
 			       "(%.2f%%) in %" PRIu64 " LFT blocks\n", entries,
 			       (uint64_t)before.num_switches * before.num_lids,
@@ -370,7 +353,7 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 		if (!provisional && !mv.in_place && (mv.stepping || pushes) &&
 		    (m->state == IBR_RECONF_SAFE_STEP ||
 		     m->state == IBR_RECONF_FINAL)) {
-			difference(&before, &m->held, &entries, &blocks);
+			ibr_result_difference(&before, &m->held, &entries, &blocks);
 			printf("step %-4u %" PRIu64 " %s in %" PRIu64 " LFT %s, %"
 			       PRIu64 " %s left; union verified, tables "
 			       "verified\n", ++pushes, entries, PLURAL(entries,

@@ -247,21 +247,6 @@ static int arrive(struct ibr_reconf *m, const struct ibr_fabric *f,
  * safe.  A step's tables are checked twice: their union with the tables
  * before them (what the switches hold while OpenSM sends them) and on
  * their own (what they hold after). */
-/* The entries in which two table sets of one fabric differ. */
-static uint64_t entries_differing(const struct ibr_result *a,
-				  const struct ibr_result *b)
-{
-	uint64_t n = 0;
-
-	for (uint32_t lid = 1; lid < a->num_lids; lid++) {
-		const uint8_t *ca = ibr_column(a, (ibr_lid_t)lid),
-			      *cb = ibr_column(b, (ibr_lid_t)lid);
-		for (uint32_t s = 0; s < a->num_switches; s++)
-			n += ca[s] != cb[s];
-	}
-	return n;
-}
-
 static int step(struct ibr_reconf *m, const struct ibr_fabric *f,
 		struct ibr_reconf_move *mv, struct ibr_error *err)
 {
@@ -275,7 +260,7 @@ static int step(struct ibr_reconf *m, const struct ibr_fabric *f,
 		/* a warning as for no step left: the final tables are not
 		 * reached (a deep orientation: one level a step) */
 		mv->blocked = true;
-		mv->left = entries_differing(&m->held, &m->final);
+		ibr_result_difference(&m->held, &m->final, &mv->left, NULL);
 		ibr_reconf_keep(m, "too many steps");
 		return 0;
 	}

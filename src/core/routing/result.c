@@ -164,3 +164,24 @@ const char *ibr_stats_format(const struct ibr_result *r, char *buf,
 	}
 	return buf;
 }
+
+void ibr_result_difference(const struct ibr_result *a,
+			   const struct ibr_result *b, uint64_t *entries,
+			   uint64_t *blocks)
+{
+	uint64_t n = 0, nb = 0;
+
+	for (uint32_t s = 0; s < a->num_switches; s++)
+		for (uint32_t first = 0; first < a->num_lids;
+		     first += IBR_LFT_BLOCK) {
+			uint64_t in_block = 0;
+			for (uint32_t l = first; l < a->num_lids &&
+			     l < first + IBR_LFT_BLOCK; l++)
+				in_block += ibr_entry(a, s, l) != ibr_entry(b, s, l);
+			n += in_block;
+			nb += in_block > 0;
+		}
+	*entries = n;
+	if (blocks)
+		*blocks = nb;
+}
