@@ -6,14 +6,19 @@
 #   - pira+fera at lmc 2 after an inter-switch link is cut (its start-up
 #     transition is run to its end first, unread; after the cut the half in
 #     force is 1 and fera goes onto half 0).
-# OpenSM runs as a daemon with qos TRUE and transition double_scheme;
-# hybrid_final_delay spaces the passes so that the test reads everything
-# back after each pass is pushed (its "REROUTE COMPLETE" or "final pass in"
-# line) and before the next one starts (checked: no pass line came while
-# reading).  After the provisional pass (step 0) and after each sub-step
-# N/6 it reads: every switch's LFT (dump_fts), the SL-to-VL table of every
-# active switch port (smpquery sl2vl LID OUT: every input port) and of
-# every CA port, and one PathRecord (tests/prquery).  Then per step:
+# OpenSM runs as a daemon with qos TRUE and transition double_scheme.
+# The test sets the pace: hybrid_final_delay is the longest there is (10
+# minutes), so no pass of the machine comes on its timer; once the test
+# has read a step back it sends SIGHUP, OpenSM sweeps the same fabric and
+# the machine takes its next sub-step in that pass.  A fixed delay cannot
+# do this: a read-back takes 1 s alone and 7 s on a CI machine running
+# every test at once (found by that CI), and SIGSTOP cannot hold OpenSM
+# while the test reads (OpenSM takes SIGCONT as SIGHUP: a sweep).
+# Checked: no pass came while reading (OpenSM sweeping on its own).
+# After the provisional pass (step 0) and after each sub-step N/6 it
+# reads: every switch's LFT (dump_fts), the SL-to-VL table of every active
+# switch port (smpquery sl2vl LID OUT: every input port) and of every CA
+# port, and one PathRecord (tests/prquery).  Then per step:
 #   LFTs:   1 = step 0; 2-3 the in-force half and switch LIDs as step 0,
 #           the new half as the final tables (step 6's read-back, which
 #           must equal the plugin's dump); 4-5 the switch LIDs the final
@@ -45,7 +50,7 @@ need_tool ibaddr
 PRQUERY=${PRQUERY:-$(dirname "$IBROUTING")/tests/prquery}
 [ -x "$PRQUERY" ] || skip "$PRQUERY was not built (configure found no libibmad/libibumad)"
 
-DELAY=6000    # hybrid_final_delay, ms: a read-back takes 1-3.5 s here
+DELAY=600000  # hybrid_final_delay, ms: the passes come on SIGHUP
 LMC=2
 net=$TMP/ds.net
 "$IBROUTING" generate -o "$net" kary:k=4,n=2 > /dev/null
@@ -171,8 +176,15 @@ opervls() {
 	done
 }
 
+# next_pass K: SIGHUP once pass K is pushed, for pass K + 1
+next_pass() {
+	wait_pushed "$1" || return 1
+	kill -HUP "$OSM_PID"
+}
+
 # transition NAME FIRST: pass FIRST is the provisional pass, FIRST+1..+6
-# the sub-steps; snapshots s0..s6
+# the sub-steps, each asked for by SIGHUP after the read-back of the one
+# before; snapshots s0..s6
 follow_steps() {
 	for k in 0 1 2 3 4 5 6; do
 		p=$(($2 + k))
@@ -188,6 +200,7 @@ follow_steps() {
 		fi
 		[ "$k" != 0 ] || opervls "$dir/s0.lst" > "$dir/opervls"
 		pass_line "$p" | cut -c1-80 > "$dir/s$k.pass"
+		[ "$k" = 6 ] || kill -HUP "$OSM_PID"
 	done
 }
 
@@ -349,15 +362,16 @@ opensm_stop
 # --- pira+fera after a link cut ----------------------------------------
 ds_daemon fera pira+fera
 dst_base=$(dst_base_of)
-# the start-up transition to its end: pass 7 is its step 6/6
+# the start-up transition to its end, unread: pass 7 is its step 6/6
+for p in 1 2 3 4 5 6; do next_pass "$p" || break; done
 if wait_pushed 7 && pass_line 7 | grep -q 'double scheme step 6/6'; then
 	pass "pira+fera: start-up transition done: $(pass_line 7 | cut -c1-60)"
 else
 	flunk "pira+fera: the start-up transition did not end at pass 7"
 fi
 # "kary L0 S3" port 1 <-> "kary L1 S0" port 8: ibsim's trap 128 makes
-# OpenSM sweep (no SIGHUP: a sweep on the same fabric would advance the
-# machine a sub-step at once, before the read-back)
+# OpenSM sweep (not SIGHUP: a sweep on the same fabric would be the
+# machine's next sub-step, not a change)
 echo 'Unlink "S-0000000000200003"[1]' >&7
 follow_steps fera 8 && judge "pira+fera link cut" 1
 grep -E 'ds_step: .*double scheme step|ERR IB' "$dir/osm.log" | sed 's/^.* 0x0[0-9] -> //; s/^/# /' | cut -c1-200
