@@ -41,10 +41,17 @@ for e in $(./ibrouting engines --names); do
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		-q ./ibrouting route -e "$e" --repeat 2 gen:random:sw=32,ca=128,seed=5 >/dev/null
 done
+# colorl's worker threads (3 of them, whatever this machine has): no leak,
+# no invalid access from a worker
+valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	-q ./ibrouting route -e colorl --lmc 1 --threads 3 --repeat 2 gen:random:sw=24,ca=96,seed=5 >/dev/null
+# and no data race between them (helgrind)
+valgrind --tool=helgrind --error-exitcode=3 -q ./ibrouting route -e colorl --lmc 1 --threads 3 \
+	gen:random:sw=16,ca=48,seed=5 >/dev/null
 # every allocation of a routing run failed once: no leak on any error path
 valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	-q ./tests/test_failures >/dev/null
-echo "valgrind: no leaks, no errors (also on every forced allocation failure)"
+echo "valgrind: no leaks, no errors (also with 3 worker threads, no race between them, and on every forced allocation failure)"
 passed=$((passed + 1))
 
 echo "== fuzzing the readers (libFuzzer, ASan + UBSan; ${FUZZ_SECONDS:-20} s per target)"

@@ -4,7 +4,11 @@
  * Invariant: while armed, `made` counts every wrapped allocation request,
  * and exactly the request numbered fail_at (if any) is refused; `caller`
  * is the return address of that refused request (NULL until one is).
+ * The count is atomic: the core's worker threads allocate too, and two
+ * requests at once still get two numbers (which request gets which
+ * depends on the scheduling then; the tests allow for that).
  */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -17,9 +21,10 @@ void *__wrap_malloc(size_t size);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t size);
 
-static bool armed;
-static long fail_at = -1, made;
-static void *caller;
+static atomic_bool armed;
+static long fail_at = -1;
+static atomic_long made;
+static void *_Atomic caller;
 
 void failing_alloc_arm(long at)
 {
@@ -42,7 +47,7 @@ void *failing_alloc_refused_caller(void)
 
 static bool refuse(void *from)
 {
-	if (!armed || made++ != fail_at)
+	if (!armed || atomic_fetch_add(&made, 1) != fail_at)
 		return false;
 	caller = from;
 	return true;

@@ -96,7 +96,7 @@ for name in "${targets[@]}"; do
 	src=tests/fuzz/fuzz_$name.c
 	[ -f "$src" ] || { echo "fuzz.sh: no $src" >&2; exit 2; }
 	# shellcheck disable=SC2086
-	"$CC" "${flags[@]}" "$src" $objs -lm -o "$out/fuzz_$name"
+	"$CC" "${flags[@]}" "$src" $objs -lm -lpthread -o "$out/fuzz_$name"
 	seeds_for "$name"
 	# the corpus of an earlier run (FUZZ_OUT) is kept, its findings not
 	rm -rf "$out/findings-$name"

@@ -105,7 +105,7 @@ static void compute(const struct fab *x, enum ibr_path_scheme scheme,
 		    unsigned k, bool per_ca, struct ibr_paths *p,
 		    const char *what)
 {
-	struct ibr_path_options o = { scheme, k, per_ca };
+	struct ibr_path_options o = { scheme, k, per_ca, 1 };
 	struct ibr_error err = { "" };
 
 	if (ibr_paths_compute(x->f, x->ud, &o, p, &err))
@@ -731,7 +731,7 @@ static void test_options(void **state)
 {
 	struct fab x;
 	struct ibr_paths p;
-	struct ibr_path_options o = { IBR_PATHS_SELECTION, 0, false };
+	struct ibr_path_options o = { IBR_PATHS_SELECTION, 0, false, 1 };
 	struct ibr_error err = { "" };
 	enum ibr_path_scheme s;
 
@@ -770,7 +770,7 @@ static void test_allocation_failures(void **state)
 
 	(void)state;
 	for (unsigned r = 0; r < N(runs); r++) {
-		struct ibr_path_options o = { runs[r].scheme, 16, runs[r].per_ca };
+		struct ibr_path_options o = { runs[r].scheme, 16, runs[r].per_ca, 1 };
 		struct ibr_error err = { "" };
 		struct ibr_paths p;
 		struct fab x;
@@ -795,6 +795,104 @@ static void test_allocation_failures(void **state)
 	}
 }
 
+/* Two results the same, array for array. */
+static void assert_same_paths(const struct ibr_paths *a,
+			      const struct ibr_paths *b, const char *what)
+{
+	if (a->num_units != b->num_units || a->candidates != b->candidates ||
+	    a->per_ca != b->per_ca)
+		fail_msg("%s: %u units, %llu candidates vs %u, %llu", what,
+			 a->num_units, (unsigned long long)a->candidates,
+			 b->num_units, (unsigned long long)b->candidates);
+	if (memcmp(a->src, b->src, a->num_units * sizeof(uint32_t)) ||
+	    memcmp(a->dst, b->dst, a->num_units * sizeof(uint32_t)) ||
+	    memcmp(a->first, b->first, (a->num_units + 1) * sizeof(uint32_t)))
+		fail_msg("%s: units differ", what);
+	if (memcmp(a->hop_sw, b->hop_sw, a->first[a->num_units] * sizeof(uint32_t)) ||
+	    memcmp(a->hop_port, b->hop_port, a->first[a->num_units]))
+		fail_msg("%s: hops differ", what);
+}
+
+/* Issue 20: the candidate search over 2, 3 and 7 worker threads (waves of
+ * destinations, segments appended in destination order) selects exactly
+ * the paths one thread selects, switch and CA pairs, k 16 and 4. */
+static void test_threads(void **state)
+{
+	static const struct { const char *spec; unsigned k; bool per_ca; } runs[] = {
+		{ "random:sw=48,ca=192,seed=7", 16, false },
+		{ "random:sw=24,ca=48,seed=4", 4, false },  /* lists doubled */
+		{ "clos:leaf=12,spine=6,ca=100,seed=4", 16, false },
+		{ "torus:dims=6x6,ca=1,broken=5,seed=3", 16, false },
+		{ "random:sw=24,ca=48,seed=4", 16, true },
+		{ "random:sw=1,ca=8,deg=0,seed=1", 16, false },
+	};
+	static const unsigned counts[] = { 2, 3, 7 };
+
+	(void)state;
+	for (unsigned r = 0; r < N(runs); r++) {
+		struct fab x;
+		struct ibr_paths one;
+		fab_open(&x, runs[r].spec);
+		compute(&x, IBR_PATHS_SELECTION, runs[r].k, runs[r].per_ca, &one,
+			runs[r].spec);
+		for (unsigned t = 0; t < N(counts); t++) {
+			struct ibr_path_options o = { IBR_PATHS_SELECTION,
+						      runs[r].k, runs[r].per_ca,
+						      counts[t] };
+			struct ibr_error err = { "" };
+			struct ibr_paths many;
+			char what[128];
+			snprintf(what, sizeof(what), "%s, %u threads",
+				 runs[r].spec, counts[t]);
+			if (ibr_paths_compute(x.f, x.ud, &o, &many, &err))
+				fail_msg("%s: %s", what, err.msg);
+			assert_same_paths(&one, &many, what);
+			ibr_paths_free(&many);
+		}
+		ibr_paths_free(&one);
+		fab_close(&x);
+	}
+}
+
+/* Every allocation of a threaded search failing in turn: which request a
+ * number falls on depends on the scheduling, so a run may also make fewer
+ * requests than the number and succeed; a failed one says "out of memory"
+ * and leaves the result empty (valgrind: nothing leaked). */
+static void test_threads_allocation_failures(void **state)
+{
+	struct ibr_path_options o = { IBR_PATHS_SELECTION, 16, false, 2 };
+	struct ibr_error err = { "" };
+	struct ibr_paths p;
+	struct fab x;
+	long total, failed = 0;
+
+	(void)state;
+	fab_open(&x, "random:sw=24,ca=48,seed=4");
+	failing_alloc_arm(-1);
+	assert_int_equal(ibr_paths_compute(x.f, x.ud, &o, &p, &err), 0);
+	total = failing_alloc_disarm();
+	ibr_paths_free(&p);
+	for (long k = 0; k < total + 8; k++) {
+		int rc;
+		memset(&err, 0, sizeof(err));
+		failing_alloc_arm(k);
+		rc = ibr_paths_compute(x.f, x.ud, &o, &p, &err);
+		if (rc == 0) {
+			assert_true(failing_alloc_disarm() <= k);
+			ibr_paths_free(&p);
+			continue;
+		}
+		failing_alloc_disarm();
+		failed++;
+		assert_non_null(strstr(err.msg, "out of memory"));
+		assert_null(p.src);
+		assert_null(p.hop_sw);
+		assert_int_equal(p.num_units, 0);
+	}
+	assert_true(failed > 5);
+	fab_close(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -804,6 +902,8 @@ int main(void)
 		cmocka_unit_test(test_loads),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_allocation_failures),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_threads_allocation_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

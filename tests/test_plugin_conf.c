@@ -75,6 +75,12 @@ static void test_defaults_and_values(void **state)
 	assert_true(p->conf.sa_designated_dlids);
 	assert_int_equal(p->conf.hybrid_final_delay_ms, 0);
 	assert_false(p->conf.transition_double_scheme);
+	assert_int_equal(p->conf.threads, 0); /* auto */
+	done(p);
+
+	p = parse("threads 12\n");
+	assert_int_equal(p->msgs.count, 0);
+	assert_int_equal(p->conf.threads, 12);
 	done(p);
 
 	p = parse("root 0x200003\nverify_before_push no\nverify_method full\n"
@@ -207,8 +213,15 @@ static void test_every_bad_value(void **state)
 		  "root, root_fallback, port_choice, verify_before_push, "
 		  "verify_method, "
 		  "dump_dir, sa_designated_dlids, hybrid_final_delay, "
-		  "transition, and "
+		  "transition, threads, and "
 		  "ENGINE_OPTION" },
+		{ "threads 4", "threads 0", "IB44",
+		  "threads \"0\": expected auto or a number of threads, 1 to "
+		  "256; using 4" },
+		{ "threads auto", "threads 257", "IB44",
+		  "threads \"257\": expected auto or a number of threads, 1 to "
+		  "256; using auto" },
+		{ "threads 2", "threads two", "IB44", "using 2" },
 		{ "transition double_scheme", "transition double", "IB38",
 		  "transition \"double\": expected double_scheme or "
 		  "safe_steps; using double_scheme" },

@@ -102,6 +102,9 @@ struct ibr_route_ctx {
 	const struct ibr_options *options;  /* may be NULL */
 	const struct ibr_engine *engine;    /* the engine being run */
 	enum ibr_port_choice port_choice;   /* IBR_PORT_BALANCED after init */
+	/* worker threads for the engines' independent work (1 after init):
+	 * the tables are the same, byte for byte, for any count */
+	unsigned threads;
 	struct ibr_updown updown;       /* built at init from the roots */
 	bool have_updown;
 };

@@ -29,6 +29,11 @@ struct ibr_metrics {
 
 int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
 			struct ibr_metrics *m, struct ibr_error *err);
+/* The same over at most `threads` worker threads (the LIDs split among
+ * them, the integer sums merged): the same metrics for any count. */
+int ibr_metrics_compute_threads(const struct ibr_fabric *f,
+				const struct ibr_result *r, unsigned threads,
+				struct ibr_metrics *m, struct ibr_error *err);
 
 /* A max link load no routing of the fabric goes below (one path per
  * pair): a host's own link carries hosts - 1 flows, and the h hosts of a

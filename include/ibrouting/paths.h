@@ -53,6 +53,8 @@ struct ibr_path_options {
 	enum ibr_path_scheme scheme;
 	unsigned k;                 /* path selection: candidates per pair, 1..16 */
 	bool per_ca;                /* units are CA pairs, not switch pairs */
+	unsigned threads;           /* workers for the candidate search (0: 1);
+				     * the same paths for any count */
 };
 
 struct ibr_paths {

@@ -33,6 +33,9 @@
  * so that a wrong path (a log, /dev/zero) cannot stall OpenSM's start. */
 #define IBR_CONF_MAX_BYTES (64 * 1024)
 
+/* The most worker threads `threads` takes (parallel.h's limit). */
+#define IBR_CONF_MAX_THREADS 256
+
 /* Messages kept per parse; those beyond are only counted. */
 #define IBR_CONF_MAX_MESSAGES 64
 
@@ -54,6 +57,9 @@ struct ibr_plugin_conf {
 	/* a hybrid's final pass: safe steps (default) or the Double Scheme
 	 * (doc/double-scheme-plugin.md; checked at the hybrid's start) */
 	bool transition_double_scheme;
+	/* the engines' worker threads; 0: auto, the CPUs OpenSM's process
+	 * may use (sched_getaffinity) */
+	unsigned threads;
 	/* `ENGINE_KEY VALUE` lines: engine ENGINE's option KEY, per engine
 	 * of the registry (ibr_engines[i]) */
 	struct ibr_options engine[IBR_CONF_MAX_ENGINES];

@@ -76,6 +76,11 @@ void cli_print_help(FILE *out, const struct cli_command *c);
 	  "(default), sm, lowest-lid or center" }, \
 	{ "root-fallback", 0, 'f', "next|refuse", "an unusable --root: the next " \
 	  "link of the chain (default), or an error" }
+/* The engines' worker threads, as route and transition take them. */
+#define CLI_THREADS_OPTION \
+	{ "threads", 'j', 'j', "N", "worker threads for the engines, 1..256 " \
+	  "(default: the CPUs this process may use); the tables do not " \
+	  "depend on it" }
 /* What FABRIC may be, for the help of the commands that take one. */
 void cli_fabric_help(FILE *out);
 
@@ -101,7 +106,10 @@ struct cli_roots {
 	uint64_t set[IBR_CLI_MAX_ROOTS];
 	bool root_given, strategy_given;
 	enum ibr_port_choice port_choice;
+	unsigned threads;       /* --threads; 0: the CPUs we may use */
 };
+/* --threads N into r->threads, or -1 after a message. */
+int cli_parse_threads(const char *text, struct cli_roots *r);
 
 /* --root GUID[,GUID...]: one GUID is the chain's `guid`, several a root
  * set; after them the chain goes on to the SM's switch, as the plugin's

@@ -49,6 +49,7 @@
 #include "ibrouting/walk.h"
 #include "cli.h"
 #include "util/lines.h"
+#include "util/parallel.h"
 #include "util/timer.h"
 
 static int cmd_route(int argc, char **argv);
@@ -75,6 +76,7 @@ static const struct cli_option route_options[] = {
 	CLI_ROOT_OPTIONS,
 	{ "port-choice", 0, 'P', "balanced|lowest", "among the ports a rule "
 	  "allows: the least loaded (default) or the lowest (the papers')" },
+	CLI_THREADS_OPTION,
 	{ "sm", 0, 'm', "GUID", "node or port GUID the SM runs on: its switch "
 	  "for --root-strategy sm, its port's LID first" },
 	{ "component", 0, 'c', "GUID", "of a disconnected file, route the part "
@@ -348,6 +350,12 @@ int cli_parse_root_list(const char *text, uint64_t *guids, uint32_t cap,
 	}
 }
 
+int cli_parse_threads(const char *text, struct cli_roots *r)
+{
+	return cli_parse_range("--threads", text, 1, IBR_MAX_THREADS,
+			       &r->threads);
+}
+
 int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 		 const struct ibr_options *options, struct ibr_route_ctx *ctx,
 		 const char **how)
@@ -359,6 +367,7 @@ int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 	if (ibr_ctx_init(ctx, f, &r->choice, options, &err))
 		return cli_fail("%s", err.msg);
 	ctx->port_choice = r->port_choice;
+	ctx->threads = r->threads ? r->threads : ibr_threads_available();
 	if (!how)
 		return 0;
 	snprintf(words, sizeof(words), "%s", roots->how);
@@ -725,6 +734,10 @@ static int cmd_route(int argc, char **argv)
 			if (ibr_port_choice_parse(optarg, &roots.port_choice))
 				return cli_fail("--port-choice %s: expected "
 					    "balanced or lowest", optarg);
+			break;
+		case 'j':
+			if (cli_parse_threads(optarg, &roots))
+				return EXIT_USAGE;
 			break;
 		case 'l':
 			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))

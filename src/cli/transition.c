@@ -71,7 +71,8 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 	       struct ibr_reconf_move *mv, uint32_t *kept)
 {
 	const struct ibr_verify_options only = { .check_only = true };
-	struct cli_roots final_roots = { .port_choice = roots->port_choice };
+	struct cli_roots final_roots = { .port_choice = roots->port_choice,
+					 .threads = roots->threads };
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	struct ibr_route_ctx ctx;
@@ -433,6 +434,7 @@ static const struct cli_option transition_options[] = {
 	CLI_ROOT_OPTIONS,
 	{ "port-choice", 0, 'P', "balanced|lowest", "among the ports a rule "
 	  "allows: the least loaded (default) or the lowest" },
+	CLI_THREADS_OPTION,
 	{ "sm", 0, 'm', "GUID", "node or port GUID the SM runs on, as route's" },
 	{ "before", 0, 'b', "FABRIC0", "the fabric before the change: its way "
 	  "is run to its end first, and the provisional pass keeps columns of "
@@ -498,6 +500,10 @@ static int cmd_transition(int argc, char **argv)
 			if (ibr_port_choice_parse(optarg, &roots.port_choice))
 				return cli_fail("--port-choice %s: expected "
 						"balanced or lowest", optarg);
+			break;
+		case 'j':
+			if (cli_parse_threads(optarg, &roots))
+				return EXIT_USAGE;
 			break;
 		case 'l':
 			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))

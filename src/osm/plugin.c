@@ -37,6 +37,7 @@
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
 #include "plugin.h"
+#include "util/parallel.h"
 #include "util/timer.h"
 
 /* One per engine of the registry, then one per hybrid, allocated by
@@ -467,6 +468,10 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_fabric *rf,
 		return -1;
 	log_roots(c, c->name, &ctx.roots);
 	ctx.port_choice = c->plugin->opts.conf.port_choice;
+	/* the workers see only our fabric model and result, never OpenSM's
+	 * structures (parallel.h); OpenSM's lock stays with this thread */
+	ctx.threads = c->plugin->opts.conf.threads ?
+		      c->plugin->opts.conf.threads : ibr_threads_available();
 	rc = ibr_route(&ctx, e, &c->result, err);
 	ibr_ctx_free(&ctx);
 	if (rc)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "flows.h"
+#include "util/parallel.h"
 
 int ibr_flows_init(struct ibr_flows *fl, const struct ibr_fabric *f,
 		   const struct ibr_result *r, struct ibr_metrics *m,
@@ -161,28 +162,104 @@ void ibr_flows_finish(struct ibr_flows *fl)
 	}
 }
 
+/* ---- over worker threads ------------------------------------------- */
+
+/* LIDs per task: a task recounts its first port's senders, O(end ports),
+ * so a task covers many ports. */
+#define METRICS_TASK_LIDS 512u
+
+/* Each worker walks and spreads its tasks' LIDs into flows of its own;
+ * the sums are merged at the end (integers: exact in any order). */
+struct metrics_team {
+	const struct ibr_fabric *f;
+	const struct ibr_result *r;
+	struct ibr_walker *w;   /* per worker */
+	struct ibr_flows *fl;   /* per worker */
+	struct ibr_metrics *m;  /* per worker */
+};
+
+static int metrics_task(void *arg, unsigned t, unsigned worker)
+{
+	struct metrics_team *team = arg;
+	struct ibr_walker *w = &team->w[worker];
+	uint32_t first = 1 + t * METRICS_TASK_LIDS;
+	uint32_t last = first + METRICS_TASK_LIDS - 1;
+
+	if (last > team->f->max_lid)
+		last = team->f->max_lid;
+	for (uint32_t lid = first; lid <= last; lid++) {
+		if (w->lid_end_port[lid] == IBR_NONE)
+			continue;
+		ibr_walk_column(w, ibr_column(team->r, lid), (ibr_lid_t)lid, NULL);
+		ibr_flows_add_column(&team->fl[worker], w,
+				     ibr_column(team->r, lid), (ibr_lid_t)lid);
+	}
+	return 0;
+}
+
+/* Worker i's sums into worker 0's. */
+static void metrics_merge(struct metrics_team *team, unsigned i)
+{
+	const struct ibr_fabric *f = team->f;
+	struct ibr_flows *to = &team->fl[0], *from = &team->fl[i];
+
+	for (uint32_t c = 0; c < f->sw_adj_start[f->num_switches]; c++)
+		to->chan[c] += from->chan[c];
+	for (uint32_t e = 0; e < f->num_end_ports; e++)
+		to->eject[e] += from->eject[e];
+	for (uint32_t l = 0; l <= f->max_lid; l++)
+		to->dlid_used[l] |= from->dlid_used[l];
+	team->m[0].flows += team->m[i].flows;
+	team->m[0].unrouted_flows += team->m[i].unrouted_flows;
+	for (unsigned len = 0; len <= IBR_MAX_PATH_LEN; len++)
+		team->m[0].path_len_hist[len] += team->m[i].path_len_hist[len];
+}
+
+int ibr_metrics_compute_threads(const struct ibr_fabric *f,
+				const struct ibr_result *r, unsigned threads,
+				struct ibr_metrics *m, struct ibr_error *err)
+{
+	unsigned tasks = (f->max_lid + METRICS_TASK_LIDS - 1) / METRICS_TASK_LIDS;
+	unsigned n = ibr_parallel_workers(threads, tasks), ready = 0;
+	struct metrics_team team = { .f = f, .r = r };
+	int rc = -1;
+
+	team.w = calloc(n, sizeof(*team.w));
+	team.fl = calloc(n, sizeof(*team.fl));
+	team.m = calloc(n, sizeof(*team.m));
+	if (!team.w || !team.fl || !team.m) {
+		ibr_error_set(err, "metrics: out of memory for %u workers", n);
+		goto out;
+	}
+	for (; ready < n; ready++) {
+		if (ibr_walker_init(&team.w[ready], f, err))
+			goto out;
+		if (ibr_flows_init(&team.fl[ready], f, r, &team.m[ready], err)) {
+			ibr_walker_free(&team.w[ready]);
+			goto out;
+		}
+	}
+	ibr_parallel(n, tasks, metrics_task, &team);
+	for (unsigned i = 1; i < n; i++)
+		metrics_merge(&team, i);
+	ibr_flows_finish(&team.fl[0]);
+	*m = team.m[0];
+	rc = 0;
+out:
+	for (unsigned i = 0; i < ready; i++) {
+		ibr_flows_free(&team.fl[i]);
+		ibr_walker_free(&team.w[i]);
+	}
+	free(team.w);
+	free(team.fl);
+	free(team.m);
+	return rc;
+}
+
 int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
 			struct ibr_metrics *m, struct ibr_error *err)
 {
-	struct ibr_walker w;
-	struct ibr_flows fl;
-
-	if (ibr_walker_init(&w, f, err))
-		return -1;
-	if (ibr_flows_init(&fl, f, r, m, err)) {
-		ibr_walker_free(&w);
-		return -1;
-	}
-	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
-		if (w.lid_end_port[lid] == IBR_NONE)
-			continue;
-		ibr_walk_column(&w, ibr_column(r, lid), lid, NULL);
-		ibr_flows_add_column(&fl, &w, ibr_column(r, lid), lid);
-	}
-	ibr_flows_finish(&fl);
-	ibr_flows_free(&fl);
-	ibr_walker_free(&w);
-	return 0;
+	return ibr_metrics_compute_threads(f, r, 1, m, err);
 }
 
 uint64_t ibr_metrics_load_bound(const struct ibr_fabric *f, uint32_t *worst)

@@ -336,6 +336,7 @@ static int read_options(struct ibr_route_ctx *ctx, struct ibr_path_options *po,
 		return ibr_error_set(err, "colorl: bad option value");
 	po->k = k;
 	po->per_ca = strcmp(ibr_option_str(ctx, "pairs"), "ca") == 0;
+	po->threads = ctx->threads;
 	la->ilp_seconds = seconds;
 	if (la->heuristic == IBR_LA_ILP && !ibr_lid_ilp_available())
 		return ibr_error_set(err, "colorl: heuristic=ilp, but this "
@@ -400,14 +401,15 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			goto out;
 	/* the base routes' heaviest channel, every pair on offset 0 */
 	if (ctx->port_choice == IBR_PORT_BALANCED &&
-	    ibr_metrics_compute(f, r, &base, err))
+	    ibr_metrics_compute_threads(f, r, ctx->threads, &base, err))
 		goto out;
 	if (ibr_paths_compute(f, ud, &po, &w.paths, err) ||
 	    ibr_lid_assigner_new(&w.assigner, f->num_switches, err) ||
 	    alloc_buffers(&w, err) || route_all(&w, err))
 		goto out;
 	if (ctx->port_choice == IBR_PORT_BALANCED) {
-		if (ibr_metrics_compute(f, r, &chosen, err))
+		if (ibr_metrics_compute_threads(f, r, ctx->threads, &chosen,
+						err))
 			goto out;
 		if (chosen.max_link_load >= base.max_link_load) {
 			keep_base(&w);

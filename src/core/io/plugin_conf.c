@@ -206,6 +206,35 @@ static void print_transition(const struct ibr_plugin_conf *c, char *buf,
 		 "double_scheme" : "safe_steps");
 }
 
+/* threads: auto (0, the CPUs OpenSM's process may use) or 1..256 */
+static int parse_threads(struct ibr_plugin_conf *c, const char *v)
+{
+	char *end;
+	unsigned long n;
+
+	if (strcmp(v, "auto") == 0) {
+		c->threads = 0;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (*end != '\0' || errno || n < 1 || n > IBR_CONF_MAX_THREADS)
+		return -1;
+	c->threads = (unsigned)n;
+	return 0;
+}
+
+static void print_threads(const struct ibr_plugin_conf *c, char *buf,
+			  size_t len)
+{
+	if (c->threads)
+		snprintf(buf, len, "%u", c->threads);
+	else
+		snprintf(buf, len, "auto");
+}
+
 static const struct conf_key keys[] = {
 	{ "root", "IB01", "expected a switch GUID or auto, sm, lowest-lid, "
 	  "center", parse_root, print_root },
@@ -225,6 +254,8 @@ static const struct conf_key keys[] = {
 	  parse_hybrid_final_delay, print_hybrid_final_delay },
 	{ "transition", "IB38", "expected double_scheme or safe_steps",
 	  parse_transition, print_transition },
+	{ "threads", "IB44", "expected auto or a number of threads, 1 to 256",
+	  parse_threads, print_threads },
 };
 
 #define NUM_KEYS (sizeof(keys) / sizeof(keys[0]))

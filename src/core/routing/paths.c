@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "ibrouting/paths.h"
+#include "util/parallel.h"
 
 #define MAX_K        16
 #define SHARES       720720u /* lcm(1..16): flows / candidates is integral */
@@ -566,67 +567,244 @@ static int collect(struct work *w, struct kbest *k, struct cands *c,
 	return 0;
 }
 
-/* The candidates of every group in group order (destination, then
- * source switch). */
-static int find_candidates(struct work *w, struct cands *c)
+static void kbest_free(struct kbest *k)
 {
-	const struct ibr_fabric *f = w->f;
-	uint32_t states = 2 * w->S, g = 0;
-	struct kbest k = { 0 };
-	int rc = -1;
+	free(k->e);
+	free(k->count);
+	free(k->cursor);
+	free(k->mark);
+	free(k->walk);
+	memset(k, 0, sizeof(*k));
+}
 
-	k.count = malloc(states * sizeof(uint32_t));
-	k.cursor = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	k.mark = calloc(w->S, sizeof(uint32_t));
-	k.walk = malloc(w->S * sizeof(uint32_t));
-	if (!k.count || !k.cursor || !k.mark || !k.walk) {
-		oom(w, "candidate search");
-		goto out;
+static int kbest_init(struct work *w, struct kbest *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->count = malloc(2 * (size_t)w->S * sizeof(uint32_t));
+	k->cursor = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	k->mark = calloc(w->S, sizeof(uint32_t));
+	k->walk = malloc(w->S * sizeof(uint32_t));
+	if (!k->count || !k->cursor || !k->mark || !k->walk) {
+		kbest_free(k);
+		return oom(w, "candidate search");
 	}
-	c->chan_first = malloc(sizeof(uint32_t));
-	if (!c->chan_first) {
-		oom(w, "candidates");
-		goto out;
-	}
-	c->chan_first[0] = 0;
-	for (uint32_t d = 0; d < w->S; d++) {
-		if (!cas_on(f, d))
+	return 0;
+}
+
+/* Appends to c the candidates of destination d's groups, source switch
+ * by source switch; ends[j] = c->num after the j-th of them (ends NULL:
+ * c->group_first and c->flows are the whole set's, filled as well). */
+static int candidates_to(struct work *w, struct kbest *k, struct cands *c,
+			 uint32_t d, uint32_t *ends)
+{
+	uint32_t j = 0, g = w->ca_rank[d] * (w->hosts - 1);
+
+	if (kbest_size(w, k, w->o->k + KBEST_SLACK))
+		return -1;
+	kbest_to(w, k, d);
+	for (uint32_t s = 0; s < w->S; s++) {
+		uint32_t num = c->num, nchans = c->nchans;
+		bool more;
+		if (s == d || !cas_on(w->f, s))
 			continue;
-		if (kbest_size(w, &k, w->o->k + KBEST_SLACK))
-			goto out;
-		kbest_to(w, &k, d);
-		for (uint32_t s = 0; s < w->S; s++) {
-			uint32_t num = c->num, nchans = c->nchans;
-			bool more;
-			if (s == d || !cas_on(f, s))
-				continue;
-			if (k.count[s] == 0) {
-				no_path(w, s, d);
-				goto out;
-			}
-			for (;;) {
-				if (collect(w, &k, c, s, &more))
-					goto out;
-				if (!more)
-					break;
-				/* again, with longer lists (same prefix) */
-				c->num = num;
-				c->nchans = nchans;
-				if (kbest_size(w, &k, 2 * k.kmax))
-					goto out;
-				kbest_to(w, &k, d);
-			}
+		if (k->count[s] == 0)
+			return no_path(w, s, d);
+		for (;;) {
+			if (collect(w, k, c, s, &more))
+				return -1;
+			if (!more)
+				break;
+			/* again, with longer lists (same prefix) */
+			c->num = num;
+			c->nchans = nchans;
+			if (kbest_size(w, k, 2 * k->kmax))
+				return -1;
+			kbest_to(w, k, d);
+		}
+		if (ends) {
+			ends[j++] = c->num;
+		} else {
 			c->flows[g] = switch_flows(w, s, d);
 			c->group_first[++g] = c->num;
 		}
 	}
+	return 0;
+}
+
+/* ---- the candidate search over worker threads ------------------------ */
+
+/* Destinations are searched in waves of TASKS_PER_WORKER per worker, each
+ * into a segment of its own (the worker's k-best lists, its own error),
+ * and the segments appended to the set in destination order after the
+ * wave: the same set, in the same order, as one thread makes. */
+#define TASKS_PER_WORKER 4
+
+struct search_team {
+	struct work *w;
+	struct cands *c;
+	struct kbest *k;        /* per worker */
+	uint32_t *dests;        /* the wave's destination switches */
+	struct cands *seg;      /* per task of the wave */
+	uint32_t *ends;         /* per task: hosts - 1 */
+	struct ibr_error *errs; /* per task */
+};
+
+static int search_task(void *arg, unsigned t, unsigned worker)
+{
+	struct search_team *team = arg;
+	struct work tw = *team->w;      /* read only but for the error */
+	struct cands *seg = &team->seg[t];
+
+	tw.err = &team->errs[t];
+	seg->num = 0;
+	seg->nchans = 0;
+	if (seg->chan_first)
+		seg->chan_first[0] = 0;
+	else if (!(seg->chan_first = calloc(1, sizeof(uint32_t))))
+		return oom(&tw, "candidates");
+	return candidates_to(&tw, &team->k[worker], seg, team->dests[t],
+			     team->ends + (size_t)t * (team->w->hosts - 1));
+}
+
+/* Room in c for n more candidates and h more hops. */
+static int cands_reserve(struct work *w, struct cands *c, uint32_t n,
+			 uint64_t h)
+{
+	if ((uint64_t)c->num + n > c->cap) {
+		uint64_t cap = c->cap ? c->cap : 4096;
+		uint32_t *first;
+		while (cap < (uint64_t)c->num + n)
+			cap *= 2;
+		if (cap >= UINT32_MAX)
+			return ibr_error_set(w->err, "paths: more than 2^32 "
+					     "candidates");
+		first = realloc(c->chan_first, (cap + 1) * sizeof(uint32_t));
+		if (!first)
+			return oom(w, "candidates");
+		c->chan_first = first;
+		c->cap = (uint32_t)cap;
+	}
+	if (c->nchans + h > c->chans_cap) {
+		uint64_t cap = c->chans_cap ? c->chans_cap : 16384;
+		uint32_t *ch;
+		while (cap < c->nchans + h)
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			return ibr_error_set(w->err, "paths: more than 2^32 "
+					     "candidate hops");
+		ch = realloc(c->chans, cap * sizeof(uint32_t));
+		if (!ch)
+			return oom(w, "candidate hops");
+		c->chans = ch;
+		c->chans_cap = (uint32_t)cap;
+	}
+	return 0;
+}
+
+/* Segment t of the wave (destination d) after the candidates in c. */
+static int append_segment(struct search_team *team, unsigned t)
+{
+	struct work *w = team->w;
+	struct cands *c = team->c, *seg = &team->seg[t];
+	const uint32_t *ends = team->ends + (size_t)t * (w->hosts - 1);
+	uint32_t d = team->dests[t], g = w->ca_rank[d] * (w->hosts - 1), j = 0;
+	uint32_t base = c->num;
+
+	if (cands_reserve(w, c, seg->num, seg->nchans))
+		return -1;
+	for (uint32_t i = 0; i < seg->num; i++)
+		c->chan_first[base + i] = c->nchans + seg->chan_first[i];
+	memcpy(c->chans + c->nchans, seg->chans,
+	       (size_t)seg->nchans * sizeof(uint32_t));
+	c->num += seg->num;
+	c->nchans += seg->nchans;
+	c->chan_first[c->num] = c->nchans;
+	for (uint32_t s = 0; s < w->S; s++) {
+		if (s == d || !cas_on(w->f, s))
+			continue;
+		c->flows[g] = switch_flows(w, s, d);
+		c->group_first[++g] = base + ends[j++];
+	}
+	return 0;
+}
+
+static int search_waves(struct work *w, struct cands *c, unsigned workers)
+{
+	unsigned wave = workers * TASKS_PER_WORKER, n = 0;
+	struct search_team team = { .w = w, .c = c };
+	int rc = -1;
+
+	team.k = calloc(workers, sizeof(*team.k));
+	team.dests = malloc(wave * sizeof(uint32_t));
+	team.seg = calloc(wave, sizeof(*team.seg));
+	team.ends = malloc((size_t)wave * (w->hosts - 1) * sizeof(uint32_t));
+	team.errs = calloc(wave, sizeof(*team.errs));
+	if (!team.k || !team.dests || !team.seg || !team.ends || !team.errs) {
+		oom(w, "the candidate search's workers");
+		goto out;
+	}
+	for (unsigned i = 0; i < workers; i++)
+		if (kbest_init(w, &team.k[i]))
+			goto out;
+	for (uint32_t d = 0; d <= w->S; d++) {
+		if (d < w->S && !cas_on(w->f, d))
+			continue;
+		if (d < w->S)
+			team.dests[n++] = d;
+		if (n < wave && d < w->S)
+			continue;
+		if (n && ibr_parallel(workers, n, search_task, &team)) {
+			for (unsigned t = 0; t < n; t++)
+				if (team.errs[t].msg[0]) {
+					ibr_error_set(w->err, "%s",
+						      team.errs[t].msg);
+					goto out;
+				}
+			goto out;
+		}
+		for (unsigned t = 0; t < n; t++)
+			if (append_segment(&team, t))
+				goto out;
+		n = 0;
+	}
 	rc = 0;
 out:
-	free(k.e);
-	free(k.count);
-	free(k.cursor);
-	free(k.mark);
-	free(k.walk);
+	for (unsigned i = 0; team.k && i < workers; i++)
+		kbest_free(&team.k[i]);
+	for (unsigned t = 0; team.seg && t < wave; t++) {
+		free(team.seg[t].chan_first);
+		free(team.seg[t].chans);
+	}
+	free(team.k);
+	free(team.dests);
+	free(team.seg);
+	free(team.ends);
+	free(team.errs);
+	return rc;
+}
+
+/* The candidates of every group in group order (destination, then
+ * source switch); over worker threads when there are several. */
+static int find_candidates(struct work *w, struct cands *c)
+{
+	unsigned workers = ibr_parallel_workers(w->o->threads, w->hosts);
+	struct kbest k;
+	int rc = -1;
+
+	c->chan_first = malloc(sizeof(uint32_t));
+	if (!c->chan_first)
+		return oom(w, "candidates");
+	c->chan_first[0] = 0;
+	if (workers > 1 && w->hosts > 1)
+		return search_waves(w, c, workers);
+	if (kbest_init(w, &k))
+		return -1;
+	for (uint32_t d = 0; d < w->S; d++)
+		if (cas_on(w->f, d) && candidates_to(w, &k, c, d, NULL))
+			goto out;
+	rc = 0;
+out:
+	kbest_free(&k);
 	return rc;
 }
 

@@ -128,6 +128,7 @@ int ibr_ctx_init(struct ibr_route_ctx *ctx, const struct ibr_fabric *f,
 	ctx->f = f;
 	ctx->options = options;
 	ctx->port_choice = IBR_PORT_BALANCED;
+	ctx->threads = 1;
 	if (!f->finalized)
 		return ibr_error_set(err, "fabric not finalized");
 	if (ibr_roots_resolve(f, root, &ctx->roots, err) ||
