@@ -9,18 +9,22 @@
 # measures and reports.
 #
 #   bench/bench_scale.sh [--sizes "256 512 1024"] [--lmc N] [--out FILE]
+#                        [--threads "1 2"]  (worker threads, -j: each
+#                        engine once per count; default 1)
 #                        [--ibrouting PATH --label TEXT]  (another build's,
 #                        to compare; TEXT names it in the table's line)
 #
 # Prints a Markdown table (and writes it to FILE, default
-# bench/results/scale.md): per size and engine, compute ms, the ratio to
-# fera (balanced) and to fera (lowest), peak RSS in MB, and the cores the
-# machine has.  colorl at 1024 switches takes minutes.
+# bench/results/scale.md): per size, thread count and engine, compute ms,
+# the ratio to fera (balanced) and to fera (lowest) at that count, the
+# speedup over the engine's run with the first count, peak RSS in MB, and
+# the cores the machine has.  colorl at 1024 switches takes minutes.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibr=$top/build/ibrouting
 sizes="256 512 1024"
 lmc=1
+threads=1
 out=$top/bench/results/scale.md
 label="commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 while [ $# -gt 0 ]; do
@@ -30,7 +34,8 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--ibrouting) ibr=$2; shift ;;
 	--label) label=$2; shift ;;
-	*) echo "usage: bench/bench_scale.sh [--sizes \"S ...\"] [--lmc N] [--out FILE] [--ibrouting PATH --label TEXT]" >&2; exit 2 ;;
+	--threads) threads=$2; shift ;;
+	*) echo "usage: bench/bench_scale.sh [--sizes \"S ...\"] [--lmc N] [--out FILE] [--threads \"N ...\"] [--ibrouting PATH --label TEXT]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -47,23 +52,28 @@ run() {
 }
 
 {
-	echo "Offline, \`ibrouting route --lmc $lmc\` on gen:random:sw=S,ca=16*S,seed=1, $label, $(date -u +%Y-%m-%d), $(nproc) cores; compute ms (the engine's time line), peak RSS of the process (MB)."
+	echo "Offline, \`ibrouting route --lmc $lmc --threads T\` on gen:random:sw=S,ca=16*S,seed=1, $label, $(date -u +%Y-%m-%d), $(nproc) cores; compute ms (the engine's time line), peak RSS of the process (MB); speedup: over the same engine's run with $(echo "$threads" | cut -d' ' -f1) thread(s)."
 	echo
-	echo "| switches / CAs | engine | compute ms | / fera | / fera lowest | peak RSS MB |"
-	echo "| --- | --- | ---: | ---: | ---: | ---: |"
+	echo "| switches / CAs | threads | engine | compute ms | / fera | / fera lowest | speedup | peak RSS MB |"
+	echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
 } > "$tmp/table"
+declare -A first_ms
 for s in $sizes; do
 	fabric=gen:random:sw=$s,ca=$((16 * s)),seed=1
-	read -r fb fb_kb < <(run -e fera --lmc "$lmc" "$fabric")
-	read -r fl fl_kb < <(run -e fera --port-choice lowest --lmc "$lmc" "$fabric")
-	for e in fera fera-lowest dr colorl; do
-		case $e in
-		fera) ms=$fb kb=$fb_kb ;;
-		fera-lowest) ms=$fl kb=$fl_kb ;;
-		*) read -r ms kb < <(run -e "$e" --lmc "$lmc" "$fabric") ;;
-		esac
-		awk -v s="$s" -v e="$e" -v ms="$ms" -v kb="$kb" -v fb="$fb" -v fl="$fl" 'BEGIN {
-			printf "| %d / %d | %s | %.1f | %.2f | %.2f | %.0f |\n", s, 16 * s, e, ms, ms / fb, ms / fl, kb / 1024 }' >> "$tmp/table"
+	for t in $threads; do
+		read -r fb fb_kb < <(run -e fera --lmc "$lmc" -j "$t" "$fabric")
+		read -r fl fl_kb < <(run -e fera --port-choice lowest --lmc "$lmc" -j "$t" "$fabric")
+		for e in fera fera-lowest dr colorl; do
+			case $e in
+			fera) ms=$fb kb=$fb_kb ;;
+			fera-lowest) ms=$fl kb=$fl_kb ;;
+			*) read -r ms kb < <(run -e "$e" --lmc "$lmc" -j "$t" "$fabric") ;;
+			esac
+			[ -n "${first_ms[$s$e]:-}" ] || first_ms[$s$e]=$ms
+			awk -v s="$s" -v t="$t" -v e="$e" -v ms="$ms" -v kb="$kb" -v fb="$fb" -v fl="$fl" \
+				-v one="${first_ms[$s$e]}" 'BEGIN {
+				printf "| %d / %d | %d | %s | %.1f | %.2f | %.2f | %.2f | %.0f |\n", s, 16 * s, t, e, ms, ms / fb, ms / fl, one / ms, kb / 1024 }' >> "$tmp/table"
+		done
 	done
 done
 mkdir -p "$(dirname "$out")"

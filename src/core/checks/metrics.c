@@ -65,6 +65,19 @@ static void count_senders(struct ibr_flows *fl, uint32_t dst, unsigned count)
 		for (uint32_t s = 0; s < S; s++)
 			fl->senders[s] = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
 		fl->senders[f->end_ports[dst].sw]--;
+	} else if (fl->r->designated.by_switch) {
+		/* a row per source switch: its CAs send on the same offset,
+		 * O(switches) rather than O(end ports) per destination */
+		const struct ibr_designated *d = &fl->r->designated;
+		memset(fl->senders, 0, (size_t)count * S * sizeof(uint32_t));
+		for (uint32_t s = 0; s < S; s++) {
+			uint32_t n = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+			uint8_t k = d->offset[(size_t)s * d->cols + dst];
+			if (s == f->end_ports[dst].sw)
+				n--;
+			if (n && k < count)
+				fl->senders[(size_t)k * S + s] += n;
+		}
 	} else {
 		memset(fl->senders, 0, (size_t)count * S * sizeof(uint32_t));
 		for (uint32_t src = 0; src < f->num_end_ports; src++) {

@@ -1020,13 +1020,6 @@ static void build_index(const struct work *w, const struct cands *c,
 	m->inv_first[0] = 0;
 }
 
-static int by_index(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 /* Steps at the most loaded channel ch.  The groups qualify that have
  * candidates crossing ch and another not crossing it; of those, the ones
  * with the most candidates left (the most alternatives) lose the
@@ -1039,21 +1032,23 @@ static int by_index(const void *x, const void *y)
  * candidates, so it stays so). */
 static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
 {
-	uint32_t nt = 0, nq = 0, most = 0, j = m->inv_first[ch];
+	uint32_t nt = 0, nq = 0, most = 0, kept = m->inv_first[ch];
 
-	while (j < m->inv_end[ch]) {
+	/* the list is in group order (build_index) and stays so as its dead
+	 * entries go, so touched, and qualified after it, come in group
+	 * order: no sort */
+	for (uint32_t j = m->inv_first[ch]; j < m->inv_end[ch]; j++) {
 		uint32_t x = m->inv[j];
 		struct gmask *b = &m->gm[INV_GROUP(x)];
 		uint16_t bit = (uint16_t)(1u << INV_RANK(x));
-		if (!(b->alive & bit)) {
-			m->inv[j] = m->inv[--m->inv_end[ch]];
+		if (!(b->alive & bit))
 			continue;
-		}
+		m->inv[kept++] = x;
 		if (!b->crossing)
 			m->touched[nt++] = INV_GROUP(x);
 		b->crossing |= bit;
-		j++;
 	}
+	m->inv_end[ch] = kept;
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t g = m->touched[t];
 		if (ones(m->gm[g].crossing) < m->left[g] && m->left[g] > most)
@@ -1064,7 +1059,6 @@ static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
 		if (ones(m->gm[g].crossing) < m->left[g] && m->left[g] == most)
 			m->qualified[nq++] = g;
 	}
-	qsort(m->qualified, nq, sizeof(uint32_t), by_index);
 	for (uint32_t t = 0; t < nq && near_heaviest(m, ch); t++)
 		drop_crossing(c, m, m->qualified[t]);
 	for (uint32_t t = 0; t < nt; t++)
