@@ -63,7 +63,8 @@ fi
 # from the whole CSV.
 runs=${RUNS:-$runs}
 # (opensm_run sets $engines)
-compared="dr colorl fera updn minhop dfsssp"
+# COMPARED="ENGINE ..." replaces the engines (pira too: every engine)
+compared=${COMPARED:-dr colorl fera updn minhop dfsssp}
 csv=$out/lmc.csv
 [ "${APPEND:-}" = 1 ] && [ -f "$csv" ] ||
 	echo "fabric,lmc,engine,used,route_ms,findings,credit_loops,max_link_load,mean_path,ca_lids_needed,ca_lids_available,renamed_lids,pairs_off_path" > "$csv"

@@ -53,6 +53,7 @@
 #include "ibrouting/pathset.h"
 #include "ibrouting/metrics.h"
 #include "ibrouting/paths.h"
+#include "util/parallel.h"
 
 static const char *const scheme_choices[] = {
 	"path-selection", "shortest-widest", NULL,
@@ -356,6 +357,44 @@ static void free_work(struct colorl *w)
 	free(w->class_offset);
 }
 
+/* ---- the base tree beside the path selection ------------------------ */
+
+/* FERa's tree (offset 0, with the base routes' load) and the selected
+ * paths do not depend on each other: with several threads they are
+ * computed at once, the tree and its load on one worker, the candidate
+ * search (itself over the workers) and most-loaded-link-first on
+ * another.  Task 0 writes only r and base, task 1 only w->paths, each its
+ * own error; the result is the one of one thread, which runs task 0 then
+ * task 1. */
+struct base_and_paths {
+	struct ibr_route_ctx *ctx;
+	struct ibr_result *r;
+	const struct ibr_updown *ud;
+	const struct ibr_path_options *po;
+	bool by_switch;
+	struct ibr_metrics *base;   /* NULL: not wanted */
+	struct ibr_paths *paths;
+	struct ibr_error err[2];
+};
+
+static int base_or_paths(void *arg, unsigned t, unsigned worker)
+{
+	struct base_and_paths *b = arg;
+	const struct ibr_fabric *f = b->ctx->f;
+
+	(void)worker;
+	if (t == 1)
+		return ibr_paths_compute(f, b->ud, b->po, b->paths, &b->err[1]);
+	/* Offset 0 of every range, and every switch LID, is FERa's. */
+	if (ibr_engine_fera.route(b->ctx, b->r, &b->err[0]))
+		return -1;
+	b->r->stats.count = 0;
+	if (ibr_designated_init(b->r, f, b->by_switch, &b->err[0]))
+		return -1;
+	/* the base routes' heaviest channel, every pair on offset 0 */
+	return b->base ? ibr_metrics_compute(f, b->r, b->base, &b->err[0]) : 0;
+}
+
 int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			    struct ibr_colorl_detail *detail,
 			    struct ibr_error *err)
@@ -364,6 +403,7 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	struct colorl w = { .f = f, .r = r };
 	struct ibr_path_options po = { 0 };
 	struct ibr_metrics base, chosen;
+	struct base_and_paths bp;
 	const struct ibr_updown *ud;
 	uint64_t kept_base = 0;
 	uint8_t most_lids = 1;
@@ -374,19 +414,27 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	ctx->engine = &ibr_engine_colorl;  /* its options, also when called here */
 	if (read_options(ctx, &po, &w.la, err))
 		return -1;
-	/* Offset 0 of every range, and every switch LID, is FERa's. */
-	if (ibr_engine_fera.route(ctx, r, err))
-		return -1;
-	r->stats.count = 0;
 	ud = ibr_ctx_updown(ctx, err);
-	if (!ud || ibr_designated_init(r, f, !po.per_ca, err))
+	if (!ud)
 		return -1;
+	bp = (struct base_and_paths){
+		.ctx = ctx, .r = r, .ud = ud, .po = &po, .by_switch = !po.per_ca,
+		.base = ctx->port_choice == IBR_PORT_BALANCED ? &base : NULL,
+		.paths = &w.paths,
+	};
+	if (ibr_parallel(ctx->threads, 2, base_or_paths, &bp)) {
+		ibr_error_set(err, "%s", bp.err[0].msg[0] ? bp.err[0].msg :
+			      bp.err[1].msg);
+		goto out;
+	}
 	if (detail) {
 		size_t slots = (size_t)r->designated.rows * r->designated.cols;
 		detail->moved = calloc(slots / 64 + 1, sizeof(uint64_t));
-		if (!detail->moved)
-			return ibr_error_set(err, "colorl: out of memory for "
-					     "%zu pairs", slots);
+		if (!detail->moved) {
+			ibr_error_set(err, "colorl: out of memory for %zu "
+				      "pairs", slots);
+			goto out;
+		}
 		w.moved = detail->moved;
 	}
 	ibr_configs_init(&w.offsets, f->num_switches);
@@ -399,12 +447,7 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	for (uint32_t j = 0; j < most_lids; j++)
 		if (ibr_configs_open(&w.offsets, err) == IBR_NONE)
 			goto out;
-	/* the base routes' heaviest channel, every pair on offset 0 */
-	if (ctx->port_choice == IBR_PORT_BALANCED &&
-	    ibr_metrics_compute_threads(f, r, ctx->threads, &base, err))
-		goto out;
-	if (ibr_paths_compute(f, ud, &po, &w.paths, err) ||
-	    ibr_lid_assigner_new(&w.assigner, f->num_switches, err) ||
+	if (ibr_lid_assigner_new(&w.assigner, f->num_switches, err) ||
 	    alloc_buffers(&w, err) || route_all(&w, err))
 		goto out;
 	if (ctx->port_choice == IBR_PORT_BALANCED) {
