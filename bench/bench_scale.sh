@@ -10,7 +10,10 @@
 #
 #   bench/bench_scale.sh [--sizes "256 512 1024"] [--lmc N] [--out FILE]
 #                        [--threads "1 2"]  (worker threads, -j: each
-#                        engine once per count; default 1)
+#                        engine once per count; without it no -j is
+#                        given, so builds before -j can be measured)
+#                        [--repeat N]  (each route N times, the best
+#                        compute time: this machine is shared and noisy)
 #                        [--ibrouting PATH --label TEXT]  (another build's,
 #                        to compare; TEXT names it in the table's line)
 #
@@ -25,6 +28,8 @@ ibr=$top/build/ibrouting
 sizes="256 512 1024"
 lmc=1
 threads=1
+threads_given=
+repeat=1
 out=$top/bench/results/scale.md
 label="commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 while [ $# -gt 0 ]; do
@@ -34,8 +39,9 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--ibrouting) ibr=$2; shift ;;
 	--label) label=$2; shift ;;
-	--threads) threads=$2; shift ;;
-	*) echo "usage: bench/bench_scale.sh [--sizes \"S ...\"] [--lmc N] [--out FILE] [--threads \"N ...\"] [--ibrouting PATH --label TEXT]" >&2; exit 2 ;;
+	--threads) threads=$2; threads_given=1; shift ;;
+	--repeat) repeat=$2; shift ;;
+	*) echo "usage: bench/bench_scale.sh [--sizes \"S ...\"] [--lmc N] [--out FILE] [--threads \"N ...\"] [--repeat N] [--ibrouting PATH --label TEXT]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -46,13 +52,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # run NAME ARGS...: "ms KB" of one route
 run() {
-	/usr/bin/time -f '%M' -o "$tmp/rss" "$ibr" route "$@" > "$tmp/out" 2>&1 ||
+	/usr/bin/time -f '%M' -o "$tmp/rss" "$ibr" route --repeat "$repeat" "$@" > "$tmp/out" 2>&1 ||
 		{ echo "bench_scale: ibrouting route $* failed:" >&2; cat "$tmp/out" >&2; exit 1; }
 	printf '%s %s\n' "$(sed -n 's/^time *\([0-9.]*\) ms compute.*/\1/p' "$tmp/out")" "$(tail -n 1 "$tmp/rss")"
 }
 
+no_j=" (no -j given: the build's default)"
+[ -z "$threads_given" ] || no_j=
 {
-	echo "Offline, \`ibrouting route --lmc $lmc --threads T\` on gen:random:sw=S,ca=16*S,seed=1, $label, $(date -u +%Y-%m-%d), $(nproc) cores; compute ms (the engine's time line), peak RSS of the process (MB); speedup: over the same engine's run with $(echo "$threads" | cut -d' ' -f1) thread(s)."
+	echo "Offline, \`ibrouting route --lmc $lmc${threads_given:+ --threads T} --repeat $repeat\` on gen:random:sw=S,ca=16*S,seed=1, $label, $(date -u +%Y-%m-%d), $(nproc) cores; compute ms (the engine's time line, the best of $repeat), peak RSS of the process (MB); speedup: over the same engine's run with $(echo "$threads" | cut -d' ' -f1) thread(s)$no_j."
 	echo
 	echo "| switches / CAs | threads | engine | compute ms | / fera | / fera lowest | speedup | peak RSS MB |"
 	echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
@@ -61,13 +69,17 @@ declare -A first_ms
 for s in $sizes; do
 	fabric=gen:random:sw=$s,ca=$((16 * s)),seed=1
 	for t in $threads; do
-		read -r fb fb_kb < <(run -e fera --lmc "$lmc" -j "$t" "$fabric")
-		read -r fl fl_kb < <(run -e fera --port-choice lowest --lmc "$lmc" -j "$t" "$fabric")
+		j=${threads_given:+-j $t}
+		# shellcheck disable=SC2086
+		read -r fb fb_kb < <(run -e fera --lmc "$lmc" $j "$fabric")
+		# shellcheck disable=SC2086
+		read -r fl fl_kb < <(run -e fera --port-choice lowest --lmc "$lmc" $j "$fabric")
 		for e in fera fera-lowest dr colorl; do
 			case $e in
 			fera) ms=$fb kb=$fb_kb ;;
 			fera-lowest) ms=$fl kb=$fl_kb ;;
-			*) read -r ms kb < <(run -e "$e" --lmc "$lmc" -j "$t" "$fabric") ;;
+			# shellcheck disable=SC2086
+			*) read -r ms kb < <(run -e "$e" --lmc "$lmc" $j "$fabric") ;;
 			esac
 			[ -n "${first_ms[$s$e]:-}" ] || first_ms[$s$e]=$ms
 			awk -v s="$s" -v t="$t" -v e="$e" -v ms="$ms" -v kb="$kb" -v fb="$fb" -v fl="$fl" \

@@ -4,10 +4,13 @@
 #
 # ibsim serves a generated random fabric; OpenSM runs as a daemon (sweep
 # every second) with `routing_engine pira+fera`, then `pira+colorl` at
-# `lmc 2`, the plugin dumping its tables after every pass (dump_dir) and
-# waiting 3 s before it asks for each next pass (hybrid_final_delay), so
-# the tables can be read back in between.  For each, at start-up and
-# after ibsim cuts an inter-switch link:
+# `lmc 2`, the plugin dumping its tables after every pass (dump_dir).  The
+# test sets the pace: hybrid_final_delay is the longest there is (10
+# minutes), and once the tables of a pass are read back and judged the
+# test sends SIGHUP; OpenSM sweeps the same fabric and the hybrid takes its
+# next step in that pass (a fixed delay broke e2e_ds_steps.sh on a CI
+# machine where reading took longer than the delay).  For each, at
+# start-up and after ibsim cuts an inter-switch link:
 #   - the log shows the provisional pass, then the final pass (in one or
 #     more safe steps), in that order, OpenSM used no other engine and the
 #     plugin logged no error;
@@ -46,7 +49,7 @@ peer=$(awk -v s="$cut" '/^Switch/ { sw = $3; gsub(/"/, "", sw); next }
 hybrid_daemon() {
 	d=$TMP/$1
 	mkdir -p "$d/cache" "$d/ours"
-	printf 'dump_dir %s/ours\nhybrid_final_delay 3000\n' "$d" > "$d/plugin.conf"
+	printf 'dump_dir %s/ours\nhybrid_final_delay 600000\n' "$d" > "$d/plugin.conf"
 	printf 'event_plugin_name ibrouting\nrouting_engine %s\nlmc %s\nsweep_interval 1\nforce_log_flush TRUE\n' \
 		"$2" "$3" > "$d/opensm.conf"
 	# under valgrind when $4 is given (the leak check below)
@@ -171,7 +174,8 @@ single_equal() {
 }
 
 # follow NAME FIRST WHAT: passes FIRST, FIRST+1, ... until one is not
-# followed by a scheduled next pass; checks each; sets $last.
+# followed by a scheduled next pass; checks each, then asks for the next
+# (SIGHUP); sets $last.
 follow() {
 	k=$2
 	while :; do
@@ -186,6 +190,7 @@ follow() {
 			n == k && /final pass in [0-9]+ ms/ { more = 1 }
 			END { exit !more }' "$dir/osm.log"; then
 			k=$((k + 1))
+			kill -HUP "$OSM_PID"
 			continue
 		fi
 		last=$k
