@@ -68,6 +68,54 @@ static void test_route_fails_cleanly(void **state)
 		      injected);
 }
 
+/* colorl on 3 worker threads (its candidate search, the base tree beside
+ * the path selection, the LID assignment, the load measurements):
+ * allocation k fails -> -1, a message, no tables; which request k falls
+ * on depends on the scheduling, so a run that made fewer than k + 1
+ * requests may succeed (and is then freed). */
+static void test_threaded_route_fails_cleanly(void **state)
+{
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
+	const struct ibr_engine *e = ibr_engine_find("colorl");
+	unsigned injected = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
+		struct ibr_fabric *f = generated_fabric(specs[i], 1);
+		struct ibr_route_ctx ctx;
+		struct ibr_error err = { "" };
+		struct ibr_result r;
+		long total;
+		assert_int_equal(ibr_ctx_init(&ctx, f, &root, NULL, &err), 0);
+		ctx.threads = 3;
+		failing_alloc_arm(-1);
+		assert_int_equal(ibr_route(&ctx, e, &r, &err), 0);
+		total = failing_alloc_disarm();
+		ibr_result_free(&r);
+		for (long k = 0; k < total + 8; k++) {
+			int rc;
+			memset(&err, 0, sizeof(err));
+			failing_alloc_arm(k);
+			rc = ibr_route(&ctx, e, &r, &err);
+			if (rc == 0) {
+				assert_true(failing_alloc_disarm() <= k);
+				ibr_result_free(&r);
+				continue;
+			}
+			failing_alloc_disarm();
+			injected++;
+			assert_int_equal(rc, -1);
+			assert_true(err.msg[0] != '\0');
+			assert_null(r.col);
+		}
+		ibr_ctx_free(&ctx);
+		ibr_fabric_free(f);
+	}
+	assert_true(injected > 20);
+	print_message("%u allocation failures injected into threaded colorl "
+		      "runs\n", injected);
+}
+
 /* The verifier, the certificate and the metrics: allocation k fails -> -1
  * and a message; never a clean report. */
 static void test_verify_fails_closed(void **state)
@@ -191,6 +239,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_route_fails_cleanly),
+		cmocka_unit_test(test_threaded_route_fails_cleanly),
 		cmocka_unit_test(test_verify_fails_closed),
 		cmocka_unit_test(test_pathset_fails_cleanly),
 	};

@@ -45,12 +45,14 @@ struct ibr_check {
 					   * the designated load when measured */
 };
 
-/* Checks r (routed by e on f) with `method`.  0 with the verdict and the
+/* Checks r (routed by e on f) with `method`, on at most `threads` worker
+ * threads (the same verdict for any count).  0 with the verdict and the
  * findings (ibr_verify_findings(&out->rep) == 0: the tables may be used);
  * -1 when a check could not run (no memory). */
 int ibr_check_tables(const struct ibr_fabric *f, const struct ibr_result *r,
 		     const struct ibr_engine *e, enum ibr_check_method method,
-		     struct ibr_check *out, struct ibr_error *err);
+		     unsigned threads, struct ibr_check *out,
+		     struct ibr_error *err);
 
 /* What was checked, in words for a log line. */
 const char *ibr_check_verdict_text(enum ibr_check_verdict v);

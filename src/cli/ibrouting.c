@@ -566,12 +566,13 @@ static int print_certificate(const struct ibr_fabric *f,
 /* What the plugin's default check policy (check.h, verify_method
  * certificate) would say of these tables before OpenSM's push. */
 static void print_policy(const struct ibr_fabric *f, const struct ibr_engine *e,
-			 const struct ibr_result *r)
+			 const struct ibr_result *r, unsigned threads)
 {
 	struct ibr_check check;
 	struct ibr_error err = { "" };
 
-	if (ibr_check_tables(f, r, e, IBR_CHECK_CERTIFICATE, &check, &err))
+	if (ibr_check_tables(f, r, e, IBR_CHECK_CERTIFICATE, threads, &check,
+			     &err))
 		printf("check     could not run: %s\n", err.msg);
 	else if (ibr_verify_findings(&check.rep))
 		printf("check     the plugin would refuse these tables (%" PRIu64
@@ -820,7 +821,8 @@ static int cmd_route(int argc, char **argv)
 		rc = print_verdict(&rep, verify_ms);
 		/* informational: the verifier's verdict is the exit status */
 		print_certificate(f, &r, &cert, certify_ms);
-		print_policy(f, e, &r);
+		print_policy(f, e, &r, roots.threads ? roots.threads :
+			     ibr_threads_available());
 		if (print_lfts)
 			print_tables(f, &r);
 		if (dump_dir)

@@ -363,6 +363,13 @@ void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lm
  * certificate that the full check overrules is a WRN line.  The test
  * hook IBROUTING_TEST_CERTIFY_ROOT judges under another root's
  * orientation, so that sound tables fail the certificate. */
+/* The `threads` option: auto is the CPUs OpenSM's process may run on. */
+static unsigned plugin_threads(const struct plugin *p)
+{
+	return p->opts.conf.threads ? p->opts.conf.threads :
+	       ibr_threads_available();
+}
+
 static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,
 			const struct ibr_engine *e,
 			struct ibr_verify_report *rep,
@@ -383,7 +390,8 @@ static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,
 		r->roots = NULL;
 		r->num_roots = 0;
 	}
-	rc = ibr_check_tables(f, r, e, method, &check, err);
+	rc = ibr_check_tables(f, r, e, method, plugin_threads(c->plugin),
+			      &check, err);
 	r->root = root;
 	r->roots = roots;
 	r->num_roots = num_roots;
@@ -470,8 +478,7 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_fabric *rf,
 	ctx.port_choice = c->plugin->opts.conf.port_choice;
 	/* the workers see only our fabric model and result, never OpenSM's
 	 * structures (parallel.h); OpenSM's lock stays with this thread */
-	ctx.threads = c->plugin->opts.conf.threads ?
-		      c->plugin->opts.conf.threads : ibr_threads_available();
+	ctx.threads = plugin_threads(c->plugin);
 	rc = ibr_route(&ctx, e, &c->result, err);
 	ibr_ctx_free(&ctx);
 	if (rc)

@@ -225,8 +225,12 @@ static void realise(struct colorl *w, const struct ibr_dest_paths *dp,
 		if (j == IBR_NOT_REALISED) {
 			j = reaching_offset(w, s, lids);
 			w->pairs_moved += unit_pairs(w, u);
+			/* atomic: destinations sharing a word may be routed
+			 * by two workers at once */
 			if (w->moved)
-				w->moved[slot / 64] |= 1ull << (slot % 64);
+				__atomic_fetch_or(&w->moved[slot / 64],
+						  1ull << (slot % 64),
+						  __ATOMIC_RELAXED);
 		}
 		d->offset[slot] = j;
 	}
@@ -270,40 +274,165 @@ static int route_destination(struct colorl *w, uint32_t u0, uint32_t u1,
 	return 0;
 }
 
-/* Every CA: with switch units, a destination switch's units serve each
- * of its CAs; with per-CA units, each CA has its own.  A destination with
- * no unit (no CA elsewhere) still gets its renamed LIDs cleared. */
-static int route_all(struct colorl *w, struct ibr_error *err)
+static void free_work(struct colorl *w)
+{
+	ibr_lid_assigner_free(w->assigner);
+	ibr_configs_free(&w->offsets);
+	ibr_dest_set_free(&w->set);
+	free(w->color);
+	free(w->class_pairs);
+	free(w->class_order);
+	free(w->class_offset);
+}
+
+/* ---- every destination, over the workers ------------------------------ */
+
+/* Where each destination's units are: start[key] .. end[key], key the
+ * destination switch, or the end port with per-CA units. */
+struct unit_index {
+	uint32_t *start, *end;
+};
+
+/* The CAs of destination switch d: with switch units, d's units serve
+ * each of its CAs, the first coloured, the others reusing its colouring;
+ * with per-CA units, each CA has its own.  A destination with no unit (no
+ * CA elsewhere) still gets its renamed LIDs cleared. */
+static int route_switch(struct colorl *w, const struct unit_index *ix,
+			uint32_t d, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = w->f;
+	bool per_ca = w->paths.per_ca;
+
+	for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
+		uint32_t e = f->sw_cas[i], key = per_ca ? e : d;
+		if (route_destination(w, ix->start[key], ix->end[key], e,
+				      per_ca || i == f->sw_ca_start[d], err))
+			return -1;
+	}
+	return 0;
+}
+
+/* A worker's own scratch (path set, colouring, offsets' columns,
+ * assigner) and figures; the rest is w's: the paths and options read,
+ * the result's columns and designated slots of its destinations written
+ * (no two destinations share one), the moved bitmap or-ed atomically. */
+static int worker_init(struct colorl *ww, const struct colorl *w,
+		       unsigned most_lids, struct ibr_error *err)
+{
+	*ww = (struct colorl){ .f = w->f, .r = w->r, .paths = w->paths,
+			       .moved = w->moved, .la = w->la };
+	ibr_configs_init(&ww->offsets, w->f->num_switches);
+	for (unsigned j = 0; j < most_lids; j++)
+		if (ibr_configs_open(&ww->offsets, err) == IBR_NONE)
+			return -1;
+	if (ibr_lid_assigner_new(&ww->assigner, w->f->num_switches, err) ||
+	    alloc_buffers(ww, err))
+		return -1;
+	return 0;
+}
+
+struct route_team {
+	struct colorl *workers;
+	const struct unit_index *ix;
+	struct ibr_error *errs;  /* per task: destination switch */
+};
+
+static int route_task(void *arg, unsigned t, unsigned worker)
+{
+	struct route_team *team = arg;
+
+	return route_switch(&team->workers[worker], team->ix, t,
+			    &team->errs[t]);
+}
+
+/* The figures of a worker into w's. */
+static void add_figures(struct colorl *w, const struct colorl *ww)
+{
+	w->lids_needed += ww->lids_needed;
+	w->renamed_lids += ww->renamed_lids;
+	w->pairs_moved += ww->pairs_moved;
+	w->classes_on_base += ww->classes_on_base;
+	w->exact_colourings += ww->exact_colourings;
+	w->colourings += ww->colourings;
+}
+
+static int route_parallel(struct colorl *w, const struct unit_index *ix,
+			  unsigned workers, unsigned most_lids,
+			  struct ibr_error *err)
+{
+	uint32_t S = w->f->num_switches;
+	struct route_team team = { .ix = ix };
+	unsigned ready = 0;
+	int rc = -1;
+
+	team.workers = calloc(workers, sizeof(*team.workers));
+	team.errs = calloc(S, sizeof(*team.errs));
+	if (!team.workers || !team.errs) {
+		ibr_error_set(err, "colorl: out of memory for %u workers",
+			      workers);
+		goto out;
+	}
+	for (; ready < workers; ready++)
+		if (worker_init(&team.workers[ready], w, most_lids, err)) {
+			ready++;
+			goto out;
+		}
+	if (ibr_parallel(workers, S, route_task, &team)) {
+		for (uint32_t d = 0; d < S; d++)
+			if (team.errs[d].msg[0]) {
+				ibr_error_set(err, "%s", team.errs[d].msg);
+				break;
+			}
+		goto out;
+	}
+	for (unsigned i = 0; i < workers; i++)
+		add_figures(w, &team.workers[i]);
+	rc = 0;
+out:
+	for (unsigned i = 0; i < ready; i++)
+		free_work(&team.workers[i]);
+	free(team.workers);
+	free(team.errs);
+	return rc;
+}
+
+/* Every CA, destination switch by destination switch: on w's own
+ * scratch with one thread; over the workers with several (not with the
+ * ILP heuristic: GLPK keeps global state). */
+static int route_all(struct colorl *w, unsigned threads, unsigned most_lids,
+		     struct ibr_error *err)
 {
 	const struct ibr_fabric *f = w->f;
 	const struct ibr_paths *p = &w->paths;
 	uint32_t keys = p->per_ca ? f->num_end_ports : f->num_switches;
-	uint32_t *start = calloc(keys + 1, sizeof(uint32_t));
-	uint32_t *end = calloc(keys + 1, sizeof(uint32_t));
+	unsigned workers = w->la.heuristic == IBR_LA_ILP ? 1 :
+			   ibr_parallel_workers(threads, f->num_switches);
+	struct unit_index ix;
 	int rc = -1;
 
-	if (!start || !end) {
+	ix.start = calloc(keys + 1, sizeof(uint32_t));
+	ix.end = calloc(keys + 1, sizeof(uint32_t));
+	if (!ix.start || !ix.end) {
 		ibr_error_set(err, "colorl: out of memory for %u destinations",
 			      keys);
 		goto out;
 	}
 	for (uint32_t u0 = 0, u1; u0 < p->num_units; u0 = u1) {
 		u1 = ibr_paths_dest_end(p, u0);
-		start[p->dst[u0]] = u0;
-		end[p->dst[u0]] = u1;
+		ix.start[p->dst[u0]] = u0;
+		ix.end[p->dst[u0]] = u1;
+	}
+	if (workers > 1) {
+		rc = route_parallel(w, &ix, workers, most_lids, err);
+		goto out;
 	}
 	for (uint32_t d = 0; d < f->num_switches; d++)
-		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
-			uint32_t e = f->sw_cas[i], key = p->per_ca ? e : d;
-			if (route_destination(w, start[key], end[key], e,
-					      p->per_ca || i == f->sw_ca_start[d],
-					      err))
-				goto out;
-		}
+		if (route_switch(w, &ix, d, err))
+			goto out;
 	rc = 0;
 out:
-	free(start);
-	free(end);
+	free(ix.start);
+	free(ix.end);
 	return rc;
 }
 
@@ -346,16 +475,6 @@ static int read_options(struct ibr_route_ctx *ctx, struct ibr_path_options *po,
 	return 0;
 }
 
-static void free_work(struct colorl *w)
-{
-	ibr_lid_assigner_free(w->assigner);
-	ibr_configs_free(&w->offsets);
-	ibr_dest_set_free(&w->set);
-	free(w->color);
-	free(w->class_pairs);
-	free(w->class_order);
-	free(w->class_offset);
-}
 
 /* ---- the base tree beside the path selection ------------------------ */
 
@@ -448,7 +567,8 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		if (ibr_configs_open(&w.offsets, err) == IBR_NONE)
 			goto out;
 	if (ibr_lid_assigner_new(&w.assigner, f->num_switches, err) ||
-	    alloc_buffers(&w, err) || route_all(&w, err))
+	    alloc_buffers(&w, err) ||
+	    route_all(&w, ctx->threads, most_lids, err))
 		goto out;
 	if (ctx->port_choice == IBR_PORT_BALANCED) {
 		if (ibr_metrics_compute_threads(f, r, ctx->threads, &chosen,
