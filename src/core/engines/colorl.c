@@ -38,6 +38,14 @@
  * 1).  A fix of the candidate sets themselves (spread over the ports
  * rather than the first k) is still to come.
  *
+ * Threads (ctx->threads, parallel.h): FERa's base tree and its load beside
+ * the path selection, the candidate search, the LID assignment per
+ * destination switch and the load measurements run on the workers, each
+ * worker writing only its own (scratch, figures summed after) or what is
+ * its destinations' alone (their columns and designated slots); the
+ * tables are the same for every count.  Most-loaded-link-first is one
+ * greedy sequence and stays on one thread.
+ *
  * Figures: CA LIDs needed without a limit (2^ceil(lg(1 + classes off the
  * base)) per CA, the base being FERa's), renamed LIDs (offsets above the
  * base carrying paths), pairs moved, classes on the base, destinations

@@ -51,6 +51,11 @@
  * loop-free paths from s to d differ in their channel sets, so the loop
  * ends with one candidate per unit.
  *
+ * Threads (o->threads): the candidate search runs destination switches in
+ * waves over the workers, each into a segment of its own, appended in
+ * destination order after the wave: the same candidates in the same
+ * order as one thread finds.  Most-loaded-link-first is sequential.
+ *
  * Units.  Path selection runs on groups: switch pairs (flows = the CA
  * pairs between them) or, with per_ca, the CA pairs themselves (flows 1),
  * each with its own copy of its switch pair's candidates (proto: their
