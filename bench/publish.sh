@@ -173,6 +173,7 @@ END
 	# 2048 switches at LMC 0 (LMC 1 needs more LIDs than there are)
 	[ ! -f "$dir/scale-2048.md" ] || { echo; cat "$dir/scale-2048.md"; }
 	[ ! -f "$dir/scale-2048-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-2048-before.md"; }
+	[ ! -f "$dir/scale-2048-threads.md" ] || { echo; echo "With worker threads (issue 20's second step):"; echo; cat "$dir/scale-2048-threads.md"; }
 	[ ! -f "$dir/scale-window.md" ] || { echo; cat "$dir/scale-window.md"; }
 	[ ! -f "$dir/scale-profile.md" ] || { echo; cat "$dir/scale-profile.md"; }
 }

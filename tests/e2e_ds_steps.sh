@@ -74,25 +74,8 @@ ds_daemon() {
 		flunk "$1: OpenSM did not bring the subnet up"
 }
 
-# A pass of ours: its INFO line (e2e_hybrid.sh's).
-is_pass='index($0, "build_lid_matrices: " engine ": ") && index($0, " switches, ")'
-passes() { awk -v engine="$engine" "$is_pass { n++ } END { print n + 0 }" "$dir/osm.log"; }
-pass_line() {
-	awk -v engine="$engine" -v k="$1" "$is_pass"' { if (++n == k) { sub(/.*build_lid_matrices: [^:]*: /, ""); print; exit } }' "$dir/osm.log"
-}
-# wait_pushed K: pass K logged and sent (what OpenSM or the plugin logs
-# after it); bounded, 60 s
-wait_pushed() {
-	for _ in $(seq 1 300); do
-		if awk -v engine="$engine" -v k="$1" "$is_pass"' { n++; next }
-			n == k && (/final pass in [0-9]+ ms/ || /REROUTE COMPLETE/ || /SUBNET UP/) { ok = 1 }
-			END { exit !ok }' "$dir/osm.log" 2>/dev/null; then
-			return 0
-		fi
-		sleep 0.2
-	done
-	return 1
-}
+# our passes (e2e_lib.sh: is_pass, pass_count, pass_line, wait_pushed)
+passes() { pass_count "$dir/osm.log"; }
 
 # ports S.lst: "SW PATH PORT" for each switch port with a link, "CA PATH"
 # for each CA port, PATH a directed route from the SM's node (its subnet
@@ -178,7 +161,7 @@ opervls() {
 
 # next_pass K: SIGHUP once pass K is pushed, for pass K + 1
 next_pass() {
-	wait_pushed "$1" || return 1
+	wait_pushed "$dir/osm.log" "$1" || return 1
 	kill -HUP "$OSM_PID"
 }
 
@@ -188,7 +171,7 @@ next_pass() {
 follow_steps() {
 	for k in 0 1 2 3 4 5 6; do
 		p=$(($2 + k))
-		if ! wait_pushed "$p"; then
+		if ! wait_pushed "$dir/osm.log" "$p"; then
 			flunk "$1: pass $p (step $k) never came or was never pushed"
 			return 1
 		fi
@@ -199,7 +182,7 @@ follow_steps() {
 			flunk "$1: step $k read back too late: pass $((p + 1)) started while reading"
 		fi
 		[ "$k" != 0 ] || opervls "$dir/s0.lst" > "$dir/opervls"
-		pass_line "$p" | cut -c1-80 > "$dir/s$k.pass"
+		pass_line "$dir/osm.log" "$p" | cut -c1-80 > "$dir/s$k.pass"
 		[ "$k" = 6 ] || kill -HUP "$OSM_PID"
 	done
 }
@@ -364,8 +347,9 @@ ds_daemon fera pira+fera
 dst_base=$(dst_base_of)
 # the start-up transition to its end, unread: pass 7 is its step 6/6
 for p in 1 2 3 4 5 6; do next_pass "$p" || break; done
-if wait_pushed 7 && pass_line 7 | grep -q 'double scheme step 6/6'; then
-	pass "pira+fera: start-up transition done: $(pass_line 7 | cut -c1-60)"
+if wait_pushed "$dir/osm.log" 7 &&
+   pass_line "$dir/osm.log" 7 | grep -q 'double scheme step 6/6'; then
+	pass "pira+fera: start-up transition done: $(pass_line "$dir/osm.log" 7 | cut -c1-60)"
 else
 	flunk "pira+fera: the start-up transition did not end at pass 7"
 fi

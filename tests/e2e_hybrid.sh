@@ -75,32 +75,7 @@ valgrind_clean() {
 
 count() { grep -c -- "$1" "$2" 2>/dev/null || true; }
 
-# A pass's INFO line (the VERBOSE phases line after it names it too).
-is_pass='index($0, "build_lid_matrices: " engine ": ") && index($0, " switches, ")'
-
-# wait_pushed LOG PASSES: until OpenSM has run PASSES passes of ours and
-# pushed the last (the plugin then either schedules the next pass, or
-# OpenSM completes a re-route or a sweep after it).  Bounded: 90 s.
-wait_pushed() {
-	for _ in $(seq 1 450); do
-		n=$(awk -v engine="$engine" "$is_pass { n++ } END { print n + 0 }" "$1" 2>/dev/null)
-		if [ "${n:-0}" -ge "$2" ]; then
-			# what follows the PASSES-th pass line
-			if awk -v engine="$engine" -v k="$2" "$is_pass"' { n++; next }
-				n == k && (/final pass in [0-9]+ ms/ || /REROUTE COMPLETE/ || /SUBNET UP/) { ok = 1 }
-				END { exit !ok }' "$1" 2>/dev/null; then
-				return 0
-			fi
-		fi
-		sleep 0.2
-	done
-	return 1
-}
-
-# the text of pass K in LOG
-pass_line() {
-	awk -v engine="$engine" -v k="$2" "$is_pass"' { if (++n == k) { sub(/.*build_lid_matrices: /, ""); print; exit } }' "$1"
-}
+# our passes: e2e_lib.sh's is_pass, pass_line and wait_pushed
 
 # check_pass NAME K WHAT: after pass K, the switches equal the plugin's
 # dump, which the verifier accepts.
@@ -180,7 +155,7 @@ follow() {
 	k=$2
 	while :; do
 		wait_pushed "$dir/osm.log" "$k" || { flunk "$1: pass $k never came or was never pushed"; last=$k; return; }
-		check_pass "$1" "$k" "$(pass_line "$dir/osm.log" "$k" | cut -d: -f2 | sed 's/^ //')"
+		check_pass "$1" "$k" "$(pass_line "$dir/osm.log" "$k" | cut -d: -f1)"
 		if [ "$k" = "$2" ] && [ "$k" = 1 ]; then
 			offline_equal "$1" pira "$lmc" "$3, provisional pass"
 		elif [ "$k" = "$2" ]; then

@@ -89,6 +89,32 @@ opensm_daemon() {
 	return 1
 }
 
+# The passes of our hybrid $engine in an OpenSM log: a pass is its
+# build_lid_matrices INFO line (the VERBOSE phases line after it names it
+# too, without " switches, ").
+is_pass='index($0, "build_lid_matrices: " engine ": ") && index($0, " switches, ")'
+# pass_count LOG: how many so far
+pass_count() { awk -v engine="$engine" "$is_pass { n++ } END { print n + 0 }" "$1" 2>/dev/null; }
+# pass_line LOG K: pass K's text after "ENGINE: " ("provisional pass
+# (pira): 24 switches, ...")
+pass_line() {
+	awk -v engine="$engine" -v k="$2" "$is_pass"' { if (++n == k) { sub(/.*build_lid_matrices: [^:]*: /, ""); print; exit } }' "$1"
+}
+# wait_pushed LOG K: until pass K is logged and sent: the plugin schedules
+# the next pass, or OpenSM completes the re-route or the sweep after it.
+# Bounded: 90 s.
+wait_pushed() {
+	for _ in $(seq 1 450); do
+		if awk -v engine="$engine" -v k="$2" "$is_pass"' { n++; next }
+			n == k && (/final pass in [0-9]+ ms/ || /REROUTE COMPLETE/ || /SUBNET UP/) { ok = 1 }
+			END { exit !ok }' "$1" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
 opensm_stop() {
 	kill -INT "$OSM_PID" 2>/dev/null || true
 	wait "$OSM_PID" 2>/dev/null || true
