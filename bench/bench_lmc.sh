@@ -207,16 +207,22 @@ awk -F, -v list="$engines_plotted" 'BEGIN { n = split(list, e, " ") }
 		for (i = 1; i <= n; i++)
 			printf " %s", (u0[p[1]] > 0 && win[k, e[i]] != "?" && win[k, e[i]] != "") ? win[k, e[i]] / u0[p[1]] : "?"
 		printf "\n" } }' "$csv" | sort -V > "$out/lmc.dat"
+# the load chart only when some load was measured (at 256 switches alone,
+# RUNS=..., none is: gnuplot refuses a chart of no point)
+load_plot=""
+if awk '{ for (i = 2; i <= 7; i++) if ($i != "?") found = 1 } END { exit !found }' "$out/lmc.dat" 2>/dev/null; then
+	load_plot="set output '$out/lmc_load.png'
+set title 'max link load against fera on the same fabric and LMC (uniform all-to-all along the DLIDs hosts get)'
+set ylabel 'max link load / fera'; set yrange [0:*]
+plot '$out/lmc.dat' using 2:xtic(1) title 'dr', '' using 3 title 'colorl', '' using 4 title 'fera', '' using 5 title 'updn', '' using 6 title 'minhop', '' using 7 title 'dfsssp'"
+fi
 if command -v gnuplot >/dev/null && [ -s "$out/lmc.dat" ]; then
 	gnuplot <<GP
 set terminal pngcairo size 1100,540 noenhanced
 set style data histograms; set style histogram clustered; set style fill solid 0.7
 set boxwidth 0.9; set grid y; set key outside right top; set xtics rotate by -30
 set datafile missing '?'
-set output '$out/lmc_load.png'
-set title 'max link load against fera on the same fabric and LMC (uniform all-to-all along the DLIDs hosts get)'
-set ylabel 'max link load / fera'; set yrange [0:*]
-plot '$out/lmc.dat' using 2:xtic(1) title 'dr', '' using 3 title 'colorl', '' using 4 title 'fera', '' using 5 title 'updn', '' using 6 title 'minhop', '' using 7 title 'dfsssp'
+$load_plot
 set output '$out/lmc_window.png'
 set title 'routing window inside OpenSM against updn at LMC 0 on the same fabric'
 set ylabel 'window / updn at LMC 0'; set logscale y; set yrange [*:*]
