@@ -367,7 +367,7 @@ int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 	if (ibr_ctx_init(ctx, f, &r->choice, options, &err))
 		return cli_fail("%s", err.msg);
 	ctx->port_choice = r->port_choice;
-	ctx->threads = r->threads ? r->threads : ibr_threads_available();
+	ctx->threads = ibr_threads_or_available(r->threads);
 	if (!how)
 		return 0;
 	snprintf(words, sizeof(words), "%s", roots->how);
@@ -821,8 +821,7 @@ static int cmd_route(int argc, char **argv)
 		rc = print_verdict(&rep, verify_ms);
 		/* informational: the verifier's verdict is the exit status */
 		print_certificate(f, &r, &cert, certify_ms);
-		print_policy(f, e, &r, roots.threads ? roots.threads :
-			     ibr_threads_available());
+		print_policy(f, e, &r, ibr_threads_or_available(roots.threads));
 		if (print_lfts)
 			print_tables(f, &r);
 		if (dump_dir)

@@ -366,8 +366,7 @@ void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lm
 /* The `threads` option: auto is the CPUs OpenSM's process may run on. */
 static unsigned plugin_threads(const struct plugin *p)
 {
-	return p->opts.conf.threads ? p->opts.conf.threads :
-	       ibr_threads_available();
+	return ibr_threads_or_available(p->opts.conf.threads);
 }
 
 static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,

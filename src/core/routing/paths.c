@@ -518,22 +518,28 @@ static uint32_t read_walk(struct work *w, struct kbest *k, uint32_t s,
 	}
 }
 
-static int add_candidate(struct work *w, struct cands *c, const uint32_t *chans,
-			 uint32_t len)
+/* Room in c for n more candidates and h more hops. */
+static int cands_reserve(struct work *w, struct cands *c, uint32_t n,
+			 uint64_t h)
 {
-	if (c->num == c->cap) {
-		uint32_t cap = c->cap ? 2 * c->cap : 4096;
-		uint32_t *first = realloc(c->chan_first, ((size_t)cap + 1) *
-					  sizeof(uint32_t));
+	if ((uint64_t)c->num + n > c->cap) {
+		uint64_t cap = c->cap ? c->cap : 4096;
+		uint32_t *first;
+		while (cap < (uint64_t)c->num + n)
+			cap *= 2;
+		if (cap >= UINT32_MAX)
+			return ibr_error_set(w->err, "paths: more than 2^32 "
+					     "candidates");
+		first = realloc(c->chan_first, (cap + 1) * sizeof(uint32_t));
 		if (!first)
 			return oom(w, "candidates");
 		c->chan_first = first;
-		c->cap = cap;
+		c->cap = (uint32_t)cap;
 	}
-	if ((uint64_t)c->nchans + len > c->chans_cap) {
+	if (c->nchans + h > c->chans_cap) {
 		uint64_t cap = c->chans_cap ? c->chans_cap : 16384;
 		uint32_t *ch;
-		while (cap < (uint64_t)c->nchans + len)
+		while (cap < c->nchans + h)
 			cap *= 2;
 		if (cap > UINT32_MAX)
 			return ibr_error_set(w->err, "paths: more than 2^32 "
@@ -544,6 +550,14 @@ static int add_candidate(struct work *w, struct cands *c, const uint32_t *chans,
 		c->chans = ch;
 		c->chans_cap = (uint32_t)cap;
 	}
+	return 0;
+}
+
+static int add_candidate(struct work *w, struct cands *c, const uint32_t *chans,
+			 uint32_t len)
+{
+	if (cands_reserve(w, c, 1, len))
+		return -1;
 	c->chan_first[c->num] = c->nchans;
 	memcpy(c->chans + c->nchans, chans, len * sizeof(uint32_t));
 	c->nchans += len;
@@ -671,40 +685,6 @@ static int search_task(void *arg, unsigned t, unsigned worker)
 			     team->ends + (size_t)t * (team->w->hosts - 1));
 }
 
-/* Room in c for n more candidates and h more hops. */
-static int cands_reserve(struct work *w, struct cands *c, uint32_t n,
-			 uint64_t h)
-{
-	if ((uint64_t)c->num + n > c->cap) {
-		uint64_t cap = c->cap ? c->cap : 4096;
-		uint32_t *first;
-		while (cap < (uint64_t)c->num + n)
-			cap *= 2;
-		if (cap >= UINT32_MAX)
-			return ibr_error_set(w->err, "paths: more than 2^32 "
-					     "candidates");
-		first = realloc(c->chan_first, (cap + 1) * sizeof(uint32_t));
-		if (!first)
-			return oom(w, "candidates");
-		c->chan_first = first;
-		c->cap = (uint32_t)cap;
-	}
-	if (c->nchans + h > c->chans_cap) {
-		uint64_t cap = c->chans_cap ? c->chans_cap : 16384;
-		uint32_t *ch;
-		while (cap < c->nchans + h)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			return ibr_error_set(w->err, "paths: more than 2^32 "
-					     "candidate hops");
-		ch = realloc(c->chans, cap * sizeof(uint32_t));
-		if (!ch)
-			return oom(w, "candidate hops");
-		c->chans = ch;
-		c->chans_cap = (uint32_t)cap;
-	}
-	return 0;
-}
 
 /* Segment t of the wave (destination d) after the candidates in c. */
 static int append_segment(struct search_team *team, unsigned t)

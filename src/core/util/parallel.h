@@ -25,6 +25,12 @@
  * most IBR_MAX_THREADS: the default thread count. */
 unsigned ibr_threads_available(void);
 
+/* A configured count, 0 meaning the default: the CPUs we may run on. */
+static inline unsigned ibr_threads_or_available(unsigned threads)
+{
+	return threads ? threads : ibr_threads_available();
+}
+
 /* Runs task(arg, t, worker) for every t in [0, tasks) on at most
  * `threads` workers (worker < the count used).  Returns 0, or the value of
  * the failing task with the lowest number (later tasks may have run).
