@@ -41,6 +41,15 @@ for e in $(./ibrouting engines --names); do
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		-q ./ibrouting route -e "$e" --repeat 2 gen:random:sw=32,ca=128,seed=5 >/dev/null
 done
+# colorl and dr from the tables in place after a link cut (prior.h)
+prior=$(mktemp -d)
+for e in colorl dr; do
+	./ibrouting route -e "$e" --lmc 2 --dump-dir "$prior/$e" gen:random:sw=24,ca=96,seed=5 >/dev/null
+	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		-q ./ibrouting route -e "$e" --lmc 2 --repeat 2 --prior "$prior/$e" \
+		gen:random:sw=24,ca=96,seed=5,cut=1 >/dev/null
+done
+rm -rf "$prior"
 # colorl's worker threads (3 of them, whatever this machine has): no leak,
 # no invalid access from a worker
 valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
@@ -51,7 +60,7 @@ valgrind --tool=helgrind --error-exitcode=3 -q ./ibrouting route -e colorl --lmc
 # every allocation of a routing run failed once: no leak on any error path
 valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	-q ./tests/test_failures >/dev/null
-echo "valgrind: no leaks, no errors (also with 3 worker threads, no race between them, and on every forced allocation failure)"
+echo "valgrind: no leaks, no errors (also from the tables in place, with 3 worker threads, no race between them, and on every forced allocation failure)"
 passed=$((passed + 1))
 
 echo "== fuzzing the readers (libFuzzer, ASan + UBSan; ${FUZZ_SECONDS:-20} s per target)"

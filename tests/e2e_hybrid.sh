@@ -23,8 +23,10 @@
 #     `ibrouting route -e pira` computes offline for the fabric OpenSM saw;
 #     after the cut, every entry is the one from before the change or
 #     PIRa's, with LIDs kept as the INFO line says; after
-#     the last pass exactly what the final engine makes alone (offline for
-#     fera; for both, inside OpenSM on the same fabric and LIDs);
+#     the last pass exactly what the final engine makes alone: fera
+#     offline and inside OpenSM on the same fabric and LIDs, colorl offline
+#     from the tables of the last pass before the cut (`route --prior`:
+#     its final pass keeps its routes, prior.h);
 #   - pira+fera runs under valgrind: no leak or invalid access in the
 #     plugin over all its passes.
 set -eu
@@ -60,19 +62,6 @@ hybrid_daemon() {
 	OSM_PID=$!
 }
 
-# valgrind_clean NAME: no leak or invalid access whose stack passes
-# through our plugin (OpenSM's own allocations are not ours to judge).
-valgrind_clean() {
-	ours=$(awk '/^==[0-9]+== *$/ { if (rec ~ /libibrouting|ibr_/ && rec ~ /(definitely lost|Invalid|uninitialised)/) n++; rec = ""; next }
-		{ rec = rec $0 "\n" } END { print n + 0 }' "$dir/valgrind.log")
-	if [ "$ours" = 0 ] && grep -q "ERROR SUMMARY" "$dir/valgrind.log"; then
-		pass "$1: valgrind over $(wc -l < "$dir/passes") passes: no leak or invalid access in libibrouting"
-	else
-		flunk "$1: valgrind: $ours records in our plugin"
-		grep -B2 -A12 "libibrouting" "$dir/valgrind.log" | head -40 | sed 's/^/# /'
-	fi
-}
-
 count() { grep -c -- "$1" "$2" 2>/dev/null || true; }
 
 # our passes: e2e_lib.sh's is_pass, pass_line and wait_pushed
@@ -95,9 +84,11 @@ check_pass() {
 
 # offline_equal NAME ENGINE LMC WHAT: the switches equal ENGINE offline on
 # the plugin's dump (the fabric OpenSM saw), rooted where the plugin was.
+# With PRIOR (a dump of the tables before a change), ENGINE routes from
+# them (--prior), as the plugin's final pass does after a change.
 offline_equal() {
 	root=$(pass_line "$dir/osm.log" 1 | sed -n 's/.*root \(0x[0-9a-f]*\).*/\1/p')
-	"$IBROUTING" route -e "$2" --lmc "$3" --root "$root" --print-lfts "$dir/ours" |
+	"$IBROUTING" route -e "$2" --lmc "$3" --root "$root" ${5:+--prior "$5"} --print-lfts "$dir/ours" |
 		grep '^0x' | sort > "$dir/offline.lft"
 	if cmp -s "$dir/switches.lft" "$dir/offline.lft"; then
 		pass "$1: $4: the switches hold exactly $2's tables ($(wc -l < "$dir/offline.lft") entries, offline on the fabric OpenSM saw, root $root)"
@@ -183,10 +174,16 @@ run() {
 	# compared with itself inside OpenSM, below
 	[ "$final" != fera ] || offline_equal "$name" "$final" "$lmc" "start-up, after pass $last"
 	cp "$dir/switches.lft" "$dir/before.lft"
+	rm -rf "$dir/ours-before"
+	cp -r "$dir/ours" "$dir/ours-before"
 	first_after_cut=$((last + 1))
 	echo "Unlink \"$cut\"[1]" >&7
 	follow "$name" "$first_after_cut" "link cut"
 	[ "$final" != fera ] || offline_equal "$name" "$final" "$lmc" "link cut, after pass $last"
+	# colorl's final pass keeps its routes from before the cut (prior.h):
+	# the same as colorl offline from the tables of the last pass before
+	[ "$final" != colorl ] || offline_equal "$name" "$final" "$lmc" \
+		"link cut, after pass $last, from the tables before the cut" "$dir/ours-before"
 
 	# the order of the passes, and nothing else of OpenSM's routing
 	awk -v engine="$engine" "$is_pass"' {
@@ -209,8 +206,10 @@ run() {
 		pass "$name: no error of ours, no other engine in $(wc -l < "$dir/passes") passes"
 	fi
 	opensm_stop
-	[ -z "${4:-}" ] || valgrind_clean "$name"
-	single_equal "$name" "$final" "$lmc" "link cut, after pass $last"
+	[ -z "${4:-}" ] || valgrind_clean "$name" "$dir/valgrind.log" "$(wc -l < "$dir/passes") passes"
+	# fera alone inside OpenSM (colorl alone would route afresh: it has
+	# no tables in place there)
+	[ "$final" != fera ] || single_equal "$name" "$final" "$lmc" "link cut, after pass $last"
 	# the link back, for the next run
 	echo "Link \"$cut\"[1] $peer" >&7
 	sleep 1

@@ -470,3 +470,18 @@ port_base_lid() {
 # life and head-of-queue lifetimes of 8 (4.096 us * 2^8 = 1 ms a switch),
 # so a drain bound is milliseconds, not seconds.
 DS_LIFETIMES=$(printf 'packet_life_time 8\nhead_of_queue_lifetime 8\nleaf_head_of_queue_lifetime 8')
+
+# valgrind_clean NAME LOG WHAT: valgrind's LOG (OpenSM run under it, WHAT
+# says over what) holds no definite leak, invalid access or use of
+# uninitialised memory whose stack passes through our plugin (OpenSM's
+# own are not ours to judge).
+valgrind_clean() {
+	ours=$(awk '/^==[0-9]+== *$/ { if (rec ~ /libibrouting|ibr_/ && rec ~ /(definitely lost|Invalid|uninitialised)/) n++; rec = ""; next }
+		{ rec = rec $0 "\n" } END { print n + 0 }' "$2")
+	if [ "$ours" = 0 ] && grep -q "ERROR SUMMARY" "$2"; then
+		pass "$1: valgrind over $3: no leak or invalid access in libibrouting"
+	else
+		flunk "$1: valgrind: $ours records in our plugin"
+		grep -B2 -A12 "libibrouting" "$2" | head -40 | sed 's/^/# /'
+	fi
+}

@@ -58,6 +58,7 @@ struct ibr_options {
 };
 
 struct ibr_route_ctx;
+struct ibr_prior;
 
 struct ibr_engine {
 	const char *name;
@@ -107,6 +108,9 @@ struct ibr_route_ctx {
 	unsigned threads;
 	struct ibr_updown updown;       /* built at init from the roots */
 	bool have_updown;
+	/* the tables in place, for the engines that route from them after
+	 * a change (prior.h); NULL after init */
+	const struct ibr_prior *prior;
 };
 
 /* ---- the registry --------------------------------------------------- */

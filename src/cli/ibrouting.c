@@ -44,6 +44,7 @@
 #include "ibrouting/generate.h"
 #include "ibrouting/load.h"
 #include "ibrouting/metrics.h"
+#include "ibrouting/prior.h"
 #include "ibrouting/topo_io.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
@@ -83,6 +84,10 @@ static const struct cli_option route_options[] = {
 	  "of this node or port (default: the SM's, else the first switch's)" },
 	{ "dump-dir", 0, 'd', "DIR", "also write OpenSM's dumps and "
 	  "ibrouting-dlids.dump into DIR (created if missing)" },
+	{ "prior", 0, 'i', "DIR", "the tables in place before a change: "
+	  "dumps as --dump-dir writes them; colorl and dr keep their routes "
+	  "that still hold (option incremental), and the summary counts the "
+	  "entries that change" },
 	{ "repeat", 0, 'n', "N", "route N times (1..100000) and report the best "
 	  "compute time" },
 	{ "print-lfts", 0, 'p', NULL, "after the summary, every entry as "
@@ -672,6 +677,22 @@ static void print_route_summary(const struct ibr_fabric *f,
 		printf("time      %.3f ms compute\n", best_ms);
 }
 
+/* --prior: what the switches there before would be sent. */
+static void print_prior_change(const struct ibr_prior *p,
+			       const struct ibr_fabric *f,
+			       const struct ibr_result *r)
+{
+	struct ibr_prior_change c;
+
+	ibr_prior_difference(p, f, r, &c);
+	printf("prior     %" PRIu64 " of %" PRIu64 " entries changed (%.3f%%), "
+	       "in %" PRIu64 " LFT blocks, on the switches there before; %"
+	       PRIu64 " of them had to (%.3f%%): their port leads to a link or "
+	       "switch gone\n", c.entries, c.compared,
+	       c.compared ? 100.0 * c.entries / c.compared : 0.0, c.blocks,
+	       c.forced, c.compared ? 100.0 * c.forced / c.compared : 0.0);
+}
+
 /* --print-lfts: "SWITCH-GUID LID PORT" per routed entry, the form the
  * end-to-end tests compare with what switches report. */
 static void print_tables(const struct ibr_fabric *f, const struct ibr_result *r)
@@ -689,9 +710,12 @@ static int cmd_route(int argc, char **argv)
 	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
 	struct ibr_options engine_opts = { 0 };
 	const struct ibr_engine *e = NULL;
-	const char *dump_dir = NULL, *how = "";
+	const char *dump_dir = NULL, *prior_dir = NULL, *how = "";
 	struct ibr_load_options load = { 0 };
 	struct ibr_route_ctx ctx;
+	struct ibr_prior prior = { 0 };
+	struct ibr_fabric *prior_f = NULL;
+	struct ibr_result prior_r = { 0 };
 	unsigned repeat = 1;
 	bool print_lfts = false;
 	struct ibr_fabric *f;
@@ -748,6 +772,9 @@ static int cmd_route(int argc, char **argv)
 		case 'd':
 			dump_dir = optarg;
 			break;
+		case 'i':
+			prior_dir = optarg;
+			break;
 		case 'n':
 			if (cli_parse_range("--repeat", optarg, 1, 100000, &repeat))
 				return EXIT_USAGE;
@@ -781,10 +808,23 @@ static int cmd_route(int argc, char **argv)
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;
+	if (prior_dir && ibr_dump_read_lmc(prior_dir, load.lmc_given ?
+					   (int)load.lmc : -1, &prior_f,
+					   &prior_r, &err)) {
+		cli_error(err.msg);
+		ibr_fabric_free(f);
+		return cli_fail("--prior %s: cannot read the tables in place",
+				prior_dir);
+	}
+	prior = (struct ibr_prior){ .f = prior_f, .r = &prior_r };
 	if (cli_ctx_init(f, &roots, &engine_opts, &ctx, &how)) {
+		ibr_result_free(&prior_r);
+		ibr_fabric_free(prior_f);
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
 	}
+	if (prior_dir)
+		ctx.prior = &prior;
 	cli_print_fabric(argv[optind], f);
 	for (unsigned i = 0; i < repeat; i++) {
 		if (i > 0)
@@ -792,6 +832,8 @@ static int cmd_route(int argc, char **argv)
 		if (ibr_route(&ctx, e, &r, &err)) {
 			cli_error(err.msg);
 			ibr_ctx_free(&ctx);
+			ibr_result_free(&prior_r);
+			ibr_fabric_free(prior_f);
 			ibr_fabric_free(f);
 			return EXIT_USAGE;
 		}
@@ -800,6 +842,8 @@ static int cmd_route(int argc, char **argv)
 	}
 	ibr_ctx_free(&ctx);
 	print_route_summary(f, e, &r, how, best, repeat);
+	if (prior_dir)
+		print_prior_change(&prior, f, &r);
 	verify_ms = ibr_now_ms();
 	rc = ibr_verify(f, &r, NULL, &rep, &err);
 	verify_ms = ibr_now_ms() - verify_ms;
@@ -829,6 +873,8 @@ static int cmd_route(int argc, char **argv)
 			       "opensm.fdbs, ibrouting-dlids.dump\n", dump_dir);
 	}
 	ibr_result_free(&r);
+	ibr_result_free(&prior_r);
+	ibr_fabric_free(prior_f);
 	ibr_fabric_free(f);
 	return rc;
 }

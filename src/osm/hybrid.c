@@ -715,6 +715,14 @@ static void confirm_sl2vl(struct engine_ctx *c, double now)
 		"from now\n", c->name, tables);
 }
 
+const struct ibr_engine *ibr_hybrid_tables_engine(const struct engine_ctx *c)
+{
+	const struct ibr_reconf *m = &c->hybrid->m;
+
+	return m->state == IBR_RECONF_FINAL && !m->double_scheme ? m->fin :
+	       NULL;
+}
+
 void ibr_hybrid_pushed(struct engine_ctx *c)
 {
 	struct ibr_hybrid *h = c->hybrid;

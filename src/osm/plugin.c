@@ -58,6 +58,41 @@ void ibr_plugin_drop_run(struct engine_ctx *c)
 	c->hops_pending = false;
 }
 
+void ibr_plugin_drop_prior(struct engine_ctx *c)
+{
+	if (c->have_prior)
+		ibr_result_free(&c->prior_result);
+	ibr_fabric_free(c->prior_fabric);
+	c->prior_fabric = NULL;
+	memset(&c->prior, 0, sizeof(c->prior));
+	c->have_prior = false;
+}
+
+/* OpenSM configured the switches with c's run: its tables and fabric
+ * become the prior (plugin.h), when one engine made them all.  A hybrid's
+ * provisional tables or steps do not: its final engine's last tables stay
+ * the prior, the routes its next final pass keeps. */
+static void keep_prior(struct engine_ctx *c)
+{
+	const struct ibr_engine *e = c->hybrid ? ibr_hybrid_tables_engine(c) :
+				     c->engine;
+
+	if (!e || !c->routed)
+		return;
+	ibr_plugin_drop_prior(c);
+	if (!ibr_engine_uses_prior(e))
+		return;     /* fera, pira: nothing would read it */
+	c->prior_fabric = c->of.fabric;
+	c->of.fabric = NULL;
+	c->prior_result = c->result;
+	memset(&c->result, 0, sizeof(c->result));
+	c->routed = false;     /* the result is the prior's now */
+	c->prior = (struct ibr_prior){ .f = c->prior_fabric,
+				       .r = &c->prior_result,
+				       .engine = e->name };
+	c->have_prior = true;
+}
+
 /* ---- root ------------------------------------------------------------ */
 
 /* The root chain (libibrouting(8), roots.h), resolved by the core as the
@@ -302,6 +337,7 @@ static void settle_hops(struct plugin *p)
 			cl_plock_excl_acquire(&osm->lock);
 			fill_hops(c, dumps);
 			cl_plock_release(&osm->lock);
+			keep_prior(c);
 			OSM_LOG(&osm->log, OSM_LOG_VERBOSE, "%s: hop tables %.3f ms "
 				"(switch LIDs%s), after the switches' LFTs\n",
 				c->name, ibr_now_ms() - t0,
@@ -478,6 +514,10 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_fabric *rf,
 	/* the workers see only our fabric model and result, never OpenSM's
 	 * structures (parallel.h); OpenSM's lock stays with this thread */
 	ctx.threads = plugin_threads(c->plugin);
+	/* the tables in place, for an engine that routes from them; not on a
+	 * Double Scheme's view of one LID half */
+	if (c->have_prior && rf == c->of.fabric)
+		ctx.prior = &c->prior;
 	rc = ibr_route(&ctx, e, &c->result, err);
 	ibr_ctx_free(&ctx);
 	if (rc)
@@ -671,6 +711,7 @@ static int build_fwd_tables(void *context)
 static void destroy_engine(void *context)
 {
 	ibr_plugin_drop_run(context);
+	ibr_plugin_drop_prior(context);
 }
 
 /* ---- the benchmark's calibration engine -------------------------------- */
@@ -857,6 +898,9 @@ static void note_routing_done(struct plugin *p)
 	const char *by = used && used->name ? used->name : "-";
 
 	for (unsigned i = 0; i < num_engine_ctxs; i++) {
+		/* the switches hold another engine's tables now */
+		if (used && used->context != &engine_ctxs[i])
+			ibr_plugin_drop_prior(&engine_ctxs[i]);
 		if (!used || used->context != &engine_ctxs[i])
 			continue;
 		if (engine_ctxs[i].hops_pending) {

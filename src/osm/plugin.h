@@ -21,6 +21,7 @@
 
 #include "ibrouting/engine.h"
 #include "ibrouting/plugin_conf.h"
+#include "ibrouting/prior.h"
 #include "ibrouting/fabric.h"
 #include "ibrouting/result.h"
 #include "ibrouting/verify.h"
@@ -140,10 +141,20 @@ struct engine_ctx {
 	/* the run's designated map stays out of the SA (a Double Scheme
 	 * before SWITCH_SA: the SA answers the old half) */
 	bool sa_hold;
+	/* The tables of ours OpenSM configured last from this context, with
+	 * the fabric they were made for and the engine that made them: colorl
+	 * and dr route from them after a change (prior.h).  Kept from one
+	 * sweep to the next; dropped when OpenSM configures another engine's
+	 * tables.  Never OpenSM's structures: our model and result alone. */
+	struct ibr_fabric *prior_fabric;
+	struct ibr_result prior_result;
+	struct ibr_prior prior;
+	bool have_prior;
 };
 
 /* The pieces of a routing run, for hybrid.c. */
 void ibr_plugin_drop_run(struct engine_ctx *c);
+void ibr_plugin_drop_prior(struct engine_ctx *c);
 /* Builds c->of from OpenSM's subnet (WRN IB28 for each loopback cable left
  * out) and the root chain's request (plugin.c, "root"): root_guid_file's
  * switches as a set, the root option, auto; the core resolves it when
@@ -195,6 +206,10 @@ void ibr_hybrid_free(struct ibr_hybrid *h);
 /* build_lid_matrices of a hybrid: the provisional pass after a change,
  * the final pass (or its next safe step) when the fabric is unchanged. */
 int ibr_hybrid_build(struct engine_ctx *c);
+/* The engine whose tables alone c's last run pushed: the final one once
+ * the final tables are in place (not by the Double Scheme, whose tables
+ * hold two functions), else NULL. */
+const struct ibr_engine *ibr_hybrid_tables_engine(const struct engine_ctx *c);
 /* OpenSM has pushed c's tables (SUBNET UP, or a re-route completed):
  * asks for a re-route when a pass is still to come. */
 void ibr_hybrid_pushed(struct engine_ctx *c);

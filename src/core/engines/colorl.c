@@ -61,6 +61,7 @@
 #include "ibrouting/pathset.h"
 #include "ibrouting/metrics.h"
 #include "ibrouting/paths.h"
+#include "ibrouting/prior.h"
 #include "util/parallel.h"
 
 static const char *const scheme_choices[] = {
@@ -83,6 +84,10 @@ static const struct ibr_option_spec colorl_options[] = {
 	  NULL },
 	{ "pairs", "switch", 0, 0, "one path per switch pair or per CA pair",
 	  pairs_choices },
+	{ IBR_PRIOR_OPTION, IBR_PRIOR_OPTION_DEFAULT, 0, 100,
+	  "after a change, keep the routes in place and re-route the pairs "
+	  "whose route broke, unless more than this percentage of CA pairs "
+	  "did (0: path selection and colouring afresh every run)", NULL },
 	{ NULL, NULL, 0, 0, NULL, NULL },
 };
 
@@ -615,9 +620,14 @@ void ibr_colorl_detail_free(struct ibr_colorl_detail *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* From the tables in place after a change (prior.h), else afresh. */
 static int colorl_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			struct ibr_error *err)
 {
+	int kept = ibr_prior_route(ctx, r, IBR_PRIOR_LEAST_LOADED, err);
+
+	if (kept)
+		return kept < 0 ? -1 : 0;
 	return ibr_colorl_route_detail(ctx, r, NULL, err);
 }
 

@@ -56,6 +56,7 @@
 #include "engines.h"
 #include "ibrouting/configs.h"
 #include "ibrouting/dr.h"
+#include "ibrouting/prior.h"
 
 struct dr {
 	const struct ibr_fabric *f;
@@ -417,9 +418,22 @@ void ibr_dr_detail_free(struct ibr_dr_detail *d)
 	memset(d, 0, sizeof(*d));
 }
 
+static const struct ibr_option_spec dr_options[] = {
+	{ IBR_PRIOR_OPTION, IBR_PRIOR_OPTION_DEFAULT, 0, 100,
+	  "after a change, keep the routes in place and re-route the pairs "
+	  "whose route broke, unless more than this percentage of CA pairs "
+	  "did (0: every path and renaming afresh every run)", NULL },
+	{ NULL, NULL, 0, 0, NULL, NULL },
+};
+
+/* From the tables in place after a change (prior.h), else afresh. */
 static int dr_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		    struct ibr_error *err)
 {
+	int kept = ibr_prior_route(ctx, r, IBR_PRIOR_SHORTEST, err);
+
+	if (kept)
+		return kept < 0 ? -1 : 0;
 	return ibr_dr_route_detail(ctx, r, NULL, err);
 }
 
@@ -427,6 +441,7 @@ const struct ibr_engine ibr_engine_dr = {
 	.name = "dr",
 	.summary = "destination renaming: minimal legal up/down paths, "
 		   "several LIDs per destination (needs lmc >= 1)",
+	.options = dr_options,
 	.route = dr_route,
 	.min_lmc = 1,
 	.below_min_lmc = "routing as fera",

@@ -317,7 +317,7 @@ static int random_check(struct gen *g, uint32_t want, struct ibr_error *err)
 
 /* Nodes and ports from the link list: links first, in creation order. */
 static int random_emit(struct rnd *r, const uint32_t *ca_order,
-		       struct ibr_error *err)
+		       const struct gen_link *cut, struct ibr_error *err)
 {
 	struct gen *g = r->g;
 	char desc[32];
@@ -328,10 +328,35 @@ static int random_emit(struct rnd *r, const uint32_t *ca_order,
 			return -1;
 		g->next_port[s] = 1;
 	}
-	for (uint32_t i = 0; i < r->ls.n; i++)
-		if (gen_link_next(g, r->ls.e[i][0], r->ls.e[i][1], err))
+	for (uint32_t i = 0; i < r->ls.n; i++) {
+		uint32_t a = r->ls.e[i][0], b = r->ls.e[i][1];
+		if (cut && cut[i].broken) {
+			/* its ports stay dark: the rest is cabled as whole */
+			g->next_port[a]++;
+			g->next_port[b]++;
+		} else if (gen_link_next(g, a, b, err)) {
 			return -1;
+		}
+	}
 	return gen_attach_cas(g, g->v[K_CA], ca_order, r->sw, err);
+}
+
+/* cut=N: the links to break, drawn after everything else, so the whole
+ * fabric is the same spec's without cut (*cut NULL when N is 0). */
+static int random_cut(struct rnd *r, struct gen_link **cut,
+		      struct ibr_error *err)
+{
+	*cut = NULL;
+	if (r->g->v[K_CUT] == 0)
+		return 0;
+	*cut = calloc(r->ls.n ? r->ls.n : 1, sizeof(**cut));
+	if (!*cut)
+		return gen_oom(err);
+	for (uint32_t i = 0; i < r->ls.n; i++) {
+		(*cut)[i].a = r->ls.e[i][0];
+		(*cut)[i].b = r->ls.e[i][1];
+	}
+	return gen_break_links(r->g, K_CUT, *cut, r->ls.n, r->sw, err);
 }
 
 int gen_random_build(struct gen *g, struct ibr_error *err)
@@ -339,6 +364,7 @@ int gen_random_build(struct gen *g, struct ibr_error *err)
 	struct rnd r = { .g = g, .sw = (uint32_t)g->v[K_SW] };
 	uint64_t ca_ports = g->v[K_CA] * g->v[K_CAPORTS];
 	uint32_t *ca_order = NULL;
+	struct gen_link *cut = NULL;
 	int rc = -1;
 
 	/* ceil: the average degree reaches deg; never below the tree's
@@ -359,9 +385,11 @@ int gen_random_build(struct gen *g, struct ibr_error *err)
 	for (uint32_t i = 0; i < r.sw; i++)
 		r.cap[ca_order[i]] = (uint32_t)g->v[K_PORTS] -
 				     gen_ca_ports_at(ca_ports, r.sw, i);
-	if (random_tree(&r, err) == 0 && random_extra(&r, err) == 0)
-		rc = random_emit(&r, ca_order, err);
+	if (random_tree(&r, err) == 0 && random_extra(&r, err) == 0 &&
+	    random_cut(&r, &cut, err) == 0)
+		rc = random_emit(&r, ca_order, cut, err);
 out:
+	free(cut);
 	links_free(&r.ls);
 	free(r.cap);
 	free(r.open);

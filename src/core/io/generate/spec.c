@@ -34,6 +34,9 @@ static const struct param random_params[] = {
 	{ K_PORTS, false, 36, 1, IBR_MAX_PORTS, "ports per switch" },
 	{ K_CAPORTS, false, 1, 1, 2, "ports per CA; 2: on two different "
 	  "switches" },
+	{ K_CUT, false, 0, 0, UINT32_MAX, "random links removed afterwards, "
+	  "never one that disconnects the fabric; ports, GUIDs and LIDs stay "
+	  "those of the whole fabric" },
 	SEED,
 	END_PARAMS
 };

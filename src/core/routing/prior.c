@@ -1,0 +1,564 @@
+/*
+ * prior.c - routing from the tables in place after a change (prior.h
+ * says what the tables become and why they stay deadlock-free).
+ *
+ * Three passes over the destination ports:
+ *   1. map: each renamed column of the old tables onto the new switches,
+ *      pruned to the entries whose walk still delivers legally (one memo
+ *      per switch and column, O(S) per column); pairs whose old offset
+ *      still routes them keep it, the others are set aside (`pending`);
+ *   2. load: every designated route walked once, its source switch's CAs
+ *      added to each inter-switch channel it crosses;
+ *   3. place: the pending pairs, in order, each on the best offset that
+ *      reaches its source switch, its load added at once.
+ * Invariants: after pass 1 an entry of a renamed column is set only if
+ * its walk delivers by a legal route; offsets are only ever designated
+ * where the column routes the source switch (offset 0: FERa's complete
+ * tree).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/engines.h"
+#include "ibrouting/configs.h"
+#include "ibrouting/prior.h"
+#include "ibrouting/walk.h"
+
+/* A switch's walk in the column being pruned. */
+enum verdict {
+	V_UNKNOWN,
+	V_VISITING,
+	V_BAD,        /* no legal delivery from here */
+	V_DOWN,       /* delivers going down only (or here) */
+	V_UP,         /* delivers, climbing first */
+};
+
+struct pair {
+	uint32_t e, s;   /* destination end port, source switch */
+};
+
+struct keeper {
+	struct ibr_route_ctx *ctx;
+	const struct ibr_fabric *f, *of;   /* the new fabric, the old */
+	const struct ibr_result *old;
+	struct ibr_result *r;
+	const struct ibr_updown *ud;
+	enum ibr_prior_choice choice;
+	struct ibr_walker w;
+	uint32_t *from;          /* new switch -> old switch, IBR_NONE: new */
+	uint32_t *old_ep;        /* old base LID -> old end port, IBR_NONE */
+	uint8_t *verdict;        /* per switch, one column */
+	uint8_t *fera;           /* FERa's entries of the base column kept */
+	uint32_t *chain, *chain_next;
+	uint64_t *load;          /* per sw_adj entry */
+	struct pair *pending;
+	size_t num_pending, pending_cap;
+	uint64_t pairs_kept, pairs_rerouted, pairs_all;
+};
+
+static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
+{
+	return f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+}
+
+/* The old end port of new end port e with as many LIDs, or IBR_NONE. */
+static uint32_t old_end_port(const struct keeper *k, uint32_t e)
+{
+	const struct ibr_end_port *ep = &k->f->end_ports[e];
+	const struct ibr_port *p = ibr_port(k->f, ep->node, ep->port);
+	uint32_t n = ibr_fabric_find_guid(k->of, k->f->nodes[ep->node].guid);
+	const struct ibr_port *op;
+
+	if (n == IBR_NONE || k->of->nodes[n].type != IBR_NODE_CA ||
+	    ep->port > k->of->nodes[n].num_ports)
+		return IBR_NONE;
+	op = ibr_port(k->of, n, ep->port);
+	if (!op->base_lid || op->base_lid > k->of->max_lid ||
+	    ibr_port_lid_count(op) != ibr_port_lid_count(p) ||
+	    op->base_lid + ibr_port_lid_count(op) > k->old->num_lids)
+		return IBR_NONE;
+	return k->old_ep[op->base_lid];
+}
+
+/* The old offset of the pair (new source switch s, new end port e whose
+ * old end port is oe): the old map's, by switch or by the first CA of the
+ * old switch; IBR_NONE when the old tables had no such pair. */
+static uint32_t old_offset(const struct keeper *k, uint32_t s, uint32_t oe)
+{
+	const struct ibr_result *o = k->old;
+	uint32_t os = k->from[s], row;
+
+	if (os == IBR_NONE || oe == IBR_NONE || cas_on(k->of, os) == 0)
+		return IBR_NONE;
+	if (!o->designated.offset)
+		return 0;
+	row = o->designated.by_switch ? os :
+	      k->of->sw_cas[k->of->sw_ca_start[os]];
+	return o->designated.offset[(size_t)row * o->designated.cols + oe];
+}
+
+static uint8_t combine(const struct keeper *k, uint32_t x, uint32_t t,
+		       uint8_t after)
+{
+	if (after != V_DOWN && after != V_UP)
+		return V_BAD;
+	if (ibr_link_is_up(k->f, k->ud, x, t))
+		return V_UP;
+	return after == V_DOWN ? V_DOWN : V_BAD;  /* down, then up: illegal */
+}
+
+/* k->verdict[s]: does the walk from s along col (for lid, on the new
+ * fabric) deliver by a legal route? */
+static void judge(struct keeper *k, const uint8_t *col, ibr_lid_t lid)
+{
+	uint32_t S = k->f->num_switches;
+	uint8_t *v = k->verdict;
+
+	memset(v, V_UNKNOWN, S);
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t n = 0, x = s, t = IBR_NONE;
+		uint8_t tail = V_BAD;
+
+		if (v[s] != V_UNKNOWN)
+			continue;
+		for (;;) {
+			enum ibr_step st = ibr_walker_step(&k->w, x, lid, col[x],
+							   &t);
+			k->chain[n++] = x;
+			v[x] = V_VISITING;
+			if (st != IBR_STEP_NEXT) {
+				tail = st == IBR_STEP_ARRIVED ? V_DOWN : V_BAD;
+				t = IBR_NONE;
+				break;
+			}
+			k->chain_next[n - 1] = t;
+			if (v[t] != V_UNKNOWN)
+				break;  /* resolved, or a loop (V_VISITING) */
+			x = t;
+		}
+		/* the last of the chain ends the walk or joins a known one */
+		x = k->chain[n - 1];
+		v[x] = t == IBR_NONE ? tail : combine(k, x, t, v[t]);
+		for (uint32_t i = n - 1; i-- > 0;) {
+			x = k->chain[i];
+			v[x] = combine(k, x, k->chain_next[i], v[k->chain_next[i]]);
+		}
+	}
+}
+
+/* col[s] = the old column oc's entry of s's old switch (IBR_NO_PATH on a
+ * new switch). */
+static void map_column(const struct keeper *k, uint8_t *col, const uint8_t *oc)
+{
+	for (uint32_t s = 0; s < k->f->num_switches; s++)
+		col[s] = k->from[s] == IBR_NONE ? IBR_NO_PATH : oc[k->from[s]];
+}
+
+/* A renamed column: the old one, every entry whose walk does not deliver
+ * by a legal route now IBR_NO_PATH. */
+static void keep_renamed(struct keeper *k, uint8_t *col, const uint8_t *oc,
+			 ibr_lid_t lid)
+{
+	map_column(k, col, oc);
+	judge(k, col, lid);
+	for (uint32_t s = 0; s < k->f->num_switches; s++)
+		if (k->verdict[s] == V_BAD)
+			col[s] = IBR_NO_PATH;
+}
+
+/* A base column, FERa's complete tree on entry: the old column where its
+ * walks still hold; from every switch whose walk does not, FERa's walk
+ * (each of its entries FERa's), again until every walk holds.  Entries
+ * only ever turn into FERa's, so this ends, at worst with FERa's column,
+ * and every walk is then legal: a legal route of a kept entry into FERa's
+ * tree, or FERa's own. */
+static void keep_base(struct keeper *k, uint8_t *col, const uint8_t *oc,
+		      ibr_lid_t lid)
+{
+	uint32_t S = k->f->num_switches;
+	bool changed = true;
+
+	memcpy(k->fera, col, S);
+	map_column(k, col, oc);
+	while (changed) {
+		changed = false;
+		judge(k, col, lid);
+		for (uint32_t s = 0; s < S; s++) {
+			uint32_t x = s, t, n = 0;
+			if (k->verdict[s] != V_BAD)
+				continue;
+			while (n++ <= S) {
+				if (col[x] != k->fera[x]) {
+					col[x] = k->fera[x];
+					changed = true;
+				}
+				if (ibr_walker_step(&k->w, x, lid, col[x], &t) !=
+				    IBR_STEP_NEXT)
+					break;
+				x = t;
+			}
+		}
+	}
+}
+
+/* Every switch LID's column: the old one where it holds, FERa's where it
+ * does not (keep_base). */
+static void keep_switch_lids(struct keeper *k)
+{
+	const struct ibr_fabric *f = k->f;
+
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		ibr_lid_t lid = ibr_switch_lid(f, s), ol;
+		if (k->from[s] == IBR_NONE)
+			continue;
+		ol = ibr_switch_lid(k->of, k->from[s]);
+		if (ol < k->old->num_lids)
+			keep_base(k, ibr_column(k->r, lid), ibr_column(k->old, ol),
+				  lid);
+	}
+}
+
+static int set_aside(struct keeper *k, uint32_t e, uint32_t s,
+		     struct ibr_error *err)
+{
+	if (k->num_pending == k->pending_cap) {
+		size_t cap = k->pending_cap ? 2 * k->pending_cap : 1024;
+		struct pair *p = realloc(k->pending, cap * sizeof(*p));
+		if (!p)
+			return ibr_error_set(err, "out of memory for %zu pairs "
+					     "to route again", cap);
+		k->pending = p;
+		k->pending_cap = cap;
+	}
+	k->pending[k->num_pending++] = (struct pair){ e, s };
+	return 0;
+}
+
+/* Pass 1 for end port e. */
+static int map_destination(struct keeper *k, uint32_t e, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = k->f;
+	const struct ibr_end_port *ep = &f->end_ports[e];
+	const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
+	uint32_t S = f->num_switches, oe = old_end_port(k, e);
+	unsigned lids = ibr_port_lid_count(p);
+	uint8_t *offsets = k->r->designated.offset;
+
+	if (oe != IBR_NONE) {
+		ibr_lid_t ob = ibr_end_port_lid(k->of, oe);
+		keep_base(k, ibr_column(k->r, p->base_lid),
+			  ibr_column(k->old, ob), p->base_lid);
+		for (unsigned j = 1; j < lids; j++)
+			keep_renamed(k, ibr_column(k->r, p->base_lid + j),
+				     ibr_column(k->old, ob + j),
+				     p->base_lid + j);
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t o;
+
+		if (s == ep->sw || cas_on(f, s) == 0)
+			continue;
+		k->pairs_all += cas_on(f, s);
+		o = old_offset(k, s, oe);
+		if (o == 0 || (o != IBR_NONE && o < lids &&
+			       ibr_column(k->r, p->base_lid + o)[s] !=
+			       IBR_NO_PATH)) {
+			offsets[(size_t)s * k->r->designated.cols + e] = (uint8_t)o;
+			k->pairs_kept += cas_on(f, s);
+		} else if (set_aside(k, e, s, err)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The walk from s along col (every entry on it set): its length and the
+ * heaviest channel on it; with add, `add` flows put on each channel. */
+static void walk_load(struct keeper *k, const uint8_t *col, ibr_lid_t lid,
+		      uint32_t s, uint64_t add, uint32_t *len, uint64_t *neck)
+{
+	uint32_t x = s, t, n = 0;
+
+	*neck = 0;
+	while (n <= k->f->num_switches &&
+	       ibr_walker_step(&k->w, x, lid, col[x], &t) == IBR_STEP_NEXT) {
+		uint32_t ch = ibr_walker_channel(&k->w, x, col[x]);
+		if (ch != IBR_NONE) {
+			k->load[ch] += add;
+			if (k->load[ch] > *neck)
+				*neck = k->load[ch];
+		}
+		x = t;
+		n++;
+	}
+	*len = n;
+}
+
+/* Pass 2: the load of every route designated so far (pending pairs
+ * still hold offset 0 in the map but are not counted: they are placed in
+ * pass 3). */
+static void load_designated(struct keeper *k)
+{
+	const struct ibr_fabric *f = k->f;
+	const struct ibr_designated *d = &k->r->designated;
+	size_t next = 0;
+
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		ibr_lid_t base = ibr_end_port_lid(f, e);
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			uint8_t j = d->offset[(size_t)s * d->cols + e];
+			uint32_t len;
+			uint64_t neck;
+
+			if (s == f->end_ports[e].sw || cas_on(f, s) == 0)
+				continue;
+			if (next < k->num_pending && k->pending[next].e == e &&
+			    k->pending[next].s == s) {
+				next++;
+				continue;
+			}
+			walk_load(k, ibr_column(k->r, base + j), base + j, s,
+				  cas_on(f, s), &len, &neck);
+		}
+	}
+}
+
+/* Is (len, neck) better than the best so far, by the run's measure? */
+static bool better(const struct keeper *k, uint32_t len, uint64_t neck,
+		   uint32_t best_len, uint64_t best_neck)
+{
+	if (k->choice == IBR_PRIOR_SHORTEST && len != best_len)
+		return len < best_len;
+	if (neck != best_neck)
+		return neck < best_neck;
+	return len < best_len;
+}
+
+/* Pass 3. */
+static void place_pending(struct keeper *k)
+{
+	const struct ibr_fabric *f = k->f;
+	struct ibr_designated *d = &k->r->designated;
+
+	for (size_t i = 0; i < k->num_pending; i++) {
+		uint32_t e = k->pending[i].e, s = k->pending[i].s;
+		const struct ibr_end_port *ep = &f->end_ports[e];
+		const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
+		uint32_t best = 0, best_len = UINT32_MAX, len;
+		uint64_t best_neck = UINT64_MAX, neck;
+
+		for (unsigned j = 0; j < ibr_port_lid_count(p); j++) {
+			const uint8_t *col = ibr_column(k->r, p->base_lid + j);
+			if (col[s] == IBR_NO_PATH)
+				continue;
+			walk_load(k, col, p->base_lid + j, s, 0, &len, &neck);
+			if (better(k, len, neck, best_len, best_neck)) {
+				best = j;
+				best_len = len;
+				best_neck = neck;
+			}
+		}
+		d->offset[(size_t)s * d->cols + e] = (uint8_t)best;
+		walk_load(k, ibr_column(k->r, p->base_lid + best),
+			  p->base_lid + best, s, cas_on(f, s), &len, &neck);
+		k->pairs_rerouted += cas_on(f, s);
+	}
+}
+
+/* The figures every multi-LID run gives: renamed LIDs (offsets above the
+ * base some pair is designated) and the CA LIDs that takes. */
+static void count_lids(struct keeper *k)
+{
+	const struct ibr_fabric *f = k->f;
+	const struct ibr_designated *d = &k->r->designated;
+	uint64_t renamed = 0, needed = 0;
+
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		bool used[1u << IBR_MAX_LMC] = { false };
+		uint32_t top = 0;
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			used[d->offset[(size_t)s * d->cols + e]] = true;
+		for (uint32_t j = 1; j < (1u << IBR_MAX_LMC); j++)
+			if (used[j]) {
+				renamed++;
+				top = j;
+			}
+		needed += ibr_lids_for_configs(top + 1);
+	}
+	ibr_stat_count(k->r, "CA LID needed", IBR_STAT_CA_LIDS_NEEDED, needed);
+	ibr_stat_count(k->r, "renamed LID", "renamed LIDs", renamed);
+	ibr_stat_count(k->r, "pair kept in place", "pairs kept in place",
+		       k->pairs_kept);
+	ibr_stat_count(k->r, "pair re-routed", "pairs re-routed",
+		       k->pairs_rerouted);
+}
+
+bool ibr_engine_uses_prior(const struct ibr_engine *e)
+{
+	for (const struct ibr_option_spec *o = e->options; o && o->key; o++)
+		if (strcmp(o->key, IBR_PRIOR_OPTION) == 0)
+			return true;
+	return false;
+}
+
+static bool applies(const struct ibr_route_ctx *ctx, unsigned *limit,
+		    struct ibr_error *err)
+{
+	const struct ibr_prior *p = ctx->prior;
+
+	*limit = 0;
+	if (!p || !p->f || !p->r || !p->r->col ||
+	    p->r->num_switches != p->f->num_switches ||
+	    (p->engine && strcmp(p->engine, ctx->engine->name) != 0) ||
+	    p->f->lmc != ctx->f->lmc)
+		return false;
+	if (ibr_option_uint(ctx, IBR_PRIOR_OPTION, limit, err))
+		return false;
+	return *limit > 0;
+}
+
+static void free_keeper(struct keeper *k)
+{
+	ibr_walker_free(&k->w);
+	free(k->from);
+	free(k->old_ep);
+	free(k->verdict);
+	free(k->fera);
+	free(k->chain);
+	free(k->chain_next);
+	free(k->load);
+	free(k->pending);
+}
+
+/* r back as it was given: every entry IBR_NO_PATH, no map, no figure. */
+static void give_back(struct ibr_result *r)
+{
+	memset(r->col, IBR_NO_PATH, (size_t)r->num_switches * r->num_lids);
+	free(r->designated.offset);
+	memset(&r->designated, 0, sizeof(r->designated));
+	r->stats.count = 0;
+}
+
+static int keeper_init(struct keeper *k, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = k->f, *of = k->of;
+	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
+
+	if (ibr_walker_init(&k->w, f, err))
+		return -1;
+	k->from = malloc(S * sizeof(uint32_t));
+	k->old_ep = malloc((of->max_lid + 1u) * sizeof(uint32_t));
+	k->verdict = malloc(S);
+	k->fera = malloc(S);
+	k->chain = malloc(S * sizeof(uint32_t));
+	k->chain_next = malloc(S * sizeof(uint32_t));
+	k->load = calloc(links ? links : 1, sizeof(uint64_t));
+	if (!k->from || !k->old_ep || !k->verdict || !k->fera || !k->chain ||
+	    !k->chain_next || !k->load)
+		return ibr_error_set(err, "out of memory for the tables in "
+				     "place (%u switches)", S);
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t n = ibr_fabric_find_guid(of, ibr_switch(f, s)->guid);
+		k->from[s] = n != IBR_NONE && of->nodes[n].type ==
+			     IBR_NODE_SWITCH ? of->nodes[n].sw_index : IBR_NONE;
+	}
+	for (uint32_t l = 0; l <= of->max_lid; l++)
+		k->old_ep[l] = IBR_NONE;
+	for (uint32_t e = 0; e < of->num_end_ports; e++)
+		k->old_ep[ibr_end_port_lid(of, e)] = e;
+	return 0;
+}
+
+int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
+		    enum ibr_prior_choice choice, struct ibr_error *err)
+{
+	struct keeper k = { .ctx = ctx, .f = ctx->f, .r = r, .choice = choice };
+	unsigned limit;
+	int rc = -1;
+
+	err->msg[0] = '\0';
+	if (!applies(ctx, &limit, err))
+		return err->msg[0] ? -1 : 0;
+	k.of = ctx->prior->f;
+	k.old = ctx->prior->r;
+	k.ud = ibr_ctx_updown(ctx, err);
+	if (!k.ud || keeper_init(&k, err))
+		goto out;
+	/* Offset 0 of every range, and every switch LID, is FERa's. */
+	if (ibr_engine_fera.route(ctx, r, err))
+		goto out;
+	r->stats.count = 0;
+	if (ibr_designated_init(r, k.f, true, err))
+		goto out;
+	keep_switch_lids(&k);
+	for (uint32_t e = 0; e < k.f->num_end_ports; e++)
+		if (map_destination(&k, e, err))
+			goto out;
+	if (k.pairs_all && (k.pairs_all - k.pairs_kept) * 100 >
+			   (uint64_t)limit * k.pairs_all) {
+		give_back(r);
+		rc = 0;
+		goto out;
+	}
+	load_designated(&k);
+	place_pending(&k);
+	count_lids(&k);
+	rc = 1;
+out:
+	if (rc < 0)
+		give_back(r);
+	free_keeper(&k);
+	return rc;
+}
+
+/* The peer behind port `port` of node n of fabric f, by GUID; 0: none. */
+static uint64_t peer_guid(const struct ibr_fabric *f, uint32_t n, unsigned port)
+{
+	const struct ibr_port *p;
+
+	if (port == 0 || port > f->nodes[n].num_ports)
+		return 0;
+	p = ibr_port(f, n, port);
+	return p->remote_node == IBR_NONE ? 0 : f->nodes[p->remote_node].guid;
+}
+
+void ibr_prior_difference(const struct ibr_prior *p,
+			  const struct ibr_fabric *f,
+			  const struct ibr_result *r,
+			  struct ibr_prior_change *c)
+{
+	const struct ibr_result *o = p->r;
+	bool gone[IBR_MAX_PORTS + 1];
+
+	memset(c, 0, sizeof(*c));
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t n = ibr_fabric_find_guid(p->f, ibr_switch(f, s)->guid);
+		uint32_t os;
+
+		if (n == IBR_NONE || p->f->nodes[n].type != IBR_NODE_SWITCH)
+			continue;
+		os = p->f->nodes[n].sw_index;
+		gone[0] = false;
+		for (unsigned q = 1; q <= IBR_MAX_PORTS; q++) {
+			uint64_t was = q <= p->f->nodes[n].num_ports ?
+				       peer_guid(p->f, n, q) : 0;
+			gone[q] = was && was != peer_guid(f, f->sw_node[s], q);
+		}
+		for (uint32_t first = 0; first < r->num_lids;
+		     first += IBR_LFT_BLOCK) {
+			uint64_t in_block = 0;
+			for (uint32_t l = first; l < r->num_lids &&
+			     l < first + IBR_LFT_BLOCK; l++) {
+				uint8_t was = l < o->num_lids ?
+					      ibr_entry(o, os, l) : IBR_NO_PATH;
+				if (ibr_entry(r, s, l) == was)
+					continue;
+				in_block++;
+				c->forced += was != IBR_NO_PATH && gone[was];
+			}
+			c->entries += in_block;
+			c->blocks += in_block > 0;
+		}
+		c->compared += r->num_lids;
+	}
+}

@@ -1,0 +1,131 @@
+#!/bin/sh
+# cli_incremental.sh - colorl and dr after a change route from the tables
+# in place (issue 20, point 5; prior.h): `ibrouting route --prior DIR`.
+#   - one link cut, one switch down (with its CAs), on a random fabric at
+#     LMC 2 (the change-assimilation benchmark's): the tables verify (exit
+#     0, no finding), and at most 2% of the entries of the switches there
+#     before change, where colorl routed afresh (incremental=0) changes
+#     more; on a Clos network with one of its 6 spines down, where a sixth
+#     of the leaves' entries led to it and must change, at most 2% beyond
+#     those;
+#   - the same fabric again: not one entry changes;
+#   - the run is deterministic: the same dumps twice, and with -j 1 and 3;
+#   - a pair whose route broke is re-routed (the figure is not 0 after a
+#     cut that breaks colorl's routes);
+#   - a missing prior is an error naming the directory.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+# switch_down NETFILE GUID: the fabric without switch GUID and its CAs
+switch_down() {
+	awk -v guid="$2" -f "$(dirname "$0")/switch_down.awk" "$1"
+}
+
+# percent ROUTE-OUTPUT: the share of entries changed, from the prior line;
+# forced ROUTE-OUTPUT: the share that had to (their port leads nowhere now)
+percent() {
+	sed -n 's/^prior .* changed (\([0-9.]*\)%).*/\1/p' "$1"
+}
+forced() {
+	sed -n 's/^prior .* had to (\([0-9.]*\)%).*/\1/p' "$1"
+}
+
+# within NAME OUT MAX [beyond]: the run verified and changed at most MAX
+# percent of the entries; with `beyond`, MAX percent beyond those that had
+# to change
+within() {
+	p=$(percent "$2") q=0
+	[ "${4:-}" = beyond ] && q=$(forced "$2")
+	if [ -z "$p" ] || [ -z "$q" ]; then
+		flunk "$1: no prior line: $(grep -m1 'rror\|verify' "$2")"
+	elif awk -v p="$p" -v q="$q" -v m="$3" 'BEGIN { exit !(p - q <= m) }'; then
+		pass "$1: $(sed -n 's/^prior *//p' "$2" | sed 's/, on the switches there before//' | cut -c1-110); $(grep -o '[0-9]* pairs re-routed' "$2")"
+	else
+		flunk "$1: $p% of the entries changed ($q% had to), more than $3%${4:+ beyond}"
+	fi
+}
+
+generate() {
+	"$IBROUTING" generate --lmc 2 "$1" > "$2"
+}
+
+random=random:sw=64,ca=512,seed=1
+generate "$random" "$TMP/whole.net"
+generate "$random,cut=1" "$TMP/cut.net"
+# a switch whose loss leaves the others connected: the first that does
+for g in $(sed -n 's/^Switch.*"S-\([0-9a-f]*\)".*/\1/p' "$TMP/whole.net" | sed -n '5,40p'); do
+	switch_down "$TMP/whole.net" "$g" > "$TMP/down.net"
+	if "$IBROUTING" route -e fera "$TMP/down.net" > /dev/null 2>&1; then
+		break
+	fi
+done
+clos=clos:leaf=12,spine=6,ca=96,seed=2
+generate "$clos" "$TMP/clos.net"
+spine=$(sed -n 's/^Switch.*"S-\([0-9a-f]*\)".*"spine0".*/\1/p' "$TMP/clos.net")
+switch_down "$TMP/clos.net" "$spine" > "$TMP/clos-down.net"
+
+for e in colorl dr; do
+	for before in whole clos; do
+		if ! "$IBROUTING" route -e "$e" --lmc 2 --dump-dir "$TMP/$e-$before" \
+			"$TMP/$before.net" > "$TMP/out" 2>&1; then
+			flunk "$e on $before: $(cat "$TMP/out")"
+			continue
+		fi
+	done
+	for change in cut down clos-down; do
+		before=whole
+		[ "$change" = clos-down ] && before=clos
+		name="$e, $change"
+		if "$IBROUTING" route -e "$e" --lmc 2 --prior "$TMP/$e-$before" \
+			--dump-dir "$TMP/$e-$change" "$TMP/$change.net" \
+			> "$TMP/$e-$change.out" 2>&1; then
+			if [ "$change" = clos-down ]; then
+				# a sixth of the leaves' up entries led to the spine
+				within "$name" "$TMP/$e-$change.out" 2 beyond
+			else
+				within "$name" "$TMP/$e-$change.out" 2
+			fi
+		else
+			flunk "$name: $(grep -m1 'verify\|rror' "$TMP/$e-$change.out")"
+		fi
+	done
+	# the same fabric: nothing changes
+	"$IBROUTING" route -e "$e" --lmc 2 --prior "$TMP/$e-whole" "$TMP/whole.net" \
+		> "$TMP/same.out" 2>&1 || true
+	if grep -q '^prior     0 of [0-9]* entries changed' "$TMP/same.out"; then
+		pass "$e, no change: $(sed -n 's/^prior *//p' "$TMP/same.out" | cut -c1-40)"
+	else
+		flunk "$e, no change: $(grep -m1 'prior\|rror' "$TMP/same.out")"
+	fi
+	# deterministic: again, and with other thread counts
+	for j in 1 3; do
+		rm -rf "$TMP/again"
+		"$IBROUTING" route -e "$e" --lmc 2 -j "$j" --prior "$TMP/$e-whole" \
+			--dump-dir "$TMP/again" "$TMP/cut.net" > /dev/null 2>&1 || true
+		if cmp -s "$TMP/again/opensm-lfts.dump" "$TMP/$e-cut/opensm-lfts.dump" &&
+		   cmp -s "$TMP/again/ibrouting-dlids.dump" "$TMP/$e-cut/ibrouting-dlids.dump"; then
+			pass "$e, cut, -j $j: the same tables and designated DLIDs"
+		else
+			flunk "$e, cut, -j $j: the tables differ from the first run's"
+		fi
+	done
+done
+
+# colorl afresh changes far more: what the prior saves
+"$IBROUTING" route -e colorl --lmc 2 -o incremental=0 --prior "$TMP/colorl-whole" \
+	"$TMP/cut.net" > "$TMP/fresh.out" 2>&1 || true
+p=$(percent "$TMP/fresh.out")
+if [ -n "$p" ] && awk -v p="$p" 'BEGIN { exit !(p > 2) }'; then
+	pass "colorl afresh (incremental=0) after the cut: $p% of the entries changed"
+else
+	flunk "colorl afresh after the cut: '$p'% changed: $(grep -m1 'prior\|rror' "$TMP/fresh.out")"
+fi
+if grep -q ' [1-9][0-9]* pairs re-routed' "$TMP/colorl-cut.out"; then
+	pass "colorl after the cut re-routed the pairs whose route broke: $(grep -o '[0-9]* pairs re-routed' "$TMP/colorl-cut.out")"
+else
+	flunk "colorl after the cut re-routed nothing: $(grep -m1 '^engine' "$TMP/colorl-cut.out")"
+fi
+
+expect_error "--prior of a missing directory" 2 "--prior $TMP/none: cannot read" \
+	"$IBROUTING" route -e colorl --prior "$TMP/none" "$TMP/cut.net"
+finish
