@@ -191,10 +191,10 @@ static void test_same_tables_move_nothing(void **state)
 }
 
 /* After a link cut, PIRa's provisional tables keep the columns of the
- * tables in place (FERa's, made before the cut) that still hold, or hold
- * with PIRa's entries where they lead nowhere: the
- * result verifies, keeps most columns, and changes far fewer entries
- * than PIRa's own tables would. */
+ * tables in place (FERa's, made before the cut), mended with PIRa's walks
+ * where they no longer hold (repair.h): the result verifies, keeps
+ * entries of most columns, and changes far fewer entries than PIRa's own
+ * tables would. */
 static void test_keep_columns_after_a_cut(void **state)
 {
 	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
@@ -231,10 +231,11 @@ static void test_keep_columns_after_a_cut(void **state)
 		      "changed against the tables in place %llu (PIRa alone "
 		      "%llu)\n", kept, owned, (unsigned long long)changed,
 		      (unsigned long long)pira_changed);
-	assert_true(kept > owned / 2 && kept < owned);
-	assert_true(changed * 4 < pira_changed);
-	/* every entry is the old one or PIRa's (a column kept whole, kept
-	 * with PIRa's entries where the old ones lead nowhere, or PIRa's) */
+	assert_true(kept > owned / 2 && kept <= owned);
+	/* only the walks through the cut link change: a tenth of PIRa's */
+	assert_true(changed * 10 < pira_changed);
+	/* every entry is the old one or PIRa's (a column kept whole, or
+	 * mended with PIRa's walks where the old ones do not hold) */
 	for (uint32_t l = 1; l <= after->max_lid; l++)
 		for (uint32_t s = 0; s < after->num_switches; s++)
 			assert_true(ibr_entry(&prov, s, l) == ibr_entry(&old, s, l) ||

@@ -53,19 +53,17 @@ int ibr_transition_step(const struct ibr_fabric *f,
 			uint64_t *left, struct ibr_error *err);
 
 /* Provisional tables that change as little as possible: every column
- * (LID) of prov, tables made for f, becomes the column of `old` where
- * that column, mapped onto f by switch GUID (old_guid[i]: the GUID of
- * old's switch i, old_switches of them), still delivers and is legal
- * under ud from every switch of f: every entry leads to a switch of f or
- * to the LID's owner (a LID above its range's base may keep IBR_NO_PATH
- * where no entry leads), and no switch entered by a down hop leaves by an
- * up hop; failing that, where the old column with prov's entries at the
- * switches whose old entry leads nowhere now (a dead link) does.  Each
- * column is then legal on its own, so the whole is free of
- * loops and credit loops as prov is.  After a small change most columns
- * survive and OpenSM sends few blocks.  *kept counts the columns taken
- * from old (owned LIDs below old's num_lids only).  prov's designated
- * map is left as it is. */
+ * (LID) of prov, tables made for f, becomes the column of `old` mapped
+ * onto f by switch GUID (old_guid[i]: the GUID of old's switch i,
+ * old_switches of them; a new switch has no entry), mended with prov's
+ * walks from every switch whose walk does not hold under ud now
+ * (repair.h: a dead link, a switch gone, a turn the orientation forbids;
+ * a LID above its range's base may keep IBR_NO_PATH where no walk leads).
+ * Each column is then legal on its own, so the whole is free of loops and
+ * credit loops as prov is, and every entry is old's or prov's.  After a
+ * small change only the walks through it change and OpenSM sends few
+ * blocks.  *kept counts the columns that keep entries of old, whole or
+ * mended (owned LIDs below old's num_lids only).  prov's designated map is left as it is. */
 int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 			const struct ibr_result *old, const uint64_t *old_guid,
 			uint32_t old_switches, struct ibr_result *prov,

@@ -2,11 +2,12 @@
  * prior.c - routing from the tables in place after a change (prior.h
  * says what the tables become and why they stay deadlock-free).
  *
- * Three passes over the destination ports:
- *   1. map: each renamed column of the old tables onto the new switches,
- *      pruned to the entries whose walk still delivers legally (one memo
- *      per switch and column, O(S) per column); pairs whose old offset
- *      still routes them keep it, the others are set aside (`pending`);
+ * Three passes over the destination ports (switch LIDs first, as in 1):
+ *   1. map: each column of the old tables onto the new switches; a base
+ *      column mended with FERa's walks where it does not hold, a renamed
+ *      one pruned to the entries that do (repair.h: O(S) per judgement);
+ *      pairs whose old offset still routes them keep it, the others are
+ *      set aside (`pending`);
  *   2. load: every designated route walked once, its source switch's CAs
  *      added to each inter-switch channel it crosses;
  *   3. place: the pending pairs, in order, each on the best offset that
@@ -22,16 +23,8 @@
 #include "engines/engines.h"
 #include "ibrouting/configs.h"
 #include "ibrouting/prior.h"
+#include "ibrouting/repair.h"
 #include "ibrouting/walk.h"
-
-/* A switch's walk in the column being pruned. */
-enum verdict {
-	V_UNKNOWN,
-	V_VISITING,
-	V_BAD,        /* no legal delivery from here */
-	V_DOWN,       /* delivers going down only (or here) */
-	V_UP,         /* delivers, climbing first */
-};
 
 struct pair {
 	uint32_t e, s;   /* destination end port, source switch */
@@ -45,11 +38,10 @@ struct keeper {
 	const struct ibr_updown *ud;
 	enum ibr_prior_choice choice;
 	struct ibr_walker w;
+	struct ibr_repair rp;    /* over w */
 	uint32_t *from;          /* new switch -> old switch, IBR_NONE: new */
 	uint32_t *old_ep;        /* old base LID -> old end port, IBR_NONE */
-	uint8_t *verdict;        /* per switch, one column */
 	uint8_t *fera;           /* FERa's entries of the base column kept */
-	uint32_t *chain, *chain_next;
 	uint64_t *load;          /* per sw_adj entry */
 	struct pair *pending;
 	size_t num_pending, pending_cap;
@@ -97,55 +89,6 @@ static uint32_t old_offset(const struct keeper *k, uint32_t s, uint32_t oe)
 	return o->designated.offset[(size_t)row * o->designated.cols + oe];
 }
 
-static uint8_t combine(const struct keeper *k, uint32_t x, uint32_t t,
-		       uint8_t after)
-{
-	if (after != V_DOWN && after != V_UP)
-		return V_BAD;
-	if (ibr_link_is_up(k->f, k->ud, x, t))
-		return V_UP;
-	return after == V_DOWN ? V_DOWN : V_BAD;  /* down, then up: illegal */
-}
-
-/* k->verdict[s]: does the walk from s along col (for lid, on the new
- * fabric) deliver by a legal route? */
-static void judge(struct keeper *k, const uint8_t *col, ibr_lid_t lid)
-{
-	uint32_t S = k->f->num_switches;
-	uint8_t *v = k->verdict;
-
-	memset(v, V_UNKNOWN, S);
-	for (uint32_t s = 0; s < S; s++) {
-		uint32_t n = 0, x = s, t = IBR_NONE;
-		uint8_t tail = V_BAD;
-
-		if (v[s] != V_UNKNOWN)
-			continue;
-		for (;;) {
-			enum ibr_step st = ibr_walker_step(&k->w, x, lid, col[x],
-							   &t);
-			k->chain[n++] = x;
-			v[x] = V_VISITING;
-			if (st != IBR_STEP_NEXT) {
-				tail = st == IBR_STEP_ARRIVED ? V_DOWN : V_BAD;
-				t = IBR_NONE;
-				break;
-			}
-			k->chain_next[n - 1] = t;
-			if (v[t] != V_UNKNOWN)
-				break;  /* resolved, or a loop (V_VISITING) */
-			x = t;
-		}
-		/* the last of the chain ends the walk or joins a known one */
-		x = k->chain[n - 1];
-		v[x] = t == IBR_NONE ? tail : combine(k, x, t, v[t]);
-		for (uint32_t i = n - 1; i-- > 0;) {
-			x = k->chain[i];
-			v[x] = combine(k, x, k->chain_next[i], v[k->chain_next[i]]);
-		}
-	}
-}
-
 /* col[s] = the old column oc's entry of s's old switch (IBR_NO_PATH on a
  * new switch). */
 static void map_column(const struct keeper *k, uint8_t *col, const uint8_t *oc)
@@ -154,51 +97,23 @@ static void map_column(const struct keeper *k, uint8_t *col, const uint8_t *oc)
 		col[s] = k->from[s] == IBR_NONE ? IBR_NO_PATH : oc[k->from[s]];
 }
 
-/* A renamed column: the old one, every entry whose walk does not deliver
- * by a legal route now IBR_NO_PATH. */
+/* A renamed column: the old one, every entry whose walk does not hold
+ * now IBR_NO_PATH (repair.h). */
 static void keep_renamed(struct keeper *k, uint8_t *col, const uint8_t *oc,
 			 ibr_lid_t lid)
 {
 	map_column(k, col, oc);
-	judge(k, col, lid);
-	for (uint32_t s = 0; s < k->f->num_switches; s++)
-		if (k->verdict[s] == V_BAD)
-			col[s] = IBR_NO_PATH;
+	ibr_repair_prune(&k->rp, col, lid);
 }
 
-/* A base column, FERa's complete tree on entry: the old column where its
- * walks still hold; from every switch whose walk does not, FERa's walk
- * (each of its entries FERa's), again until every walk holds.  Entries
- * only ever turn into FERa's, so this ends, at worst with FERa's column,
- * and every walk is then legal: a legal route of a kept entry into FERa's
- * tree, or FERa's own. */
+/* A base column, FERa's complete tree on entry: the old one, mended with
+ * FERa's walks where it does not hold (repair.h). */
 static void keep_base(struct keeper *k, uint8_t *col, const uint8_t *oc,
 		      ibr_lid_t lid)
 {
-	uint32_t S = k->f->num_switches;
-	bool changed = true;
-
-	memcpy(k->fera, col, S);
+	memcpy(k->fera, col, k->f->num_switches);
 	map_column(k, col, oc);
-	while (changed) {
-		changed = false;
-		judge(k, col, lid);
-		for (uint32_t s = 0; s < S; s++) {
-			uint32_t x = s, t, n = 0;
-			if (k->verdict[s] != V_BAD)
-				continue;
-			while (n++ <= S) {
-				if (col[x] != k->fera[x]) {
-					col[x] = k->fera[x];
-					changed = true;
-				}
-				if (ibr_walker_step(&k->w, x, lid, col[x], &t) !=
-				    IBR_STEP_NEXT)
-					break;
-				x = t;
-			}
-		}
-	}
+	ibr_repair_column(&k->rp, col, k->fera, lid, false);
 }
 
 /* Every switch LID's column: the old one where it holds, FERa's where it
@@ -419,13 +334,11 @@ static bool applies(const struct ibr_route_ctx *ctx, unsigned *limit,
 
 static void free_keeper(struct keeper *k)
 {
+	ibr_repair_free(&k->rp);
 	ibr_walker_free(&k->w);
 	free(k->from);
 	free(k->old_ep);
-	free(k->verdict);
 	free(k->fera);
-	free(k->chain);
-	free(k->chain_next);
 	free(k->load);
 	free(k->pending);
 }
@@ -444,17 +357,14 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 	const struct ibr_fabric *f = k->f, *of = k->of;
 	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
 
-	if (ibr_walker_init(&k->w, f, err))
+	if (ibr_walker_init(&k->w, f, err) ||
+	    ibr_repair_init(&k->rp, f, k->ud, &k->w, err))
 		return -1;
 	k->from = malloc(S * sizeof(uint32_t));
 	k->old_ep = malloc((of->max_lid + 1u) * sizeof(uint32_t));
-	k->verdict = malloc(S);
 	k->fera = malloc(S);
-	k->chain = malloc(S * sizeof(uint32_t));
-	k->chain_next = malloc(S * sizeof(uint32_t));
 	k->load = calloc(links ? links : 1, sizeof(uint64_t));
-	if (!k->from || !k->old_ep || !k->verdict || !k->fera || !k->chain ||
-	    !k->chain_next || !k->load)
+	if (!k->from || !k->old_ep || !k->fera || !k->load)
 		return ibr_error_set(err, "out of memory for the tables in "
 				     "place (%u switches)", S);
 	for (uint32_t s = 0; s < S; s++) {

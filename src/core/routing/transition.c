@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibrouting/repair.h"
 #include "ibrouting/transition.h"
 #include "ibrouting/walk.h"
 
@@ -182,36 +183,13 @@ out:
 	return rc;
 }
 
-/* Is col (one entry per switch of f) a legal column for lid that
- * delivers from every switch with an entry? */
-static bool column_holds(struct stepper *st, const uint8_t *col, ibr_lid_t lid,
-			 bool renamed)
-{
-	uint32_t S = st->f->num_switches, to;
-
-	memset(st->down_in, 0, S * sizeof(*st->down_in));
-	for (uint32_t s = 0; s < S; s++) {
-		enum hop h = classify(st, s, lid, col[s], &to);
-		if (h == HOP_HOLE && !(renamed && col[s] == IBR_NO_PATH))
-			return false;
-		if (h == HOP_DOWN)
-			st->down_in[to] = 1;
-		if ((h == HOP_UP || h == HOP_DOWN) && col[to] == IBR_NO_PATH)
-			return false;
-	}
-	for (uint32_t s = 0; s < S; s++)
-		if (st->down_in[s] &&
-		    classify(st, s, lid, col[s], &to) == HOP_UP)
-			return false;
-	return true;
-}
-
 int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 			const struct ibr_result *old, const uint64_t *old_guid,
 			uint32_t old_switches, struct ibr_result *prov,
 			uint32_t *kept, struct ibr_error *err)
 {
-	struct stepper st = { .f = f, .ud = ud };
+	struct ibr_walker w;
+	struct ibr_repair rp = { 0 };
 	uint32_t S = f->num_switches, *from = NULL;
 	uint8_t *col = NULL;
 	int rc = -1;
@@ -221,12 +199,13 @@ int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		return ibr_error_set(err, "transition: %u switch GUIDs for "
 				     "tables of %u switches", old_switches,
 				     old->num_switches);
-	if (ibr_walker_init(&st.w, f, err))
+	if (ibr_walker_init(&w, f, err))
 		return -1;
-	st.down_in = malloc((S ? S : 1) * sizeof(*st.down_in));
+	if (ibr_repair_init(&rp, f, ud, &w, err))
+		goto out;
 	from = malloc((S ? S : 1) * sizeof(*from));
 	col = malloc(S ? S : 1);
-	if (!st.down_in || !from || !col) {
+	if (!from || !col) {
 		ibr_error_set(err, "transition: out of memory for %u switches", S);
 		goto out;
 	}
@@ -241,38 +220,27 @@ int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 	for (uint32_t lid = 1; lid <= f->max_lid && lid < old->num_lids; lid++) {
 		const struct ibr_lid_owner *o = &f->lid_owner[lid];
 		const uint8_t *oc = ibr_column(old, lid);
-		bool whole = true;
+		uint8_t *pc = ibr_column(prov, lid);
 
 		if (o->node == IBR_NONE)
 			continue;
-		for (uint32_t s = 0; s < S && whole; s++) {
-			whole = from[s] != IBR_NONE;
-			if (whole)
-				col[s] = oc[from[s]];
+		/* the old column (a new switch without an entry), mended with
+		 * prov's walks where it does not hold now (repair.h) */
+		uint32_t set = 0;
+		for (uint32_t s = 0; s < S; s++) {
+			col[s] = from[s] == IBR_NONE ? IBR_NO_PATH : oc[from[s]];
+			set += col[s] != IBR_NO_PATH;
 		}
-		bool renamed = lid != ibr_port(f, o->node, o->port)->base_lid;
-		const uint8_t *pc = ibr_column(prov, lid);
-
-		if (!whole)
-			continue;
-		if (!column_holds(&st, col, lid, renamed)) {
-			/* the old column with prov's entries where it leads
-			 * nowhere now (the dead link): often enough */
-			uint32_t to;
-			for (uint32_t s = 0; s < S; s++)
-				if (classify(&st, s, lid, col[s], &to) == HOP_HOLE &&
-				    !(renamed && col[s] == IBR_NO_PATH))
-					col[s] = pc[s];
-			if (!column_holds(&st, col, lid, renamed))
-				continue;
-		}
-		memcpy(ibr_column(prov, lid), col, S);
-		(*kept)++;
+		/* kept: some entry of old survives */
+		if (ibr_repair_column(&rp, col, pc, lid, lid !=
+				      ibr_port(f, o->node, o->port)->base_lid) < set)
+			(*kept)++;
+		memcpy(pc, col, S);
 	}
 	rc = 0;
 out:
-	ibr_walker_free(&st.w);
-	free(st.down_in);
+	ibr_repair_free(&rp);
+	ibr_walker_free(&w);
 	free(from);
 	free(col);
 	return rc;

@@ -1,0 +1,69 @@
+/*
+ * repair.h - one column (LID) of tables made before a change, kept where
+ * it still holds on the changed fabric and mended where it does not,
+ * with the fewest entries changed: what the hybrids' provisional pass
+ * (transition.h, ibr_transition_keep) and the engines routing from the
+ * tables in place (prior.h) do to every column.
+ *
+ * A switch's walk "holds" when it delivers to the LID's owner by a legal
+ * up*-down* route of the orientation ud: no hole, no loop, no down hop
+ * followed by an up hop.  Mending takes, from every switch whose walk
+ * does not hold, the walk of a fallback column (an engine's own, which
+ * holds), entry by entry, and judges again until nothing changes.
+ * Entries only ever turn into the fallback's, so it ends, at worst with
+ * the fallback's column; every walk left is then a legal route of a kept
+ * entry into the fallback's tree, or the fallback's own.  Columns of one
+ * orientation mended so are together free of loops and credit loops.
+ *
+ * Cost: O(S) per judgement, a few judgements per column after a small
+ * change.
+ */
+#ifndef IBROUTING_REPAIR_H
+#define IBROUTING_REPAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ibrouting/error.h"
+#include "ibrouting/fabric.h"
+#include "ibrouting/updown.h"
+#include "ibrouting/walk.h"
+
+/* A switch's walk in the column judged last. */
+enum ibr_walk_verdict {
+	IBR_WALK_UNKNOWN,
+	IBR_WALK_VISITING,
+	IBR_WALK_BROKEN,    /* no legal delivery from here */
+	IBR_WALK_DOWN,      /* delivers going down only (or here) */
+	IBR_WALK_UP,        /* delivers, climbing first */
+};
+
+struct ibr_repair {
+	const struct ibr_fabric *f;
+	const struct ibr_updown *ud;
+	const struct ibr_walker *w;   /* the caller's, over f */
+	uint8_t *verdict;             /* per switch, enum ibr_walk_verdict */
+	uint32_t *chain, *chain_next; /* scratch */
+};
+
+int ibr_repair_init(struct ibr_repair *rp, const struct ibr_fabric *f,
+		    const struct ibr_updown *ud, const struct ibr_walker *w,
+		    struct ibr_error *err);
+void ibr_repair_free(struct ibr_repair *rp);
+
+/* rp->verdict[s] for every switch s: does its walk along col hold? */
+void ibr_repair_judge(struct ibr_repair *rp, const uint8_t *col,
+		      ibr_lid_t lid);
+
+/* Every entry of col whose walk does not hold becomes IBR_NO_PATH (a LID
+ * above its range's base: entries off the designated paths may be). */
+void ibr_repair_prune(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid);
+
+/* col mended with fallback's walks as above; with `renamed` (a LID above
+ * its range's base) a switch without an entry keeps none unless a mended
+ * walk passes through it.  Returns the entries changed. */
+uint32_t ibr_repair_column(struct ibr_repair *rp, uint8_t *col,
+			   const uint8_t *fallback, ibr_lid_t lid,
+			   bool renamed);
+
+#endif
