@@ -57,9 +57,9 @@
 #      FOR UNICAST" box is in its log, before the re-route pass can send a
 #      block, the switches' tables are read back and judged as above, and
 #      OpenSM continues.  Undone.
-# Engines: fera, colorl (LMC 2), updn (root_guid_file: the SM's switch,
-# where ours root), minhop, and the hybrids pira+fera, pira+colorl (LMC 2)
-# when the plugin registers them.  LMC 0 engines run on the fabric as
+# Engines: fera, colorl and dr (LMC 2), updn (root_guid_file: the SM's
+# switch, where ours root), minhop, and the hybrids pira+fera, pira+colorl
+# and pira+dr (LMC 2) when the plugin registers them.  LMC 0 engines run on the fabric as
 # generated (LIDs packed), the others on the same fabric with LIDs aligned
 # to their LMC.  ibsim is started afresh for every engine.
 set -euo pipefail
@@ -98,8 +98,8 @@ if $smoke; then
 	! has_engine pira+colorl || engines="$engines pira+colorl@2"
 else
 	fabrics="random:sw=128,ca=1024,seed=1 random:sw=256,ca=2048,seed=1"
-	engines="fera@0 colorl@2 updn@0 minhop@0"
-	for h in pira+fera@0 pira+colorl@2; do
+	engines="fera@0 colorl@2 dr@2 updn@0 minhop@0"
+	for h in pira+fera@0 pira+colorl@2 pira+dr@2; do
 		if has_engine "${h%@*}"; then engines="$engines $h"
 		else echo "bench_assim.sh: the plugin has no ${h%@*}: no row for it" >&2; fi
 	done

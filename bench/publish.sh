@@ -178,6 +178,26 @@ END
 	[ ! -f "$dir/scale-profile.md" ] || { echo; cat "$dir/scale-profile.md"; }
 }
 
+# The cost of one change offline (bench/bench_incremental.sh).
+incremental_section() {
+	[ -f "$dir/incremental.md" ] || return 0
+	cat <<END
+
+## One change, offline: from the tables in place or afresh
+
+\`bench/bench_incremental.sh\`: the tables of a fabric, then one link cut
+(the generator's \`cut=1\`, every other port, GUID and LID kept) and one
+switch down with its CAs; colorl and dr route from the tables in place
+(\`ibrouting route --prior\`, what the plugin does after a change) and
+afresh (\`-o incremental=0\`), fera afresh, on the same fabrics in one
+run.  Entries changed: on the switches there before, against the tables
+before the change; "had to change": those whose port leads to the link
+or switch gone.
+
+END
+	cat "$dir/incremental.md"
+}
+
 # Change assimilation (bench/bench_assim.sh), from assim.csv.
 assim_section() {
 	local c=$dir/assim.csv
@@ -362,6 +382,7 @@ END
 	balance_section
 	lmc_section
 	scale_section
+	incremental_section
 	assim_section
 } > "$top/BENCHMARKS.md"
 echo "wrote $top/BENCHMARKS.md"

@@ -123,17 +123,6 @@ restore() {
 	: > "$TMP/cut"
 }
 
-# settled MARK: OpenSM's log after line MARK shows tables on every switch
-# (a heavy sweep's or a re-route's), then two light sweeps with no heavy
-# sweep or routing run begun after them.
-settled() {
-	tail -n +"$(($1 + 1))" "$dir/osm.log" 2>/dev/null | awk '
-		/INITIATING HEAVY SWEEP|building routing with/ { busy = 1; l = 0; next }
-		/SWITCHES CONFIGURED FOR UNICAST|REROUTE COMPLETE/ { c = 1; busy = 0; l = 0; next }
-		/LIGHT SWEEP COMPLETE/ { if (!busy) l++ }
-		END { exit !(c && l >= 2) }'
-}
-
 # check_state MARK WHAT: the checks of one settled state.
 check_state() {
 	states=$((states + 1))
@@ -160,17 +149,6 @@ check_state() {
 	diff "$dir/switches.lft" "$dir/ours.lft" | head -5 | sed 's/^/# /'
 	grep -E '^verify|FAIL|unreach' "$dir/verify.out" | head -3 | sed 's/^/# /'
 	tail -n 8 "$dir/changes" | sed 's/^/#   change: /'
-}
-
-# wait_settled MARK LIMIT: bounded; 1 on timeout or when OpenSM died
-wait_settled() {
-	end=$(( $(date +%s) + $2 ))
-	while [ "$(date +%s)" -lt "$end" ]; do
-		settled "$1" && return 0
-		kill -0 "$OSM_PID" 2>/dev/null || return 1
-		sleep 0.2
-	done
-	return 1
 }
 
 # session NAME ENGINE LMC CHANGES [valgrind]: one OpenSM daemon, bursts

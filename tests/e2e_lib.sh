@@ -485,3 +485,27 @@ valgrind_clean() {
 		grep -B2 -A12 "libibrouting" "$2" | head -40 | sed 's/^/# /'
 	fi
 }
+
+# settled MARK: $dir/osm.log after line MARK shows tables on every switch
+# (a heavy sweep's or a re-route's), then two light sweeps with no heavy
+# sweep or routing run begun after them (OpenSM run with sweep_interval 1
+# and -D 0x07 or more).
+settled() {
+	tail -n +"$(($1 + 1))" "$dir/osm.log" 2>/dev/null | awk '
+		/INITIATING HEAVY SWEEP|building routing with/ { busy = 1; l = 0; next }
+		/SWITCHES CONFIGURED FOR UNICAST|REROUTE COMPLETE/ { c = 1; busy = 0; l = 0; next }
+		/LIGHT SWEEP COMPLETE/ { if (!busy) l++ }
+		END { exit !(c && l >= 2) }'
+}
+
+# wait_settled MARK LIMIT: until settled MARK, at most LIMIT seconds; 1 on
+# timeout or when OpenSM ($OSM_PID) died
+wait_settled() {
+	end=$(( $(date +%s) + $2 ))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		settled "$1" && return 0
+		kill -0 "$OSM_PID" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	return 1
+}

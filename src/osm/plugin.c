@@ -45,11 +45,12 @@
 static struct engine_ctx *engine_ctxs;
 static unsigned num_engine_ctxs;
 
+/* The model (c->of) outlives the run: it is OpenSM's subnet until the
+ * next heavy sweep (ibr_plugin_drop_model). */
 void ibr_plugin_drop_run(struct engine_ctx *c)
 {
 	if (c->routed)
 		ibr_result_free(&c->result);
-	ibr_osm_fabric_free(&c->of);
 	ibr_walker_free(&c->walker);
 	free(c->root_guids);
 	c->root_guids = NULL;
@@ -58,11 +59,21 @@ void ibr_plugin_drop_run(struct engine_ctx *c)
 	c->hops_pending = false;
 }
 
+/* The model and the prior may share one fabric: the model owns it then,
+ * and hands it to the prior when it goes. */
+void ibr_plugin_drop_model(struct engine_ctx *c)
+{
+	if (c->of.fabric && c->of.fabric == c->prior_fabric)
+		c->of.fabric = NULL;
+	ibr_osm_fabric_free(&c->of);
+}
+
 void ibr_plugin_drop_prior(struct engine_ctx *c)
 {
 	if (c->have_prior)
 		ibr_result_free(&c->prior_result);
-	ibr_fabric_free(c->prior_fabric);
+	if (c->prior_fabric != c->of.fabric)
+		ibr_fabric_free(c->prior_fabric);
 	c->prior_fabric = NULL;
 	memset(&c->prior, 0, sizeof(c->prior));
 	c->have_prior = false;
@@ -71,7 +82,8 @@ void ibr_plugin_drop_prior(struct engine_ctx *c)
 /* OpenSM configured the switches with c's run: its tables and fabric
  * become the prior (plugin.h), when one engine made them all.  A hybrid's
  * provisional tables or steps do not: its final engine's last tables stay
- * the prior, the routes its next final pass keeps. */
+ * the prior, the routes its next final pass keeps.  The fabric is the
+ * model's, shared until the next heavy sweep. */
 static void keep_prior(struct engine_ctx *c)
 {
 	const struct ibr_engine *e = c->hybrid ? ibr_hybrid_tables_engine(c) :
@@ -83,7 +95,6 @@ static void keep_prior(struct engine_ctx *c)
 	if (!ibr_engine_uses_prior(e))
 		return;     /* fera, pira: nothing would read it */
 	c->prior_fabric = c->of.fabric;
-	c->of.fabric = NULL;
 	c->prior_result = c->result;
 	memset(&c->result, 0, sizeof(c->result));
 	c->routed = false;     /* the result is the prior's now */
@@ -484,8 +495,14 @@ int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
 {
 	double t0 = ibr_now_ms();
 
-	if (ibr_osm_fabric_build(c->plugin->osm, &c->of, err))
+	/* kept from an earlier run since the last heavy sweep (a re-route,
+	 * a hybrid's next pass): OpenSM's subnet has not changed */
+	c->model_reused = c->of.fabric != NULL;
+	if (!c->model_reused &&
+	    ibr_osm_fabric_build(c->plugin->osm, &c->of, err)) {
+		ibr_plugin_drop_model(c);
 		return -1;
+	}
 	log_loopbacks(c);
 	if (root_request(c, root, err))
 		return -1;
@@ -610,10 +627,12 @@ static int build_lid_matrices(void *context)
 	/* the options file, read again if it changed since */
 	ibr_plugin_options_refresh(&c->plugin->opts, log);
 	/* a run whose hop tables were never written (no event came) is
-	 * dropped unwritten: its switches may be gone by now */
+	 * dropped unwritten, its model too: its switches may be gone by now */
 	for (unsigned i = 0; i < num_engine_ctxs; i++)
-		if (engine_ctxs[i].hops_pending)
+		if (engine_ctxs[i].hops_pending) {
 			ibr_plugin_drop_run(&engine_ctxs[i]);
+			ibr_plugin_drop_model(&engine_ctxs[i]);
+		}
 	c->refused_by_verifier = false;
 	if (c->hybrid ? ibr_hybrid_build(c) : single_run(c)) {
 		ibr_status_run(c->plugin, c->name, false,
@@ -631,10 +650,11 @@ static int build_lid_matrices(void *context)
 		f->num_switches, f->num_end_ports, lids,
 		ibr_stats_format(&c->result, stats, sizeof(stats)), load,
 		c->result.stats.compute_ms, c->roots_text, c->checked);
-	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms, "
+	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms%s, "
 		"routing %.3f ms, verification %.3f ms, hop table walker %.3f ms, "
 		"in all %.3f ms\n",
-		c->label, c->model_ms, c->result.stats.compute_ms,
+		c->label, c->model_ms, c->model_reused ? " (kept: no heavy "
+		"sweep since it was built)" : "", c->result.stats.compute_ms,
 		c->verify_ms, c->hops_ms, ibr_now_ms() - t0);
 	ibr_status_run(c->plugin, c->name, true, false, ibr_now_ms() - t0);
 	return 0;
@@ -712,6 +732,7 @@ static void destroy_engine(void *context)
 {
 	ibr_plugin_drop_run(context);
 	ibr_plugin_drop_prior(context);
+	ibr_plugin_drop_model(context);
 }
 
 /* ---- the benchmark's calibration engine -------------------------------- */
@@ -934,6 +955,10 @@ static void report(void *data, osm_epi_event_id_t id, void *event_data)
 	if (id == OSM_EVENT_ID_UCAST_ROUTING_DONE ||
 	    id == OSM_EVENT_ID_HEAVY_SWEEP_START)
 		settle_hops(p);
+	/* discovery may drop or add switches: no model stays */
+	if (id == OSM_EVENT_ID_HEAVY_SWEEP_START)
+		for (unsigned i = 0; i < num_engine_ctxs; i++)
+			ibr_plugin_drop_model(&engine_ctxs[i]);
 	if (!done || !osm->routing_engine_used)
 		return;
 	for (unsigned i = 0; i < num_engine_ctxs; i++)

@@ -116,7 +116,12 @@ struct engine_ctx {
 	char name[64];                 /* as routing_engine names it */
 	const struct ibr_engine *engine;  /* single: the engine; hybrid: final */
 	struct ibr_hybrid *hybrid;     /* NULL for a single engine */
+	/* The model of OpenSM's subnet: built by a run, kept for the next
+	 * ones until OpenSM's next heavy sweep (HEAVY_SWEEP_START), which
+	 * alone discovers, adds and drops switches: a re-route and a
+	 * hybrid's next pass reuse it (model_reused) */
 	struct ibr_osm_fabric of;
+	bool model_reused;
 	struct ibr_result result;      /* what ucast_build_fwd_tables pushes */
 	bool routed;
 	double model_ms, verify_ms, hops_ms;  /* phases of the last run */
@@ -154,6 +159,7 @@ struct engine_ctx {
 
 /* The pieces of a routing run, for hybrid.c. */
 void ibr_plugin_drop_run(struct engine_ctx *c);
+void ibr_plugin_drop_model(struct engine_ctx *c);
 void ibr_plugin_drop_prior(struct engine_ctx *c);
 /* Builds c->of from OpenSM's subnet (WRN IB28 for each loopback cable left
  * out) and the root chain's request (plugin.c, "root"): root_guid_file's
