@@ -11,8 +11,13 @@
  * fabric (a port whose LID moved keeps its routes all the same).
  *
  * What ibr_prior_route() leaves in r, when it applies:
- *   - offset 0 of every range and every switch LID: FERa's tree on the new
- *     fabric, computed afresh, exactly as the engines' full run has it;
+ *   - offset 0 of every CA port's range: the old column where its walks
+ *     still hold (legal under this run's orientation, delivering); from
+ *     every switch whose walk does not, the shortest hop into a walk that
+ *     holds, on the least loaded channel against the load of every base
+ *     route kept or mended so far (repair.h, ibr_repair_column_balanced),
+ *     FERa's walk where no holding walk is reached; a new port: FERa's
+ *     tree; every switch LID: the old column mended with FERa's walks;
  *   - offset j >= 1 of a CA port that was there before, with as many
  *     LIDs: the old column of that offset, mapped onto the new switches,
  *     less every entry whose walk no longer reaches the port by a legal
@@ -26,7 +31,9 @@
  *     whose walk is the least loaded (colorl) or the shortest, then the
  *     least loaded (dr), against the load of every route placed so far;
  *     such pairs are placed destination port by destination port, source
- *     switch by source switch, so the run is deterministic.
+ *     switch by source switch, ports and switches in LID order, so the
+ *     run is deterministic and does not depend on the order the model
+ *     lists nodes in (OpenSM's, or a dump's).
  * Every walk of r is then a legal route of one orientation, so r is free
  * of loops and of credit loops, as a full run's tables are, and every
  * designated DLID delivers.  Nothing is renamed afresh: after a change

@@ -42,8 +42,13 @@ struct ibr_repair {
 	const struct ibr_fabric *f;
 	const struct ibr_updown *ud;
 	const struct ibr_walker *w;   /* the caller's, over f */
+	/* the order ibr_repair_column_balanced mends switches in (NULL:
+	 * index order); an order of the fabric's own (by LID) makes the
+	 * tables independent of the order the model lists switches in */
+	const uint32_t *order;
 	uint8_t *verdict;             /* per switch, enum ibr_walk_verdict */
-	uint32_t *chain, *chain_next; /* scratch */
+	uint32_t *hops;               /* per switch whose walk holds: links */
+	uint32_t *pending, *chain, *chain_next; /* scratch */
 };
 
 int ibr_repair_init(struct ibr_repair *rp, const struct ibr_fabric *f,
@@ -51,7 +56,8 @@ int ibr_repair_init(struct ibr_repair *rp, const struct ibr_fabric *f,
 		    struct ibr_error *err);
 void ibr_repair_free(struct ibr_repair *rp);
 
-/* rp->verdict[s] for every switch s: does its walk along col hold? */
+/* rp->verdict[s] for every switch s: does its walk along col hold?  And
+ * where it does, rp->hops[s]: its links to the owner's switch. */
 void ibr_repair_judge(struct ibr_repair *rp, const uint8_t *col,
 		      ibr_lid_t lid);
 
@@ -65,5 +71,24 @@ void ibr_repair_prune(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid);
 uint32_t ibr_repair_column(struct ibr_repair *rp, uint8_t *col,
 			   const uint8_t *fallback, ibr_lid_t lid,
 			   bool renamed);
+
+/* load[ch] += weight[s] for every channel ch of the walk from every switch
+ * s whose walk along col holds (weight: the flows each switch sends to
+ * the LID). */
+void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
+		     const uint32_t *weight, uint64_t *load);
+
+/* A base column (every switch routed) mended with regard to load: in
+ * rounds outwards from the walks that hold, a switch whose walk does not
+ * takes the hop into a holding walk that is shortest, then whose route
+ * (the hop and the walk after it) has the lightest heaviest channel
+ * (load, per sw_adj entry, as ibr_repair_load counts it), then on the
+ * lowest port, switches in rp->order, and its weight is added along its
+ * new walk;
+ * what no holding walk reaches takes fallback's walks (ibr_repair_column).
+ * Every walk is then legal, as there.  Returns the entries changed. */
+uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
+				    const uint8_t *fallback, ibr_lid_t lid,
+				    const uint32_t *weight, uint64_t *load);
 
 #endif

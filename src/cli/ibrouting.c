@@ -88,6 +88,9 @@ static const struct cli_option route_options[] = {
 	  "dumps as --dump-dir writes them; colorl and dr keep their routes "
 	  "that still hold (option incremental), and the summary counts the "
 	  "entries that change" },
+	{ "before", 0, 'b', "FABRIC0", "as --prior, the tables in place "
+	  "being ENGINE's on FABRIC0 (routed first, with the same options): "
+	  "what a change from FABRIC0 to FABRIC does" },
 	{ "repeat", 0, 'n', "N", "route N times (1..100000) and report the best "
 	  "compute time" },
 	{ "print-lfts", 0, 'p', NULL, "after the summary, every entry as "
@@ -677,6 +680,39 @@ static void print_route_summary(const struct ibr_fabric *f,
 		printf("time      %.3f ms compute\n", best_ms);
 }
 
+/* The tables in place: read from --prior DIR, or routed on --before
+ * FABRIC0 with the run's engine, options and roots.  0, or the exit
+ * status after a message. */
+static int load_prior(const char *dir, const char *before,
+		      const struct ibr_load_options *load,
+		      const struct cli_roots *roots,
+		      const struct ibr_options *opts, const struct ibr_engine *e,
+		      struct ibr_fabric **pf, struct ibr_result *pr)
+{
+	struct ibr_error err = { "" };
+	struct ibr_route_ctx ctx;
+	const char *how;
+	int rc;
+
+	if (dir) {
+		if (ibr_dump_read_lmc(dir, load->lmc_given ? (int)load->lmc : -1,
+				      pf, pr, &err) == 0)
+			return 0;
+		cli_error(err.msg);
+		return cli_fail("--prior %s: cannot read the tables in place", dir);
+	}
+	*pf = cli_load_fabric(before, load);
+	if (!*pf)
+		return EXIT_USAGE;
+	if (cli_ctx_init(*pf, roots, opts, &ctx, &how))
+		return EXIT_USAGE;
+	rc = ibr_route(&ctx, e, pr, &err);
+	ibr_ctx_free(&ctx);
+	if (rc)
+		return cli_fail("--before %s: %s", before, err.msg);
+	return 0;
+}
+
 /* --prior: what the switches there before would be sent. */
 static void print_prior_change(const struct ibr_prior *p,
 			       const struct ibr_fabric *f,
@@ -710,7 +746,7 @@ static int cmd_route(int argc, char **argv)
 	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
 	struct ibr_options engine_opts = { 0 };
 	const struct ibr_engine *e = NULL;
-	const char *dump_dir = NULL, *prior_dir = NULL, *how = "";
+	const char *dump_dir = NULL, *prior_dir = NULL, *before = NULL, *how = "";
 	struct ibr_load_options load = { 0 };
 	struct ibr_route_ctx ctx;
 	struct ibr_prior prior = { 0 };
@@ -775,6 +811,9 @@ static int cmd_route(int argc, char **argv)
 		case 'i':
 			prior_dir = optarg;
 			break;
+		case 'b':
+			before = optarg;
+			break;
 		case 'n':
 			if (cli_parse_range("--repeat", optarg, 1, 100000, &repeat))
 				return EXIT_USAGE;
@@ -803,18 +842,21 @@ static int cmd_route(int argc, char **argv)
 				ibr_engine_names(names, sizeof(names)));
 	if (optind != argc - 1)
 		return cli_fail("expected one FABRIC argument");
+	if (prior_dir && before)
+		return cli_fail("--prior and --before both give the tables in "
+				"place: give one");
 	if (ibr_options_check(&engine_opts, e, &err))
 		return cli_fail("%s", err.msg);
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;
-	if (prior_dir && ibr_dump_read_lmc(prior_dir, load.lmc_given ?
-					   (int)load.lmc : -1, &prior_f,
-					   &prior_r, &err)) {
-		cli_error(err.msg);
+	if ((prior_dir || before) &&
+	    (rc = load_prior(prior_dir, before, &load, &roots, &engine_opts, e,
+			     &prior_f, &prior_r)) != 0) {
+		ibr_result_free(&prior_r);
+		ibr_fabric_free(prior_f);
 		ibr_fabric_free(f);
-		return cli_fail("--prior %s: cannot read the tables in place",
-				prior_dir);
+		return rc;
 	}
 	prior = (struct ibr_prior){ .f = prior_f, .r = &prior_r };
 	if (cli_ctx_init(f, &roots, &engine_opts, &ctx, &how)) {
@@ -823,7 +865,7 @@ static int cmd_route(int argc, char **argv)
 		ibr_fabric_free(f);
 		return EXIT_USAGE;
 	}
-	if (prior_dir)
+	if (prior_f)
 		ctx.prior = &prior;
 	cli_print_fabric(argv[optind], f);
 	for (unsigned i = 0; i < repeat; i++) {
@@ -842,7 +884,7 @@ static int cmd_route(int argc, char **argv)
 	}
 	ibr_ctx_free(&ctx);
 	print_route_summary(f, e, &r, how, best, repeat);
-	if (prior_dir)
+	if (prior_f)
 		print_prior_change(&prior, f, &r);
 	verify_ms = ibr_now_ms();
 	rc = ibr_verify(f, &r, NULL, &rep, &err);

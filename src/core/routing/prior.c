@@ -42,7 +42,14 @@ struct keeper {
 	uint32_t *from;          /* new switch -> old switch, IBR_NONE: new */
 	uint32_t *old_ep;        /* old base LID -> old end port, IBR_NONE */
 	uint8_t *fera;           /* FERa's entries of the base column kept */
+	uint8_t *fera_base;      /* FERa's base column of every CA port */
+	uint32_t *weight;        /* per switch: its CAs, the flows it sends */
+	uint64_t *base_load;     /* per sw_adj entry: base routes' flows */
 	uint64_t *load;          /* per sw_adj entry */
+	/* switches by LID, CA ports by base LID: every pass goes in these
+	 * orders, so the tables do not depend on the order the model lists
+	 * nodes in (OpenSM's, or a dump's) */
+	uint32_t *sw_order, *ep_order;
 	struct pair *pending;
 	size_t num_pending, pending_cap;
 	uint64_t pairs_kept, pairs_rerouted, pairs_all;
@@ -116,6 +123,37 @@ static void keep_base(struct keeper *k, uint8_t *col, const uint8_t *oc,
 	ibr_repair_column(&k->rp, col, k->fera, lid, false);
 }
 
+/* Every CA port's base column, in two passes so that mending sees the
+ * load of every route kept: the old column mapped (FERa's kept aside)
+ * and the flows of its walks that hold counted; then each mended with
+ * regard to that load (repair.h, ibr_repair_column_balanced), FERa's
+ * walks where no holding walk is reached.  A new port keeps FERa's. */
+static void keep_base_columns(struct keeper *k)
+{
+	const struct ibr_fabric *f = k->f;
+	uint32_t S = f->num_switches;
+
+	for (uint32_t i = 0; i < f->num_end_ports; i++) {
+		uint32_t e = k->ep_order[i], oe = old_end_port(k, e);
+		ibr_lid_t lid = ibr_end_port_lid(f, e);
+		uint8_t *col = ibr_column(k->r, lid);
+
+		memcpy(k->fera_base + (size_t)e * S, col, S);
+		if (oe != IBR_NONE)
+			map_column(k, col,
+				   ibr_column(k->old, ibr_end_port_lid(k->of, oe)));
+		ibr_repair_load(&k->rp, col, lid, k->weight, k->base_load);
+	}
+	for (uint32_t i = 0; i < f->num_end_ports; i++) {
+		uint32_t e = k->ep_order[i];
+		ibr_lid_t lid = ibr_end_port_lid(f, e);
+		if (old_end_port(k, e) != IBR_NONE)
+			ibr_repair_column_balanced(&k->rp, ibr_column(k->r, lid),
+						   k->fera_base + (size_t)e * S,
+						   lid, k->weight, k->base_load);
+	}
+}
+
 /* Every switch LID's column: the old one where it holds, FERa's where it
  * does not (keep_base). */
 static void keep_switch_lids(struct keeper *k)
@@ -161,15 +199,13 @@ static int map_destination(struct keeper *k, uint32_t e, struct ibr_error *err)
 
 	if (oe != IBR_NONE) {
 		ibr_lid_t ob = ibr_end_port_lid(k->of, oe);
-		keep_base(k, ibr_column(k->r, p->base_lid),
-			  ibr_column(k->old, ob), p->base_lid);
 		for (unsigned j = 1; j < lids; j++)
 			keep_renamed(k, ibr_column(k->r, p->base_lid + j),
 				     ibr_column(k->old, ob + j),
 				     p->base_lid + j);
 	}
-	for (uint32_t s = 0; s < S; s++) {
-		uint32_t o;
+	for (uint32_t i = 0; i < S; i++) {
+		uint32_t s = k->sw_order[i], o;
 
 		if (s == ep->sw || cas_on(f, s) == 0)
 			continue;
@@ -218,9 +254,11 @@ static void load_designated(struct keeper *k)
 	const struct ibr_designated *d = &k->r->designated;
 	size_t next = 0;
 
-	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+	for (uint32_t ei = 0; ei < f->num_end_ports; ei++) {
+		uint32_t e = k->ep_order[ei];
 		ibr_lid_t base = ibr_end_port_lid(f, e);
-		for (uint32_t s = 0; s < f->num_switches; s++) {
+		for (uint32_t si = 0; si < f->num_switches; si++) {
+			uint32_t s = k->sw_order[si];
 			uint8_t j = d->offset[(size_t)s * d->cols + e];
 			uint32_t len;
 			uint64_t neck;
@@ -339,6 +377,11 @@ static void free_keeper(struct keeper *k)
 	free(k->from);
 	free(k->old_ep);
 	free(k->fera);
+	free(k->fera_base);
+	free(k->weight);
+	free(k->sw_order);
+	free(k->ep_order);
+	free(k->base_load);
 	free(k->load);
 	free(k->pending);
 }
@@ -363,10 +406,32 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 	k->from = malloc(S * sizeof(uint32_t));
 	k->old_ep = malloc((of->max_lid + 1u) * sizeof(uint32_t));
 	k->fera = malloc(S);
+	k->fera_base = malloc((size_t)S * (f->num_end_ports ? f->num_end_ports : 1));
+	k->weight = malloc(S * sizeof(uint32_t));
+	k->sw_order = malloc(S * sizeof(uint32_t));
+	k->ep_order = malloc((f->num_end_ports ? f->num_end_ports : 1) *
+			     sizeof(uint32_t));
+	k->base_load = calloc(links ? links : 1, sizeof(uint64_t));
 	k->load = calloc(links ? links : 1, sizeof(uint64_t));
-	if (!k->from || !k->old_ep || !k->fera || !k->load)
+	if (!k->from || !k->old_ep || !k->fera || !k->fera_base || !k->weight ||
+	    !k->sw_order || !k->ep_order || !k->base_load || !k->load)
 		return ibr_error_set(err, "out of memory for the tables in "
 				     "place (%u switches)", S);
+	for (uint32_t s = 0; s < S; s++)
+		k->weight[s] = cas_on(f, s);
+	for (uint32_t l = 1, ns = 0, ne = 0; l <= f->max_lid; l++) {
+		const struct ibr_lid_owner *o = &f->lid_owner[l];
+		const struct ibr_node *n;
+		if (o->node == IBR_NONE ||
+		    l != ibr_port(f, o->node, o->port)->base_lid)
+			continue;
+		n = &f->nodes[o->node];
+		if (n->type == IBR_NODE_SWITCH)
+			k->sw_order[ns++] = n->sw_index;
+		else if (k->w.lid_end_port[l] != IBR_NONE)
+			k->ep_order[ne++] = k->w.lid_end_port[l];
+	}
+	k->rp.order = k->sw_order;
 	for (uint32_t s = 0; s < S; s++) {
 		uint32_t n = ibr_fabric_find_guid(of, ibr_switch(f, s)->guid);
 		k->from[s] = n != IBR_NONE && of->nodes[n].type ==
@@ -401,8 +466,9 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	if (ibr_designated_init(r, k.f, true, err))
 		goto out;
 	keep_switch_lids(&k);
-	for (uint32_t e = 0; e < k.f->num_end_ports; e++)
-		if (map_destination(&k, e, err))
+	keep_base_columns(&k);
+	for (uint32_t i = 0; i < k.f->num_end_ports; i++)
+		if (map_destination(&k, k.ep_order[i], err))
 			goto out;
 	if (k.pairs_all && (k.pairs_all - k.pairs_kept) * 100 >
 			   (uint64_t)limit * k.pairs_all) {

@@ -22,9 +22,12 @@ int ibr_repair_init(struct ibr_repair *rp, const struct ibr_fabric *f,
 
 	*rp = (struct ibr_repair){ .f = f, .ud = ud, .w = w };
 	rp->verdict = malloc(S);
+	rp->hops = malloc(S * sizeof(uint32_t));
+	rp->pending = malloc(S * sizeof(uint32_t));
 	rp->chain = malloc(S * sizeof(uint32_t));
 	rp->chain_next = malloc(S * sizeof(uint32_t));
-	if (!rp->verdict || !rp->chain || !rp->chain_next) {
+	if (!rp->verdict || !rp->hops || !rp->pending || !rp->chain ||
+	    !rp->chain_next) {
 		ibr_repair_free(rp);
 		return ibr_error_set(err, "out of memory to mend columns of %u "
 				     "switches", f->num_switches);
@@ -35,10 +38,12 @@ int ibr_repair_init(struct ibr_repair *rp, const struct ibr_fabric *f,
 void ibr_repair_free(struct ibr_repair *rp)
 {
 	free(rp->verdict);
+	free(rp->hops);
+	free(rp->pending);
 	free(rp->chain);
 	free(rp->chain_next);
 	rp->verdict = NULL;
-	rp->chain = rp->chain_next = NULL;
+	rp->hops = rp->pending = rp->chain = rp->chain_next = NULL;
 }
 
 /* The verdict of x, whose hop leads to t judged `after`. */
@@ -84,10 +89,12 @@ void ibr_repair_judge(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid)
 		/* the last of the chain ends the walk or joins a known one */
 		x = rp->chain[n - 1];
 		v[x] = t == IBR_NONE ? tail : combine(rp, x, t, v[t]);
+		rp->hops[x] = t == IBR_NONE ? 0 : rp->hops[t] + 1;
 		for (uint32_t i = n - 1; i-- > 0;) {
 			x = rp->chain[i];
-			v[x] = combine(rp, x, rp->chain_next[i],
-				       v[rp->chain_next[i]]);
+			t = rp->chain_next[i];
+			v[x] = combine(rp, x, t, v[t]);
+			rp->hops[x] = rp->hops[t] + 1;
 		}
 	}
 }
@@ -128,6 +135,139 @@ uint32_t ibr_repair_column(struct ibr_repair *rp, uint8_t *col,
 				x = t;
 			}
 		}
+	}
+	return changed;
+}
+
+/* Adds `flows` to every channel of the walk from s along col. */
+static void add_walk(const struct ibr_repair *rp, const uint8_t *col,
+		     ibr_lid_t lid, uint32_t s, uint64_t flows, uint64_t *load)
+{
+	uint32_t x = s, t, n = 0;
+
+	while (n++ <= rp->f->num_switches &&
+	       ibr_walker_step(rp->w, x, lid, col[x], &t) == IBR_STEP_NEXT) {
+		uint32_t ch = ibr_walker_channel(rp->w, x, col[x]);
+		if (ch != IBR_NONE)
+			load[ch] += flows;
+		x = t;
+	}
+}
+
+void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
+		     const uint32_t *weight, uint64_t *load)
+{
+	ibr_repair_judge(rp, col, lid);
+	for (uint32_t s = 0; s < rp->f->num_switches; s++)
+		if (weight[s] && (rp->verdict[s] == IBR_WALK_DOWN ||
+				  rp->verdict[s] == IBR_WALK_UP))
+			add_walk(rp, col, lid, s, weight[s], load);
+}
+
+/* The heaviest channel of the walk from t along col. */
+static uint64_t walk_neck(const struct ibr_repair *rp, const uint8_t *col,
+			  ibr_lid_t lid, uint32_t t, const uint64_t *load)
+{
+	uint32_t x = t, y, n = 0;
+	uint64_t neck = 0;
+
+	while (n++ <= rp->f->num_switches &&
+	       ibr_walker_step(rp->w, x, lid, col[x], &y) == IBR_STEP_NEXT) {
+		uint32_t ch = ibr_walker_channel(rp->w, x, col[x]);
+		if (ch != IBR_NONE && load[ch] > neck)
+			neck = load[ch];
+		x = y;
+	}
+	return neck;
+}
+
+/* The best hop from broken switch s into a walk that holds: the shortest
+ * legal one, then the one whose route on (that channel and the walk
+ * after it) has the lightest heaviest channel, then the lowest port; 0
+ * when no neighbour's walk holds (or only by a down-then-up turn).  The
+ * route's heaviest channel, not the first one's: on a fat tree the
+ * channels that fill up are the last ones, into the destination's leaf. */
+static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
+			ibr_lid_t lid, uint32_t s, const uint64_t *load,
+			uint32_t *to)
+{
+	const struct ibr_fabric *f = rp->f;
+	uint32_t best_hops = UINT32_MAX;
+	uint64_t best_neck = UINT64_MAX;
+	uint8_t best = 0;
+
+	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+		uint32_t t = f->sw_adj[i].peer;
+		uint8_t vt = rp->verdict[t], port = f->sw_adj[i].port;
+		bool up = ibr_link_is_up(f, rp->ud, s, t);
+		uint64_t neck;
+
+		if (t == s || !(vt == IBR_WALK_DOWN || (vt == IBR_WALK_UP && up)) ||
+		    rp->hops[t] + 1 > best_hops)
+			continue;
+		neck = walk_neck(rp, col, lid, t, load);
+		if (load[i] > neck)
+			neck = load[i];
+		if (rp->hops[t] + 1 < best_hops || neck < best_neck ||
+		    (neck == best_neck && port < best)) {
+			best_hops = rp->hops[t] + 1;
+			best_neck = neck;
+			best = port;
+			*to = t;
+		}
+	}
+	return best;
+}
+
+uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
+				    const uint8_t *fallback, ibr_lid_t lid,
+				    const uint32_t *weight, uint64_t *load)
+{
+	uint32_t S = rp->f->num_switches, n = 0, changed = 0;
+	bool progress = true;
+
+	ibr_repair_judge(rp, col, lid);
+	for (uint32_t i = 0; i < S; i++) {
+		uint32_t s = rp->order ? rp->order[i] : i;
+		if (rp->verdict[s] == IBR_WALK_BROKEN)
+			rp->pending[n++] = s;
+	}
+	/* rounds outwards from the walks that hold: a switch is mended once a
+	 * neighbour's walk holds, onto the best such hop */
+	while (n && progress) {
+		uint32_t left = 0;
+		progress = false;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t s = rp->pending[i], t = IBR_NONE;
+			uint8_t port = best_hop(rp, col, lid, s, load, &t);
+			if (!port) {
+				rp->pending[left++] = s;
+				continue;
+			}
+			if (col[s] != port) {
+				col[s] = port;
+				changed++;
+			}
+			rp->verdict[s] = ibr_link_is_up(rp->f, rp->ud, s, t) ?
+					 IBR_WALK_UP : IBR_WALK_DOWN;
+			rp->hops[s] = rp->hops[t] + 1;
+			add_walk(rp, col, lid, s, weight[s], load);
+			progress = true;
+		}
+		n = left;
+	}
+	/* what no walk that holds reaches (the fallback's own turns): the
+	 * fallback's walks, as ibr_repair_column mends */
+	if (n) {
+		for (uint32_t i = 0; i < n; i++)
+			if (col[rp->pending[i]] != fallback[rp->pending[i]]) {
+				col[rp->pending[i]] = fallback[rp->pending[i]];
+				changed++;
+			}
+		changed += ibr_repair_column(rp, col, fallback, lid, false);
+		for (uint32_t i = 0; i < n; i++)
+			add_walk(rp, col, lid, rp->pending[i],
+				 weight[rp->pending[i]], load);
 	}
 	return changed;
 }
