@@ -39,6 +39,7 @@
 #include "ibrouting/dr.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/generate.h"
+#include "ibrouting/prior.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
 
@@ -576,6 +577,57 @@ static void test_explicit_root_guid(void **state)
 	ibr_fabric_free(f);
 }
 
+/* colorl and dr route from the tables in place only under the same root
+ * set (prior.h): on the same fabric from the same root every pair is
+ * kept and not an entry changes; from another root the engine routes
+ * afresh (no "pairs kept in place" figure) and its tables equal a run
+ * with no tables in place. */
+static void test_prior_needs_the_same_roots(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("random:sw=16,ca=32,seed=3", 2);
+	const char *names[] = { "colorl", "dr" };
+	struct ibr_root_choice r3 = { .guid = ibr_switch(f, 3)->guid,
+				      .strategy = IBR_ROOT_SM };
+	struct ibr_root_choice r7 = { .guid = ibr_switch(f, 7)->guid,
+				      .strategy = IBR_ROOT_SM };
+	struct ibr_error err = { "" };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		const struct ibr_engine *e = ibr_engine_find(names[i]);
+		struct ibr_result old, again, other, fresh;
+		struct ibr_prior prior;
+		struct ibr_prior_change c;
+		struct ibr_route_ctx ctx;
+
+		assert_int_equal(ibr_route_once(f, e, &r3, NULL, &old, &err), 0);
+		prior = (struct ibr_prior){ .f = f, .r = &old, .engine = e->name };
+		assert_int_equal(ibr_ctx_init(&ctx, f, &r3, NULL, &err), 0);
+		ctx.prior = &prior;
+		assert_int_equal(ibr_route(&ctx, e, &again, &err), 0);
+		ibr_ctx_free(&ctx);
+		assert_int_not_equal(ibr_stat_get(&again, "pairs kept in place",
+						  UINT64_MAX), UINT64_MAX);
+		ibr_prior_difference(&prior, f, &again, &c);
+		assert_int_equal(c.entries, 0);
+
+		assert_int_equal(ibr_ctx_init(&ctx, f, &r7, NULL, &err), 0);
+		ctx.prior = &prior;
+		assert_int_equal(ibr_route(&ctx, e, &other, &err), 0);
+		ibr_ctx_free(&ctx);
+		assert_int_equal(ibr_stat_get(&other, "pairs kept in place",
+					      UINT64_MAX), UINT64_MAX);
+		assert_int_equal(ibr_route_once(f, e, &r7, NULL, &fresh, &err), 0);
+		assert_memory_equal(other.col, fresh.col,
+				    (size_t)fresh.num_lids * fresh.num_switches);
+		ibr_result_free(&old);
+		ibr_result_free(&again);
+		ibr_result_free(&other);
+		ibr_result_free(&fresh);
+	}
+	ibr_fabric_free(f);
+}
+
 /* A ring of four 6-port switches, two hosts on each (ports 3, 4), and
  * ports 5 and 6 of every switch cabled to each other: loopbacks, which
  * the fabric leaves out (fabric.h).  Every engine routes it, at LMC 2 so
@@ -714,7 +766,7 @@ int main(void)
 	while (ibr_engines[engines])
 		engines++;
 	cells = engines * N(families);
-	tests = calloc(cells + 7, sizeof(*tests));
+	tests = calloc(cells + 8, sizeof(*tests));
 	cell = calloc(cells, sizeof(*cell));
 	names = calloc(cells, sizeof(*names));
 	assert_true(tests && cell && names && engines >= 2);
@@ -730,6 +782,7 @@ int main(void)
 		}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_root_strategies);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_explicit_root_guid);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_prior_needs_the_same_roots);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_context_shares_orientation);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_options_are_checked);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_multi_lid_with_lmc);

@@ -20,6 +20,7 @@
 #include "ibrouting/generate.h"
 #include "ibrouting/metrics.h"
 #include "ibrouting/pathset.h"
+#include "ibrouting/prior.h"
 #include "ibrouting/verify.h"
 #include "failing_alloc.h"
 
@@ -66,6 +67,55 @@ static void test_route_fails_cleanly(void **state)
 	}
 	print_message("%u allocation failures injected into routing runs\n",
 		      injected);
+}
+
+/* colorl and dr from the tables in place (prior.h) after a link cut:
+ * allocation k fails -> -1, a message, no tables left behind. */
+static void test_prior_route_fails_cleanly(void **state)
+{
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
+	struct ibr_fabric *before = generated_fabric("random:sw=12,ca=24,seed=2", 1);
+	struct ibr_fabric *after = generated_fabric("random:sw=12,ca=24,seed=2,cut=1", 1);
+	const char *names[] = { "colorl", "dr" };
+	unsigned injected = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		const struct ibr_engine *e = ibr_engine_find(names[i]);
+		struct ibr_error err = { "" };
+		struct ibr_result old, r;
+		struct ibr_prior prior = { .f = before, .r = &old };
+		struct ibr_route_ctx ctx;
+		long total;
+
+		assert_int_equal(ibr_route_once(before, e, &root, NULL, &old, &err), 0);
+		assert_int_equal(ibr_ctx_init(&ctx, after, &root, NULL, &err), 0);
+		ctx.prior = &prior;
+		failing_alloc_arm(-1);
+		assert_int_equal(ibr_route(&ctx, e, &r, &err), 0);
+		total = failing_alloc_disarm();
+		assert_int_not_equal(ibr_stat_get(&r, "pairs kept in place",
+						  UINT64_MAX), UINT64_MAX);
+		ibr_result_free(&r);
+		for (long k = 0; k < total; k++, injected++) {
+			memset(&err, 0, sizeof(err));
+			failing_alloc_arm(k);
+			int rc = ibr_route(&ctx, e, &r, &err);
+			failing_alloc_disarm();
+			if (rc != -1)
+				fail_msg("%s from the tables in place: allocation "
+					 "%ld of %ld failed, route returned %d",
+					 e->name, k, total, rc);
+			assert_true(err.msg[0] != '\0');
+			assert_null(r.col);
+		}
+		ibr_ctx_free(&ctx);
+		ibr_result_free(&old);
+	}
+	ibr_fabric_free(before);
+	ibr_fabric_free(after);
+	print_message("%u allocation failures injected into routing runs from "
+		      "the tables in place\n", injected);
 }
 
 /* colorl on 3 worker threads (its candidate search, the base tree beside
@@ -240,6 +290,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_route_fails_cleanly),
 		cmocka_unit_test(test_threaded_route_fails_cleanly),
+		cmocka_unit_test(test_prior_route_fails_cleanly),
 		cmocka_unit_test(test_verify_fails_closed),
 		cmocka_unit_test(test_pathset_fails_cleanly),
 	};

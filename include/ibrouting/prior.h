@@ -20,10 +20,11 @@
  *     tree; every switch LID: the old column mended with FERa's walks;
  *   - offset j >= 1 of a CA port that was there before, with as many
  *     LIDs: the old column of that offset, mapped onto the new switches,
- *     less every entry whose walk no longer reaches the port by a legal
- *     up*-down* route of this run's orientation (a dead link, a switch
- *     gone, a turn the new orientation forbids); IBR_NO_PATH elsewhere
- *     and on every renamed LID of a new port;
+ *     mended as the base is from every switch with an entry whose walk no
+ *     longer reaches the port by a legal up*-down* route of this run's
+ *     orientation (a dead link, a switch gone, a turn the new orientation
+ *     forbids), the port's base column the fallback; IBR_NO_PATH where
+ *     the old column had none, and on every renamed LID of a new port;
  *   - the designated map (by source switch): a pair keeps its old offset
  *     where that offset's column still routes its source switch (offset 0
  *     always does); a pair whose route broke, and a new pair, takes the
@@ -74,8 +75,9 @@ enum ibr_prior_choice {
 
 /* Routes ctx->f from ctx->prior into r (allocated, every entry
  * IBR_NO_PATH) as described above.  Returns 1 when it did, 0 when it
- * does not apply (no prior, another engine's or LMC's tables, the option
- * at 0, or too many pairs broken: r is then as it was given, every entry
+ * does not apply (no prior, another engine's or LMC's tables, a root set
+ * other than theirs less the roots gone, the option at 0, or too many
+ * pairs broken: r is then as it was given, every entry
  * IBR_NO_PATH, no figure set), -1 on failure (err).  Figures: "pairs kept
  * in place", "pairs re-routed", "renamed LIDs", IBR_STAT_CA_LIDS_NEEDED. */
 int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,

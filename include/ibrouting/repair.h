@@ -61,10 +61,6 @@ void ibr_repair_free(struct ibr_repair *rp);
 void ibr_repair_judge(struct ibr_repair *rp, const uint8_t *col,
 		      ibr_lid_t lid);
 
-/* Every entry of col whose walk does not hold becomes IBR_NO_PATH (a LID
- * above its range's base: entries off the designated paths may be). */
-void ibr_repair_prune(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid);
-
 /* col mended with fallback's walks as above; with `renamed` (a LID above
  * its range's base) a switch without an entry keeps none unless a mended
  * walk passes through it.  Returns the entries changed. */
@@ -78,7 +74,7 @@ uint32_t ibr_repair_column(struct ibr_repair *rp, uint8_t *col,
 void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
 		     const uint32_t *weight, uint64_t *load);
 
-/* A base column (every switch routed) mended with regard to load: in
+/* A column mended with regard to load: in
  * rounds outwards from the walks that hold, a switch whose walk does not
  * takes the hop into a holding walk that is shortest, then whose route
  * (the hop and the walk after it) has the lightest heaviest channel
@@ -86,9 +82,13 @@ void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
  * lowest port, switches in rp->order, and its weight is added along its
  * new walk;
  * what no holding walk reaches takes fallback's walks (ibr_repair_column).
- * Every walk is then legal, as there.  Returns the entries changed. */
+ * With `renamed` (a LID above its range's base) a switch without an
+ * entry is left without one unless a fallback walk passes it; weight
+ * NULL adds no load.  Every walk is then legal, as there.  Returns the
+ * entries changed. */
 uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 				    const uint8_t *fallback, ibr_lid_t lid,
-				    const uint32_t *weight, uint64_t *load);
+				    bool renamed, const uint32_t *weight,
+				    uint64_t *load);
 
 #endif

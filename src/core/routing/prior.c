@@ -3,9 +3,10 @@
  * says what the tables become and why they stay deadlock-free).
  *
  * Three passes over the destination ports (switch LIDs first, as in 1):
- *   1. map: each column of the old tables onto the new switches; a base
- *      column mended with FERa's walks where it does not hold, a renamed
- *      one pruned to the entries that do (repair.h: O(S) per judgement);
+ *   1. map: each column of the old tables onto the new switches, mended
+ *      where its walks do not hold (repair.h: O(S) per judgement), base
+ *      columns first, each renamed one then with its port's base column
+ *      as the fallback;
  *      pairs whose old offset still routes them keep it, the others are
  *      set aside (`pending`);
  *   2. load: every designated route walked once, its source switch's CAs
@@ -43,6 +44,7 @@ struct keeper {
 	uint32_t *old_ep;        /* old base LID -> old end port, IBR_NONE */
 	uint8_t *fera;           /* FERa's entries of the base column kept */
 	uint8_t *fera_base;      /* FERa's base column of every CA port */
+	uint8_t *held;           /* [offset][switch]: walk held, one port */
 	uint32_t *weight;        /* per switch: its CAs, the flows it sends */
 	uint64_t *base_load;     /* per sw_adj entry: base routes' flows */
 	uint64_t *load;          /* per sw_adj entry */
@@ -104,13 +106,22 @@ static void map_column(const struct keeper *k, uint8_t *col, const uint8_t *oc)
 		col[s] = k->from[s] == IBR_NONE ? IBR_NO_PATH : oc[k->from[s]];
 }
 
-/* A renamed column: the old one, every entry whose walk does not hold
- * now IBR_NO_PATH (repair.h). */
+/* A renamed column: the old one, mended as the base columns are (the
+ * hop into a holding walk whose route is the least loaded) from every
+ * switch with an entry whose walk does not hold, the port's base column
+ * (mended already) the fallback; switches without an entry stay so.
+ * The pairs designated on it then mostly keep it. */
 static void keep_renamed(struct keeper *k, uint8_t *col, const uint8_t *oc,
-			 ibr_lid_t lid)
+			 const uint8_t *base, ibr_lid_t lid, uint8_t *held)
 {
 	map_column(k, col, oc);
-	ibr_repair_prune(&k->rp, col, lid);
+	/* held[s]: the walk from s held before mending: its pairs keep it */
+	ibr_repair_judge(&k->rp, col, lid);
+	for (uint32_t s = 0; s < k->f->num_switches; s++)
+		held[s] = k->rp.verdict[s] == IBR_WALK_DOWN ||
+			  k->rp.verdict[s] == IBR_WALK_UP;
+	ibr_repair_column_balanced(&k->rp, col, base, lid, true, NULL,
+				   k->base_load);
 }
 
 /* A base column, FERa's complete tree on entry: the old one, mended with
@@ -150,7 +161,8 @@ static void keep_base_columns(struct keeper *k)
 		if (old_end_port(k, e) != IBR_NONE)
 			ibr_repair_column_balanced(&k->rp, ibr_column(k->r, lid),
 						   k->fera_base + (size_t)e * S,
-						   lid, k->weight, k->base_load);
+						   lid, false, k->weight,
+						   k->base_load);
 	}
 }
 
@@ -202,7 +214,8 @@ static int map_destination(struct keeper *k, uint32_t e, struct ibr_error *err)
 		for (unsigned j = 1; j < lids; j++)
 			keep_renamed(k, ibr_column(k->r, p->base_lid + j),
 				     ibr_column(k->old, ob + j),
-				     p->base_lid + j);
+				     ibr_column(k->r, p->base_lid),
+				     p->base_lid + j, k->held + (size_t)j * S);
 	}
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t s = k->sw_order[i], o;
@@ -211,9 +224,10 @@ static int map_destination(struct keeper *k, uint32_t e, struct ibr_error *err)
 			continue;
 		k->pairs_all += cas_on(f, s);
 		o = old_offset(k, s, oe);
+		/* a pair whose route held keeps it; one whose route was mended
+		 * is placed again (pass 3), onto the mended LID or another */
 		if (o == 0 || (o != IBR_NONE && o < lids &&
-			       ibr_column(k->r, p->base_lid + o)[s] !=
-			       IBR_NO_PATH)) {
+			       k->held[(size_t)o * S + s])) {
 			offsets[(size_t)s * k->r->designated.cols + e] = (uint8_t)o;
 			k->pairs_kept += cas_on(f, s);
 		} else if (set_aside(k, e, s, err)) {
@@ -354,6 +368,44 @@ bool ibr_engine_uses_prior(const struct ibr_engine *e)
 	return false;
 }
 
+/* Is switch GUID g among the n switches of roots (indexes of f)? */
+static bool among(const struct ibr_fabric *f, const uint32_t *roots,
+		  uint32_t n, uint64_t g)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (ibr_switch(f, roots[i])->guid == g)
+			return true;
+	return false;
+}
+
+/* The run's root set is the prior's, less the roots gone from the
+ * fabric: the same orientation but for what the change took.  Another
+ * root (an administrator's choice, or a strategy that now picks another
+ * switch) orients every route anew, and keeping routes then keeps
+ * little: the engine routes afresh.  Tables that record no root set (read
+ * from a dump) are taken as routed from this one. */
+static bool same_roots(const struct ibr_route_ctx *ctx,
+		       const struct ibr_prior *p)
+{
+	const struct ibr_updown *ud = &ctx->updown;
+	const struct ibr_fabric *f = ctx->f, *of = p->f;
+
+	if (!p->r->num_roots)
+		return true;
+	for (uint32_t i = 0; i < ud->num_roots; i++)
+		if (!among(of, p->r->roots, p->r->num_roots,
+			   ibr_switch(f, ud->roots[i])->guid))
+			return false;
+	for (uint32_t i = 0; i < p->r->num_roots; i++) {
+		uint64_t g = ibr_switch(of, p->r->roots[i])->guid;
+		uint32_t n = ibr_fabric_find_guid(f, g);
+		if (n != IBR_NONE && f->nodes[n].type == IBR_NODE_SWITCH &&
+		    !among(f, ud->roots, ud->num_roots, g))
+			return false;
+	}
+	return true;
+}
+
 static bool applies(const struct ibr_route_ctx *ctx, unsigned *limit,
 		    struct ibr_error *err)
 {
@@ -363,7 +415,8 @@ static bool applies(const struct ibr_route_ctx *ctx, unsigned *limit,
 	if (!p || !p->f || !p->r || !p->r->col ||
 	    p->r->num_switches != p->f->num_switches ||
 	    (p->engine && strcmp(p->engine, ctx->engine->name) != 0) ||
-	    p->f->lmc != ctx->f->lmc)
+	    p->f->lmc != ctx->f->lmc || !ctx->have_updown ||
+	    !same_roots(ctx, p))
 		return false;
 	if (ibr_option_uint(ctx, IBR_PRIOR_OPTION, limit, err))
 		return false;
@@ -378,6 +431,7 @@ static void free_keeper(struct keeper *k)
 	free(k->old_ep);
 	free(k->fera);
 	free(k->fera_base);
+	free(k->held);
 	free(k->weight);
 	free(k->sw_order);
 	free(k->ep_order);
@@ -408,12 +462,14 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 	k->fera = malloc(S);
 	k->fera_base = malloc((size_t)S * (f->num_end_ports ? f->num_end_ports : 1));
 	k->weight = malloc(S * sizeof(uint32_t));
+	k->held = malloc((size_t)S << IBR_MAX_LMC);
 	k->sw_order = malloc(S * sizeof(uint32_t));
 	k->ep_order = malloc((f->num_end_ports ? f->num_end_ports : 1) *
 			     sizeof(uint32_t));
 	k->base_load = calloc(links ? links : 1, sizeof(uint64_t));
 	k->load = calloc(links ? links : 1, sizeof(uint64_t));
-	if (!k->from || !k->old_ep || !k->fera || !k->fera_base || !k->weight ||
+	if (!k->from || !k->old_ep || !k->fera || !k->fera_base || !k->held ||
+	    !k->weight ||
 	    !k->sw_order || !k->ep_order || !k->base_load || !k->load)
 		return ibr_error_set(err, "out of memory for the tables in "
 				     "place (%u switches)", S);

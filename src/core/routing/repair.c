@@ -99,14 +99,6 @@ void ibr_repair_judge(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid)
 	}
 }
 
-void ibr_repair_prune(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid)
-{
-	ibr_repair_judge(rp, col, lid);
-	for (uint32_t s = 0; s < rp->f->num_switches; s++)
-		if (rp->verdict[s] == IBR_WALK_BROKEN)
-			col[s] = IBR_NO_PATH;
-}
-
 uint32_t ibr_repair_column(struct ibr_repair *rp, uint8_t *col,
 			   const uint8_t *fallback, ibr_lid_t lid,
 			   bool renamed)
@@ -221,7 +213,8 @@ static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
 
 uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 				    const uint8_t *fallback, ibr_lid_t lid,
-				    const uint32_t *weight, uint64_t *load)
+				    bool renamed, const uint32_t *weight,
+				    uint64_t *load)
 {
 	uint32_t S = rp->f->num_switches, n = 0, changed = 0;
 	bool progress = true;
@@ -229,7 +222,8 @@ uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 	ibr_repair_judge(rp, col, lid);
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t s = rp->order ? rp->order[i] : i;
-		if (rp->verdict[s] == IBR_WALK_BROKEN)
+		if (rp->verdict[s] == IBR_WALK_BROKEN &&
+		    !(renamed && col[s] == IBR_NO_PATH))
 			rp->pending[n++] = s;
 	}
 	/* rounds outwards from the walks that hold: a switch is mended once a
@@ -251,7 +245,8 @@ uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 			rp->verdict[s] = ibr_link_is_up(rp->f, rp->ud, s, t) ?
 					 IBR_WALK_UP : IBR_WALK_DOWN;
 			rp->hops[s] = rp->hops[t] + 1;
-			add_walk(rp, col, lid, s, weight[s], load);
+			if (weight)
+				add_walk(rp, col, lid, s, weight[s], load);
 			progress = true;
 		}
 		n = left;
@@ -264,8 +259,8 @@ uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 				col[rp->pending[i]] = fallback[rp->pending[i]];
 				changed++;
 			}
-		changed += ibr_repair_column(rp, col, fallback, lid, false);
-		for (uint32_t i = 0; i < n; i++)
+		changed += ibr_repair_column(rp, col, fallback, lid, renamed);
+		for (uint32_t i = 0; i < n && weight; i++)
 			add_walk(rp, col, lid, rp->pending[i],
 				 weight[rp->pending[i]], load);
 	}
