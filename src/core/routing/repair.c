@@ -211,6 +211,77 @@ static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
 	return best;
 }
 
+/* s (broken) now holds by its entry `port` to t. */
+static void settle(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
+		   uint32_t s, uint32_t t, const uint32_t *weight,
+		   uint64_t *load)
+{
+	rp->verdict[s] = ibr_link_is_up(rp->f, rp->ud, s, t) ? IBR_WALK_UP :
+			 IBR_WALK_DOWN;
+	rp->hops[s] = rp->hops[t] + 1;
+	if (weight)
+		add_walk(rp, col, lid, s, weight[s], load);
+}
+
+/* Where the entry of s leads: the next switch, IBR_NONE for anything
+ * else (a hole, a port to nothing). */
+static uint32_t next_of(const struct ibr_repair *rp, const uint8_t *col,
+			ibr_lid_t lid, uint32_t s)
+{
+	uint32_t t;
+
+	return ibr_walker_step(rp->w, s, lid, col[s], &t) == IBR_STEP_NEXT ?
+	       t : IBR_NONE;
+}
+
+/* One pass over the pending switches [0, *n): `keep` settles those whose
+ * own entry now leads legally into a walk that holds; otherwise those
+ * whose entry does not lead to another pending switch (the breaks
+ * themselves), or with `any` every one, take their best hop.  Returns
+ * whether one settled; the unsettled stay in pending[0, *n). */
+static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
+		 bool renamed, bool keep, bool any, uint32_t *n,
+		 const uint32_t *weight, uint64_t *load, uint32_t *changed)
+{
+	uint32_t left = 0;
+	bool progress = false;
+
+	for (uint32_t i = 0; i < *n; i++) {
+		uint32_t s = rp->pending[i], t = next_of(rp, col, lid, s);
+		uint8_t port;
+
+		if (keep) {
+			if (t != IBR_NONE && combine(rp, s, t, rp->verdict[t]) !=
+					     IBR_WALK_BROKEN) {
+				settle(rp, col, lid, s, t, weight, load);
+				progress = true;
+			} else {
+				rp->pending[left++] = s;
+			}
+			continue;
+		}
+		if (!any && t != IBR_NONE &&
+		    rp->verdict[t] == IBR_WALK_BROKEN &&
+		    !(renamed && col[t] == IBR_NO_PATH)) {
+			rp->pending[left++] = s;   /* upstream of a break */
+			continue;
+		}
+		port = best_hop(rp, col, lid, s, load, &t);
+		if (!port) {
+			rp->pending[left++] = s;
+			continue;
+		}
+		if (col[s] != port) {
+			col[s] = port;
+			(*changed)++;
+		}
+		settle(rp, col, lid, s, t, weight, load);
+		progress = true;
+	}
+	*n = left;
+	return progress;
+}
+
 uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 				    const uint8_t *fallback, ibr_lid_t lid,
 				    bool renamed, const uint32_t *weight,
@@ -226,30 +297,19 @@ uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 		    !(renamed && col[s] == IBR_NO_PATH))
 			rp->pending[n++] = s;
 	}
-	/* rounds outwards from the walks that hold: a switch is mended once a
-	 * neighbour's walk holds, onto the best such hop */
+	/* Rounds outwards from the walks that hold.  A switch whose entry
+	 * leads into a walk that holds again keeps it (its walk broke
+	 * further on, and was mended there); a break itself takes the best
+	 * hop into a walk that holds; only when neither moves does any
+	 * pending switch with such a neighbour take its best hop. */
 	while (n && progress) {
-		uint32_t left = 0;
-		progress = false;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t s = rp->pending[i], t = IBR_NONE;
-			uint8_t port = best_hop(rp, col, lid, s, load, &t);
-			if (!port) {
-				rp->pending[left++] = s;
-				continue;
-			}
-			if (col[s] != port) {
-				col[s] = port;
-				changed++;
-			}
-			rp->verdict[s] = ibr_link_is_up(rp->f, rp->ud, s, t) ?
-					 IBR_WALK_UP : IBR_WALK_DOWN;
-			rp->hops[s] = rp->hops[t] + 1;
-			if (weight)
-				add_walk(rp, col, lid, s, weight[s], load);
-			progress = true;
-		}
-		n = left;
+		while (pass(rp, col, lid, renamed, true, false, &n, weight,
+			    load, &changed))
+			;
+		progress = pass(rp, col, lid, renamed, false, false, &n,
+				weight, load, &changed) ||
+			   pass(rp, col, lid, renamed, false, true, &n, weight,
+				load, &changed);
 	}
 	/* what no walk that holds reaches (the fallback's own turns): the
 	 * fallback's walks, as ibr_repair_column mends */
