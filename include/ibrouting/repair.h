@@ -68,6 +68,13 @@ uint32_t ibr_repair_column(struct ibr_repair *rp, uint8_t *col,
 			   const uint8_t *fallback, ibr_lid_t lid,
 			   bool renamed);
 
+/* The walk from s along col: `add` flows put on each inter-switch channel
+ * it crosses (0: none), the heaviest load met on them returned, *len (may
+ * be NULL) the links walked. */
+uint64_t ibr_repair_walk(const struct ibr_repair *rp, const uint8_t *col,
+			 ibr_lid_t lid, uint32_t s, uint64_t add,
+			 uint64_t *load, uint32_t *len);
+
 /* load[ch] += weight[s] for every channel ch of the walk from every switch
  * s whose walk along col holds (weight: the flows each switch sends to
  * the LID). */

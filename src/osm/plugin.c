@@ -70,13 +70,11 @@ void ibr_plugin_drop_model(struct engine_ctx *c)
 
 void ibr_plugin_drop_prior(struct engine_ctx *c)
 {
-	if (c->have_prior)
-		ibr_result_free(&c->prior_result);
+	ibr_result_free(&c->prior_result);
 	if (c->prior_fabric != c->of.fabric)
 		ibr_fabric_free(c->prior_fabric);
 	c->prior_fabric = NULL;
 	memset(&c->prior, 0, sizeof(c->prior));
-	c->have_prior = false;
 }
 
 /* OpenSM configured the switches with c's run: its tables and fabric
@@ -101,7 +99,6 @@ static void keep_prior(struct engine_ctx *c)
 	c->prior = (struct ibr_prior){ .f = c->prior_fabric,
 				       .r = &c->prior_result,
 				       .engine = e->name };
-	c->have_prior = true;
 }
 
 /* ---- root ------------------------------------------------------------ */
@@ -533,7 +530,7 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_fabric *rf,
 	ctx.threads = plugin_threads(c->plugin);
 	/* the tables in place, for an engine that routes from them; not on a
 	 * Double Scheme's view of one LID half */
-	if (c->have_prior && rf == c->of.fabric)
+	if (c->prior_fabric && rf == c->of.fabric)
 		ctx.prior = &c->prior;
 	rc = ibr_route(&ctx, e, &c->result, err);
 	ibr_ctx_free(&ctx);

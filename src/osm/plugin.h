@@ -153,8 +153,7 @@ struct engine_ctx {
 	 * tables.  Never OpenSM's structures: our model and result alone. */
 	struct ibr_fabric *prior_fabric;
 	struct ibr_result prior_result;
-	struct ibr_prior prior;
-	bool have_prior;
+	struct ibr_prior prior;        /* valid while prior_fabric is set */
 };
 
 /* The pieces of a routing run, for hybrid.c. */

@@ -42,6 +42,7 @@ struct keeper {
 	struct ibr_repair rp;    /* over w */
 	uint32_t *from;          /* new switch -> old switch, IBR_NONE: new */
 	uint32_t *old_ep;        /* old base LID -> old end port, IBR_NONE */
+	uint32_t *old_of;        /* new end port -> old end port (old_end_port) */
 	uint8_t *fera;           /* FERa's entries of the base column kept */
 	uint8_t *fera_base;      /* FERa's base column of every CA port */
 	uint8_t *held;           /* [offset][switch]: walk held, one port */
@@ -145,7 +146,7 @@ static void keep_base_columns(struct keeper *k)
 	uint32_t S = f->num_switches;
 
 	for (uint32_t i = 0; i < f->num_end_ports; i++) {
-		uint32_t e = k->ep_order[i], oe = old_end_port(k, e);
+		uint32_t e = k->ep_order[i], oe = k->old_of[e];
 		ibr_lid_t lid = ibr_end_port_lid(f, e);
 		uint8_t *col = ibr_column(k->r, lid);
 
@@ -158,7 +159,7 @@ static void keep_base_columns(struct keeper *k)
 	for (uint32_t i = 0; i < f->num_end_ports; i++) {
 		uint32_t e = k->ep_order[i];
 		ibr_lid_t lid = ibr_end_port_lid(f, e);
-		if (old_end_port(k, e) != IBR_NONE)
+		if (k->old_of[e] != IBR_NONE)
 			ibr_repair_column_balanced(&k->rp, ibr_column(k->r, lid),
 						   k->fera_base + (size_t)e * S,
 						   lid, false, k->weight,
@@ -205,7 +206,7 @@ static int map_destination(struct keeper *k, uint32_t e, struct ibr_error *err)
 	const struct ibr_fabric *f = k->f;
 	const struct ibr_end_port *ep = &f->end_ports[e];
 	const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
-	uint32_t S = f->num_switches, oe = old_end_port(k, e);
+	uint32_t S = f->num_switches, oe = k->old_of[e];
 	unsigned lids = ibr_port_lid_count(p);
 	uint8_t *offsets = k->r->designated.offset;
 
@@ -237,27 +238,6 @@ static int map_destination(struct keeper *k, uint32_t e, struct ibr_error *err)
 	return 0;
 }
 
-/* The walk from s along col (every entry on it set): its length and the
- * heaviest channel on it; with add, `add` flows put on each channel. */
-static void walk_load(struct keeper *k, const uint8_t *col, ibr_lid_t lid,
-		      uint32_t s, uint64_t add, uint32_t *len, uint64_t *neck)
-{
-	uint32_t x = s, t, n = 0;
-
-	*neck = 0;
-	while (n <= k->f->num_switches &&
-	       ibr_walker_step(&k->w, x, lid, col[x], &t) == IBR_STEP_NEXT) {
-		uint32_t ch = ibr_walker_channel(&k->w, x, col[x]);
-		if (ch != IBR_NONE) {
-			k->load[ch] += add;
-			if (k->load[ch] > *neck)
-				*neck = k->load[ch];
-		}
-		x = t;
-		n++;
-	}
-	*len = n;
-}
 
 /* Pass 2: the load of every route designated so far (pending pairs
  * still hold offset 0 in the map but are not counted: they are placed in
@@ -274,8 +254,6 @@ static void load_designated(struct keeper *k)
 		for (uint32_t si = 0; si < f->num_switches; si++) {
 			uint32_t s = k->sw_order[si];
 			uint8_t j = d->offset[(size_t)s * d->cols + e];
-			uint32_t len;
-			uint64_t neck;
 
 			if (s == f->end_ports[e].sw || cas_on(f, s) == 0)
 				continue;
@@ -284,8 +262,8 @@ static void load_designated(struct keeper *k)
 				next++;
 				continue;
 			}
-			walk_load(k, ibr_column(k->r, base + j), base + j, s,
-				  cas_on(f, s), &len, &neck);
+			ibr_repair_walk(&k->rp, ibr_column(k->r, base + j),
+					base + j, s, cas_on(f, s), k->load, NULL);
 		}
 	}
 }
@@ -318,7 +296,8 @@ static void place_pending(struct keeper *k)
 			const uint8_t *col = ibr_column(k->r, p->base_lid + j);
 			if (col[s] == IBR_NO_PATH)
 				continue;
-			walk_load(k, col, p->base_lid + j, s, 0, &len, &neck);
+			neck = ibr_repair_walk(&k->rp, col, p->base_lid + j, s,
+					       0, k->load, &len);
 			if (better(k, len, neck, best_len, best_neck)) {
 				best = j;
 				best_len = len;
@@ -326,8 +305,8 @@ static void place_pending(struct keeper *k)
 			}
 		}
 		d->offset[(size_t)s * d->cols + e] = (uint8_t)best;
-		walk_load(k, ibr_column(k->r, p->base_lid + best),
-			  p->base_lid + best, s, cas_on(f, s), &len, &neck);
+		ibr_repair_walk(&k->rp, ibr_column(k->r, p->base_lid + best),
+				p->base_lid + best, s, cas_on(f, s), k->load, NULL);
 		k->pairs_rerouted += cas_on(f, s);
 	}
 }
@@ -429,6 +408,7 @@ static void free_keeper(struct keeper *k)
 	ibr_walker_free(&k->w);
 	free(k->from);
 	free(k->old_ep);
+	free(k->old_of);
 	free(k->fera);
 	free(k->fera_base);
 	free(k->held);
@@ -459,6 +439,8 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 		return -1;
 	k->from = malloc(S * sizeof(uint32_t));
 	k->old_ep = malloc((of->max_lid + 1u) * sizeof(uint32_t));
+	k->old_of = malloc((f->num_end_ports ? f->num_end_ports : 1) *
+			   sizeof(uint32_t));
 	k->fera = malloc(S);
 	k->fera_base = malloc((size_t)S * (f->num_end_ports ? f->num_end_ports : 1));
 	k->weight = malloc(S * sizeof(uint32_t));
@@ -468,9 +450,9 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 			     sizeof(uint32_t));
 	k->base_load = calloc(links ? links : 1, sizeof(uint64_t));
 	k->load = calloc(links ? links : 1, sizeof(uint64_t));
-	if (!k->from || !k->old_ep || !k->fera || !k->fera_base || !k->held ||
-	    !k->weight ||
-	    !k->sw_order || !k->ep_order || !k->base_load || !k->load)
+	if (!k->from || !k->old_ep || !k->old_of || !k->fera ||
+	    !k->fera_base || !k->held || !k->weight || !k->sw_order ||
+	    !k->ep_order || !k->base_load || !k->load)
 		return ibr_error_set(err, "out of memory for the tables in "
 				     "place (%u switches)", S);
 	for (uint32_t s = 0; s < S; s++)
@@ -497,6 +479,8 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 		k->old_ep[l] = IBR_NONE;
 	for (uint32_t e = 0; e < of->num_end_ports; e++)
 		k->old_ep[ibr_end_port_lid(of, e)] = e;
+	for (uint32_t e = 0; e < f->num_end_ports; e++)
+		k->old_of[e] = old_end_port(k, e);
 	return 0;
 }
 

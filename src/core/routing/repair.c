@@ -131,19 +131,27 @@ uint32_t ibr_repair_column(struct ibr_repair *rp, uint8_t *col,
 	return changed;
 }
 
-/* Adds `flows` to every channel of the walk from s along col. */
-static void add_walk(const struct ibr_repair *rp, const uint8_t *col,
-		     ibr_lid_t lid, uint32_t s, uint64_t flows, uint64_t *load)
+uint64_t ibr_repair_walk(const struct ibr_repair *rp, const uint8_t *col,
+			 ibr_lid_t lid, uint32_t s, uint64_t add,
+			 uint64_t *load, uint32_t *len)
 {
 	uint32_t x = s, t, n = 0;
+	uint64_t neck = 0;
 
-	while (n++ <= rp->f->num_switches &&
+	while (n <= rp->f->num_switches &&
 	       ibr_walker_step(rp->w, x, lid, col[x], &t) == IBR_STEP_NEXT) {
 		uint32_t ch = ibr_walker_channel(rp->w, x, col[x]);
-		if (ch != IBR_NONE)
-			load[ch] += flows;
+		if (ch != IBR_NONE) {
+			load[ch] += add;
+			if (load[ch] > neck)
+				neck = load[ch];
+		}
 		x = t;
+		n++;
 	}
+	if (len)
+		*len = n;
+	return neck;
 }
 
 void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
@@ -153,24 +161,7 @@ void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
 	for (uint32_t s = 0; s < rp->f->num_switches; s++)
 		if (weight[s] && (rp->verdict[s] == IBR_WALK_DOWN ||
 				  rp->verdict[s] == IBR_WALK_UP))
-			add_walk(rp, col, lid, s, weight[s], load);
-}
-
-/* The heaviest channel of the walk from t along col. */
-static uint64_t walk_neck(const struct ibr_repair *rp, const uint8_t *col,
-			  ibr_lid_t lid, uint32_t t, const uint64_t *load)
-{
-	uint32_t x = t, y, n = 0;
-	uint64_t neck = 0;
-
-	while (n++ <= rp->f->num_switches &&
-	       ibr_walker_step(rp->w, x, lid, col[x], &y) == IBR_STEP_NEXT) {
-		uint32_t ch = ibr_walker_channel(rp->w, x, col[x]);
-		if (ch != IBR_NONE && load[ch] > neck)
-			neck = load[ch];
-		x = y;
-	}
-	return neck;
+			ibr_repair_walk(rp, col, lid, s, weight[s], load, NULL);
 }
 
 /* The best hop from broken switch s into a walk that holds: the shortest
@@ -180,7 +171,7 @@ static uint64_t walk_neck(const struct ibr_repair *rp, const uint8_t *col,
  * route's heaviest channel, not the first one's: on a fat tree the
  * channels that fill up are the last ones, into the destination's leaf. */
 static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
-			ibr_lid_t lid, uint32_t s, const uint64_t *load,
+			ibr_lid_t lid, uint32_t s, uint64_t *load,
 			uint32_t *to)
 {
 	const struct ibr_fabric *f = rp->f;
@@ -197,7 +188,7 @@ static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
 		if (t == s || !(vt == IBR_WALK_DOWN || (vt == IBR_WALK_UP && up)) ||
 		    rp->hops[t] + 1 > best_hops)
 			continue;
-		neck = walk_neck(rp, col, lid, t, load);
+		neck = ibr_repair_walk(rp, col, lid, t, 0, load, NULL);
 		if (load[i] > neck)
 			neck = load[i];
 		if (rp->hops[t] + 1 < best_hops || neck < best_neck ||
@@ -220,7 +211,7 @@ static void settle(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 			 IBR_WALK_DOWN;
 	rp->hops[s] = rp->hops[t] + 1;
 	if (weight)
-		add_walk(rp, col, lid, s, weight[s], load);
+		ibr_repair_walk(rp, col, lid, s, weight[s], load, NULL);
 }
 
 /* Where the entry of s leads: the next switch, IBR_NONE for anything
@@ -321,8 +312,8 @@ uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 			}
 		changed += ibr_repair_column(rp, col, fallback, lid, renamed);
 		for (uint32_t i = 0; i < n && weight; i++)
-			add_walk(rp, col, lid, rp->pending[i],
-				 weight[rp->pending[i]], load);
+			ibr_repair_walk(rp, col, lid, rp->pending[i],
+					weight[rp->pending[i]], load, NULL);
 	}
 	return changed;
 }
