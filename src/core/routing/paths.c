@@ -51,6 +51,11 @@
  * loop-free paths from s to d differ in their channel sets, so the loop
  * ends with one candidate per unit.
  *
+ * Memory: a pair's candidates are kept packed (struct crossings): each
+ * channel they cross once, with the mask of the ranks crossing it, and
+ * the inverted index lists a (pair, channel) once.  That halves colorl's
+ * peak at 1024 switches (900 to 472 MB), with the same selection.
+ *
  * Threads (o->threads): the candidate search runs destination switches in
  * waves over the workers, each into a segment of its own, appended in
  * destination order after the wave: the same candidates in the same
@@ -389,29 +394,103 @@ struct kbest {
 	uint32_t *walk;         /* its channels */
 };
 
-/* Switch pairs with CAs (group g = units sharing candidates), their
- * candidates and the candidates' channels. */
-struct cands {
-	uint32_t groups;
-	uint32_t *group_first;  /* groups + 1: candidates of g */
-	uint64_t *flows;        /* per group */
-	uint32_t num, cap;      /* candidates */
-	uint32_t *chan_first;   /* cap + 1: channels of candidate i */
+/* Candidates of one destination as channel lists, as the search reads
+ * them off (a worker's scratch, packed into crossings per group):
+ * candidate i crosses chans[chan_first[i] .. chan_first[i + 1]). */
+struct cand_list {
+	uint32_t num, cap;
+	uint32_t *chan_first;   /* cap + 1 */
 	uint32_t *chans;
 	uint32_t nchans, chans_cap;
-	/* NULL, or per candidate: the candidate of another set whose
-	 * channels it has (CA pairs share their switch pair's paths) */
-	uint32_t *proto;
 };
 
-/* The channels of candidate i: chans[first .. end). */
-static void cand_chans(const struct cands *c, uint32_t i, uint32_t *first,
-		       uint32_t *end)
-{
-	uint32_t p = c->proto ? c->proto[i] : i;
+/* Every group's candidates, packed (group g = units sharing candidates:
+ * switch pairs with CAs, or with per_ca the CA pairs).  A group's
+ * candidates are its ranks 0 .. ncand - 1, in the search's order.  Its
+ * entries name each channel its candidates cross once, in order of first
+ * crossing (by rank, then hop), with the ranks crossing it as a mask.
+ * The candidates of a pair share about half their channels (512
+ * switches: 21.2 million hops, 10.2 million entries), an entry takes 4
+ * bytes (6 above 65536 channels) where a hop took 4 and its inverted
+ * entry 4 more, and most-loaded-link-first works per entry, not per hop.
+ * A candidate's path is its entries with its bit, in walk order from the
+ * source switch: a loop-free path leaves each of its switches once. */
+struct crossings {
+	uint32_t groups;
+	uint8_t *ncand;         /* per group: its candidates */
+	uint64_t *flows;        /* per group */
+	uint32_t *first;        /* per group + 1: its entries (of pair[g]'s
+				 * when per CA) */
+	uint32_t num, cap;      /* entries */
+	bool wide;              /* channels in ch32, not ch16 */
+	uint16_t *ch16;         /* per entry: its channel, up to 65536 */
+	uint32_t *ch32;         /*   channels; else here */
+	uint16_t *ranks;        /* per entry: bit r, candidate r crosses it */
+	/* NULL, or per group: the group of the switch pairs' set whose
+	 * candidates it has (CA pairs share their switch pair's paths);
+	 * first, ch16, ch32 and ranks are then that set's, not owned */
+	uint32_t *pair;
+};
 
-	*first = c->chan_first[p];
-	*end = c->chan_first[p + 1];
+static uint32_t entry_chan(const struct crossings *x, uint32_t e)
+{
+	return x->wide ? x->ch32[e] : x->ch16[e];
+}
+
+/* Group g's entries: [*first, *end). */
+static void group_entries(const struct crossings *x, uint32_t g,
+			  uint32_t *first, uint32_t *end)
+{
+	uint32_t p = x->pair ? x->pair[g] : g;
+
+	*first = x->first[p];
+	*end = x->first[p + 1];
+}
+
+/* Room in x for n more entries (channel ids of w's width). */
+static int crossings_reserve(struct work *w, struct crossings *x, uint64_t n)
+{
+	uint64_t cap = x->cap ? x->cap : 4096;
+	void *ch;
+	uint16_t *ranks;
+
+	x->wide = w->C > UINT16_MAX + 1u;
+	if (x->num + n <= x->cap)
+		return 0;
+	while (cap < x->num + n)
+		cap *= 2;
+	if (cap > UINT32_MAX)
+		return ibr_error_set(w->err, "paths: more than 2^32 channels "
+				     "crossed by the candidates of all pairs");
+	if (x->wide) {
+		ch = realloc(x->ch32, cap * sizeof(uint32_t));
+		if (ch)
+			x->ch32 = ch;
+	} else {
+		ch = realloc(x->ch16, cap * sizeof(uint16_t));
+		if (ch)
+			x->ch16 = ch;
+	}
+	ranks = ch ? realloc(x->ranks, cap * sizeof(uint16_t)) : NULL;
+	if (!ranks)
+		return oom(w, "the candidates' channels");
+	x->ranks = ranks;
+	x->cap = (uint32_t)cap;
+	return 0;
+}
+
+static void crossings_free(struct crossings *x)
+{
+	free(x->ncand);
+	free(x->flows);
+	if (!x->pair) {
+		free(x->first);
+		free(x->ch16);
+		free(x->ch32);
+		free(x->ranks);
+	}
+	free(x->pair);
+	memset(x, 0, sizeof(*x));
 }
 
 static struct kwalk *kwalks(struct kbest *k, uint32_t st)
@@ -518,8 +597,9 @@ static uint32_t read_walk(struct work *w, struct kbest *k, uint32_t s,
 	}
 }
 
+
 /* Room in c for n more candidates and h more hops. */
-static int cands_reserve(struct work *w, struct cands *c, uint32_t n,
+static int cands_reserve(struct work *w, struct cand_list *c, uint32_t n,
 			 uint64_t h)
 {
 	if ((uint64_t)c->num + n > c->cap) {
@@ -553,7 +633,7 @@ static int cands_reserve(struct work *w, struct cands *c, uint32_t n,
 	return 0;
 }
 
-static int add_candidate(struct work *w, struct cands *c, const uint32_t *chans,
+static int add_candidate(struct work *w, struct cand_list *c, const uint32_t *chans,
 			 uint32_t len)
 {
 	if (cands_reserve(w, c, 1, len))
@@ -568,7 +648,7 @@ static int add_candidate(struct work *w, struct cands *c, const uint32_t *chans,
 /* Adds the k best loop-free walks of s's list as candidates.  *more: the
  * list was full and gave fewer than k, so a longer list may give more;
  * the caller drops what was added and asks again with a longer one. */
-static int collect(struct work *w, struct kbest *k, struct cands *c,
+static int collect(struct work *w, struct kbest *k, struct cand_list *c,
 		   uint32_t s, bool *more)
 {
 	uint32_t found = 0, n;
@@ -610,60 +690,93 @@ static int kbest_init(struct work *w, struct kbest *k)
 	return 0;
 }
 
-/* Appends to c the candidates of destination d's groups, source switch
- * by source switch; ends[j] = c->num after the j-th of them (ends NULL:
- * c->group_first and c->flows are the whole set's, filled as well). */
-static int candidates_to(struct work *w, struct kbest *k, struct cands *c,
+/* Appends to l the candidates of destination d's groups, source switch
+ * by source switch; ends[j] = l->num after the j-th of them. */
+static int candidates_to(struct work *w, struct kbest *k, struct cand_list *l,
 			 uint32_t d, uint32_t *ends)
 {
-	uint32_t j = 0, g = w->ca_rank[d] * (w->hosts - 1);
+	uint32_t j = 0;
 
 	if (kbest_size(w, k, w->o->k + KBEST_SLACK))
 		return -1;
 	kbest_to(w, k, d);
 	for (uint32_t s = 0; s < w->S; s++) {
-		uint32_t num = c->num, nchans = c->nchans;
+		uint32_t num = l->num, nchans = l->nchans;
 		bool more;
 		if (s == d || !cas_on(w->f, s))
 			continue;
 		if (k->count[s] == 0)
 			return no_path(w, s, d);
 		for (;;) {
-			if (collect(w, k, c, s, &more))
+			if (collect(w, k, l, s, &more))
 				return -1;
 			if (!more)
 				break;
 			/* again, with longer lists (same prefix) */
-			c->num = num;
-			c->nchans = nchans;
+			l->num = num;
+			l->nchans = nchans;
 			if (kbest_size(w, k, 2 * k->kmax))
 				return -1;
 			kbest_to(w, k, d);
 		}
-		if (ends) {
-			ends[j++] = c->num;
-		} else {
-			c->flows[g] = switch_flows(w, s, d);
-			c->group_first[++g] = c->num;
-		}
+		ends[j++] = l->num;
 	}
 	return 0;
 }
 
-/* ---- the candidate search over worker threads ------------------------ */
+/* Packs candidates [a, b) of l, one group's, as the next group of x
+ * (its entries appended, ncand and first set; groups counts it).
+ * slot: per channel IBR_NONE, and so again on return. */
+static int pack_group(struct work *w, struct crossings *x, uint32_t *slot,
+		      const struct cand_list *l, uint32_t a, uint32_t b)
+{
+	uint32_t e0 = x->num, g = x->groups++;
+
+	if (crossings_reserve(w, x, l->chan_first[b] - l->chan_first[a]))
+		return -1;
+	for (uint32_t r = 0; r < b - a; r++) {
+		for (uint32_t h = l->chan_first[a + r];
+		     h < l->chan_first[a + r + 1]; h++) {
+			uint32_t ch = l->chans[h];
+			if (slot[ch] == IBR_NONE) {
+				slot[ch] = x->num;
+				if (!x->wide)
+					x->ch16[x->num] = (uint16_t)ch;
+				else
+					x->ch32[x->num] = ch;
+				x->ranks[x->num++] = 0;
+			}
+			x->ranks[slot[ch]] |= (uint16_t)(1u << r);
+		}
+	}
+	for (uint32_t e = e0; e < x->num; e++)
+		slot[entry_chan(x, e)] = IBR_NONE;
+	x->ncand[g] = (uint8_t)(b - a);
+	x->first[g + 1] = x->num;
+	return 0;
+}
+
+/* ---- the candidate search, over worker threads ------------------------ */
 
 /* Destinations are searched in waves of TASKS_PER_WORKER per worker, each
- * into a segment of its own (the worker's k-best lists, its own error),
- * and the segments appended to the set in destination order after the
- * wave: the same set, in the same order, as one thread makes. */
+ * into a segment of its own (its groups packed with the worker's k-best
+ * lists, candidate list and slots, its own error), and the segments
+ * appended to the set in destination order after the wave: the same set,
+ * in the same order, whatever the number of workers. */
 #define TASKS_PER_WORKER 4
+
+struct searcher {               /* one per worker */
+	struct kbest k;
+	struct cand_list l;
+	uint32_t *slot;         /* per channel, IBR_NONE between groups */
+};
 
 struct search_team {
 	struct work *w;
-	struct cands *c;
-	struct kbest *k;        /* per worker */
+	struct crossings *x;
+	struct searcher *sr;    /* per worker */
 	uint32_t *dests;        /* the wave's destination switches */
-	struct cands *seg;      /* per task of the wave */
+	struct crossings *seg;  /* per task of the wave: hosts - 1 groups */
 	uint32_t *ends;         /* per task: hosts - 1 */
 	struct ibr_error *errs; /* per task */
 };
@@ -672,65 +785,110 @@ static int search_task(void *arg, unsigned t, unsigned worker)
 {
 	struct search_team *team = arg;
 	struct work tw = *team->w;      /* read only but for the error */
-	struct cands *seg = &team->seg[t];
+	struct searcher *sr = &team->sr[worker];
+	struct crossings *seg = &team->seg[t];
+	const uint32_t *ends = team->ends + (size_t)t * (tw.hosts - 1);
 
 	tw.err = &team->errs[t];
+	sr->l.num = 0;
+	sr->l.nchans = 0;
+	sr->l.chan_first[0] = 0;
+	seg->groups = 0;
 	seg->num = 0;
-	seg->nchans = 0;
-	if (seg->chan_first)
-		seg->chan_first[0] = 0;
-	else if (!(seg->chan_first = calloc(1, sizeof(uint32_t))))
-		return oom(&tw, "candidates");
-	return candidates_to(&tw, &team->k[worker], seg, team->dests[t],
-			     team->ends + (size_t)t * (team->w->hosts - 1));
+	if (candidates_to(&tw, &sr->k, &sr->l, team->dests[t],
+			  team->ends + (size_t)t * (tw.hosts - 1)))
+		return -1;
+	for (uint32_t j = 0; j < tw.hosts - 1; j++)
+		if (pack_group(&tw, seg, sr->slot, &sr->l, j ? ends[j - 1] : 0,
+			       ends[j]))
+			return -1;
+	return 0;
 }
 
-
-/* Segment t of the wave (destination d) after the candidates in c. */
+/* Segment t of the wave (destination d) after the groups in x. */
 static int append_segment(struct search_team *team, unsigned t)
 {
 	struct work *w = team->w;
-	struct cands *c = team->c, *seg = &team->seg[t];
-	const uint32_t *ends = team->ends + (size_t)t * (w->hosts - 1);
+	struct crossings *x = team->x, *seg = &team->seg[t];
 	uint32_t d = team->dests[t], g = w->ca_rank[d] * (w->hosts - 1), j = 0;
-	uint32_t base = c->num;
+	uint32_t base = x->num;
 
-	if (cands_reserve(w, c, seg->num, seg->nchans))
-		return -1;
-	for (uint32_t i = 0; i < seg->num; i++)
-		c->chan_first[base + i] = c->nchans + seg->chan_first[i];
-	memcpy(c->chans + c->nchans, seg->chans,
-	       (size_t)seg->nchans * sizeof(uint32_t));
-	c->num += seg->num;
-	c->nchans += seg->nchans;
-	c->chan_first[c->num] = c->nchans;
+	if (seg->num) {
+		if (crossings_reserve(w, x, seg->num))
+			return -1;
+		if (x->wide)
+			memcpy(x->ch32 + base, seg->ch32,
+			       seg->num * sizeof(uint32_t));
+		else
+			memcpy(x->ch16 + base, seg->ch16,
+			       seg->num * sizeof(uint16_t));
+		memcpy(x->ranks + base, seg->ranks,
+		       seg->num * sizeof(uint16_t));
+		x->num += seg->num;
+	}
 	for (uint32_t s = 0; s < w->S; s++) {
 		if (s == d || !cas_on(w->f, s))
 			continue;
-		c->flows[g] = switch_flows(w, s, d);
-		c->group_first[++g] = base + ends[j++];
+		x->flows[g] = switch_flows(w, s, d);
+		x->ncand[g] = seg->ncand[j];
+		x->first[++g] = base + seg->first[++j];
 	}
 	return 0;
 }
 
-static int search_waves(struct work *w, struct cands *c, unsigned workers)
+static void searcher_free(struct searcher *sr)
 {
+	kbest_free(&sr->k);
+	free(sr->l.chan_first);
+	free(sr->l.chans);
+	free(sr->slot);
+}
+
+static int searcher_init(struct work *w, struct searcher *sr)
+{
+	if (kbest_init(w, &sr->k))
+		return -1;
+	sr->l.chan_first = malloc(sizeof(uint32_t));
+	sr->slot = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	if (!sr->l.chan_first || !sr->slot)
+		return oom(w, "the candidate search");
+	for (uint32_t c = 0; c < w->C; c++)
+		sr->slot[c] = IBR_NONE;
+	return 0;
+}
+
+/* The candidates of every switch pair with CAs, packed into x in group
+ * order (destination, then source switch); over worker threads when
+ * there are several. */
+static int find_candidates(struct work *w, struct crossings *x)
+{
+	unsigned workers = ibr_parallel_workers(w->o->threads, w->hosts);
 	unsigned wave = workers * TASKS_PER_WORKER, n = 0;
-	struct search_team team = { .w = w, .c = c };
+	struct search_team team = { .w = w, .x = x };
 	int rc = -1;
 
-	team.k = calloc(workers, sizeof(*team.k));
+	team.sr = calloc(workers, sizeof(*team.sr));
 	team.dests = malloc(wave * sizeof(uint32_t));
 	team.seg = calloc(wave, sizeof(*team.seg));
-	team.ends = malloc((size_t)wave * (w->hosts - 1) * sizeof(uint32_t));
+	team.ends = malloc((size_t)wave * (w->hosts ? w->hosts : 1) *
+			   sizeof(uint32_t));
 	team.errs = calloc(wave, sizeof(*team.errs));
-	if (!team.k || !team.dests || !team.seg || !team.ends || !team.errs) {
+	if (!team.sr || !team.dests || !team.seg || !team.ends || !team.errs) {
 		oom(w, "the candidate search's workers");
 		goto out;
 	}
 	for (unsigned i = 0; i < workers; i++)
-		if (kbest_init(w, &team.k[i]))
+		if (searcher_init(w, &team.sr[i]))
 			goto out;
+	for (unsigned t = 0; t < wave; t++) {
+		team.seg[t].ncand = malloc(w->hosts ? w->hosts : 1);
+		team.seg[t].first = calloc(w->hosts ? w->hosts : 1,
+					   sizeof(uint32_t));
+		if (!team.seg[t].ncand || !team.seg[t].first) {
+			oom(w, "the candidate search's workers");
+			goto out;
+		}
+	}
 	for (uint32_t d = 0; d <= w->S; d++) {
 		if (d < w->S && !cas_on(w->f, d))
 			continue;
@@ -754,13 +912,11 @@ static int search_waves(struct work *w, struct cands *c, unsigned workers)
 	}
 	rc = 0;
 out:
-	for (unsigned i = 0; team.k && i < workers; i++)
-		kbest_free(&team.k[i]);
-	for (unsigned t = 0; team.seg && t < wave; t++) {
-		free(team.seg[t].chan_first);
-		free(team.seg[t].chans);
-	}
-	free(team.k);
+	for (unsigned i = 0; team.sr && i < workers; i++)
+		searcher_free(&team.sr[i]);
+	for (unsigned t = 0; team.seg && t < wave; t++)
+		crossings_free(&team.seg[t]);
+	free(team.sr);
 	free(team.dests);
 	free(team.seg);
 	free(team.ends);
@@ -768,62 +924,71 @@ out:
 	return rc;
 }
 
-/* The candidates of every group in group order (destination, then
- * source switch); over worker threads when there are several. */
-static int find_candidates(struct work *w, struct cands *c)
-{
-	unsigned workers = ibr_parallel_workers(w->o->threads, w->hosts);
-	struct kbest k;
-	int rc = -1;
-
-	c->chan_first = malloc(sizeof(uint32_t));
-	if (!c->chan_first)
-		return oom(w, "candidates");
-	c->chan_first[0] = 0;
-	if (workers > 1 && w->hosts > 1)
-		return search_waves(w, c, workers);
-	if (kbest_init(w, &k))
-		return -1;
-	for (uint32_t d = 0; d < w->S; d++)
-		if (cas_on(w->f, d) && candidates_to(w, &k, c, d, NULL))
-			goto out;
-	rc = 0;
-out:
-	kbest_free(&k);
-	return rc;
-}
-
 /* ---- path selection: most-loaded-link-first ---------------------------- */
 
 struct mllf {
 	uint64_t *load;         /* per channel, in 1/SHARES of a flow */
-	uint32_t *inv_first;    /* C + 1: candidates crossing channel c are */
-	uint32_t *inv;          /*   inv[inv_first[c] .. [c + 1]), each as
-				 *   INV(group, its candidate's rank in it) */
+	uint32_t *inv_first;    /* C + 1: the groups with candidates crossing */
+	uint32_t *inv;          /*   channel c are inv[inv_first[c] .. [c + 1]),
+				 *   each as INV(group, its entry's place
+				 *   among the group's entries) */
 	uint32_t *inv_end;      /* per channel: its list's live end (shrinks) */
-	/* per group, bit r for its candidate of rank r (a group has at most
-	 * MAX_GROUP_CANDS): alive; crossing the channel at hand.  A scan of
-	 * relieve_channel reads one word of its group per entry and nothing
-	 * per candidate: the cache misses of a scan are the groups' */
-	struct gmask { uint16_t alive, crossing; } *gm;
+	unsigned place_bits;    /* of an inverted entry (the rest: the group) */
+	/* per group: where its entries start, and bit r for its candidate of
+	 * rank r (a group has at most MAX_GROUP_CANDS): alive; crossing the
+	 * channel at hand.  A scan of relieve_channel reads its group's word
+	 * and its entry's ranks per entry, nothing per candidate */
+	struct gstate { uint32_t first; uint16_t alive, crossing; } *gs;
 	uint32_t *left;         /* per group: candidates alive */
 	uint32_t *touched;      /* groups with candidates crossing */
 	uint32_t *qualified;    /* of those, the ones that lose candidates */
 	uint32_t multi;         /* groups with several candidates */
 	/* drop_crossing's changes per channel, applied (and the heap fixed)
-	 * once per channel: a group's candidates share many channels */
+	 * once per channel */
 	uint64_t *delta;
 	uint32_t *dirty, num_dirty;
 	/* channels not yet exhausted, a max-heap by (load, lower index) */
 	uint32_t *heap, *heap_pos, heap_len;
 };
 
-/* Inverted entries: a group and a rank in it, in 32 bits. */
+/* Inverted entries: a group and its entry's place among its entries, in
+ * 32 bits, the group in the high bits (as few as the groups need).  A
+ * place too large for the low bits is stored as their largest value, and
+ * the entry is found from there (a group's entries are in no particular
+ * channel order, but ch's is at that place or after it). */
 #define MAX_GROUP_CANDS 16      /* k's range, and a CA pair's copies */
-#define INV(g, r) ((g) << 4 | (r))
-#define INV_GROUP(x) ((x) >> 4)
-#define INV_RANK(x) ((x) & 15u)
 #define MAX_GROUPS (UINT32_C(1) << 28)
+
+static uint32_t inv_entry(const struct mllf *m, uint32_t g, uint32_t place)
+{
+	uint32_t most = (UINT32_C(1) << m->place_bits) - 1;
+
+	return g << m->place_bits | (place < most ? place : most);
+}
+
+/* The entry of group g for channel ch, from its inverted entry x. */
+static uint32_t inv_lookup(const struct crossings *c, const struct mllf *m,
+			   uint32_t x, uint32_t ch)
+{
+	uint32_t most = (UINT32_C(1) << m->place_bits) - 1, place = x & most;
+	uint32_t e = m->gs[x >> m->place_bits].first + place;
+
+	if (place == most)
+		while (entry_chan(c, e) != ch)
+			e++;
+	return e;
+}
+
+/* Where the ranks of inverted entry x are, or the entry to look for
+ * its channel from (see inv_entry). */
+static uint32_t inv_place(const struct mllf *m, uint32_t x)
+{
+	uint32_t most = (UINT32_C(1) << m->place_bits) - 1;
+
+	return m->gs[x >> m->place_bits].first + (x & most);
+}
+
+#define SCAN_AHEAD 8    /* entries: prefetch distance of a channel's scan */
 
 /* Bits set in x: without a popcnt instruction __builtin_popcount is a
  * library call, a visible share of the scans. */
@@ -901,38 +1066,20 @@ static void heap_remove_top(struct mllf *m)
 
 /* Group g's load on every channel of a candidate alive: its flows spread
  * evenly over its candidates alive. */
-static uint64_t share(const struct cands *c, const struct mllf *m, uint32_t g)
+static uint64_t share(const struct crossings *c, const struct mllf *m,
+		      uint32_t g)
 {
 	return c->flows[g] * (SHARES / m->left[g]);
 }
 
-/* The first loads, before the heap is built: candidate i's channels
- * carry `add` more.  Later changes go through gather_load. */
-static void add_load(const struct cands *c, struct mllf *m, uint32_t i,
-		     uint64_t add)
+/* A change of channel ch's load gathered, applied at apply_deltas. */
+static void gather_load(struct mllf *m, uint32_t ch, uint64_t add)
 {
-	uint32_t first, end;
-
-	cand_chans(c, i, &first, &end);
-	for (uint32_t h = first; h < end; h++)
-		m->load[c->chans[h]] += add;
-}
-
-/* A change of channel loads gathered, applied at apply_deltas. */
-static void gather_load(const struct cands *c, struct mllf *m, uint32_t i,
-			uint64_t add)
-{
-	uint32_t first, end;
-
-	cand_chans(c, i, &first, &end);
-	for (uint32_t h = first; h < end; h++) {
-		uint32_t ch = c->chans[h];
-		if (m->delta[ch] == 0)
-			m->dirty[m->num_dirty++] = ch;
-		m->delta[ch] += add;
-		/* a sum back to 0 is listed again: listed twice, applied
-		 * once (the second finds 0) */
-	}
+	if (m->delta[ch] == 0)
+		m->dirty[m->num_dirty++] = ch;
+	m->delta[ch] += add;
+	/* a sum back to 0 is listed again: listed twice, applied once (the
+	 * second finds 0) */
 }
 
 /* The gathered changes, one channel at a time, each channel's heap
@@ -951,53 +1098,54 @@ static void apply_deltas(struct mllf *m)
 	m->num_dirty = 0;
 }
 
-/* Group g loses its candidates crossing the channel at hand (hits[g] of
- * them, some left): their load goes, the survivors' shares grow. */
-static void drop_crossing(const struct cands *c, struct mllf *m, uint32_t g)
+/* Group g loses its candidates crossing the channel at hand (some are
+ * left): their load goes, the survivors' shares grow; per entry, the
+ * change of all the group's candidates on its channel at once. */
+static void drop_crossing(const struct crossings *c, struct mllf *m,
+			  uint32_t g)
 {
+	struct gstate *b = &m->gs[g];
 	uint64_t before = share(c, m, g), after;
-
-	struct gmask *b = &m->gm[g];
 	unsigned hits = ones(b->alive & b->crossing);
+	uint32_t first, end;
 
 	if (m->left[g] - hits == 1)
 		m->multi--;
 	m->left[g] -= hits;
 	after = share(c, m, g);
-	for (uint32_t r = 0, i = c->group_first[g]; i < c->group_first[g + 1];
-	     r++, i++) {
-		uint16_t bit = (uint16_t)(1u << r);
-		if (!(b->alive & bit))
-			continue;
-		if (b->crossing & bit) {
-			b->alive &= (uint16_t)~bit;
-			gather_load(c, m, i, -before); /* mod 2^64: subtracts */
-		} else {
-			gather_load(c, m, i, after - before);
-		}
+	group_entries(c, g, &first, &end);
+	for (uint32_t e = first; e < end; e++) {
+		uint16_t alive = c->ranks[e] & b->alive;
+		uint64_t gone = ones(alive & b->crossing);
+		uint64_t stay = ones(alive & (uint16_t)~b->crossing);
+		/* mod 2^64: the drops subtract */
+		uint64_t add = stay * (after - before) - gone * before;
+		if (add)
+			gather_load(m, entry_chan(c, e), add);
 	}
+	b->alive &= (uint16_t)~b->crossing;
 	apply_deltas(m);
 }
 
-/* Channel -> candidates crossing it (each at most once: loop-free). */
-static void build_index(const struct work *w, const struct cands *c,
-			const uint32_t *g_of, struct mllf *m)
+/* Channel -> groups with candidates crossing it, in group order. */
+static void build_index(const struct work *w, const struct crossings *c,
+			struct mllf *m)
 {
 	uint32_t first, end;
 
 	memset(m->inv_first, 0, ((size_t)w->C + 1) * sizeof(uint32_t));
-	for (uint32_t i = 0; i < c->num; i++) {
-		cand_chans(c, i, &first, &end);
-		for (uint32_t h = first; h < end; h++)
-			m->inv_first[c->chans[h] + 1]++;
+	for (uint32_t g = 0; g < c->groups; g++) {
+		group_entries(c, g, &first, &end);
+		for (uint32_t e = first; e < end; e++)
+			m->inv_first[entry_chan(c, e) + 1]++;
 	}
 	for (uint32_t ch = 0; ch < w->C; ch++)
 		m->inv_first[ch + 1] += m->inv_first[ch];
-	for (uint32_t i = 0; i < c->num; i++) {
-		cand_chans(c, i, &first, &end);
-		for (uint32_t h = first; h < end; h++)
-			m->inv[m->inv_first[c->chans[h]]++] = INV(g_of[i],
-				i - c->group_first[g_of[i]]);
+	for (uint32_t g = 0; g < c->groups; g++) {
+		group_entries(c, g, &first, &end);
+		for (uint32_t e = first; e < end; e++)
+			m->inv[m->inv_first[entry_chan(c, e)]++] =
+				inv_entry(m, g, e - first);
 	}
 	/* the fill moved every start to the next channel's */
 	for (uint32_t ch = w->C; ch > 0; ch--)
@@ -1011,43 +1159,52 @@ static void build_index(const struct work *w, const struct cands *c,
  * crossing candidates, one after the other by group index, while ch
  * stays the most loaded channel or within 1/TOLERANCE of its load: pairs
  * alike (the CA pairs of one switch pair) part ways, and one scan of ch
- * serves many steps.  Candidates dead since the last visit leave ch's
- * list as it is scanned, so lists shrink as selection goes.  Returns
- * false when no group qualifies: ch is exhausted (groups only lose
- * candidates, so it stays so). */
-static bool relieve_channel(const struct cands *c, struct mllf *m, uint32_t ch)
+ * serves many steps.  Groups with none alive crossing ch leave its list
+ * as it is scanned, so lists shrink as selection goes.  Returns false
+ * when no group qualifies: ch is exhausted (groups only lose candidates,
+ * so it stays so). */
+static bool relieve_channel(const struct crossings *c, struct mllf *m,
+			    uint32_t ch)
 {
 	uint32_t nt = 0, nq = 0, most = 0, kept = m->inv_first[ch];
 
 	/* the list is in group order (build_index) and stays so as its dead
 	 * entries go, so touched, and qualified after it, come in group
 	 * order: no sort */
-	for (uint32_t j = m->inv_first[ch]; j < m->inv_end[ch]; j++) {
-		uint32_t x = m->inv[j];
-		struct gmask *b = &m->gm[INV_GROUP(x)];
-		uint16_t bit = (uint16_t)(1u << INV_RANK(x));
-		if (!(b->alive & bit))
+	for (uint32_t j = m->inv_first[ch], end = m->inv_end[ch]; j < end; j++) {
+		uint32_t x = m->inv[j], g = x >> m->place_bits;
+		/* an entry costs two dependent cache misses (its group's
+		 * state, then its ranks): both fetched ahead, in two stages
+		 * (entries ahead of j are not yet moved down by the kept) */
+		if (j + 2 * SCAN_AHEAD < end)
+			__builtin_prefetch(&m->gs[m->inv[j + 2 * SCAN_AHEAD] >>
+						  m->place_bits]);
+		if (j + SCAN_AHEAD < end)
+			__builtin_prefetch(&c->ranks[inv_place(m,
+						     m->inv[j + SCAN_AHEAD])]);
+		struct gstate *b = &m->gs[g];
+		uint16_t crossing = c->ranks[inv_lookup(c, m, x, ch)] & b->alive;
+		if (!crossing)
 			continue;
 		m->inv[kept++] = x;
-		if (!b->crossing)
-			m->touched[nt++] = INV_GROUP(x);
-		b->crossing |= bit;
+		m->touched[nt++] = g;
+		b->crossing = crossing;
 	}
 	m->inv_end[ch] = kept;
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t g = m->touched[t];
-		if (ones(m->gm[g].crossing) < m->left[g] && m->left[g] > most)
+		if (ones(m->gs[g].crossing) < m->left[g] && m->left[g] > most)
 			most = m->left[g];
 	}
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t g = m->touched[t];
-		if (ones(m->gm[g].crossing) < m->left[g] && m->left[g] == most)
+		if (ones(m->gs[g].crossing) < m->left[g] && m->left[g] == most)
 			m->qualified[nq++] = g;
 	}
 	for (uint32_t t = 0; t < nq && near_heaviest(m, ch); t++)
 		drop_crossing(c, m, m->qualified[t]);
 	for (uint32_t t = 0; t < nt; t++)
-		m->gm[m->touched[t]].crossing = 0;
+		m->gs[m->touched[t]].crossing = 0;
 	return nq > 0;
 }
 
@@ -1062,91 +1219,91 @@ static void free_mllf(struct mllf *m)
 	free(m->load);
 	free(m->inv_first);
 	free(m->inv);
-	free(m->gm);
+	free(m->gs);
 	free(m->left);
 	free(m->touched);
 }
 
-static size_t total_chans(const struct cands *c)
+/* The entries of all groups (counting those shared, per CA, once per
+ * group), and the most of one group: a bound on the channels one
+ * drop_crossing changes. */
+static uint64_t count_entries(const struct crossings *c, uint32_t *most)
 {
-	size_t n = 0;
+	uint64_t n = 0;
 	uint32_t first, end;
 
-	if (!c->proto)
-		return c->nchans;
-	for (uint32_t i = 0; i < c->num; i++) {
-		cand_chans(c, i, &first, &end);
+	*most = 0;
+	for (uint32_t g = 0; g < c->groups; g++) {
+		group_entries(c, g, &first, &end);
 		n += end - first;
+		if (end - first > *most)
+			*most = end - first;
 	}
 	return n;
 }
 
-/* The most channel entries of one group's candidates: a bound on the
- * channels one drop_crossing changes (with repeats). */
-static size_t max_group_chans(const struct cands *c)
+/* Bits enough for 0 .. n - 1 (at least 1). */
+static unsigned bits_for(uint32_t n)
 {
-	size_t most = 0;
-	uint32_t first, end;
+	unsigned b = 1;
 
-	for (uint32_t g = 0; g < c->groups; g++) {
-		size_t n = 0;
-		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++) {
-			cand_chans(c, i, &first, &end);
-			n += end - first;
-		}
-		if (n > most)
-			most = n;
-	}
-	return most;
+	if (n <= 1)
+		return 1;
+	while (b < 32 && (n - 1) >> b)
+		b++;
+	return b;
 }
 
 /* Leaves alive exactly one candidate per group. */
-static int most_loaded_link_first(struct work *w, const struct cands *c,
+static int most_loaded_link_first(struct work *w, const struct crossings *c,
 				  struct mllf *m)
 {
-	uint32_t G = c->groups, n = c->num ? c->num : 1, *g_of;
+	uint32_t G = c->groups, most;
+	uint64_t entries = count_entries(c, &most);
 
 	if (G >= MAX_GROUPS)
 		return ibr_error_set(w->err, "paths: %u pairs to select paths "
 				     "for, at most %u", G, MAX_GROUPS - 1);
+	if (entries > UINT32_MAX)
+		return ibr_error_set(w->err, "paths: %llu channels crossed by "
+				     "the candidates of all pairs, more than "
+				     "a 32-bit index holds (use switch pairs)",
+				     (unsigned long long)entries);
 	for (uint32_t g = 0; g < G; g++)
-		if (c->group_first[g + 1] - c->group_first[g] > MAX_GROUP_CANDS)
+		if (c->ncand[g] > MAX_GROUP_CANDS)
 			return ibr_error_set(w->err, "paths: a pair with %u "
 					     "candidates, at most %u (a bug)",
-					     c->group_first[g + 1] -
-					     c->group_first[g], MAX_GROUP_CANDS);
+					     c->ncand[g], MAX_GROUP_CANDS);
+	m->place_bits = 32 - bits_for(G);
 	m->load = calloc(w->C ? w->C : 1, sizeof(uint64_t));
 	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
-	m->inv = malloc((total_chans(c) ? total_chans(c) : 1) * sizeof(uint32_t));
-	m->gm = malloc((G ? G : 1) * sizeof(*m->gm));
+	m->inv = malloc((entries ? entries : 1) * sizeof(uint32_t));
+	m->gs = malloc((G ? G : 1) * sizeof(*m->gs));
 	m->left = malloc((G ? G : 1) * sizeof(uint32_t));
 	m->touched = malloc((G ? G : 1) * sizeof(uint32_t));
-	g_of = malloc(n * sizeof(uint32_t));
-	if (!m->load || !m->inv_first || !m->inv || !m->gm || !m->left ||
-	    !m->touched || !g_of) {
-		free(g_of);
+	if (!m->load || !m->inv_first || !m->inv || !m->gs || !m->left ||
+	    !m->touched)
 		return oom(w, "path selection");
-	}
-	for (uint32_t g = 0; g < G; g++)
-		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++)
-			g_of[i] = g;
-	build_index(w, c, g_of, m);
-	free(g_of);
 	m->multi = 0;
 	for (uint32_t g = 0; g < G; g++) {
-		m->left[g] = c->group_first[g + 1] - c->group_first[g];
-		m->gm[g].alive = (uint16_t)((1u << m->left[g]) - 1);
-		m->gm[g].crossing = 0;
+		uint32_t first, end;
+		uint64_t s;
+		group_entries(c, g, &first, &end);
+		m->left[g] = c->ncand[g];
+		m->gs[g] = (struct gstate){ first,
+			(uint16_t)((1u << m->left[g]) - 1), 0 };
 		m->multi += m->left[g] > 1;
-		for (uint32_t i = c->group_first[g]; i < c->group_first[g + 1]; i++)
-			add_load(c, m, i, share(c, m, g));
+		s = share(c, m, g);
+		for (uint32_t e = first; e < end; e++)
+			m->load[entry_chan(c, e)] += ones(c->ranks[e]) * s;
 	}
+	build_index(w, c, m);
 	m->heap = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->heap_pos = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->inv_end = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->qualified = malloc((G ? G : 1) * sizeof(uint32_t));
 	m->delta = calloc(w->C ? w->C : 1, sizeof(uint64_t));
-	m->dirty = malloc(((size_t)max_group_chans(c) + 1) * sizeof(uint32_t));
+	m->dirty = malloc(((size_t)most + 1) * sizeof(uint32_t));
 	m->num_dirty = 0;
 	if (!m->heap || !m->heap_pos || !m->inv_end || !m->qualified ||
 	    !m->delta || !m->dirty)
@@ -1178,81 +1335,93 @@ static uint32_t group_of(const struct work *w, uint32_t s, uint32_t d)
 	return rd * (w->hosts - 1) + rs - (rs > rd);
 }
 
-/* Every unit takes the candidate its group kept: with per-CA groups the
- * group is the unit. */
-static int write_selected(struct work *w, const struct cands *c,
+/* Every unit takes the candidate its group kept (with per-CA groups the
+ * group is the unit): its entries with its bit, walked from the source
+ * switch. */
+static int write_selected(struct work *w, const struct crossings *c,
 			  const struct mllf *m)
 {
 	struct ibr_paths *p = w->out;
+	uint32_t *path = malloc((w->S ? w->S : 1) * sizeof(uint32_t));
 
+	if (!path)
+		return oom(w, "the selected paths");
 	for (uint32_t u = 0; u < p->num_units; u++) {
-		uint32_t g = c->proto ? u :
-			     group_of(w, ibr_unit_src_switch(w->f, p, u),
-				      ibr_unit_dst_switch(w->f, p, u));
-		uint32_t i = c->group_first[g] +
-			     (uint32_t)__builtin_ctz(m->gm[g].alive), first, end;
-		p->candidates += c->group_first[g + 1] - c->group_first[g];
-		cand_chans(c, i, &first, &end);
-		if (reserve_hops(w, end - first))
+		uint32_t s = ibr_unit_src_switch(w->f, p, u), len = 0;
+		uint32_t g = c->pair ? u :
+			     group_of(w, s, ibr_unit_dst_switch(w->f, p, u));
+		uint16_t bit = (uint16_t)(m->gs[g].alive & -m->gs[g].alive);
+		uint32_t first, end;
+		p->candidates += c->ncand[g];
+		group_entries(c, g, &first, &end);
+		for (uint32_t e = first; e < end; e++)
+			if (c->ranks[e] & bit)
+				path[len++] = entry_chan(c, e);
+		if (reserve_hops(w, len)) {
+			free(path);
 			return -1;
+		}
 		p->first[u] = w->hops;
-		for (uint32_t h = first; h < end; h++)
-			put_hop(w, c->chans[h]);
+		for (uint32_t h = 0; h < len; h++) {
+			/* the channel leaving s comes next */
+			uint32_t i = h, ch;
+			while (w->chan_sw[path[i]] != s)
+				i++;
+			ch = path[i];
+			path[i] = path[h];
+			put_hop(w, ch);
+			s = w->f->sw_adj[ch].peer;
+		}
 	}
 	p->first[p->num_units] = w->hops;
+	free(path);
 	return 0;
 }
 
 /* CA-pair groups (per_ca): every unit a group of its own, flows 1, whose
- * candidates are those of its switch pair (shared channels: proto). */
-static int expand_per_ca(struct work *w, const struct cands *sw,
-			 struct cands *ca)
+ * candidates are those of its switch pair (shared entries: pair). */
+static int expand_per_ca(struct work *w, const struct crossings *sw,
+			 struct crossings *ca)
 {
 	const struct ibr_paths *p = w->out;
-	uint64_t n = 0;
+	uint32_t n = p->num_units;
+	uint8_t *ncand = malloc(n ? n : 1);
+	uint64_t *flows = malloc((n ? n : 1) * sizeof(uint64_t));
+	uint32_t *pair = malloc((n ? n : 1) * sizeof(uint32_t));
 
-	for (uint32_t u = 0; u < p->num_units; u++) {
-		uint32_t g = group_of(w, ibr_unit_src_switch(w->f, p, u),
-				      ibr_unit_dst_switch(w->f, p, u));
-		n += sw->group_first[g + 1] - sw->group_first[g];
-	}
-	if (n > UINT32_MAX - 1)
-		return ibr_error_set(w->err, "paths: %llu candidates of CA "
-				     "pairs: too many (use switch pairs)",
-				     (unsigned long long)n);
-	ca->groups = p->num_units;
-	ca->group_first = malloc(((size_t)p->num_units + 1) * sizeof(uint32_t));
-	ca->flows = malloc((p->num_units ? p->num_units : 1) * sizeof(uint64_t));
-	ca->proto = malloc((n ? n : 1) * sizeof(uint32_t));
-	if (!ca->group_first || !ca->flows || !ca->proto)
+	if (!ncand || !flows || !pair) {
+		free(ncand);
+		free(flows);
+		free(pair);
 		return oom(w, "CA pairs' candidates");
-	ca->chan_first = sw->chan_first;
-	ca->chans = sw->chans;
-	ca->num = 0;
-	for (uint32_t u = 0; u < p->num_units; u++) {
+	}
+	*ca = *sw;      /* the entries, shared */
+	ca->groups = n;
+	ca->ncand = ncand;
+	ca->flows = flows;
+	ca->pair = pair;
+	for (uint32_t u = 0; u < n; u++) {
 		uint32_t g = group_of(w, ibr_unit_src_switch(w->f, p, u),
 				      ibr_unit_dst_switch(w->f, p, u));
-		ca->group_first[u] = ca->num;
+		ca->pair[u] = g;
+		ca->ncand[u] = sw->ncand[g];
 		ca->flows[u] = 1;
-		for (uint32_t i = sw->group_first[g]; i < sw->group_first[g + 1]; i++)
-			ca->proto[ca->num++] = i;
 	}
-	ca->group_first[p->num_units] = ca->num;
 	return 0;
 }
 
 static int path_selection(struct work *w)
 {
-
 	uint64_t groups = (uint64_t)w->hosts * (w->hosts ? w->hosts - 1 : 0);
-	struct cands c = { 0 }, ca = { 0 };
+	struct crossings c = { 0 }, ca = { 0 };
 	struct mllf m = { 0 };
 	int rc = -1;
 
 	c.groups = (uint32_t)groups; /* <= the units, checked */
-	c.group_first = calloc(groups + 1, sizeof(uint32_t));
+	c.ncand = malloc(groups ? groups : 1);
 	c.flows = malloc((groups ? groups : 1) * sizeof(uint64_t));
-	if (!c.group_first || !c.flows) {
+	c.first = calloc(groups + 1, sizeof(uint32_t));
+	if (!c.ncand || !c.flows || !c.first) {
 		oom(w, "switch pairs");
 		goto out;
 	}
@@ -1270,13 +1439,8 @@ static int path_selection(struct work *w)
 	rc = 0;
 out:
 	free_mllf(&m);
-	free(c.group_first);
-	free(c.flows);
-	free(c.chan_first);
-	free(c.chans);
-	free(ca.group_first);
-	free(ca.flows);
-	free(ca.proto);
+	crossings_free(&ca);
+	crossings_free(&c);
 	return rc;
 }
 
