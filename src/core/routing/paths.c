@@ -926,6 +926,8 @@ out:
 
 /* ---- path selection: most-loaded-link-first ---------------------------- */
 
+#define MAX_GROUP_CANDS 16      /* k's range, and a CA pair's copies */
+
 struct mllf {
 	uint64_t *load;         /* per channel, in 1/SHARES of a flow */
 	uint32_t *inv_first;    /* C + 1: the groups with candidates crossing */
@@ -934,14 +936,24 @@ struct mllf {
 				 *   among the group's entries) */
 	uint32_t *inv_end;      /* per channel: its list's live end (shrinks) */
 	unsigned place_bits;    /* of an inverted entry (the rest: the group) */
-	/* per group: where its entries start, and bit r for its candidate of
-	 * rank r (a group has at most MAX_GROUP_CANDS): alive; crossing the
-	 * channel at hand.  A scan of relieve_channel reads its group's word
-	 * and its entry's ranks per entry, nothing per candidate */
-	struct gstate { uint32_t first; uint16_t alive, crossing; } *gs;
-	uint32_t *left;         /* per group: candidates alive */
-	uint32_t *touched;      /* groups with candidates crossing */
-	uint32_t *qualified;    /* of those, the ones that lose candidates */
+	/* per group, together for one cache miss a group (a scan reads its
+	 * group's state and its entry's ranks per entry, a drop the state and
+	 * the entries): where its entries start, its flows, bit r for its
+	 * candidate of rank r (a group has at most MAX_GROUP_CANDS) alive and
+	 * crossing the channel at hand, and how many are alive */
+	struct gstate {
+		uint32_t first, flows;
+		uint16_t alive, crossing;
+		uint8_t left;
+	} *gs;
+	uint64_t per_candidate[MAX_GROUP_CANDS + 1]; /* SHARES / n, n >= 1 */
+	uint32_t *touched;      /* groups with candidates crossing, */
+	uint32_t *tpos;         /*   their places in the channel's list */
+	uint32_t *qualified;    /* of those, the ones that lose candidates, */
+	uint32_t *qpos;         /*   their places */
+	/* per channel: where its next visit resumes, and at which level (the
+	 * candidates left of the groups qualifying; 0: none to resume) */
+	uint32_t *resume_pos, *resume_level;
 	uint32_t multi;         /* groups with several candidates */
 	/* drop_crossing's changes per channel, applied (and the heap fixed)
 	 * once per channel */
@@ -956,7 +968,6 @@ struct mllf {
  * place too large for the low bits is stored as their largest value, and
  * the entry is found from there (a group's entries are in no particular
  * channel order, but ch's is at that place or after it). */
-#define MAX_GROUP_CANDS 16      /* k's range, and a CA pair's copies */
 #define MAX_GROUPS (UINT32_C(1) << 28)
 
 static uint32_t inv_entry(const struct mllf *m, uint32_t g, uint32_t place)
@@ -1066,10 +1077,9 @@ static void heap_remove_top(struct mllf *m)
 
 /* Group g's load on every channel of a candidate alive: its flows spread
  * evenly over its candidates alive. */
-static uint64_t share(const struct crossings *c, const struct mllf *m,
-		      uint32_t g)
+static uint64_t share(const struct mllf *m, const struct gstate *b)
 {
-	return c->flows[g] * (SHARES / m->left[g]);
+	return b->flows * m->per_candidate[b->left];
 }
 
 /* A change of channel ch's load gathered, applied at apply_deltas. */
@@ -1105,14 +1115,14 @@ static void drop_crossing(const struct crossings *c, struct mllf *m,
 			  uint32_t g)
 {
 	struct gstate *b = &m->gs[g];
-	uint64_t before = share(c, m, g), after;
+	uint64_t before = share(m, b), after;
 	unsigned hits = ones(b->alive & b->crossing);
 	uint32_t first, end;
 
-	if (m->left[g] - hits == 1)
+	if (b->left - hits == 1)
 		m->multi--;
-	m->left[g] -= hits;
-	after = share(c, m, g);
+	b->left = (uint8_t)(b->left - hits);
+	after = share(m, b);
 	group_entries(c, g, &first, &end);
 	for (uint32_t e = first; e < end; e++) {
 		uint16_t alive = c->ranks[e] & b->alive;
@@ -1153,6 +1163,78 @@ static void build_index(const struct work *w, const struct crossings *c,
 	m->inv_first[0] = 0;
 }
 
+/* The group of ch's list entry j, alive, with its candidates alive that
+ * cross ch (0: none; the entry is dead for good).  An entry costs two
+ * dependent cache misses (its group's state, then its ranks): both are
+ * fetched ahead, in two stages (entries after j are not yet moved down
+ * by the compaction of the scans). */
+static uint16_t entry_crossing(const struct crossings *c,
+			       const struct mllf *m, uint32_t ch, uint32_t j,
+			       uint32_t end)
+{
+	uint32_t x = m->inv[j];
+
+	if (j + 2 * SCAN_AHEAD < end)
+		__builtin_prefetch(&m->gs[m->inv[j + 2 * SCAN_AHEAD] >>
+					  m->place_bits]);
+	if (j + SCAN_AHEAD < end)
+		__builtin_prefetch(&c->ranks[inv_place(m,
+					     m->inv[j + SCAN_AHEAD])]);
+	return c->ranks[inv_lookup(c, m, x, ch)] &
+	       m->gs[x >> m->place_bits].alive;
+}
+
+/* Group g qualifies at channel ch (crossing: its candidates alive that
+ * cross it): it has candidates crossing ch and another not crossing. */
+static bool qualifies(const struct mllf *m, uint32_t g, uint16_t crossing)
+{
+	return crossing && ones(crossing) < m->gs[g].left;
+}
+
+/* Scans ch's list from position `from`, dropping its dead entries, and
+ * lists in qualified (with their positions in qpos) the groups that
+ * qualify with `level` candidates left, their crossing set; level 0:
+ * those with the most candidates left of all that qualify.  Returns
+ * their number; *level is then the level. */
+static uint32_t scan_channel(const struct crossings *c, struct mllf *m,
+			     uint32_t ch, uint32_t from, uint32_t *level)
+{
+	uint32_t nt = 0, nq = 0, most = *level, kept = from;
+
+	/* the list is in group order (build_index) and stays so as its dead
+	 * entries go, so touched, and qualified after it, come in group
+	 * order: no sort */
+	for (uint32_t j = from, end = m->inv_end[ch]; j < end; j++) {
+		uint32_t g = m->inv[j] >> m->place_bits;
+		uint16_t crossing = entry_crossing(c, m, ch, j, end);
+		if (!crossing)
+			continue;
+		m->inv[kept] = m->inv[j];
+		uint32_t left = m->gs[g].left;
+		if (*level ? left == *level : qualifies(m, g, crossing)) {
+			m->touched[nt] = g;
+			m->tpos[nt++] = kept;
+			m->gs[g].crossing = crossing;
+			if (left > most)
+				most = left;
+		}
+		kept++;
+	}
+	m->inv_end[ch] = kept;
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t g = m->touched[t];
+		if (m->gs[g].left == most &&
+		    qualifies(m, g, m->gs[g].crossing)) {
+			m->qpos[nq] = m->tpos[t];
+			m->qualified[nq++] = g;
+		} else {
+			m->gs[g].crossing = 0;
+		}
+	}
+	*level = most;
+	return nq;
+}
+
 /* Steps at the most loaded channel ch.  The groups qualify that have
  * candidates crossing ch and another not crossing it; of those, the ones
  * with the most candidates left (the most alternatives) lose the
@@ -1162,49 +1244,32 @@ static void build_index(const struct work *w, const struct crossings *c,
  * serves many steps.  Groups with none alive crossing ch leave its list
  * as it is scanned, so lists shrink as selection goes.  Returns false
  * when no group qualifies: ch is exhausted (groups only lose candidates,
- * so it stays so). */
+ * so it stays so).
+ *
+ * A visit that stops before the last qualified group resumes there at
+ * the next visit of ch, the same selection as a scan of the whole list:
+ * a group never comes to qualify (an alive set that all crosses ch, or
+ * none of it, stays so as it loses candidates) and its candidates left
+ * only fall, so the groups qualifying at the level of the last visit are
+ * those not yet dropped, after the resume position, still qualifying
+ * with as many left.  When none is, the whole list is scanned again. */
 static bool relieve_channel(const struct crossings *c, struct mllf *m,
 			    uint32_t ch)
 {
-	uint32_t nt = 0, nq = 0, most = 0, kept = m->inv_first[ch];
+	uint32_t nq = 0, level = m->resume_level[ch], t;
 
-	/* the list is in group order (build_index) and stays so as its dead
-	 * entries go, so touched, and qualified after it, come in group
-	 * order: no sort */
-	for (uint32_t j = m->inv_first[ch], end = m->inv_end[ch]; j < end; j++) {
-		uint32_t x = m->inv[j], g = x >> m->place_bits;
-		/* an entry costs two dependent cache misses (its group's
-		 * state, then its ranks): both fetched ahead, in two stages
-		 * (entries ahead of j are not yet moved down by the kept) */
-		if (j + 2 * SCAN_AHEAD < end)
-			__builtin_prefetch(&m->gs[m->inv[j + 2 * SCAN_AHEAD] >>
-						  m->place_bits]);
-		if (j + SCAN_AHEAD < end)
-			__builtin_prefetch(&c->ranks[inv_place(m,
-						     m->inv[j + SCAN_AHEAD])]);
-		struct gstate *b = &m->gs[g];
-		uint16_t crossing = c->ranks[inv_lookup(c, m, x, ch)] & b->alive;
-		if (!crossing)
-			continue;
-		m->inv[kept++] = x;
-		m->touched[nt++] = g;
-		b->crossing = crossing;
+	if (level)
+		nq = scan_channel(c, m, ch, m->resume_pos[ch], &level);
+	if (!nq) {
+		level = 0;
+		nq = scan_channel(c, m, ch, m->inv_first[ch], &level);
 	}
-	m->inv_end[ch] = kept;
-	for (uint32_t t = 0; t < nt; t++) {
-		uint32_t g = m->touched[t];
-		if (ones(m->gs[g].crossing) < m->left[g] && m->left[g] > most)
-			most = m->left[g];
-	}
-	for (uint32_t t = 0; t < nt; t++) {
-		uint32_t g = m->touched[t];
-		if (ones(m->gs[g].crossing) < m->left[g] && m->left[g] == most)
-			m->qualified[nq++] = g;
-	}
-	for (uint32_t t = 0; t < nq && near_heaviest(m, ch); t++)
+	for (t = 0; t < nq && near_heaviest(m, ch); t++)
 		drop_crossing(c, m, m->qualified[t]);
-	for (uint32_t t = 0; t < nt; t++)
-		m->gs[m->touched[t]].crossing = 0;
+	m->resume_level[ch] = t < nq ? level : 0;
+	m->resume_pos[ch] = t < nq ? m->qpos[t] : 0;
+	for (uint32_t i = 0; i < nq; i++)
+		m->gs[m->qualified[i]].crossing = 0;
 	return nq > 0;
 }
 
@@ -1220,8 +1285,11 @@ static void free_mllf(struct mllf *m)
 	free(m->inv_first);
 	free(m->inv);
 	free(m->gs);
-	free(m->left);
 	free(m->touched);
+	free(m->tpos);
+	free(m->qpos);
+	free(m->resume_pos);
+	free(m->resume_level);
 }
 
 /* The entries of all groups (counting those shared, per CA, once per
@@ -1275,25 +1343,29 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 					     "candidates, at most %u (a bug)",
 					     c->ncand[g], MAX_GROUP_CANDS);
 	m->place_bits = 32 - bits_for(G);
+	for (uint32_t n = 1; n <= MAX_GROUP_CANDS; n++)
+		m->per_candidate[n] = SHARES / n;
 	m->load = calloc(w->C ? w->C : 1, sizeof(uint64_t));
 	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
 	m->inv = malloc((entries ? entries : 1) * sizeof(uint32_t));
 	m->gs = malloc((G ? G : 1) * sizeof(*m->gs));
-	m->left = malloc((G ? G : 1) * sizeof(uint32_t));
 	m->touched = malloc((G ? G : 1) * sizeof(uint32_t));
-	if (!m->load || !m->inv_first || !m->inv || !m->gs || !m->left ||
+	if (!m->load || !m->inv_first || !m->inv || !m->gs ||
 	    !m->touched)
 		return oom(w, "path selection");
 	m->multi = 0;
 	for (uint32_t g = 0; g < G; g++) {
 		uint32_t first, end;
 		uint64_t s;
+		if (c->flows[g] > UINT32_MAX) /* CAs of two switches */
+			return ibr_error_set(w->err, "paths: a pair of %llu "
+					     "flows (a bug)", (unsigned long long)
+					     c->flows[g]);
 		group_entries(c, g, &first, &end);
-		m->left[g] = c->ncand[g];
-		m->gs[g] = (struct gstate){ first,
-			(uint16_t)((1u << m->left[g]) - 1), 0 };
-		m->multi += m->left[g] > 1;
-		s = share(c, m, g);
+		m->gs[g] = (struct gstate){ first, (uint32_t)c->flows[g],
+			(uint16_t)((1u << c->ncand[g]) - 1), 0, c->ncand[g] };
+		m->multi += c->ncand[g] > 1;
+		s = share(m, &m->gs[g]);
 		for (uint32_t e = first; e < end; e++)
 			m->load[entry_chan(c, e)] += ones(c->ranks[e]) * s;
 	}
@@ -1302,10 +1374,15 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 	m->heap_pos = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->inv_end = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->qualified = malloc((G ? G : 1) * sizeof(uint32_t));
+	m->tpos = malloc((G ? G : 1) * sizeof(uint32_t));
+	m->qpos = malloc((G ? G : 1) * sizeof(uint32_t));
+	m->resume_pos = calloc(w->C ? w->C : 1, sizeof(uint32_t));
+	m->resume_level = calloc(w->C ? w->C : 1, sizeof(uint32_t));
 	m->delta = calloc(w->C ? w->C : 1, sizeof(uint64_t));
 	m->dirty = malloc(((size_t)most + 1) * sizeof(uint32_t));
 	m->num_dirty = 0;
 	if (!m->heap || !m->heap_pos || !m->inv_end || !m->qualified ||
+	    !m->tpos || !m->qpos || !m->resume_pos || !m->resume_level ||
 	    !m->delta || !m->dirty)
 		return oom(w, "path selection");
 	for (uint32_t ch = 0; ch < w->C; ch++)
