@@ -854,6 +854,30 @@ static void test_threads(void **state)
 	}
 }
 
+/* Past 65536 channels the packed candidates keep 32-bit channel ids
+ * (paths.c, struct crossings): the same checks there, and the same paths
+ * on 1 and 2 threads. */
+static void test_wide_channel_ids(void **state)
+{
+	static const char spec[] = "random:sw=3500,ca=12,deg=20,seed=2";
+	struct ibr_path_options o = { IBR_PATHS_SELECTION, 16, false, 2 };
+	struct ibr_error err = { "" };
+	struct ibr_paths one, two;
+	struct fab x;
+
+	(void)state;
+	fab_open(&x, spec);
+	assert_true(x.f->sw_adj_start[x.f->num_switches] > 65536);
+	check_scheme(&x, IBR_PATHS_SELECTION, 16, false, spec);
+	compute(&x, IBR_PATHS_SELECTION, 16, false, &one, spec);
+	if (ibr_paths_compute(x.f, x.ud, &o, &two, &err))
+		fail_msg("%s, 2 threads: %s", spec, err.msg);
+	assert_same_paths(&one, &two, spec);
+	ibr_paths_free(&one);
+	ibr_paths_free(&two);
+	fab_close(&x);
+}
+
 /* Every allocation of a threaded search failing in turn: which request a
  * number falls on depends on the scheduling, so a run may also make fewer
  * requests than the number and succeed; a failed one says "out of memory"
@@ -903,6 +927,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_allocation_failures),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_wide_channel_ids),
 		cmocka_unit_test(test_threads_allocation_failures),
 	};
 

@@ -57,6 +57,7 @@
 #include "ibrouting/configs.h"
 #include "ibrouting/dr.h"
 #include "ibrouting/prior.h"
+#include "ibrouting/walk.h"
 
 struct dr {
 	const struct ibr_fabric *f;
@@ -74,10 +75,14 @@ struct dr {
 	 * heaviest load on the rest of that path */
 	uint32_t *next_up, *next_down;
 	uint64_t *neck_up, *neck_down;
+	/* the links minimal legal paths to the current destination switch
+	 * may take (list_steps) */
+	uint32_t *step_sw, *step_first, *step_link, num_down, num_steps;
 	uint32_t *path_sw;      /* the path being placed: switches, */
 	uint8_t *path_port;     /*   the ports they leave by, */
 	uint32_t *path_chan;    /*   the channels (sw_adj entries) */
 	uint32_t *fera_chan;    /* channels of FERa's route, when needed */
+	struct ibr_walker walker; /* the channel behind a port in one step */
 	struct ibr_configs configs;
 	bool balanced;          /* port_choice balanced: FERa's minimal routes kept */
 	/* figures */
@@ -90,34 +95,70 @@ static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
 	return f->sw_ca_start[s + 1] - f->sw_ca_start[s];
 }
 
+/* The links a minimal legal path to the current destination switch d
+ * may take, listed once per d for all its end ports (only the loads
+ * change between them): first the down phase's, per switch in BFS order
+ * from d (down links one all-down step closer), then the up phase's, per
+ * switch in up/down order whose all-down route is not minimal (up links
+ * one legal step closer, down links that start a minimal all-down
+ * route).  Segment j: switch step_sw[j], links step_link[step_first[j] ..
+ * step_first[j + 1]); the first num_down segments are the down phase's. */
+static void list_steps(struct dr *w, uint32_t d)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t n = 0, j = 0;
+
+	for (uint32_t k = 1; k < w->reached_down; k++) {
+		uint32_t x = w->queue[k];
+		w->step_sw[j] = x;
+		w->step_first[j++] = n;
+		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++)
+			if (!w->link_up[i] &&
+			    w->down_dist[f->sw_adj[i].peer] + 1 == w->down_dist[x])
+				w->step_link[n++] = i;
+	}
+	w->num_down = j;
+	for (uint32_t k = 0; k < w->ud->num_switches; k++) {
+		uint32_t x = w->ud->order[k];
+		if (x == d || w->down_dist[x] == w->legal_dist[x])
+			continue;
+		w->step_sw[j] = x;
+		w->step_first[j++] = n;
+		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
+			uint32_t y = f->sw_adj[i].peer;
+			if (w->link_up[i] ? w->legal_dist[y] + 1 == w->legal_dist[x] :
+			    w->down_dist[y] + 1 == w->legal_dist[x])
+				w->step_link[n++] = i;
+		}
+	}
+	w->num_steps = j;
+	w->step_first[j] = n;
+}
+
 /* Chooses, for every switch, the link a minimal legal path to switch d
- * takes there in each phase: the one whose path has the least loaded
- * link (bottleneck), then the lowest port.  Down phase: over down links
- * one all-down step closer, switches in BFS order from d (the queue the
- * distances left).  Up phase, swept in up/down order: over up links one
- * legal step closer and down links that start a minimal all-down route;
- * a switch whose all-down route is minimal keeps its down-phase choice,
- * so paths passing it up or down do not split there (FERa's rule, paid
- * nothing in length). */
+ * takes there in each phase, among those list_steps listed: the one
+ * whose path has the least loaded link (bottleneck), then the lowest
+ * port.  The down phase first, switches in BFS order from d; then the up
+ * phase, in up/down order; a switch whose all-down route is minimal keeps
+ * its down-phase choice, so paths passing it up or down do not split
+ * there (FERa's rule, paid nothing in length). */
 static void choose_links(struct dr *w, uint32_t d)
 {
 	const struct ibr_fabric *f = w->f;
-	const uint32_t *order = w->queue;
 
 	for (uint32_t x = 0; x < f->num_switches; x++) {
 		w->neck_down[x] = w->neck_up[x] = UINT64_MAX;
 		w->next_down[x] = w->next_up[x] = IBR_NONE;
 	}
 	w->neck_down[d] = w->neck_up[d] = 0;
-	for (uint32_t k = 1; k < w->reached_down; k++) {
-		uint32_t x = order[k], best = IBR_NONE;
+	for (uint32_t j = 0; j < w->num_down; j++) {
+		uint32_t x = w->step_sw[j], best = IBR_NONE;
 		uint64_t neck = UINT64_MAX;
-		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
-			uint32_t y = f->sw_adj[i].peer;
+		for (uint32_t t = w->step_first[j]; t < w->step_first[j + 1]; t++) {
+			uint32_t i = w->step_link[t], y = f->sw_adj[i].peer;
 			uint64_t n = w->load[i] > w->neck_down[y] ? w->load[i] :
 				     w->neck_down[y];
-			if (!w->link_up[i] && w->down_dist[y] + 1 == w->down_dist[x] &&
-			    n < neck) {
+			if (n < neck) {
 				neck = n;
 				best = i;
 			}
@@ -125,24 +166,21 @@ static void choose_links(struct dr *w, uint32_t d)
 		w->neck_down[x] = neck;
 		w->next_down[x] = best;
 	}
-	for (uint32_t k = 0; k < w->ud->num_switches; k++) {
-		uint32_t x = w->ud->order[k], best = IBR_NONE;
-		uint64_t neck = UINT64_MAX;
-		if (x == d)
-			continue;
-		if (w->down_dist[x] == w->legal_dist[x]) {
+	for (uint32_t x = 0; x < f->num_switches; x++) {
+		if (x != d && w->down_dist[x] == w->legal_dist[x]) {
 			w->neck_up[x] = w->neck_down[x];
 			w->next_up[x] = w->next_down[x];
-			continue;
 		}
-		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
-			uint32_t y = f->sw_adj[i].peer;
-			bool up = w->link_up[i];
-			uint64_t rest = up ? w->neck_up[y] : w->neck_down[y];
+	}
+	for (uint32_t j = w->num_down; j < w->num_steps; j++) {
+		uint32_t x = w->step_sw[j], best = IBR_NONE;
+		uint64_t neck = UINT64_MAX;
+		for (uint32_t t = w->step_first[j]; t < w->step_first[j + 1]; t++) {
+			uint32_t i = w->step_link[t], y = f->sw_adj[i].peer;
+			uint64_t rest = w->link_up[i] ? w->neck_up[y] :
+				       w->neck_down[y];
 			uint64_t n = w->load[i] > rest ? w->load[i] : rest;
-			bool minimal = up ? w->legal_dist[y] + 1 == w->legal_dist[x] :
-				       w->down_dist[y] + 1 == w->legal_dist[x];
-			if (minimal && n < neck) {
+			if (n < neck) {
 				neck = n;
 				best = i;
 			}
@@ -186,10 +224,8 @@ static uint32_t fera_route(struct dr *w, const uint8_t *col, uint32_t s,
 	uint32_t x = s, n = 0;
 
 	while (x != d && n < f->num_switches) {
-		uint32_t i = f->sw_adj_start[x];
-		while (i < f->sw_adj_start[x + 1] && f->sw_adj[i].port != col[x])
-			i++;
-		if (i == f->sw_adj_start[x + 1])
+		uint32_t i = ibr_walker_channel(&w->walker, x, col[x]);
+		if (i == IBR_NONE)
 			break; /* FERa's tables are complete: not reached */
 		w->fera_chan[n++] = i;
 		x = f->sw_adj[i].peer;
@@ -330,6 +366,7 @@ static int rename_all(struct dr *w, struct ibr_error *err)
 						     w->down_dist, w->queue);
 		ibr_legal_distances(f, w->ud, w->link_up, w->down_dist,
 				    w->legal_dist);
+		list_steps(w, d);
 		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++)
 			if (rename_destination(w, f->sw_cas[i], err))
 				return -1;
@@ -352,6 +389,10 @@ static void free_work(struct dr *w)
 	free(w->next_down);
 	free(w->neck_up);
 	free(w->neck_down);
+	free(w->step_sw);
+	free(w->step_first);
+	free(w->step_link);
+	ibr_walker_free(&w->walker);
 	ibr_configs_free(&w->configs);
 }
 
@@ -373,6 +414,8 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	if (!w.ud || ibr_designated_init(r, f, true, err))
 		return -1;
 	ibr_configs_init(&w.configs, S);
+	if (ibr_walker_init(&w.walker, f, err))
+		goto out;
 	w.link_up = malloc(links ? links : 1);
 	w.down_dist = malloc(S * sizeof(uint32_t));
 	w.legal_dist = malloc(S * sizeof(uint32_t));
@@ -386,7 +429,11 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	w.next_down = malloc(S * sizeof(uint32_t));
 	w.neck_up = malloc(S * sizeof(uint64_t));
 	w.neck_down = malloc(S * sizeof(uint64_t));
+	w.step_sw = malloc(2 * S * sizeof(uint32_t));
+	w.step_first = malloc((2 * S + 1) * sizeof(uint32_t));
+	w.step_link = malloc((2 * (size_t)links + 1) * sizeof(uint32_t));
 	if (!w.next_up || !w.next_down || !w.neck_up || !w.neck_down ||
+	    !w.step_sw || !w.step_first || !w.step_link ||
 	    !w.link_up || !w.down_dist || !w.legal_dist || !w.queue ||
 	    !w.load || !w.path_sw || !w.path_port || !w.path_chan ||
 	    !w.fera_chan) {
