@@ -162,8 +162,8 @@ scale_section() {
 \`bench/bench_scale.sh\`: \`ibrouting route\` at LMC 1 on random fabrics with
 16 CAs a switch; fera at its default port choice (balanced) and at
 \`lowest\`, dr and colorl, with 1 and 2 worker threads (\`-j\`), then the
-build before (no \`-j\`: it has none), minutes apart on this shared
-machine.  The tables are byte-identical across the builds and the thread
+build before the step (main at the previous stop), minutes apart on this
+shared machine.  The tables are byte-identical across the builds and the thread
 counts (\`--dump-dir\`; tests/cli_threads.sh and test_paths check the
 thread counts in CI).
 
@@ -173,7 +173,6 @@ END
 	# 2048 switches at LMC 0 (LMC 1 needs more LIDs than there are)
 	[ ! -f "$dir/scale-2048.md" ] || { echo; cat "$dir/scale-2048.md"; }
 	[ ! -f "$dir/scale-2048-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-2048-before.md"; }
-	[ ! -f "$dir/scale-2048-threads.md" ] || { echo; echo "With worker threads (issue 20's second step):"; echo; cat "$dir/scale-2048-threads.md"; }
 	[ ! -f "$dir/scale-window.md" ] || { echo; cat "$dir/scale-window.md"; }
 	[ ! -f "$dir/scale-profile.md" ] || { echo; cat "$dir/scale-profile.md"; }
 }
