@@ -200,11 +200,12 @@ events() {
 	/: final pass \([^)]*\): / { ev("F", "final") }'
 }
 
-# settled EVENTS HYBRID: "yes" once the events show tables on every switch
-# (a C), for a hybrid its final pass too, and after the last C at least
-# two light sweeps, the last a second or more after the C, with no heavy
-# sweep or routing run begun
-settled() {
+# events_settled EVENTS HYBRID: "yes" once the events show tables on
+# every switch (a C), for a hybrid its final pass too, and after the last
+# C at least two light sweeps, the last a second or more after the C,
+# with no heavy sweep or routing run begun (not e2e_lib's settled, which
+# reads OpenSM's log itself)
+events_settled() {
 	awk -v hybrid="$2" '
 	{ t[NR] = $1; ev[NR] = $2; if ($2 == "C") last = NR; if ($2 == "F") f = 1 }
 	END {
@@ -217,13 +218,13 @@ settled() {
 	}' "$1"
 }
 
-# wait_quiet LOG MARK HYBRID SECONDS EVENTS-FILE: until settled (bounded);
-# returns 1 on timeout
+# wait_quiet LOG MARK HYBRID SECONDS EVENTS-FILE: until events_settled
+# (bounded); returns 1 on timeout
 wait_quiet() {
 	local end=$((SECONDS + $4))
 	while [ $SECONDS -lt "$end" ]; do
 		events "$1" "$2" > "$5"
-		[ "$(settled "$5" "$3")" = no ] || return 0
+		[ "$(events_settled "$5" "$3")" = no ] || return 0
 		kill -0 "$OSM_PID" 2>/dev/null || return 1
 		sleep 0.25
 	done

@@ -418,7 +418,7 @@ struct cand_list {
 struct crossings {
 	uint32_t groups;
 	uint8_t *ncand;         /* per group: its candidates */
-	uint64_t *flows;        /* per group */
+	uint32_t *flows;        /* per group (CAs of two switches: < 2^16) */
 	uint32_t *first;        /* per group + 1: its entries (of pair[g]'s
 				 * when per CA) */
 	uint32_t num, cap;      /* entries */
@@ -829,7 +829,7 @@ static int append_segment(struct search_team *team, unsigned t)
 	for (uint32_t s = 0; s < w->S; s++) {
 		if (s == d || !cas_on(w->f, s))
 			continue;
-		x->flows[g] = switch_flows(w, s, d);
+		x->flows[g] = (uint32_t)switch_flows(w, s, d);
 		x->ncand[g] = seg->ncand[j];
 		x->first[++g] = base + seg->first[++j];
 	}
@@ -1326,7 +1326,7 @@ static unsigned bits_for(uint32_t n)
 static int most_loaded_link_first(struct work *w, const struct crossings *c,
 				  struct mllf *m)
 {
-	uint32_t G = c->groups, most;
+	uint32_t G = c->groups, most, longest = 0;
 	uint64_t entries = count_entries(c, &most);
 
 	if (G >= MAX_GROUPS)
@@ -1349,20 +1349,14 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
 	m->inv = malloc((entries ? entries : 1) * sizeof(uint32_t));
 	m->gs = malloc((G ? G : 1) * sizeof(*m->gs));
-	m->touched = malloc((G ? G : 1) * sizeof(uint32_t));
-	if (!m->load || !m->inv_first || !m->inv || !m->gs ||
-	    !m->touched)
+	if (!m->load || !m->inv_first || !m->inv || !m->gs)
 		return oom(w, "path selection");
 	m->multi = 0;
 	for (uint32_t g = 0; g < G; g++) {
 		uint32_t first, end;
 		uint64_t s;
-		if (c->flows[g] > UINT32_MAX) /* CAs of two switches */
-			return ibr_error_set(w->err, "paths: a pair of %llu "
-					     "flows (a bug)", (unsigned long long)
-					     c->flows[g]);
 		group_entries(c, g, &first, &end);
-		m->gs[g] = (struct gstate){ first, (uint32_t)c->flows[g],
+		m->gs[g] = (struct gstate){ first, c->flows[g],
 			(uint16_t)((1u << c->ncand[g]) - 1), 0, c->ncand[g] };
 		m->multi += c->ncand[g] > 1;
 		s = share(m, &m->gs[g]);
@@ -1373,16 +1367,21 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 	m->heap = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->heap_pos = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->inv_end = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	m->qualified = malloc((G ? G : 1) * sizeof(uint32_t));
-	m->tpos = malloc((G ? G : 1) * sizeof(uint32_t));
-	m->qpos = malloc((G ? G : 1) * sizeof(uint32_t));
+	/* a scan lists at most its channel's groups */
+	for (uint32_t ch = 0; ch < w->C; ch++)
+		if (m->inv_first[ch + 1] - m->inv_first[ch] > longest)
+			longest = m->inv_first[ch + 1] - m->inv_first[ch];
+	m->touched = malloc(((size_t)longest + 1) * sizeof(uint32_t));
+	m->tpos = malloc(((size_t)longest + 1) * sizeof(uint32_t));
+	m->qualified = malloc(((size_t)longest + 1) * sizeof(uint32_t));
+	m->qpos = malloc(((size_t)longest + 1) * sizeof(uint32_t));
 	m->resume_pos = calloc(w->C ? w->C : 1, sizeof(uint32_t));
 	m->resume_level = calloc(w->C ? w->C : 1, sizeof(uint32_t));
 	m->delta = calloc(w->C ? w->C : 1, sizeof(uint64_t));
 	m->dirty = malloc(((size_t)most + 1) * sizeof(uint32_t));
 	m->num_dirty = 0;
 	if (!m->heap || !m->heap_pos || !m->inv_end || !m->qualified ||
-	    !m->tpos || !m->qpos || !m->resume_pos || !m->resume_level ||
+	    !m->touched || !m->tpos || !m->qpos || !m->resume_pos || !m->resume_level ||
 	    !m->delta || !m->dirty)
 		return oom(w, "path selection");
 	for (uint32_t ch = 0; ch < w->C; ch++)
@@ -1463,7 +1462,7 @@ static int expand_per_ca(struct work *w, const struct crossings *sw,
 	const struct ibr_paths *p = w->out;
 	uint32_t n = p->num_units;
 	uint8_t *ncand = malloc(n ? n : 1);
-	uint64_t *flows = malloc((n ? n : 1) * sizeof(uint64_t));
+	uint32_t *flows = malloc((n ? n : 1) * sizeof(uint32_t));
 	uint32_t *pair = malloc((n ? n : 1) * sizeof(uint32_t));
 
 	if (!ncand || !flows || !pair) {
@@ -1496,7 +1495,7 @@ static int path_selection(struct work *w)
 
 	c.groups = (uint32_t)groups; /* <= the units, checked */
 	c.ncand = malloc(groups ? groups : 1);
-	c.flows = malloc((groups ? groups : 1) * sizeof(uint64_t));
+	c.flows = malloc((groups ? groups : 1) * sizeof(uint32_t));
 	c.first = calloc(groups + 1, sizeof(uint32_t));
 	if (!c.ncand || !c.flows || !c.first) {
 		oom(w, "switch pairs");
