@@ -98,7 +98,8 @@ struct colorl {
 	uint64_t *moved;         /* NULL, or colorl.h's bitmap */
 	struct ibr_lid_assigner *assigner;
 	struct ibr_lid_assign_options la;
-	/* one destination's path set: path i is unit u0 + i */
+	/* a worker's scratch (route_all; the run's own struct holds none):
+	 * one destination's path set, path i is unit u0 + i */
 	struct ibr_dest_set set;
 	uint32_t u0;
 	uint32_t *color;
@@ -409,9 +410,9 @@ out:
 	return rc;
 }
 
-/* Every CA, destination switch by destination switch: on w's own
- * scratch with one thread; over the workers with several (not with the
- * ILP heuristic: GLPK keeps global state). */
+/* Every CA, destination switch by destination switch, over the workers,
+ * each on scratch of its own (one worker, in this thread, with the ILP
+ * heuristic: GLPK keeps global state); w itself holds none. */
 static int route_all(struct colorl *w, unsigned threads, unsigned most_lids,
 		     struct ibr_error *err)
 {
@@ -435,14 +436,7 @@ static int route_all(struct colorl *w, unsigned threads, unsigned most_lids,
 		ix.start[p->dst[u0]] = u0;
 		ix.end[p->dst[u0]] = u1;
 	}
-	if (workers > 1) {
-		rc = route_parallel(w, &ix, workers, most_lids, err);
-		goto out;
-	}
-	for (uint32_t d = 0; d < f->num_switches; d++)
-		if (route_switch(w, &ix, d, err))
-			goto out;
-	rc = 0;
+	rc = route_parallel(w, &ix, workers, most_lids, err);
 out:
 	free(ix.start);
 	free(ix.end);
@@ -576,12 +570,7 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		if (n > most_lids)
 			most_lids = n;
 	}
-	for (uint32_t j = 0; j < most_lids; j++)
-		if (ibr_configs_open(&w.offsets, err) == IBR_NONE)
-			goto out;
-	if (ibr_lid_assigner_new(&w.assigner, f->num_switches, err) ||
-	    alloc_buffers(&w, err) ||
-	    route_all(&w, ctx->threads, most_lids, err))
+	if (route_all(&w, ctx->threads, most_lids, err))
 		goto out;
 	if (ctx->port_choice == IBR_PORT_BALANCED) {
 		if (ibr_metrics_compute_threads(f, r, ctx->threads, &chosen,
