@@ -930,6 +930,7 @@ out:
 
 struct mllf {
 	uint64_t *load;         /* per channel, in 1/SHARES of a flow */
+	uint64_t *key;          /* per channel: the heap's order, >= load */
 	uint32_t *inv_first;    /* C + 1: the groups with candidates crossing */
 	uint32_t *inv;          /*   channel c are inv[inv_first[c] .. [c + 1]),
 				 *   each as INV(group, its entry's place
@@ -1015,11 +1016,19 @@ static unsigned ones(uint16_t x)
 
 /* ---- the heap of channels ------------------------------------------- */
 
+/* The heap orders channels by key, a load each channel had, never below
+ * its load now: a load that rises raises its key and moves up at once,
+ * one that falls is left where it is until it comes to the top
+ * (settle_top).  With the top settled it is the heaviest channel, ties
+ * to the lower index: any other's load is at most its key, which is at
+ * most the top's, and on equal keys its index is higher.  Most falling
+ * channels never come back to the top, and are never moved. */
+
 #define TOLERANCE 64   /* loads within 1/64 of the heaviest count as it */
 
 static bool heavier(const struct mllf *m, uint32_t a, uint32_t b)
 {
-	return m->load[a] != m->load[b] ? m->load[a] > m->load[b] : a < b;
+	return m->key[a] != m->key[b] ? m->key[a] > m->key[b] : a < b;
 }
 
 static void heap_swap(struct mllf *m, uint32_t i, uint32_t j)
@@ -1032,7 +1041,7 @@ static void heap_swap(struct mllf *m, uint32_t i, uint32_t j)
 	m->heap_pos[a] = j;
 }
 
-/* Channel ch's load changed: move it to its place. */
+/* Channel ch's key changed: move it to its place. */
 static void heap_fix(struct mllf *m, uint32_t ch)
 {
 	uint32_t i = m->heap_pos[ch];
@@ -1056,10 +1065,22 @@ static void heap_fix(struct mllf *m, uint32_t ch)
 	}
 }
 
-/* ch is the heaviest channel, or within 1/TOLERANCE of its load. */
-static bool near_heaviest(const struct mllf *m, uint32_t ch)
+/* The top's key its load, the top then the heaviest channel. */
+static void settle_top(struct mllf *m)
 {
-	uint64_t top = m->load[m->heap[0]];
+	while (m->heap_len && m->key[m->heap[0]] != m->load[m->heap[0]]) {
+		m->key[m->heap[0]] = m->load[m->heap[0]];
+		heap_fix(m, m->heap[0]);
+	}
+}
+
+/* ch is the heaviest channel, or within 1/TOLERANCE of its load. */
+static bool near_heaviest(struct mllf *m, uint32_t ch)
+{
+	uint64_t top;
+
+	settle_top(m);
+	top = m->load[m->heap[0]];
 
 	return m->heap[0] == ch ||
 	       m->load[ch] >= top - top / TOLERANCE;
@@ -1092,9 +1113,9 @@ static void gather_load(struct mllf *m, uint32_t ch, uint64_t add)
 	 * second finds 0) */
 }
 
-/* The gathered changes, one channel at a time, each channel's heap
- * place fixed after its change (a valid heap between two changes, so
- * heap[0] is the heaviest whatever the order). */
+/* The gathered changes, one channel at a time; a channel whose load
+ * rose above its key moves up at once (a valid heap between two
+ * changes, whatever their order). */
 static void apply_deltas(struct mllf *m)
 {
 	for (uint32_t t = 0; t < m->num_dirty; t++) {
@@ -1103,7 +1124,10 @@ static void apply_deltas(struct mllf *m)
 			continue;
 		m->load[ch] += m->delta[ch];
 		m->delta[ch] = 0;
-		heap_fix(m, ch);
+		if (m->load[ch] > m->key[ch]) {
+			m->key[ch] = m->load[ch];
+			heap_fix(m, ch);
+		}
 	}
 	m->num_dirty = 0;
 }
@@ -1282,6 +1306,7 @@ static void free_mllf(struct mllf *m)
 	free(m->inv_end);
 	free(m->qualified);
 	free(m->load);
+	free(m->key);
 	free(m->inv_first);
 	free(m->inv);
 	free(m->gs);
@@ -1378,14 +1403,16 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 	m->resume_pos = calloc(w->C ? w->C : 1, sizeof(uint32_t));
 	m->resume_level = calloc(w->C ? w->C : 1, sizeof(uint32_t));
 	m->delta = calloc(w->C ? w->C : 1, sizeof(uint64_t));
+	m->key = malloc((w->C ? w->C : 1) * sizeof(uint64_t));
 	m->dirty = malloc(((size_t)most + 1) * sizeof(uint32_t));
 	m->num_dirty = 0;
 	if (!m->heap || !m->heap_pos || !m->inv_end || !m->qualified ||
 	    !m->touched || !m->tpos || !m->qpos || !m->resume_pos || !m->resume_level ||
-	    !m->delta || !m->dirty)
+	    !m->delta || !m->key || !m->dirty)
 		return oom(w, "path selection");
 	for (uint32_t ch = 0; ch < w->C; ch++)
 		m->inv_end[ch] = m->inv_first[ch + 1];
+	memcpy(m->key, m->load, (w->C ? w->C : 1) * sizeof(uint64_t));
 	m->heap_len = 0;
 	for (uint32_t ch = 0; ch < w->C; ch++) {
 		m->heap[m->heap_len] = ch;
@@ -1397,6 +1424,7 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 			return ibr_error_set(w->err, "paths: selection left %u "
 					     "pairs with several candidates "
 					     "(a bug)", m->multi);
+		settle_top(m);
 		if (!relieve_channel(c, m, m->heap[0]))
 			heap_remove_top(m);
 	}
