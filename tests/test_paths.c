@@ -105,7 +105,7 @@ static void compute(const struct fab *x, enum ibr_path_scheme scheme,
 		    unsigned k, bool per_ca, struct ibr_paths *p,
 		    const char *what)
 {
-	struct ibr_path_options o = { scheme, k, per_ca, 1 };
+	struct ibr_path_options o = { scheme, k, per_ca, 1, false };
 	struct ibr_error err = { "" };
 
 	if (ibr_paths_compute(x->f, x->ud, &o, p, &err))
@@ -731,7 +731,7 @@ static void test_options(void **state)
 {
 	struct fab x;
 	struct ibr_paths p;
-	struct ibr_path_options o = { IBR_PATHS_SELECTION, 0, false, 1 };
+	struct ibr_path_options o = { IBR_PATHS_SELECTION, 0, false, 1, false };
 	struct ibr_error err = { "" };
 	enum ibr_path_scheme s;
 
@@ -770,7 +770,7 @@ static void test_allocation_failures(void **state)
 
 	(void)state;
 	for (unsigned r = 0; r < N(runs); r++) {
-		struct ibr_path_options o = { runs[r].scheme, 16, runs[r].per_ca, 1 };
+		struct ibr_path_options o = { runs[r].scheme, 16, runs[r].per_ca, 1, false };
 		struct ibr_error err = { "" };
 		struct ibr_paths p;
 		struct fab x;
@@ -838,7 +838,7 @@ static void test_threads(void **state)
 		for (unsigned t = 0; t < N(counts); t++) {
 			struct ibr_path_options o = { IBR_PATHS_SELECTION,
 						      runs[r].k, runs[r].per_ca,
-						      counts[t] };
+						      counts[t], false };
 			struct ibr_error err = { "" };
 			struct ibr_paths many;
 			char what[128];
@@ -854,13 +854,47 @@ static void test_threads(void **state)
 	}
 }
 
+/* Most-loaded-link-first's shortcuts (a visit resumed where the last
+ * one stopped; falling loads left in the heap until they reach the top)
+ * select what the long way selects: every list scanned whole, every
+ * change moved in the heap. */
+static void test_shortcuts_exact(void **state)
+{
+	static const struct { const char *spec; unsigned k; bool per_ca; } runs[] = {
+		{ "random:sw=64,ca=512,seed=1", 16, false },
+		{ "random:sw=48,ca=192,seed=7", 4, false },
+		{ "clos:leaf=12,spine=6,ca=100,seed=4", 16, false },
+		{ "torus:dims=6x6,ca=1,broken=5,seed=3", 16, false },
+		{ "fattree:ports=8,levels=3,broken=3,seed=2", 16, false },
+		{ "random:sw=24,ca=48,seed=4", 16, true },
+	};
+
+	(void)state;
+	for (unsigned r = 0; r < N(runs); r++) {
+		struct ibr_path_options o = { IBR_PATHS_SELECTION, runs[r].k,
+					      runs[r].per_ca, 1, true };
+		struct ibr_error err = { "" };
+		struct ibr_paths fast, slow;
+		struct fab x;
+		fab_open(&x, runs[r].spec);
+		compute(&x, IBR_PATHS_SELECTION, runs[r].k, runs[r].per_ca,
+			&fast, runs[r].spec);
+		if (ibr_paths_compute(x.f, x.ud, &o, &slow, &err))
+			fail_msg("%s, exhaustive: %s", runs[r].spec, err.msg);
+		assert_same_paths(&fast, &slow, runs[r].spec);
+		ibr_paths_free(&fast);
+		ibr_paths_free(&slow);
+		fab_close(&x);
+	}
+}
+
 /* Past 65536 channels the packed candidates keep 32-bit channel ids
  * (paths.c, struct crossings): the same checks there, and the same paths
  * on 1 and 2 threads. */
 static void test_wide_channel_ids(void **state)
 {
 	static const char spec[] = "random:sw=3500,ca=12,deg=20,seed=2";
-	struct ibr_path_options o = { IBR_PATHS_SELECTION, 16, false, 2 };
+	struct ibr_path_options o = { IBR_PATHS_SELECTION, 16, false, 2, false };
 	struct ibr_error err = { "" };
 	struct ibr_paths one, two;
 	struct fab x;
@@ -884,7 +918,7 @@ static void test_wide_channel_ids(void **state)
  * and leaves the result empty (valgrind: nothing leaked). */
 static void test_threads_allocation_failures(void **state)
 {
-	struct ibr_path_options o = { IBR_PATHS_SELECTION, 16, false, 2 };
+	struct ibr_path_options o = { IBR_PATHS_SELECTION, 16, false, 2, false };
 	struct ibr_error err = { "" };
 	struct ibr_paths p;
 	struct fab x;
@@ -928,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_allocation_failures),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_wide_channel_ids),
+		cmocka_unit_test(test_shortcuts_exact),
 		cmocka_unit_test(test_threads_allocation_failures),
 	};
 

@@ -55,6 +55,10 @@ struct ibr_path_options {
 	bool per_ca;                /* units are CA pairs, not switch pairs */
 	unsigned threads;           /* workers for the candidate search (0: 1);
 				     * the same paths for any count */
+	bool exhaustive;            /* path selection the long way, for tests:
+				     * every visit scans its channel's whole
+				     * list, every load change moves its
+				     * channel in the heap; the same paths */
 };
 
 struct ibr_paths {

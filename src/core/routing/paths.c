@@ -931,6 +931,7 @@ out:
 struct mllf {
 	uint64_t *load;         /* per channel, in 1/SHARES of a flow */
 	uint64_t *key;          /* per channel: the heap's order, >= load */
+	bool exhaustive;        /* o->exhaustive: no resume, keys = loads */
 	uint32_t *inv_first;    /* C + 1: the groups with candidates crossing */
 	uint32_t *inv;          /*   channel c are inv[inv_first[c] .. [c + 1]),
 				 *   each as INV(group, its entry's place
@@ -1124,7 +1125,7 @@ static void apply_deltas(struct mllf *m)
 			continue;
 		m->load[ch] += m->delta[ch];
 		m->delta[ch] = 0;
-		if (m->load[ch] > m->key[ch]) {
+		if (m->load[ch] > m->key[ch] || m->exhaustive) {
 			m->key[ch] = m->load[ch];
 			heap_fix(m, ch);
 		}
@@ -1282,7 +1283,7 @@ static bool relieve_channel(const struct crossings *c, struct mllf *m,
 {
 	uint32_t nq = 0, level = m->resume_level[ch], t;
 
-	if (level)
+	if (level && !m->exhaustive)
 		nq = scan_channel(c, m, ch, m->resume_pos[ch], &level);
 	if (!nq) {
 		level = 0;
@@ -1368,6 +1369,7 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 					     "candidates, at most %u (a bug)",
 					     c->ncand[g], MAX_GROUP_CANDS);
 	m->place_bits = 32 - bits_for(G);
+	m->exhaustive = w->o->exhaustive;
 	for (uint32_t n = 1; n <= MAX_GROUP_CANDS; n++)
 		m->per_candidate[n] = SHARES / n;
 	m->load = calloc(w->C ? w->C : 1, sizeof(uint64_t));
