@@ -101,15 +101,23 @@ static void fab_close(struct fab *x)
 	ibr_fabric_free(x->f);
 }
 
+static void compute_with(const struct fab *x,
+			 const struct ibr_path_options *o,
+			 struct ibr_paths *p, const char *what)
+{
+	struct ibr_error err = { "" };
+
+	if (ibr_paths_compute(x->f, x->ud, o, p, &err))
+		fail_msg("%s: %s", what, err.msg);
+}
+
 static void compute(const struct fab *x, enum ibr_path_scheme scheme,
 		    unsigned k, bool per_ca, struct ibr_paths *p,
 		    const char *what)
 {
 	struct ibr_path_options o = { scheme, k, per_ca, 1, false };
-	struct ibr_error err = { "" };
 
-	if (ibr_paths_compute(x->f, x->ud, &o, p, &err))
-		fail_msg("%s: %s", what, err.msg);
+	compute_with(x, &o, p, what);
 }
 
 static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
@@ -839,13 +847,11 @@ static void test_threads(void **state)
 			struct ibr_path_options o = { IBR_PATHS_SELECTION,
 						      runs[r].k, runs[r].per_ca,
 						      counts[t], false };
-			struct ibr_error err = { "" };
 			struct ibr_paths many;
 			char what[128];
 			snprintf(what, sizeof(what), "%s, %u threads",
 				 runs[r].spec, counts[t]);
-			if (ibr_paths_compute(x.f, x.ud, &o, &many, &err))
-				fail_msg("%s: %s", what, err.msg);
+			compute_with(&x, &o, &many, what);
 			assert_same_paths(&one, &many, what);
 			ibr_paths_free(&many);
 		}
@@ -873,14 +879,12 @@ static void test_shortcuts_exact(void **state)
 	for (unsigned r = 0; r < N(runs); r++) {
 		struct ibr_path_options o = { IBR_PATHS_SELECTION, runs[r].k,
 					      runs[r].per_ca, 1, true };
-		struct ibr_error err = { "" };
 		struct ibr_paths fast, slow;
 		struct fab x;
 		fab_open(&x, runs[r].spec);
 		compute(&x, IBR_PATHS_SELECTION, runs[r].k, runs[r].per_ca,
 			&fast, runs[r].spec);
-		if (ibr_paths_compute(x.f, x.ud, &o, &slow, &err))
-			fail_msg("%s, exhaustive: %s", runs[r].spec, err.msg);
+		compute_with(&x, &o, &slow, runs[r].spec);
 		assert_same_paths(&fast, &slow, runs[r].spec);
 		ibr_paths_free(&fast);
 		ibr_paths_free(&slow);
@@ -895,7 +899,6 @@ static void test_wide_channel_ids(void **state)
 {
 	static const char spec[] = "random:sw=3500,ca=12,deg=20,seed=2";
 	struct ibr_path_options o = { IBR_PATHS_SELECTION, 16, false, 2, false };
-	struct ibr_error err = { "" };
 	struct ibr_paths one, two;
 	struct fab x;
 
@@ -904,8 +907,7 @@ static void test_wide_channel_ids(void **state)
 	assert_true(x.f->sw_adj_start[x.f->num_switches] > 65536);
 	check_scheme(&x, IBR_PATHS_SELECTION, 16, false, spec);
 	compute(&x, IBR_PATHS_SELECTION, 16, false, &one, spec);
-	if (ibr_paths_compute(x.f, x.ud, &o, &two, &err))
-		fail_msg("%s, 2 threads: %s", spec, err.msg);
+	compute_with(&x, &o, &two, spec);
 	assert_same_paths(&one, &two, spec);
 	ibr_paths_free(&one);
 	ibr_paths_free(&two);

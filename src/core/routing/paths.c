@@ -787,7 +787,7 @@ static int search_task(void *arg, unsigned t, unsigned worker)
 	struct work tw = *team->w;      /* read only but for the error */
 	struct searcher *sr = &team->sr[worker];
 	struct crossings *seg = &team->seg[t];
-	const uint32_t *ends = team->ends + (size_t)t * (tw.hosts - 1);
+	uint32_t *ends = team->ends + (size_t)t * (tw.hosts - 1);
 
 	tw.err = &team->errs[t];
 	sr->l.num = 0;
@@ -795,8 +795,7 @@ static int search_task(void *arg, unsigned t, unsigned worker)
 	sr->l.chan_first[0] = 0;
 	seg->groups = 0;
 	seg->num = 0;
-	if (candidates_to(&tw, &sr->k, &sr->l, team->dests[t],
-			  team->ends + (size_t)t * (tw.hosts - 1)))
+	if (candidates_to(&tw, &sr->k, &sr->l, team->dests[t], ends))
 		return -1;
 	for (uint32_t j = 0; j < tw.hosts - 1; j++)
 		if (pack_group(&tw, seg, sr->slot, &sr->l, j ? ends[j - 1] : 0,
@@ -979,19 +978,6 @@ static uint32_t inv_entry(const struct mllf *m, uint32_t g, uint32_t place)
 	return g << m->place_bits | (place < most ? place : most);
 }
 
-/* The entry of group g for channel ch, from its inverted entry x. */
-static uint32_t inv_lookup(const struct crossings *c, const struct mllf *m,
-			   uint32_t x, uint32_t ch)
-{
-	uint32_t most = (UINT32_C(1) << m->place_bits) - 1, place = x & most;
-	uint32_t e = m->gs[x >> m->place_bits].first + place;
-
-	if (place == most)
-		while (entry_chan(c, e) != ch)
-			e++;
-	return e;
-}
-
 /* Where the ranks of inverted entry x are, or the entry to look for
  * its channel from (see inv_entry). */
 static uint32_t inv_place(const struct mllf *m, uint32_t x)
@@ -999,6 +985,19 @@ static uint32_t inv_place(const struct mllf *m, uint32_t x)
 	uint32_t most = (UINT32_C(1) << m->place_bits) - 1;
 
 	return m->gs[x >> m->place_bits].first + (x & most);
+}
+
+/* The entry of group g for channel ch, from its inverted entry x. */
+static uint32_t inv_lookup(const struct crossings *c, const struct mllf *m,
+			   uint32_t x, uint32_t ch)
+{
+	uint32_t most = (UINT32_C(1) << m->place_bits) - 1;
+	uint32_t e = inv_place(m, x);
+
+	if ((x & most) == most)
+		while (entry_chan(c, e) != ch)
+			e++;
+	return e;
 }
 
 #define SCAN_AHEAD 8    /* entries: prefetch distance of a channel's scan */
