@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # bench_incremental.sh - the cost of one change (issue 20, point 5):
-# colorl and dr routing from the tables in place (`ibrouting route
+# colorl, dr and fera routing from the tables in place (`ibrouting route
 # --prior`, what the plugin does after a change) against the same engine
-# afresh (option incremental=0) and fera afresh, offline, on the same
-# fabrics in one run.  Never a timed test: it measures and reports.
+# afresh (option incremental=0), offline, on the same fabrics in one run.  Never a timed test: it measures and reports.
 #
 #   bench/bench_incremental.sh [--out FILE] [--repeat N]
 #   FABRICS="SPEC@LMC ..." (default: the change-assimilation benchmark's
@@ -92,13 +91,9 @@ for item in $fabrics; do
 		for change in cut down; do
 			what="link cut"
 			[ "$change" = down ] && what="switch $g down"
-			if [ "$e" != fera ]; then
-				route "$tmp/inc.out" -e "$e" --lmc "$lmc" --prior "$tmp/$e" "$tmp/$change.net"
-				row "$name LMC $lmc" "$what" "$e" "from the tables in place" "$tmp/inc.out" >> "$tmp/table"
-				route "$tmp/fresh.out" -e "$e" --lmc "$lmc" -o incremental=0 --prior "$tmp/$e" "$tmp/$change.net"
-			else
-				route "$tmp/fresh.out" -e "$e" --lmc "$lmc" --prior "$tmp/$e" "$tmp/$change.net"
-			fi
+			route "$tmp/inc.out" -e "$e" --lmc "$lmc" --prior "$tmp/$e" "$tmp/$change.net"
+			row "$name LMC $lmc" "$what" "$e" "from the tables in place" "$tmp/inc.out" >> "$tmp/table"
+			route "$tmp/fresh.out" -e "$e" --lmc "$lmc" -o incremental=0 --prior "$tmp/$e" "$tmp/$change.net"
 			row "$name LMC $lmc" "$what" "$e" "afresh" "$tmp/fresh.out" >> "$tmp/table"
 		done
 	done

@@ -1,11 +1,14 @@
 #!/bin/sh
-# cli_incremental.sh - colorl and dr after a change route from the tables
-# in place (issue 20, point 5; prior.h): `ibrouting route --prior DIR`.
+# cli_incremental.sh - fera, colorl and dr after a change route from the
+# tables in place (issue 20, point 5; prior.h): `ibrouting route --prior
+# DIR`.
 #   - one link cut, one switch down (with its CAs), on a random fabric at
 #     LMC 2 (the change-assimilation benchmark's): the tables verify (exit
 #     0, no finding), and at most 2% of the entries of the switches there
 #     before change, where colorl routed afresh (incremental=0) changes
-#     more; on a Clos network with one of its 6 spines down, where a sixth
+#     more, and so does fera afresh on a k-ary 3-tree with a link cut
+#     (fera: at most 2% beyond those that had to change, each of its
+#     LIDs a whole tree); on a Clos network with one of its 6 spines down, where a sixth
 #     of the leaves' entries led to it and must change, at most 2% beyond
 #     those;
 #   - the same fabric again: not one entry changes;
@@ -68,7 +71,7 @@ generate "$clos" "$TMP/clos.net"
 spine=$(sed -n 's/^Switch.*"S-\([0-9a-f]*\)".*"spine0".*/\1/p' "$TMP/clos.net")
 switch_down "$TMP/clos.net" "$spine" > "$TMP/clos-down.net"
 
-for e in colorl dr; do
+for e in fera colorl dr; do
 	for before in whole clos; do
 		if ! "$IBROUTING" route -e "$e" --lmc 2 --dump-dir "$TMP/$e-$before" \
 			"$TMP/$before.net" > "$TMP/out" 2>&1; then
@@ -83,8 +86,11 @@ for e in colorl dr; do
 		if "$IBROUTING" route -e "$e" --lmc 2 --prior "$TMP/$e-$before" \
 			--dump-dir "$TMP/$e-$change" "$TMP/$change.net" \
 			> "$TMP/$e-$change.out" 2>&1; then
-			if [ "$change" = clos-down ]; then
-				# a sixth of the leaves' up entries led to the spine
+			if [ "$change" = clos-down ] || [ "$e" = fera ]; then
+				# a sixth of the leaves' up entries led to the
+				# spine; fera routes every LID of a range on
+				# its base's tree, and more of its entries led
+				# to what went
 				within "$name" "$TMP/$e-$change.out" 2 beyond
 			else
 				within "$name" "$TMP/$e-$change.out" 2
@@ -107,7 +113,8 @@ for e in colorl dr; do
 		"$IBROUTING" route -e "$e" --lmc 2 -j "$j" --prior "$TMP/$e-whole" \
 			--dump-dir "$TMP/again" "$TMP/cut.net" > /dev/null 2>&1 || true
 		if cmp -s "$TMP/again/opensm-lfts.dump" "$TMP/$e-cut/opensm-lfts.dump" &&
-		   cmp -s "$TMP/again/ibrouting-dlids.dump" "$TMP/$e-cut/ibrouting-dlids.dump"; then
+		   { [ "$e" = fera ] ||
+		     cmp -s "$TMP/again/ibrouting-dlids.dump" "$TMP/$e-cut/ibrouting-dlids.dump"; }; then
 			pass "$e, cut, -j $j: the same tables and designated DLIDs"
 		else
 			flunk "$e, cut, -j $j: the tables differ from the first run's"
@@ -139,7 +146,7 @@ for spec in kary:k=4,n=3 clos:leaf=12,spine=6,ca=96,seed=2; do
 	generate "$spec" "$TMP/ft.net"
 	generate "$spec,cut=2" "$TMP/ft-cut.net"
 	"$IBROUTING" route -e fera --lmc 2 "$TMP/ft-cut.net" > "$TMP/ft-fera.out" 2>&1 || true
-	for e in colorl dr; do
+	for e in fera colorl dr; do
 		"$IBROUTING" route -e "$e" --lmc 2 --before "$TMP/ft.net" "$TMP/ft-cut.net" \
 			> "$TMP/ft-$e.out" 2>&1 || true
 		a=$(load_of "$TMP/ft-$e.out") b=$(load_of "$TMP/ft-fera.out")
@@ -151,6 +158,22 @@ for spec in kary:k=4,n=3 clos:leaf=12,spine=6,ca=96,seed=2; do
 		fi
 	done
 done
+
+# fera afresh on a fat tree moves many routes after one link cut (its
+# balanced choices shift), from the tables in place only those that broke
+generate kary:k=4,n=3 "$TMP/ft.net"
+generate kary:k=4,n=3,cut=1 "$TMP/ft-cut.net"
+for how in 10 0; do
+	"$IBROUTING" route -e fera --lmc 2 -o incremental=$how --before "$TMP/ft.net" \
+		"$TMP/ft-cut.net" > "$TMP/ft-fera-$how.out" 2>&1 || true
+done
+p=$(percent "$TMP/ft-fera-10.out") q=$(percent "$TMP/ft-fera-0.out")
+if [ -n "$p" ] && [ -n "$q" ] && awk -v p="$p" -v q="$q" 'BEGIN { exit !(p <= 2 && p < q) }' &&
+   grep -q ' [1-9][0-9]* pairs re-routed' "$TMP/ft-fera-10.out"; then
+	pass "fera on kary:k=4,n=3, a link cut: $p% of the entries changed from the tables in place ($(grep -o '[0-9]* pairs re-routed' "$TMP/ft-fera-10.out")), $q% afresh"
+else
+	flunk "fera on kary:k=4,n=3, a link cut: '$p'% changed from the tables in place, '$q'% afresh"
+fi
 
 expect_error "--prior and --before together" 2 "give one" \
 	"$IBROUTING" route -e colorl --prior "$TMP/colorl-whole" --before "$TMP/whole.net" "$TMP/cut.net"

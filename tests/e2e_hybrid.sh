@@ -23,10 +23,10 @@
 #     `ibrouting route -e pira` computes offline for the fabric OpenSM saw;
 #     after the cut, every entry is the one from before the change or
 #     PIRa's, with LIDs kept as the INFO line says; after
-#     the last pass exactly what the final engine makes alone: fera
-#     offline and inside OpenSM on the same fabric and LIDs, colorl offline
-#     from the tables of the last pass before the cut (`route --prior`:
-#     its final pass keeps its routes, prior.h);
+#     the last pass exactly what the final engine makes alone offline:
+#     at start-up on the same fabric and LIDs, after the cut from the
+#     tables of the last pass before it (`route --prior`: fera's and
+#     colorl's final passes keep their routes, prior.h);
 #   - pira+fera runs under valgrind: no leak or invalid access in the
 #     plugin over all its passes.
 set -eu
@@ -119,26 +119,6 @@ kept_or_pira() {
 	fi
 }
 
-# single_equal NAME ENGINE LMC WHAT: the switches' last read-back equals
-# the tables ENGINE alone makes inside OpenSM (-o, the daemon stopped, the
-# same LIDs from the same cache) on the same fabric.
-single_equal() {
-	mkdir -p "$dir/single"
-	printf 'dump_dir %s/single\n' "$dir" > "$dir/single.conf"
-	printf 'event_plugin_name ibrouting\nrouting_engine %s\nlmc %s\nforce_log_flush TRUE\n' \
-		"$2" "$3" > "$dir/single-opensm.conf"
-	IBROUTING_CONF=$dir/single.conf OSM_CACHE_DIR=$dir/cache timeout -s INT 120 env \
-		LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM opensm \
-		-F "$dir/single-opensm.conf" -o -f "$dir/single.log" -D 0x03 > /dev/null 2>&1 || true
-	dump_lfts "$dir/single/opensm-lfts.dump" > "$dir/single.lft" 2>/dev/null || true
-	if [ -s "$dir/single.lft" ] && cmp -s "$dir/switches.lft" "$dir/single.lft"; then
-		pass "$1: $4: the switches hold exactly the tables $2 alone makes inside OpenSM ($(wc -l < "$dir/single.lft") entries)"
-	else
-		flunk "$1: $4: the switches do not hold the tables $2 alone makes"
-		diff "$dir/switches.lft" "$dir/single.lft" | head -5 | sed 's/^/# /'
-	fi
-}
-
 # follow NAME FIRST WHAT: passes FIRST, FIRST+1, ... until one is not
 # followed by a scheduled next pass; checks each, then asks for the next
 # (SIGHUP); sets $last.
@@ -179,10 +159,10 @@ run() {
 	first_after_cut=$((last + 1))
 	echo "Unlink \"$cut\"[1]" >&7
 	follow "$name" "$first_after_cut" "link cut"
-	[ "$final" != fera ] || offline_equal "$name" "$final" "$lmc" "link cut, after pass $last"
-	# colorl's final pass keeps its routes from before the cut (prior.h):
-	# the same as colorl offline from the tables of the last pass before
-	[ "$final" != colorl ] || offline_equal "$name" "$final" "$lmc" \
+	# the final pass keeps its routes from before the cut (prior.h): the
+	# same as the final engine offline from the tables of the last pass
+	# before
+	offline_equal "$name" "$final" "$lmc" \
 		"link cut, after pass $last, from the tables before the cut" "$dir/ours-before"
 
 	# the order of the passes, and nothing else of OpenSM's routing
@@ -207,9 +187,6 @@ run() {
 	fi
 	opensm_stop
 	[ -z "${4:-}" ] || valgrind_clean "$name" "$dir/valgrind.log" "$(wc -l < "$dir/passes") passes"
-	# fera alone inside OpenSM (colorl alone would route afresh: it has
-	# no tables in place there)
-	[ "$final" != fera ] || single_equal "$name" "$final" "$lmc" "link cut, after pass $last"
 	# the link back, for the next run
 	echo "Link \"$cut\"[1] $peer" >&7
 	sleep 1

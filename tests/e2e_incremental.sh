@@ -1,7 +1,7 @@
 #!/bin/sh
-# e2e_incremental.sh - inside OpenSM, colorl and dr route from the tables
-# in place after a change (issue 20, point 5; prior.h), and so does the
-# final pass of pira+colorl.
+# e2e_incremental.sh - inside OpenSM, fera, colorl and dr route from the
+# tables in place after a change (issue 20, point 5; prior.h), and so
+# does the final pass of pira+colorl.
 #
 # ibsim serves a generated random fabric (32 switches, 256 CAs, LIDs for
 # LMC 2); OpenSM runs as a daemon (lmc 2, sweep every second) with our
@@ -114,6 +114,7 @@ session() {
 }
 
 need_tool valgrind
+session fera
 session colorl
 session dr valgrind
 session pira+colorl

@@ -1,6 +1,6 @@
 /*
- * prior.h - routing from the tables in place: after a change, the
- * multi-LID engines (colorl, dr) keep every route of the tables the
+ * prior.h - routing from the tables in place: after a change, fera and
+ * the multi-LID engines (colorl, dr) keep every route of the tables the
  * switches hold that still holds on the new fabric, and route again only
  * the pairs whose route broke (issue 20, point 5; the SM evaluation
  * paper, §4: under 2% of the entries change after a small change).
@@ -25,6 +25,9 @@
  *     orientation (a dead link, a switch gone, a turn the new orientation
  *     forbids), the port's base column the fallback; IBR_NO_PATH where
  *     the old column had none, and on every renamed LID of a new port;
+ *   - fera (IBR_PRIOR_ONE_ROUTE): every LID of a range takes its base
+ *     column, as fera's own tables do, and there is no designated map;
+ *     a pair lost its route when its base walk did not hold;
  *   - the designated map (by source switch): a pair keeps its old offset
  *     where that offset's column still routes its source switch (offset 0
  *     always does); a pair whose route broke, and a new pair, takes the
@@ -69,6 +72,8 @@ struct ibr_prior {
 bool ibr_engine_uses_prior(const struct ibr_engine *e);
 
 enum ibr_prior_choice {
+	IBR_PRIOR_ONE_ROUTE,       /* fera: the base column on every LID of
+				    * a range, no designated map */
 	IBR_PRIOR_LEAST_LOADED,    /* colorl: the path selection's measure */
 	IBR_PRIOR_SHORTEST,        /* dr: minimal paths first */
 };
@@ -79,7 +84,8 @@ enum ibr_prior_choice {
  * other than theirs less the roots gone, the option at 0, or too many
  * pairs broken: r is then as it was given, every entry
  * IBR_NO_PATH, no figure set), -1 on failure (err).  Figures: "pairs kept
- * in place", "pairs re-routed", "renamed LIDs", IBR_STAT_CA_LIDS_NEEDED. */
+ * in place", "pairs re-routed", and for colorl and dr "renamed LIDs",
+ * IBR_STAT_CA_LIDS_NEEDED. */
 int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		    enum ibr_prior_choice choice, struct ibr_error *err);
 

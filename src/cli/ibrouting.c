@@ -85,7 +85,7 @@ static const struct cli_option route_options[] = {
 	{ "dump-dir", 0, 'd', "DIR", "also write OpenSM's dumps and "
 	  "ibrouting-dlids.dump into DIR (created if missing)" },
 	{ "prior", 0, 'i', "DIR", "the tables in place before a change: "
-	  "dumps as --dump-dir writes them; colorl and dr keep their routes "
+	  "dumps as --dump-dir writes them; fera, colorl and dr keep their routes "
 	  "that still hold (option incremental), and the summary counts the "
 	  "entries that change" },
 	{ "before", 0, 'b', "FABRIC0", "as --prior, the tables in place "

@@ -91,7 +91,7 @@ static void keep_prior(struct engine_ctx *c)
 		return;
 	ibr_plugin_drop_prior(c);
 	if (!ibr_engine_uses_prior(e))
-		return;     /* fera, pira: nothing would read it */
+		return;     /* pira: nothing would read it */
 	c->prior_fabric = c->of.fabric;
 	c->prior_result = c->result;
 	memset(&c->result, 0, sizeof(c->result));

@@ -147,8 +147,8 @@ struct engine_ctx {
 	 * before SWITCH_SA: the SA answers the old half) */
 	bool sa_hold;
 	/* The tables of ours OpenSM configured last from this context, with
-	 * the fabric they were made for and the engine that made them: colorl
-	 * and dr route from them after a change (prior.h).  Kept from one
+	 * the fabric they were made for and the engine that made them: fera,
+	 * colorl and dr route from them after a change (prior.h).  Kept from one
 	 * sweep to the next; dropped when OpenSM configures another engine's
 	 * tables.  Never OpenSM's structures: our model and result alone. */
 	struct ibr_fabric *prior_fabric;

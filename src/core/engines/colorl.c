@@ -512,7 +512,7 @@ static int base_or_paths(void *arg, unsigned t, unsigned worker)
 	if (t == 1)
 		return ibr_paths_compute(f, b->ud, b->po, b->paths, &b->err[1]);
 	/* Offset 0 of every range, and every switch LID, is FERa's. */
-	if (ibr_engine_fera.route(b->ctx, b->r, &b->err[0]))
+	if (ibr_fera_route_afresh(b->ctx, b->r, &b->err[0]))
 		return -1;
 	b->r->stats.count = 0;
 	if (ibr_designated_init(b->r, f, b->by_switch, &b->err[0]))

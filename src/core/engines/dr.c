@@ -407,7 +407,7 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	if (d)
 		memset(d, 0, sizeof(*d));
 	/* Offset 0 of every range, and every switch LID, is FERa's. */
-	if (ibr_engine_fera.route(ctx, r, err))
+	if (ibr_fera_route_afresh(ctx, r, err))
 		return -1;
 	r->stats.count = 0;
 	w.ud = ibr_ctx_updown(ctx, err);

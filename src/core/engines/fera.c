@@ -49,6 +49,11 @@
  * up/down order; flows are pushed in the reverse order.  O(S + K) per end
  * port for K candidates, beside the O(E) per destination switch.
  *
+ * After a change inside OpenSM (and `ibrouting route --prior`), fera keeps
+ * the routes in place that still hold and mends the others (prior.h,
+ * IBR_PRIOR_ONE_ROUTE): its tables afresh are then only the fallback of
+ * the mending, and the switches are sent the blocks the change touched.
+ *
  * Invariant per destination: route_dist[s] is the length of the route
  * switch s's entry starts; every entry leads to the destination along a
  * legal up/down path of that length, so the tables are deadlock-free on
@@ -58,6 +63,7 @@
 #include <string.h>
 
 #include "engines.h"
+#include "ibrouting/prior.h"
 
 /* A link a switch may take to the destination: sw_adj entry, far end. */
 struct candidate {
@@ -394,8 +400,8 @@ static int read_passes(const struct ibr_route_ctx *ctx, unsigned *passes,
 	return ibr_option_uint(ctx, "passes", passes, err);
 }
 
-static int fera_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
-		      struct ibr_error *err)
+int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
+			  struct ibr_error *err)
 {
 	const struct ibr_fabric *f = ctx->f;
 	const struct ibr_updown *ud = ibr_ctx_updown(ctx, err);
@@ -496,10 +502,29 @@ out:
 	return rc;
 }
 
+/* From the tables in place after a change (prior.h), else afresh. */
+static int fera_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
+		      struct ibr_error *err)
+{
+	int kept = ibr_prior_route(ctx, r, IBR_PRIOR_ONE_ROUTE, err);
+
+	if (kept)
+		return kept < 0 ? -1 : 0;
+	return ibr_fera_route_afresh(ctx, r, err);
+}
+
 static const struct ibr_option_spec fera_options[] = {
 	{ "passes", "2", 1, 8, "port_choice balanced: routing passes; from 2 "
 	  "on, each destination is routed again against the others' loads",
 	  NULL },
+	/* 50, where colorl's and dr's is 10: their limit guards LIDs
+	 * coloured or renamed for routes that are gone, and fera has
+	 * none; a spine of six down breaks a sixth of a Clos's routes,
+	 * and mending them moves those alone */
+	{ IBR_PRIOR_OPTION, "50", 0, 100,
+	  "after a change, keep the routes in place and mend those that "
+	  "broke, unless more than this percentage of CA pairs lost their "
+	  "route (0: afresh every run)", NULL },
 	{ NULL, NULL, 0, 0, NULL, NULL },
 };
 

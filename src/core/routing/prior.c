@@ -13,6 +13,9 @@
  *      added to each inter-switch channel it crosses;
  *   3. place: the pending pairs, in order, each on the best offset that
  *      reaches its source switch, its load added at once.
+ * fera (IBR_PRIOR_ONE_ROUTE) has one route per destination: pass 1's
+ * switch LIDs and base columns, each base then copied onto its range;
+ * no renamed column, no map, nothing to place.
  * Invariants: after pass 1 an entry of a renamed column is set only if
  * its walk delivers by a legal route; offsets are only ever designated
  * where the column routes the source switch (offset 0: FERa's complete
@@ -135,6 +138,42 @@ static void keep_base(struct keeper *k, uint8_t *col, const uint8_t *oc,
 	ibr_repair_column(&k->rp, col, k->fera, lid, false);
 }
 
+/* fera's pairs to end port e, its base column just judged (rp->verdict):
+ * kept where the walk held, on a port that was there before. */
+static void count_base_pairs(struct keeper *k, uint32_t e, bool was_there)
+{
+	const struct ibr_fabric *f = k->f;
+
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint8_t v = k->rp.verdict[s];
+		if (s == f->end_ports[e].sw || cas_on(f, s) == 0)
+			continue;
+		k->pairs_all += cas_on(f, s);
+		if (was_there && (v == IBR_WALK_DOWN || v == IBR_WALK_UP))
+			k->pairs_kept += cas_on(f, s);
+	}
+	k->pairs_rerouted = k->pairs_all - k->pairs_kept;
+}
+
+/* fera's ranges: every LID above a base takes the base's column (mended),
+ * as fera's own tables do. */
+static void copy_ranges(struct keeper *k)
+{
+	const struct ibr_fabric *f = k->f;
+
+	for (ibr_lid_t l = 1; l <= f->max_lid; l++) {
+		const struct ibr_lid_owner *o = &f->lid_owner[l];
+		const struct ibr_port *p;
+		if (o->node == IBR_NONE)
+			continue;
+		p = ibr_port(f, o->node, o->port);
+		if (l != p->base_lid && l < k->r->num_lids &&
+		    p->base_lid < k->r->num_lids)
+			memcpy(ibr_column(k->r, l), ibr_column(k->r, p->base_lid),
+			       f->num_switches);
+	}
+}
+
 /* Every CA port's base column, in two passes so that mending sees the
  * load of every route kept: the old column mapped (FERa's kept aside)
  * and the flows of its walks that hold counted; then each mended with
@@ -155,6 +194,8 @@ static void keep_base_columns(struct keeper *k)
 			map_column(k, col,
 				   ibr_column(k->old, ibr_end_port_lid(k->of, oe)));
 		ibr_repair_load(&k->rp, col, lid, k->weight, k->base_load);
+		if (k->choice == IBR_PRIOR_ONE_ROUTE)
+			count_base_pairs(k, e, oe != IBR_NONE);
 	}
 	for (uint32_t i = 0; i < f->num_end_ports; i++) {
 		uint32_t e = k->ep_order[i];
@@ -333,10 +374,6 @@ static void count_lids(struct keeper *k)
 	}
 	ibr_stat_count(k->r, "CA LID needed", IBR_STAT_CA_LIDS_NEEDED, needed);
 	ibr_stat_count(k->r, "renamed LID", "renamed LIDs", renamed);
-	ibr_stat_count(k->r, "pair kept in place", "pairs kept in place",
-		       k->pairs_kept);
-	ibr_stat_count(k->r, "pair re-routed", "pairs re-routed",
-		       k->pairs_rerouted);
 }
 
 bool ibr_engine_uses_prior(const struct ibr_engine *e)
@@ -500,14 +537,16 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	if (!k.ud || keeper_init(&k, err))
 		goto out;
 	/* Offset 0 of every range, and every switch LID, is FERa's. */
-	if (ibr_engine_fera.route(ctx, r, err))
+	if (ibr_fera_route_afresh(ctx, r, err))
 		goto out;
 	r->stats.count = 0;
-	if (ibr_designated_init(r, k.f, true, err))
+	if (choice != IBR_PRIOR_ONE_ROUTE &&
+	    ibr_designated_init(r, k.f, true, err))
 		goto out;
 	keep_switch_lids(&k);
 	keep_base_columns(&k);
-	for (uint32_t i = 0; i < k.f->num_end_ports; i++)
+	for (uint32_t i = 0; choice != IBR_PRIOR_ONE_ROUTE &&
+			     i < k.f->num_end_ports; i++)
 		if (map_destination(&k, k.ep_order[i], err))
 			goto out;
 	if (k.pairs_all && (k.pairs_all - k.pairs_kept) * 100 >
@@ -516,9 +555,17 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		rc = 0;
 		goto out;
 	}
-	load_designated(&k);
-	place_pending(&k);
-	count_lids(&k);
+	if (choice == IBR_PRIOR_ONE_ROUTE) {
+		copy_ranges(&k);
+	} else {
+		load_designated(&k);
+		place_pending(&k);
+		count_lids(&k);
+	}
+	ibr_stat_count(r, "pair kept in place", "pairs kept in place",
+		       k.pairs_kept);
+	ibr_stat_count(r, "pair re-routed", "pairs re-routed",
+		       k.pairs_rerouted);
 	rc = 1;
 out:
 	if (rc < 0)
