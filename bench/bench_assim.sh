@@ -42,10 +42,10 @@
 #      verified" is what the switches hold, not what OpenSM meant to send.
 #      Entries changed: R0 against R1 on the switches still there.  Each
 #      round is undone (ibsim ReLink) and OpenSM let go quiet; after the
-#      first, the tables are read back and compared with R0 (colorl, dr
-#      and their hybrids route from the tables in place: the pairs the
-#      change moved stay moved, and the tables read back must verify:
-#      "kept").
+#      first, the tables are read back and compared with R0 (fera,
+#      colorl, dr and their hybrids route from the tables in place: the
+#      pairs the change moved stay moved, and the tables read back must
+#      verify: "kept").
 #   2. count round: the same change once more with OpenSM's log at DEBUG
 #      (log_flags 0x0F in its conf file, which OpenSM re-reads at the heavy
 #      sweep the change triggers): the "Writing FT block" lines of its
@@ -456,7 +456,8 @@ session() {  # SPEC NETFILE ENGINE LMC
 				restored=no
 				if cmp -s "$osmdir/r0/switches.lft" "$osmdir/$kind-undo/switches.lft"; then
 					restored=yes
-				elif [ "${engine##*+}" = colorl ] || [ "${engine##*+}" = dr ]; then
+				elif [ "${engine##*+}" = fera ] || [ "${engine##*+}" = colorl ] ||
+				     [ "${engine##*+}" = dr ]; then
 					# routed from the tables in place (prior.h): the
 					# pairs moved by the change stay where they went;
 					# what the switches hold must still verify
