@@ -2,11 +2,11 @@
 # bench_scale.sh - the LMC engines offline at the sizes of large clusters
 # (issue 20): compute time (the engine's own, `ibrouting route`'s `time`
 # line) and peak RSS of the whole process (GNU time's %M: fabric model,
-# engine and the checks after it) of fera at its default port choice
-# (balanced) and at `lowest`, dr and colorl, on the same random fabrics
-# (16 CAs a switch, seed 1) in one run, so every ratio is taken between
-# runs of one build on one machine minutes apart.  Never a timed test: it
-# measures and reports.
+# engine and the checks after it) of pira, fera at its default port
+# choice (balanced) and at `lowest`, dr and colorl, on the same random
+# fabrics (16 CAs a switch, seed 1) in one run, so every ratio is taken
+# between runs of one build on one machine minutes apart.  Never a timed
+# test: it measures and reports.
 #
 #   bench/bench_scale.sh [--sizes "256 512 1024"] [--lmc N] [--out FILE]
 #                        [--threads "1 2"]  (worker threads, -j: each
@@ -21,7 +21,12 @@
 # bench/results/scale.md): per size, thread count and engine, compute ms,
 # the ratio to fera (balanced) and to fera (lowest) at that count, the
 # speedup over the engine's run with the first count, peak RSS in MB, and
-# the cores the machine has.  colorl at 1024 switches takes minutes.
+# the cores the machine has; then, with two sizes or more, each engine's
+# growth exponent per thread count (the least-squares slope of log
+# compute time, and of log peak RSS, on log switches).  Also FILE's
+# figures as CSV (FILE with .csv for .md) and, with gnuplot and two
+# sizes or more, FILE with .png: compute time and peak RSS against
+# switches, log-log.  colorl at 1024 switches takes minutes.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibr=$top/build/ibrouting
@@ -65,6 +70,8 @@ no_j=" (no -j given: the build's default)"
 	echo "| switches / CAs | threads | engine | compute ms | / fera | / fera lowest | speedup | peak RSS MB |"
 	echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
 } > "$tmp/table"
+csv=${out%.md}.csv
+echo "switches,cas,lmc,threads,engine,compute_ms,peak_rss_kb" > "$tmp/csv"
 declare -A first_ms
 for s in $sizes; do
 	fabric=gen:random:sw=$s,ca=$((16 * s)),seed=1
@@ -74,7 +81,7 @@ for s in $sizes; do
 		read -r fb fb_kb < <(run -e fera --lmc "$lmc" $j "$fabric")
 		# shellcheck disable=SC2086
 		read -r fl fl_kb < <(run -e fera --port-choice lowest --lmc "$lmc" $j "$fabric")
-		for e in fera fera-lowest dr colorl; do
+		for e in pira fera fera-lowest dr colorl; do
 			case $e in
 			fera) ms=$fb kb=$fb_kb ;;
 			fera-lowest) ms=$fl kb=$fl_kb ;;
@@ -85,9 +92,48 @@ for s in $sizes; do
 			awk -v s="$s" -v t="$t" -v e="$e" -v ms="$ms" -v kb="$kb" -v fb="$fb" -v fl="$fl" \
 				-v one="${first_ms[$s$e]}" 'BEGIN {
 				printf "| %d / %d | %d | %s | %.1f | %.2f | %.2f | %.2f | %.0f |\n", s, 16 * s, t, e, ms, ms / fb, ms / fl, one / ms, kb / 1024 }' >> "$tmp/table"
+			echo "$s,$((16 * s)),$lmc,$t,$e,$ms,$kb" >> "$tmp/csv"
 		done
 	done
 done
+
+# growth: per engine and thread count, the least-squares slope of
+# log(compute ms) and of log(peak RSS) on log(switches)
+if [ "$(echo "$sizes" | wc -w)" -ge 2 ]; then
+	{
+		echo
+		echo "Growth exponents over $(echo "$sizes" | sed 's/ /, /g') switches (the least-squares slope of log compute time, and of log peak RSS, on log switches; 2: quadratic):"
+		echo
+		echo "| engine | threads | compute time | peak RSS |"
+		echo "| --- | ---: | ---: | ---: |"
+		awk -F, 'NR > 1 { k = $5 SUBSEP $4; if (!(k in n)) order[++m] = k
+			x = log($1); n[k]++; sx[k] += x; sxx[k] += x * x
+			y = log($6); sy[k] += y; sxy[k] += x * y
+			z = log($7); sz[k] += z; sxz[k] += x * z }
+			END { for (i = 1; i <= m; i++) { k = order[i]; split(k, p, SUBSEP)
+				d = n[k] * sxx[k] - sx[k] * sx[k]
+				printf "| %s | %s | %.2f | %.2f |\n", p[1], p[2],
+					(n[k] * sxy[k] - sx[k] * sy[k]) / d, (n[k] * sxz[k] - sx[k] * sz[k]) / d } }' "$tmp/csv"
+	} >> "$tmp/table"
+fi
 mkdir -p "$(dirname "$out")"
 cp "$tmp/table" "$out"
+cp "$tmp/csv" "$csv"
+if command -v gnuplot >/dev/null && [ "$(echo "$sizes" | wc -w)" -ge 2 ]; then
+	t1=$(echo "$threads" | cut -d' ' -f1)
+	for e in pira fera fera-lowest dr colorl; do
+		awk -F, -v e="$e" -v t="$t1" 'NR > 1 && $5 == e && $4 == t { print $1, $6, $7 / 1024 }' "$tmp/csv" > "$tmp/$e.dat"
+	done
+	gnuplot <<GP
+set terminal pngcairo size 1100,480 noenhanced
+set output '${out%.md}.png'
+set multiplot layout 1,2 title 'offline, random fabrics, 16 CAs a switch, lmc $lmc, $t1 thread(s), $(nproc) cores'
+set logscale xy; set grid; set key top left; set xlabel 'switches'
+set ylabel 'compute ms'
+plot for [e in "pira fera fera-lowest dr colorl"] '$tmp/'.e.'.dat' using 1:2 with linespoints title e
+set ylabel 'peak RSS MB'
+plot for [e in "pira fera fera-lowest dr colorl"] '$tmp/'.e.'.dat' using 1:3 with linespoints title e
+unset multiplot
+GP
+fi
 cat "$out"

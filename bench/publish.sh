@@ -150,30 +150,47 @@ END
 	[ ! -f "$dir/balance-window.md" ] || { echo; cat "$dir/balance-window.md"; }
 }
 
-# The LMC engines at scale (bench/bench_scale.sh): scale.md (this build),
-# scale-before.md (the build before, same run), scale-profile.md (where
-# the time and memory go, written by hand from perf).
+# The LMC engines at scale (bench/bench_scale.sh): scale.md (LMC 1) and
+# scale-lmc0.md (LMC 0, up to the largest fabric the LID space holds),
+# each with its .png; scale-step4.md (what the last step found, written
+# by hand); scale-step3.md and scale-2048-step3.md against
+# scale-before.md and scale-2048-before.md (the third step of issue 20
+# against the build before it, one run); scale-window.md (inside
+# OpenSM); scale-profile.md (where the time and memory go, written by
+# hand from perf).
 scale_section() {
 	[ -f "$dir/scale.md" ] || return 0
 	cat <<END
 
 ## The LMC engines at scale (offline)
 
-\`bench/bench_scale.sh\`: \`ibrouting route\` at LMC 1 on random fabrics with
-16 CAs a switch; fera at its default port choice (balanced) and at
-\`lowest\`, dr and colorl, with 1 and 2 worker threads (\`-j\`), then the
-build before the step (main at the previous stop), minutes apart on this
-shared machine.  The tables are byte-identical across the builds and the thread
-counts (\`--dump-dir\`; tests/cli_threads.sh and test_paths check the
-thread counts in CI).
+\`bench/bench_scale.sh\`: \`ibrouting route\` on random fabrics with 16
+CAs a switch; pira, fera at its default port choice (balanced) and at
+\`lowest\`, dr and colorl, with 1 and 2 worker threads (\`-j\`), minutes
+apart on this shared machine; at LMC 1 up to 1024 switches / 16384 CAs
+(LMC 1 at 2048 switches needs more LIDs than there are), at LMC 0 up to
+2880 switches / 46080 CAs, the largest fabric of 16 CAs a switch whose
+LIDs fit the 49151 unicast LIDs (4096 switches / 65536 CAs need 69632
+LIDs: no InfiniBand subnet holds it).  The tables are byte-identical
+across the thread counts (\`--dump-dir\`; tests/cli_threads.sh and
+test_paths check it in CI).
 
 END
 	cat "$dir/scale.md"
-	[ ! -f "$dir/scale-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-before.md"; }
-	# 2048 switches at LMC 0 (LMC 1 needs more LIDs than there are)
-	[ ! -f "$dir/scale-2048.md" ] || { echo; cat "$dir/scale-2048.md"; }
-	[ ! -f "$dir/scale-2048-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-2048-before.md"; }
+	[ ! -f "$dir/scale.png" ] || { echo; echo "![compute time and peak RSS against switches, LMC 1](${rel}/scale.png)"; }
+	[ ! -f "$dir/scale-lmc0.md" ] || { echo; cat "$dir/scale-lmc0.md"; }
+	[ ! -f "$dir/scale-lmc0.png" ] || { echo; echo "![compute time and peak RSS against switches, LMC 0](${rel}/scale-lmc0.png)"; }
+	[ ! -f "$dir/scale-step4.md" ] || { echo; cat "$dir/scale-step4.md"; }
 	[ ! -f "$dir/scale-window.md" ] || { echo; cat "$dir/scale-window.md"; }
+	if [ -f "$dir/scale-step3.md" ]; then
+		echo
+		echo "### Issue 20, third step, against the build before it (one run)"
+		echo
+		cat "$dir/scale-step3.md"
+		[ ! -f "$dir/scale-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-before.md"; }
+		[ ! -f "$dir/scale-2048-step3.md" ] || { echo; cat "$dir/scale-2048-step3.md"; }
+		[ ! -f "$dir/scale-2048-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-2048-before.md"; }
+	fi
 	[ ! -f "$dir/scale-profile.md" ] || { echo; cat "$dir/scale-profile.md"; }
 }
 
@@ -186,10 +203,9 @@ incremental_section() {
 
 \`bench/bench_incremental.sh\`: the tables of a fabric, then one link cut
 (the generator's \`cut=1\`, every other port, GUID and LID kept) and one
-switch down with its CAs; colorl and dr route from the tables in place
-(\`ibrouting route --prior\`, what the plugin does after a change) and
-afresh (\`-o incremental=0\`), fera afresh, on the same fabrics in one
-run.  Entries changed: on the switches there before, against the tables
+switch down with its CAs; fera, colorl and dr route from the tables in
+place (\`ibrouting route --prior\`, what the plugin does after a change)
+and afresh (\`-o incremental=0\`), on the same fabrics in one run.  Entries changed: on the switches there before, against the tables
 before the change; "had to change": those whose port leads to the link
 or switch gone.
 
@@ -277,15 +293,15 @@ blocks are sent than differ: set_lft_block compares each block with its
 own copy of what it last sent the switch and sends a switch's whole
 table when it has marked it need_update.  Rows whose change, undone,
 gave back exactly the tables read back before it: $(awk -F, 'NR > 1 { n++; y += ($28 == "yes") } END { printf "%d of %d", y, n }' "$c");
-kept where they went, verified (colorl, dr and their hybrids route from
-the tables in place, so the pairs a change moved stay moved when it is
-undone): $(awk -F, 'NR > 1 { y += ($28 == "kept") } END { printf "%d", y }' "$c").
+kept where they went, verified (fera, colorl, dr and their hybrids
+route from the tables in place, so the pairs a change moved stay moved
+when it is undone): $(awk -F, 'NR > 1 { y += ($28 == "kept") } END { printf "%d", y }' "$c").
 
 $(timeline_lines)
-- Entries changed by a link cut: fera, updn and minhop $(changed '^(fera|updn|minhop)$' link),
-  colorl $(changed '^colorl$' link), dr $(changed '^dr$' link) (from the tables in place: only the
+- Entries changed by a link cut: updn and minhop $(changed '^(updn|minhop)$' link),
+  fera $(changed '^fera$' link), colorl $(changed '^colorl$' link), dr $(changed '^dr$' link) (from the tables in place: only the
   routes the change broke move); by a switch down (its own LIDs and those
-  of its CAs removed): fera, updn and minhop $(changed '^(fera|updn|minhop)$' switch), colorl $(changed '^colorl$' switch), dr $(changed '^dr$' switch).
+  of its CAs removed): updn and minhop $(changed '^(updn|minhop)$' switch), fera $(changed '^fera$' switch), colorl $(changed '^colorl$' switch), dr $(changed '^dr$' switch).
   The SM evaluation paper (§4, Fig. 8b) reports under 2% after the change of one switch.
 - Hybrid engines measured: ${hybrids:-none: the plugin at this commit registers no hybrid engine, so there are no pira+fera / pira+colorl rows}.
 - Discovery (the change to the routing run, OpenSM's and the same work
@@ -299,8 +315,8 @@ $(timeline_lines)
   a switch.  fera alone sends $(span fera sent) blocks after these changes,
   colorl $(span colorl sent), dr $(span dr sent).  The provisional pass mends the tables
   in place with PIRa's walks where they no longer hold (repair.h) and the
-  final pass of pira+colorl and pira+dr routes from the final tables in
-  place (prior.h), so those hybrids send $(span pira+colorl sent) and $(span pira+dr sent) blocks:
+  final pass routes from the final tables in place (prior.h), so the
+  hybrids send $(span pira+fera sent) (pira+fera), $(span pira+colorl sent) (pira+colorl) and $(span pira+dr sent) (pira+dr) blocks:
   $(awk -F, 'NR > 1 { k = $2 "/" $6; s[$5 "@" k] = $26; ks[k] = 1 }
 	END { for (k in ks) for (h in s) if (h ~ /\+/ && index(h, "@" k)) {
 		split(h, a, "@"); fin = substr(a[1], index(a[1], "+") + 1)
@@ -308,8 +324,8 @@ $(timeline_lines)
 			n++; if (n == 1 || r > hi) hi = r; if (n == 1 || r < lo) lo = r
 			if (r > 2) over = over " " a[1] " (" k ")" } }
 		printf "%.2fx to %.2fx the blocks of their final engine alone%s", lo, hi,
-			over ? "; above 2x:" over : "" }' "$c").  pira+fera's final pass is fera afresh,
-  in up to $(span pira+fera steps | sed 's/.* //') re-routes (safe steps).  Inside OpenSM the hybrid buys first
+			over ? "; above 2x:" over : "" }' "$c").  pira+fera's final pass took
+  up to $(span pira+fera steps | sed 's/.* //') re-routes (safe steps).  Inside OpenSM the hybrid buys first
   tables sooner than the final engine alone only where that engine is
   slow (colorl afresh); against fera it costs time and blocks.
 
