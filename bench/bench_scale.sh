@@ -16,6 +16,9 @@
 #                        compute time: this machine is shared and noisy)
 #                        [--ibrouting PATH --label TEXT]  (another build's,
 #                        to compare; TEXT names it in the table's line)
+#                        [--engines "pira fera fera-lowest dr colorl"]
+#                        (those measured, in that order; fera and fera
+#                        lowest are always run, for the ratios)
 #
 # Prints a Markdown table (and writes it to FILE, default
 # bench/results/scale.md): per size, thread count and engine, compute ms,
@@ -35,6 +38,7 @@ lmc=1
 threads=1
 threads_given=
 repeat=1
+engines="pira fera fera-lowest dr colorl"
 out=$top/bench/results/scale.md
 label="commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 while [ $# -gt 0 ]; do
@@ -46,7 +50,8 @@ while [ $# -gt 0 ]; do
 	--label) label=$2; shift ;;
 	--threads) threads=$2; threads_given=1; shift ;;
 	--repeat) repeat=$2; shift ;;
-	*) echo "usage: bench/bench_scale.sh [--sizes \"S ...\"] [--lmc N] [--out FILE] [--threads \"N ...\"] [--repeat N] [--ibrouting PATH --label TEXT]" >&2; exit 2 ;;
+	--engines) engines=$2; shift ;;
+	*) echo "usage: bench/bench_scale.sh [--sizes \"S ...\"] [--lmc N] [--out FILE] [--threads \"N ...\"] [--repeat N] [--ibrouting PATH --label TEXT] [--engines \"E ...\"]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -81,7 +86,7 @@ for s in $sizes; do
 		read -r fb fb_kb < <(run -e fera --lmc "$lmc" $j "$fabric")
 		# shellcheck disable=SC2086
 		read -r fl fl_kb < <(run -e fera --port-choice lowest --lmc "$lmc" $j "$fabric")
-		for e in pira fera fera-lowest dr colorl; do
+		for e in $engines; do
 			case $e in
 			fera) ms=$fb kb=$fb_kb ;;
 			fera-lowest) ms=$fl kb=$fl_kb ;;
@@ -121,7 +126,7 @@ cp "$tmp/table" "$out"
 cp "$tmp/csv" "$csv"
 if command -v gnuplot >/dev/null && [ "$(echo "$sizes" | wc -w)" -ge 2 ]; then
 	t1=$(echo "$threads" | cut -d' ' -f1)
-	for e in pira fera fera-lowest dr colorl; do
+	for e in $engines; do
 		awk -F, -v e="$e" -v t="$t1" 'NR > 1 && $5 == e && $4 == t { print $1, $6, $7 / 1024 }' "$tmp/csv" > "$tmp/$e.dat"
 	done
 	gnuplot <<GP
@@ -130,9 +135,9 @@ set output '${out%.md}.png'
 set multiplot layout 1,2 title 'offline, random fabrics, 16 CAs a switch, lmc $lmc, $t1 thread(s), $(nproc) cores'
 set logscale xy; set grid; set key top left; set xlabel 'switches'
 set ylabel 'compute ms'
-plot for [e in "pira fera fera-lowest dr colorl"] '$tmp/'.e.'.dat' using 1:2 with linespoints title e
+plot for [e in "$engines"] '$tmp/'.e.'.dat' using 1:2 with linespoints title e
 set ylabel 'peak RSS MB'
-plot for [e in "pira fera fera-lowest dr colorl"] '$tmp/'.e.'.dat' using 1:3 with linespoints title e
+plot for [e in "$engines"] '$tmp/'.e.'.dat' using 1:3 with linespoints title e
 unset multiplot
 GP
 fi
