@@ -46,14 +46,15 @@
  * of the LID paper counts).  Placing on configurations beyond the limit
  * changes nothing below it: first fit sees the same paths there.
  *
- * Cost: per destination switch O(E); per destination end port O(S) to
- * walk FERa's column and push the flows riding it (and O(S + E) to choose
- * links, unless every source keeps FERa's route); per (source switch,
- * destination end port) O(1) when FERa's route is minimal and kept
- * (balanced), else O(length x degree) to choose and O(configurations x
- * length) to place.  On random fabrics most pairs keep FERa's route: at
- * 1024 switches / 16384 CAs, lmc 1, that halved dr's time (2.74 to 1.41
- * s, FERa's balanced passes 1.1 s of it), with the same tables.
+ * Cost: per destination switch O(E), FERa's route lengths among it
+ * (fera_distances); per destination end port O(S) to push the flows that
+ * ride FERa's routes (and O(S + E) to choose links, unless every source
+ * keeps FERa's route); per (source switch, destination end port) O(1)
+ * when FERa's route is minimal and kept (balanced), else O(length x
+ * degree) to choose and O(configurations x length) to place.  On random
+ * fabrics most pairs keep FERa's route: at 512 switches / 8192 CAs, lmc
+ * 1, dr's own instructions (callgrind, beside FERa's 1.73 G) fell from
+ * 2.52 G to 0.63 G, with the same tables.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,10 @@ struct dr {
 	uint64_t *fera_flow;    /* per switch: pairs riding FERa's route from
 				 * it to the current end port (its own and
 				 * those passing) */
+	uint32_t *fera_dist;    /* per switch: FERa's route to the current
+				 * destination switch, its length */
+	uint32_t *push_order, num_push; /* switches, longest route first */
+	uint32_t *push_count;   /* S + 1: fera_distances' counting sort */
 	struct ibr_walker walker; /* the channel behind a port in one step */
 	struct ibr_configs configs;
 	bool balanced;          /* port_choice balanced: FERa's minimal routes kept */
@@ -293,31 +298,82 @@ static int keep_detail(struct dr *w, uint32_t s, uint32_t e, uint32_t len,
 	return 0;
 }
 
-/* The pairs riding FERa's route to the LID whose walk was just taken
- * (w->walker: next and order), fera_flow[x] from each switch x's own
- * hosts, added to the loads of the links: pushed along the tree from
- * its leaves, O(S), the same sums as adding each source's route. */
-static void add_fera_flows(struct dr *w, const uint8_t *col)
+/* The length of FERa's route from every switch to switch d (fera.c,
+ * rules 1 and 2; the same for every end port of d, whatever the ties):
+ * the all-down distance where there is one, else one more than the
+ * shortest route of an up neighbour, which up/down order settles first.
+ * Then the switches with a route, d aside, longest first (push_order):
+ * each comes before the next switch of its FERa route. */
+static void fera_distances(struct dr *w, uint32_t d)
 {
-	const struct ibr_walker *wk = &w->walker;
+	const struct ibr_fabric *f = w->f;
+	uint32_t S = f->num_switches, *count = w->push_count;
 
-	for (uint32_t t = w->f->num_switches; t-- > 0;) {
-		uint32_t x = wk->order[t], y = wk->next[x];
-		if (w->fera_flow[x] == 0 || y >= w->f->num_switches)
-			continue; /* nothing to carry, or x is the end */
-		w->load[ibr_walker_channel(wk, x, col[x])] += w->fera_flow[x];
-		w->fera_flow[y] += w->fera_flow[x];
+	for (uint32_t k = 0; k < w->ud->num_switches; k++) {
+		uint32_t x = w->ud->order[k], best = IBR_FAR;
+		if (x == d || w->down_dist[x] != IBR_FAR) {
+			w->fera_dist[x] = x == d ? 0 : w->down_dist[x];
+			continue;
+		}
+		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
+			uint32_t t = f->sw_adj[i].peer;
+			if (w->link_up[i] && w->fera_dist[t] != IBR_FAR &&
+			    w->fera_dist[t] + 1 < best)
+				best = w->fera_dist[t] + 1;
+		}
+		w->fera_dist[x] = best;
 	}
+	/* counting sort, longest first: count[l] switches are l long */
+	memset(count, 0, (S + 1) * sizeof(*count));
+	for (uint32_t x = 0; x < S; x++)
+		if (x != d && w->fera_dist[x] < S)
+			count[w->fera_dist[x]]++;
+	for (uint32_t l = S, at = 0; l-- > 0;) {
+		uint32_t n = count[l];
+		count[l] = at;
+		at += n;
+	}
+	w->num_push = 0;
+	for (uint32_t x = 0; x < S; x++)
+		if (x != d && w->fera_dist[x] < S) {
+			w->push_order[count[w->fera_dist[x]]++] = x;
+			w->num_push++;
+		}
 }
 
-/* FERa's route from s is a minimal legal path (its walk, just taken,
- * is as long as the legal distance; hops count the CA's link too). */
+/* The pairs riding FERa's route to the LID of column col, fera_flow[x]
+ * from each switch x's own hosts, added to the loads of the links:
+ * pushed along col's tree, longest routes first, O(S): the same sums as
+ * adding each source's route.  A step that does not bring the route one
+ * link closer breaks FERa's invariant (a bug), and is an error. */
+static int add_fera_flows(struct dr *w, const uint8_t *col, ibr_lid_t lid,
+			  struct ibr_error *err)
+{
+	const struct ibr_fabric *f = w->f;
+
+	for (uint32_t j = 0; j < w->num_push; j++) {
+		uint32_t x = w->push_order[j], i, y;
+		uint64_t flow = w->fera_flow[x];
+		if (flow == 0)
+			continue;
+		i = ibr_walker_channel(&w->walker, x, col[x]);
+		if (i == IBR_NONE ||
+		    w->fera_dist[y = f->sw_adj[i].peer] + 1 != w->fera_dist[x])
+			return ibr_error_set(err, "dr: FERa's entry for LID %u at "
+					     "switch 0x%016llx (port %u) does not "
+					     "lead one link closer (a bug)", lid,
+					     (unsigned long long)ibr_switch(f, x)->guid,
+					     col[x]);
+		w->load[i] += flow;
+		w->fera_flow[y] += flow;
+	}
+	return 0;
+}
+
+/* FERa's route from s is a minimal legal path. */
 static bool fera_minimal(const struct dr *w, uint32_t s)
 {
-	uint8_t hops = w->walker.hops[s];
-
-	return hops != IBR_HOPS_FAILED && hops < IBR_HOPS_MAX &&
-	       hops == w->legal_dist[s] + 1;
+	return w->fera_dist[s] == w->legal_dist[s];
 }
 
 /* Places the path of every source switch to end port e (distances to its
@@ -344,7 +400,6 @@ static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
 	if (ibr_configs_open(c, err) == IBR_NONE)
 		return -1;
 	memcpy(ibr_configs_column(c, 0), base, S);
-	ibr_walk_column(&w->walker, base, p->base_lid, NULL);
 	memset(w->fera_flow, 0, S * sizeof(*w->fera_flow));
 	for (uint32_t s = 0; s < S; s++) {
 		uint32_t pairs = cas_on(f, s), len, k, fera_len = 0;
@@ -399,7 +454,8 @@ static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
 					     IBR_NOT_REALISED, err))
 			return -1;
 	}
-	add_fera_flows(w, base);
+	if (add_fera_flows(w, base, p->base_lid, err))
+		return -1;
 	used = c->count < lids ? c->count : lids;
 	for (uint32_t k = 1; k < lids; k++) {
 		uint8_t *col = ibr_column(w->r, p->base_lid + k);
@@ -425,6 +481,7 @@ static int rename_all(struct dr *w, struct ibr_error *err)
 		ibr_legal_distances(f, w->ud, w->link_up, w->down_dist,
 				    w->legal_dist);
 		list_steps(w, d);
+		fera_distances(w, d);
 		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++)
 			if (rename_destination(w, f->sw_cas[i], err))
 				return -1;
@@ -444,6 +501,9 @@ static void free_work(struct dr *w)
 	free(w->path_chan);
 	free(w->fera_chan);
 	free(w->fera_flow);
+	free(w->fera_dist);
+	free(w->push_order);
+	free(w->push_count);
 	free(w->next_up);
 	free(w->next_down);
 	free(w->neck_up);
@@ -485,6 +545,9 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	w.path_chan = malloc((S + 1) * sizeof(uint32_t));
 	w.fera_chan = malloc((S + 1) * sizeof(uint32_t));
 	w.fera_flow = malloc(S * sizeof(uint64_t));
+	w.fera_dist = malloc(S * sizeof(uint32_t));
+	w.push_order = malloc(S * sizeof(uint32_t));
+	w.push_count = malloc((S + 1) * sizeof(uint32_t));
 	w.next_up = malloc(S * sizeof(uint32_t));
 	w.next_down = malloc(S * sizeof(uint32_t));
 	w.neck_up = malloc(S * sizeof(uint64_t));
@@ -496,7 +559,8 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	    !w.step_sw || !w.step_first || !w.step_link ||
 	    !w.link_up || !w.down_dist || !w.legal_dist || !w.queue ||
 	    !w.load || !w.path_sw || !w.path_port || !w.path_chan ||
-	    !w.fera_chan || !w.fera_flow) {
+	    !w.fera_chan || !w.fera_flow || !w.fera_dist || !w.push_order ||
+	    !w.push_count) {
 		ibr_error_set(err, "dr: out of memory (%u switches)", S);
 		goto out;
 	}
