@@ -69,6 +69,7 @@
 struct candidate {
 	uint32_t link, peer;
 	bool up;
+	uint8_t port;           /* the link's port at the switch */
 };
 
 /* The route a switch chose, as choose_balanced weighs it; one cache line
@@ -78,7 +79,8 @@ struct choice {
 	uint64_t cost;          /* load along the route */
 	uint64_t down_cost;     /* load of the route's down part */
 	uint32_t turn;          /* LID of the switch where it starts down */
-	uint32_t entry;         /* LID of the switch it reaches the destination's from */
+	uint32_t entry;         /* LID of the switch it reaches the destination's
+				 * from; at d, above every LID */
 	uint32_t via;           /* the sw_adj entry taken */
 };
 
@@ -104,6 +106,7 @@ struct fera {
 	struct choice *choice;  /* per switch: its chosen route */
 	ibr_lid_t *lid;         /* per switch: its LID */
 	uint64_t *flow;         /* per switch: flows passing, per end port */
+	uint64_t *hosts;        /* per switch: its CA ports, the flows it sends */
 	uint32_t *by_lid;       /* switches by LID: the order destinations go */
 	uint32_t *cas;          /* one switch's end ports, by LID */
 	uint32_t *path;         /* one route's switches (carry_hosts) */
@@ -175,7 +178,8 @@ static void add_candidate(struct fera *w, uint32_t s, bool down)
 				 w->route_dist[t] + 1 == w->route_dist[s];
 		if (ok)
 			w->cand[w->cand_start[w->num_settle + 1]++] =
-				(struct candidate){ i, t, w->link_up[i] };
+				(struct candidate){ i, t, w->link_up[i],
+						    f->sw_adj[i].port };
 	}
 	w->settle[w->num_settle++] = s;
 	w->cand_start[w->num_settle + 1] = w->cand_start[w->num_settle];
@@ -216,43 +220,95 @@ static void list_candidates(struct fera *w, uint32_t d)
  * 3-tree at 76 flows where 63 is the bound). */
 static void carry_hosts(struct fera *w, uint32_t s, uint32_t d);
 
-static void choose_balanced(struct fera *w, uint32_t d, bool carry)
+/* The route through candidate c of a switch with LID lid_s, as
+ * choose_balanced weighs it (its first link's load in *load), from the
+ * choices ch of the switches settled and the links' loads. */
+static inline struct choice weigh(const struct choice *ch,
+				  const uint64_t *loads, ibr_lid_t lid_s,
+				  uint32_t d, const struct candidate *c,
+				  uint64_t *load)
 {
-	const struct ibr_fabric *f = w->f;
-	struct choice *ch = w->choice;
+	const struct choice *t = &ch[c->peer];
+	uint64_t l = loads[c->link];
 
-	ch[d] = (struct choice){ 0, 0, 0, w->lid[d], UINT32_MAX, IBR_NONE };
-	for (uint32_t k = 0; k < w->num_settle; k++) {
-		uint32_t s = w->settle[k];
-		const struct candidate *c = &w->cand[w->cand_start[k]];
-		const struct candidate *end = &w->cand[w->cand_start[k + 1]];
-		struct choice best = { UINT64_MAX, UINT64_MAX, UINT64_MAX,
-				       UINT32_MAX, UINT32_MAX, IBR_NONE };
-		uint64_t best_load = UINT64_MAX;
-		for (; c < end; c++) {
-			const struct choice *t = &ch[c->peer];
-			uint64_t load = w->load[c->link];
-			uint64_t down = c->up ? t->down_cost : load + t->down_cost;
-			uint32_t turn = c->up ? t->turn : w->lid[s];
-			uint32_t entry = c->peer == d ? w->lid[s] : t->entry;
-			uint64_t cost = load + t->cost;
-			uint64_t neck = load > t->neck ? load : t->neck;
-			if (w->neck_first && neck != best.neck ? neck < best.neck :
-			    down != best.down_cost ? down < best.down_cost :
-			    entry != best.entry ? entry < best.entry :
-			    turn != best.turn ? turn < best.turn :
-			    cost != best.cost ? cost < best.cost :
-			    load < best_load) {
-				best = (struct choice){ neck, cost, down, turn,
-							entry, c->link };
+	*load = l;
+	return (struct choice){
+		.neck = l > t->neck ? l : t->neck,
+		.cost = l + t->cost,
+		.down_cost = c->up ? t->down_cost : l + t->down_cost,
+		.turn = c->up ? t->turn : lid_s,
+		.entry = c->peer == d ? lid_s : t->entry,
+		.via = c->link,
+	};
+}
+
+/* a better than b (a's first link loaded load_a, b's load_b), in the
+ * order choose_balanced says; neck_first: the bottleneck before all. */
+static inline bool better(const struct choice *a, uint64_t load_a,
+			  const struct choice *b, uint64_t load_b,
+			  bool neck_first)
+{
+	if (neck_first && a->neck != b->neck)
+		return a->neck < b->neck;
+	if (a->down_cost != b->down_cost)
+		return a->down_cost < b->down_cost;
+	if (a->entry != b->entry)
+		return a->entry < b->entry;
+	if (a->turn != b->turn)
+		return a->turn < b->turn;
+	if (a->cost != b->cost)
+		return a->cost < b->cost;
+	return load_a < load_b;
+}
+
+/* choose_balanced's loop, neck_first a constant in each copy: the first
+ * candidate is the best so far, each later one replaces it only when
+ * strictly better, so ties keep the earlier. */
+static inline void choose_each(struct fera *w, uint32_t d, bool carry,
+			       bool neck_first)
+{
+	struct choice *ch = w->choice;
+	const struct candidate *c = w->cand;
+	const uint64_t *loads = w->load;
+	const ibr_lid_t *lid = w->lid;
+	const uint32_t *settle = w->settle;
+	const uint32_t *cand_end = w->cand_start + 1;
+	uint32_t n = w->num_settle;
+
+	/* every switch settled has a candidate (list_candidates), so c is
+	 * at the first of switch k's when its loop starts */
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t s = settle[k];
+		ibr_lid_t lid_s = lid[s];
+		const struct candidate *end = w->cand + cand_end[k];
+		const struct candidate *pick = c;
+		uint64_t best_load, load;
+		struct choice best = weigh(ch, loads, lid_s, d, c, &best_load),
+			      next;
+
+		for (c++; c < end; c++) {
+			next = weigh(ch, loads, lid_s, d, c, &load);
+			if (better(&next, load, &best, best_load, neck_first)) {
+				best = next;
 				best_load = load;
+				pick = c;
 			}
 		}
 		ch[s] = best;
-		w->out_port[s] = f->sw_adj[best.via].port;
+		w->out_port[s] = pick->port;
 		if (carry)
 			carry_hosts(w, s, d);
 	}
+}
+
+static void choose_balanced(struct fera *w, uint32_t d, bool carry)
+{
+	w->choice[d] = (struct choice){ 0, 0, 0, w->lid[d], UINT32_MAX,
+					IBR_NONE };
+	if (w->neck_first)
+		choose_each(w, d, carry, true);
+	else
+		choose_each(w, d, carry, false);
 }
 
 /* The flows of switch s's hosts, on the route s just chose, onto the
@@ -293,30 +349,24 @@ static void move_flows(struct fera *w, uint32_t d, bool add)
 {
 	const struct ibr_fabric *f = w->f;
 
-	for (uint32_t k = 0; k < w->num_settle; k++) {
-		uint32_t s = w->settle[k];
-		w->flow[s] = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
-	}
+	memcpy(w->flow, w->hosts, f->num_switches * sizeof(*w->flow));
 	w->flow[d] = 0;
 	for (uint32_t k = w->num_settle; k-- > 0;) {
 		uint32_t s = w->settle[k], i = w->choice[s].via;
-		if (add)
-			w->load[i] += w->flow[s];
-		else
-			w->load[i] -= w->flow[s];
-		w->flow[f->sw_adj[i].peer] += w->flow[s];
+		uint64_t flow = w->flow[s];
+		/* mod 2^64: taking off adds the negation */
+		w->load[i] += add ? flow : -flow;
+		w->flow[f->sw_adj[i].peer] += flow;
 	}
 }
 
 /* The end port's route as its column holds it, into choice[].via. */
 static void routes_of_column(struct fera *w, const uint8_t *col)
 {
-	const struct ibr_fabric *f = w->f;
-
 	for (uint32_t k = 0; k < w->num_settle; k++) {
 		uint32_t s = w->settle[k];
 		for (uint32_t j = w->cand_start[k]; j < w->cand_start[k + 1]; j++)
-			if (f->sw_adj[w->cand[j].link].port == col[s]) {
+			if (w->cand[j].port == col[s]) {
 				w->choice[s].via = w->cand[j].link;
 				break;
 			}
@@ -432,21 +482,24 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		w.choice = malloc(S * sizeof(*w.choice));
 		w.lid = malloc(S * sizeof(*w.lid));
 		w.flow = malloc(S * sizeof(uint64_t));
+		w.hosts = malloc(S * sizeof(uint64_t));
 		w.by_lid = malloc(S * sizeof(uint32_t));
 		w.cas = malloc((f->num_end_ports ? f->num_end_ports : 1) *
 			       sizeof(uint32_t));
 		w.path = malloc(S * sizeof(uint32_t));
 		if (!w.load || !w.settle || !w.cand_start || !w.cand ||
-		    !w.choice || !w.lid || !w.flow || !w.by_lid || !w.cas ||
-		    !w.path) {
+		    !w.choice || !w.lid || !w.flow || !w.hosts || !w.by_lid ||
+		    !w.cas || !w.path) {
 			ibr_error_set(err, "fera: out of memory for the link "
 				      "loads of %u switches", S);
 			goto out;
 		}
 		if (order_by_lid(&w, err))
 			goto out;
-		for (uint32_t x = 0; x < S; x++)
+		for (uint32_t x = 0; x < S; x++) {
 			w.lid[x] = ibr_switch_lid(f, x);
+			w.hosts[x] = f->sw_ca_start[x + 1] - f->sw_ca_start[x];
+		}
 	}
 	ibr_updown_link_flags(f, ud, w.link_up);
 
@@ -496,6 +549,7 @@ out:
 	free(w.choice);
 	free(w.lid);
 	free(w.flow);
+	free(w.hosts);
 	free(w.by_lid);
 	free(w.cas);
 	free(w.path);
