@@ -166,40 +166,77 @@ static void route_to_switch(struct fera *w, uint32_t d)
 
 /* ---- balanced ties --------------------------------------------------- */
 
-static void add_candidate(struct fera *w, uint32_t s, bool down)
+/* Switch s, with an all-down route, in BFS order from the destination:
+ * its down links one step closer (rule 1), settled. */
+static void add_down_candidates(struct fera *w, uint32_t s)
 {
 	const struct ibr_fabric *f = w->f;
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
 		uint32_t t = f->sw_adj[i].peer;
-		bool ok = down ? !w->link_up[i] &&
-				 w->down_dist[t] + 1 == w->down_dist[s] :
-				 w->link_up[i] && w->route_dist[t] != IBR_FAR &&
-				 w->route_dist[t] + 1 == w->route_dist[s];
-		if (ok)
+		if (!w->link_up[i] && w->down_dist[t] + 1 == w->down_dist[s])
 			w->cand[w->cand_start[w->num_settle + 1]++] =
-				(struct candidate){ i, t, w->link_up[i],
+				(struct candidate){ i, t, false,
 						    f->sw_adj[i].port };
 	}
 	w->settle[w->num_settle++] = s;
 	w->cand_start[w->num_settle + 1] = w->cand_start[w->num_settle];
 }
 
-/* The candidates of every switch for destination switch d (after
- * route_to_switch), in settling order. */
+/* Switch s, with no all-down route, in up/down order: its route length
+ * (rule 2: one more than its best up neighbour's, all settled before it)
+ * and the up links that give it, in one scan of its links; settled if it
+ * has a route. */
+static void add_up_candidates(struct fera *w, uint32_t s)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t best = IBR_FAR, first = w->cand_start[w->num_settle + 1];
+	uint32_t n = first;
+
+	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+		uint32_t t = f->sw_adj[i].peer, len;
+		if (!w->link_up[i] || w->route_dist[t] == IBR_FAR)
+			continue;
+		len = w->route_dist[t] + 1;
+		if (len < best) {
+			best = len;
+			n = first; /* the longer ones listed so far go */
+		}
+		if (len == best)
+			w->cand[n++] = (struct candidate){ i, t, true,
+							   f->sw_adj[i].port };
+	}
+	w->route_dist[s] = best;
+	if (best == IBR_FAR) {
+		w->out_port[s] = IBR_NO_PATH;
+		return;
+	}
+	w->cand_start[w->num_settle + 1] = n;
+	w->settle[w->num_settle++] = s;
+	w->cand_start[w->num_settle + 1] = n;
+}
+
+/* Rules 1 and 2's route lengths to destination switch d and the
+ * candidates of every switch, in settling order: those with an all-down
+ * route in BFS order from d, then the others in up/down order.  The
+ * same lengths as route_to_switch, whose lowest ports balanced ties do
+ * not need. */
 static void list_candidates(struct fera *w, uint32_t d)
 {
 	const struct ibr_updown *ud = w->ud;
 
+	w->reached_down = ibr_down_distances(w->f, w->link_up, d, w->down_dist,
+					     w->queue);
 	w->num_settle = 0;
 	w->cand_start[0] = w->cand_start[1] = 0;
 	for (uint32_t k = 1; k < w->reached_down; k++)
-		add_candidate(w, w->queue[k], true);
+		add_down_candidates(w, w->queue[k]);
+	memcpy(w->route_dist, w->down_dist, w->f->num_switches * sizeof(uint32_t));
+	w->out_port[d] = 0;
 	for (uint32_t k = 0; k < ud->num_switches; k++) {
 		uint32_t s = ud->order[k];
-		if (s != d && w->down_dist[s] == IBR_FAR &&
-		    w->route_dist[s] != IBR_FAR)
-			add_candidate(w, s, false);
+		if (w->down_dist[s] == IBR_FAR)
+			add_up_candidates(w, s);
 	}
 }
 
@@ -423,7 +460,6 @@ static void reroute_pass(struct fera *w)
 
 	for (uint32_t k = 0; k < f->num_switches; k++) {
 		uint32_t d = w->by_lid[k], n;
-		route_to_switch(w, d);
 		list_candidates(w, d);
 		n = end_ports_by_lid(w, d);
 		for (uint32_t i = 0; i < n; i++) {
@@ -506,10 +542,11 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	for (uint32_t k = 0; k < S; k++) {
 		uint32_t d = w.balanced ? w.by_lid[k] : k, n;
 		const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);
-		route_to_switch(&w, d);
 		if (w.balanced) {
 			list_candidates(&w, d);
 			choose_balanced(&w, d, false);
+		} else {
+			route_to_switch(&w, d);
 		}
 		write_lids(&w, p0->base_lid, ibr_port_lid_count(p0), d, 0);
 		lids += ibr_port_lid_count(p0);
