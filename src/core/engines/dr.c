@@ -47,14 +47,15 @@
  * changes nothing below it: first fit sees the same paths there.
  *
  * Cost: per destination switch O(E), FERa's route lengths among it
- * (fera_distances); per destination end port O(S) to push the flows that
- * ride FERa's routes (and O(S + E) to choose links, unless every source
- * keeps FERa's route); per (source switch, destination end port) O(1)
- * when FERa's route is minimal and kept (balanced), else O(length x
- * degree) to choose and O(configurations x length) to place.  On random
+ * (fera_distances) and the states other paths may pass (mark_needed);
+ * per destination end port O(S) to push the flows that ride FERa's
+ * routes, and links chosen at those states only; per (source switch,
+ * destination end port) O(1) when FERa's route is minimal and kept
+ * (balanced), else O(length x degree) to choose and O(configurations x
+ * length) to place.  On random
  * fabrics most pairs keep FERa's route: at 512 switches / 8192 CAs, lmc
- * 1, dr's own instructions (callgrind, beside FERa's 1.73 G) fell from
- * 2.52 G to 0.63 G, with the same tables.
+ * 1, dr's own instructions (callgrind, beside FERa's) fell from 2.52 G
+ * to 0.48 G, with the same tables.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,8 @@ struct dr {
 	/* the links minimal legal paths to the current destination switch
 	 * may take (list_steps) */
 	uint32_t *step_sw, *step_first, *step_link, num_down, num_steps;
+	uint8_t *need;          /* per switch: NEED_UP, NEED_DOWN (mark_needed) */
+	uint32_t *stack;        /* 2S states: mark_needed's */
 	uint32_t *path_sw;      /* the path being placed: switches, */
 	uint8_t *path_port;     /*   the ports they leave by, */
 	uint32_t *path_chan;    /*   the channels (sw_adj entries) */
@@ -108,6 +111,62 @@ static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
 	return f->sw_ca_start[s + 1] - f->sw_ca_start[s];
 }
 
+#define NEED_UP   1u    /* the switch's up-phase choice is needed */
+#define NEED_DOWN 2u    /* its down-phase choice */
+
+static bool fera_minimal(const struct dr *w, uint32_t s);
+
+/* The states (switch, phase) a path of switch d's end ports may pass:
+ * those of the sources that do not keep FERa's route (all of them with
+ * lowest ports), and every state their minimal legal steps reach.  Only
+ * these states' links are listed and chosen, per end port; their choices
+ * depend only on states after them, all needed too, so they are those a
+ * choice at every state would give.  The same for every end port of d
+ * (FERa's route lengths do not depend on the end port). */
+static void mark_needed(struct dr *w, uint32_t d)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t S = f->num_switches, n = 0;
+
+	memset(w->need, 0, S);
+	/* a state is 2x + 1 when descending, 2x climbing */
+	for (uint32_t s = 0; s < S; s++) {
+		if (s == d || cas_on(f, s) == 0 || w->legal_dist[s] == IBR_FAR ||
+		    (w->balanced && fera_minimal(w, s)))
+			continue;
+		w->need[s] |= NEED_UP;
+		w->stack[n++] = 2 * s;
+	}
+	while (n > 0) {
+		uint32_t st = w->stack[--n], x = st / 2;
+		bool down = st & 1;
+		if (x == d)
+			continue;
+		if (!down && w->down_dist[x] == w->legal_dist[x]) {
+			/* its up choice is its down choice (choose_links) */
+			if (!(w->need[x] & NEED_DOWN)) {
+				w->need[x] |= NEED_DOWN;
+				w->stack[n++] = 2 * x + 1;
+			}
+			continue;
+		}
+		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
+			uint32_t y = f->sw_adj[i].peer;
+			uint8_t phase;
+			if (down ? w->link_up[i] ||
+				   w->down_dist[y] + 1 != w->down_dist[x] :
+			    w->link_up[i] ? w->legal_dist[y] + 1 != w->legal_dist[x] :
+			    w->down_dist[y] + 1 != w->legal_dist[x])
+				continue;
+			phase = w->link_up[i] ? NEED_UP : NEED_DOWN;
+			if (!(w->need[y] & phase)) {
+				w->need[y] |= phase;
+				w->stack[n++] = 2 * y + (phase == NEED_DOWN);
+			}
+		}
+	}
+}
+
 /* The links a minimal legal path to the current destination switch d
  * may take, listed once per d for all its end ports (only the loads
  * change between them): first the down phase's, per switch in BFS order
@@ -115,7 +174,8 @@ static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
  * switch in up/down order whose all-down route is not minimal (up links
  * one legal step closer, down links that start a minimal all-down
  * route).  Segment j: switch step_sw[j], links step_link[step_first[j] ..
- * step_first[j + 1]); the first num_down segments are the down phase's. */
+ * step_first[j + 1]); the first num_down segments are the down phase's.
+ * Only the states some path may pass are listed (mark_needed). */
 static void list_steps(struct dr *w, uint32_t d)
 {
 	const struct ibr_fabric *f = w->f;
@@ -123,6 +183,8 @@ static void list_steps(struct dr *w, uint32_t d)
 
 	for (uint32_t k = 1; k < w->reached_down; k++) {
 		uint32_t x = w->queue[k];
+		if (!(w->need[x] & NEED_DOWN))
+			continue;
 		w->step_sw[j] = x;
 		w->step_first[j++] = n;
 		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++)
@@ -133,7 +195,8 @@ static void list_steps(struct dr *w, uint32_t d)
 	w->num_down = j;
 	for (uint32_t k = 0; k < w->ud->num_switches; k++) {
 		uint32_t x = w->ud->order[k];
-		if (x == d || w->down_dist[x] == w->legal_dist[x])
+		if (x == d || w->down_dist[x] == w->legal_dist[x] ||
+		    !(w->need[x] & NEED_UP))
 			continue;
 		w->step_sw[j] = x;
 		w->step_first[j++] = n;
@@ -480,8 +543,9 @@ static int rename_all(struct dr *w, struct ibr_error *err)
 						     w->down_dist, w->queue);
 		ibr_legal_distances(f, w->ud, w->link_up, w->down_dist,
 				    w->legal_dist);
-		list_steps(w, d);
 		fera_distances(w, d);
+		mark_needed(w, d);
+		list_steps(w, d);
 		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++)
 			if (rename_destination(w, f->sw_cas[i], err))
 				return -1;
@@ -509,6 +573,8 @@ static void free_work(struct dr *w)
 	free(w->neck_up);
 	free(w->neck_down);
 	free(w->step_sw);
+	free(w->need);
+	free(w->stack);
 	free(w->step_first);
 	free(w->step_link);
 	ibr_walker_free(&w->walker);
@@ -553,10 +619,12 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	w.neck_up = malloc(S * sizeof(uint64_t));
 	w.neck_down = malloc(S * sizeof(uint64_t));
 	w.step_sw = malloc(2 * S * sizeof(uint32_t));
+	w.need = malloc(S ? S : 1);
+	w.stack = malloc(2 * S * sizeof(uint32_t));
 	w.step_first = malloc((2 * S + 1) * sizeof(uint32_t));
 	w.step_link = malloc((2 * (size_t)links + 1) * sizeof(uint32_t));
 	if (!w.next_up || !w.next_down || !w.neck_up || !w.neck_down ||
-	    !w.step_sw || !w.step_first || !w.step_link ||
+	    !w.step_sw || !w.step_first || !w.step_link || !w.need || !w.stack ||
 	    !w.link_up || !w.down_dist || !w.legal_dist || !w.queue ||
 	    !w.load || !w.path_sw || !w.path_port || !w.path_chan ||
 	    !w.fera_chan || !w.fera_flow || !w.fera_dist || !w.push_order ||
