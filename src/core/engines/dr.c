@@ -52,10 +52,9 @@
  * routes, and links chosen at those states only; per (source switch,
  * destination end port) O(1) when FERa's route is minimal and kept
  * (balanced), else O(length x degree) to choose and O(configurations x
- * length) to place.  On random
- * fabrics most pairs keep FERa's route: at 512 switches / 8192 CAs, lmc
- * 1, dr's own instructions (callgrind, beside FERa's) fell from 2.52 G
- * to 0.48 G, with the same tables.
+ * length) to place.  On random fabrics most pairs keep FERa's route: at
+ * 512 switches / 8192 CAs, lmc 1, dr's own instructions (callgrind,
+ * beside FERa's) fell from 2.52 G to 0.48 G, with the same tables.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +89,7 @@ struct dr {
 	uint32_t *path_sw;      /* the path being placed: switches, */
 	uint8_t *path_port;     /*   the ports they leave by, */
 	uint32_t *path_chan;    /*   the channels (sw_adj entries) */
-	uint32_t *fera_chan;    /* channels of FERa's route, when needed */
+	uint32_t *fera_chan;    /* channels of FERa's route (the detail's paths) */
 	uint64_t *fera_flow;    /* per switch: pairs riding FERa's route from
 				 * it to the current end port (its own and
 				 * those passing) */
@@ -114,7 +113,11 @@ static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
 #define NEED_UP   1u    /* the switch's up-phase choice is needed */
 #define NEED_DOWN 2u    /* its down-phase choice */
 
-static bool fera_minimal(const struct dr *w, uint32_t s);
+/* FERa's route from s is a minimal legal path. */
+static bool fera_minimal(const struct dr *w, uint32_t s)
+{
+	return w->fera_dist[s] == w->legal_dist[s];
+}
 
 /* The states (switch, phase) a path of switch d's end ports may pass:
  * those of the sources that do not keep FERa's route (all of them with
@@ -433,12 +436,6 @@ static int add_fera_flows(struct dr *w, const uint8_t *col, ibr_lid_t lid,
 	return 0;
 }
 
-/* FERa's route from s is a minimal legal path. */
-static bool fera_minimal(const struct dr *w, uint32_t s)
-{
-	return w->fera_dist[s] == w->legal_dist[s];
-}
-
 /* Places the path of every source switch to end port e (distances to its
  * switch d are computed) and writes e's LIDs above the base.
  *
@@ -488,17 +485,10 @@ static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
 					     "0x%016llx to LID %u",
 					     (unsigned long long)ibr_switch(f, s)->guid,
 					     p->base_lid);
-		if (w->balanced) {
-			/* its FERa route when the walk's hops saturated */
-			fera_len = fera_route(w, base, s, d);
-			if (fera_len == len - 1)
-				len = take_fera_path(w, s, fera_len, ep);
-		}
+		fera_len = w->fera_dist[s];
 		k = ibr_configs_first_fit(c, w->path_sw, w->path_port, len, err);
 		if (k == IBR_NONE)
 			return -1;
-		if (k > 0 && !w->balanced)
-			fera_len = fera_route(w, base, s, d);
 		if (k < lids) {
 			add_load(w, w->path_chan, len - 1, pairs);
 			w->r->designated.offset[(size_t)s * w->r->designated.cols + e] =

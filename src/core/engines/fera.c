@@ -357,7 +357,7 @@ static void carry_hosts(struct fera *w, uint32_t s, uint32_t d)
 {
 	const struct ibr_fabric *f = w->f;
 	struct choice *ch = w->choice;
-	uint64_t h = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+	uint64_t h = w->hosts[s];
 	uint32_t len = 0, downs = 0;
 	uint64_t neck = 0;
 
