@@ -389,7 +389,10 @@ struct kbest {
 	size_t cap;             /* kwalks allocated */
 	struct kwalk *e;        /* state st's list: e[st * kmax + n], */
 	uint32_t *count;        /*   n < count[st] */
-	uint32_t *cursor;       /* per channel, while merging */
+	/* per channel, while merging (merge_state): slot lo + i holds the
+	 * state's i-th successor with walks, its channel, its state, the
+	 * length its next walk gives and which that is */
+	uint32_t *via, *to, *head, *cursor;
 	uint32_t *mark, tag;    /* per switch: visited by the walk read off */
 	uint32_t *walk;         /* its channels */
 };
@@ -413,6 +416,9 @@ struct cand_list {
  * switches: 21.2 million hops, 10.2 million entries), an entry takes 4
  * bytes (6 above 65536 channels) where a hop took 4 and its inverted
  * entry 4 more, and most-loaded-link-first works per entry, not per hop.
+ * Up to 65536 channels an entry's channel and ranks share 32 bits, so a
+ * drop reading a group's entries misses the cache once per line, not
+ * twice.
  * A candidate's path is its entries with its bit, in walk order from the
  * source switch: a loop-free path leaves each of its switches once. */
 struct crossings {
@@ -422,19 +428,52 @@ struct crossings {
 	uint32_t *first;        /* per group + 1: its entries (of pair[g]'s
 				 * when per CA) */
 	uint32_t num, cap;      /* entries */
-	bool wide;              /* channels in ch32, not ch16 */
-	uint16_t *ch16;         /* per entry: its channel, up to 65536 */
-	uint32_t *ch32;         /*   channels; else here */
-	uint16_t *ranks;        /* per entry: bit r, candidate r crosses it */
+	bool wide;              /* more than 65536 channels */
+	/* per entry, its channel and its ranks (bit r: candidate r crosses
+	 * it): channel | ranks << 16 in packed, or (wide) in ch32 and ranks */
+	uint32_t *packed;
+	uint32_t *ch32;
+	uint16_t *ranks;
 	/* NULL, or per group: the group of the switch pairs' set whose
 	 * candidates it has (CA pairs share their switch pair's paths);
-	 * first, ch16, ch32 and ranks are then that set's, not owned */
+	 * first, packed, ch32 and ranks are then that set's, not owned */
 	uint32_t *pair;
 };
 
 static uint32_t entry_chan(const struct crossings *x, uint32_t e)
 {
-	return x->wide ? x->ch32[e] : x->ch16[e];
+	return x->wide ? x->ch32[e] : x->packed[e] & 0xffffu;
+}
+
+static uint16_t entry_ranks(const struct crossings *x, uint32_t e)
+{
+	return x->wide ? x->ranks[e] : (uint16_t)(x->packed[e] >> 16);
+}
+
+/* Where entry e's ranks are kept, to fetch ahead. */
+static const void *entry_ranks_at(const struct crossings *x, uint32_t e)
+{
+	return x->wide ? (const void *)&x->ranks[e] : &x->packed[e];
+}
+
+/* Appends an entry for channel ch, no rank crossing it yet. */
+static void entry_append(struct crossings *x, uint32_t ch)
+{
+	if (x->wide) {
+		x->ch32[x->num] = ch;
+		x->ranks[x->num] = 0;
+	} else {
+		x->packed[x->num] = ch;
+	}
+	x->num++;
+}
+
+static void entry_add_rank(struct crossings *x, uint32_t e, unsigned r)
+{
+	if (x->wide)
+		x->ranks[e] |= (uint16_t)(1u << r);
+	else
+		x->packed[e] |= UINT32_C(1) << (16 + r);
 }
 
 /* Group g's entries: [*first, *end). */
@@ -451,8 +490,6 @@ static void group_entries(const struct crossings *x, uint32_t g,
 static int crossings_reserve(struct work *w, struct crossings *x, uint64_t n)
 {
 	uint64_t cap = x->cap ? x->cap : 4096;
-	void *ch;
-	uint16_t *ranks;
 
 	x->wide = w->C > UINT16_MAX + 1u;
 	if (x->num + n <= x->cap)
@@ -463,18 +500,20 @@ static int crossings_reserve(struct work *w, struct crossings *x, uint64_t n)
 		return ibr_error_set(w->err, "paths: more than 2^32 channels "
 				     "crossed by the candidates of all pairs");
 	if (x->wide) {
-		ch = realloc(x->ch32, cap * sizeof(uint32_t));
+		uint32_t *ch = realloc(x->ch32, cap * sizeof(uint32_t));
+		uint16_t *ranks;
 		if (ch)
 			x->ch32 = ch;
+		ranks = ch ? realloc(x->ranks, cap * sizeof(uint16_t)) : NULL;
+		if (!ranks)
+			return oom(w, "the candidates' channels");
+		x->ranks = ranks;
 	} else {
-		ch = realloc(x->ch16, cap * sizeof(uint16_t));
-		if (ch)
-			x->ch16 = ch;
+		uint32_t *packed = realloc(x->packed, cap * sizeof(uint32_t));
+		if (!packed)
+			return oom(w, "the candidates' channels");
+		x->packed = packed;
 	}
-	ranks = ch ? realloc(x->ranks, cap * sizeof(uint16_t)) : NULL;
-	if (!ranks)
-		return oom(w, "the candidates' channels");
-	x->ranks = ranks;
 	x->cap = (uint32_t)cap;
 	return 0;
 }
@@ -485,7 +524,7 @@ static void crossings_free(struct crossings *x)
 	free(x->flows);
 	if (!x->pair) {
 		free(x->first);
-		free(x->ch16);
+		free(x->packed);
 		free(x->ch32);
 		free(x->ranks);
 	}
@@ -500,28 +539,40 @@ static struct kwalk *kwalks(struct kbest *k, uint32_t st)
 
 /* State st's kmax best walks, from its successors' lists: shorter first,
  * then by the channel taken (sw_adj order: lower port), then in the
- * successor's order; i.e. by (length, sequence of output ports). */
+ * successor's order; i.e. by (length, sequence of output ports).  The
+ * successors with walks are listed once, at slots lo.. of the per-channel
+ * scratch, each with the length its next walk gives (UINT32_MAX once it
+ * has none left), so a step of the merge compares only those. */
 static void merge_state(struct work *w, struct kbest *k, uint32_t st)
 {
-	uint32_t x = state_switch(w, st), n;
+	uint32_t x = state_switch(w, st), n, succ = 0;
 	uint32_t lo = w->f->sw_adj_start[x], hi = w->f->sw_adj_start[x + 1];
+	uint32_t *via = k->via + lo, *to = k->to + lo, *head = k->head + lo,
+		 *cursor = k->cursor + lo;
 	struct kwalk *out = kwalks(k, st);
 
-	for (uint32_t c = lo; c < hi; c++)
-		k->cursor[c] = 0;
+	for (uint32_t c = lo; c < hi; c++) {
+		uint32_t t = next_state(w, st, c);
+		if (t == IBR_NONE || k->count[t] == 0)
+			continue;
+		via[succ] = c;
+		to[succ] = t;
+		head[succ] = kwalks(k, t)[0].len + 1;
+		cursor[succ++] = 0;
+	}
 	for (n = 0; n < k->kmax; n++) {
-		uint32_t best = IBR_NONE, len = UINT32_MAX;
-		for (uint32_t c = lo; c < hi; c++) {
-			uint32_t t = next_state(w, st, c);
-			if (t != IBR_NONE && k->cursor[c] < k->count[t] &&
-			    kwalks(k, t)[k->cursor[c]].len + 1 < len) {
-				len = kwalks(k, t)[k->cursor[c]].len + 1;
-				best = c;
+		uint32_t best = IBR_NONE, len = UINT32_MAX, t;
+		for (uint32_t i = 0; i < succ; i++)
+			if (head[i] < len) {
+				len = head[i];
+				best = i;
 			}
-		}
 		if (best == IBR_NONE)
 			break;
-		out[n] = (struct kwalk){ len, best, k->cursor[best]++ };
+		out[n] = (struct kwalk){ len, via[best], cursor[best]++ };
+		t = to[best];
+		head[best] = cursor[best] < k->count[t] ?
+			     kwalks(k, t)[cursor[best]].len + 1 : UINT32_MAX;
 	}
 	k->count[st] = n;
 }
@@ -670,6 +721,9 @@ static void kbest_free(struct kbest *k)
 {
 	free(k->e);
 	free(k->count);
+	free(k->via);
+	free(k->to);
+	free(k->head);
 	free(k->cursor);
 	free(k->mark);
 	free(k->walk);
@@ -680,10 +734,14 @@ static int kbest_init(struct work *w, struct kbest *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->count = malloc(2 * (size_t)w->S * sizeof(uint32_t));
+	k->via = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	k->to = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	k->head = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	k->cursor = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	k->mark = calloc(w->S, sizeof(uint32_t));
 	k->walk = malloc(w->S * sizeof(uint32_t));
-	if (!k->count || !k->cursor || !k->mark || !k->walk) {
+	if (!k->count || !k->via || !k->to || !k->head || !k->cursor ||
+	    !k->mark || !k->walk) {
 		kbest_free(k);
 		return oom(w, "candidate search");
 	}
@@ -740,13 +798,9 @@ static int pack_group(struct work *w, struct crossings *x, uint32_t *slot,
 			uint32_t ch = l->chans[h];
 			if (slot[ch] == IBR_NONE) {
 				slot[ch] = x->num;
-				if (!x->wide)
-					x->ch16[x->num] = (uint16_t)ch;
-				else
-					x->ch32[x->num] = ch;
-				x->ranks[x->num++] = 0;
+				entry_append(x, ch);
 			}
-			x->ranks[slot[ch]] |= (uint16_t)(1u << r);
+			entry_add_rank(x, slot[ch], r);
 		}
 	}
 	for (uint32_t e = e0; e < x->num; e++)
@@ -815,14 +869,15 @@ static int append_segment(struct search_team *team, unsigned t)
 	if (seg->num) {
 		if (crossings_reserve(w, x, seg->num))
 			return -1;
-		if (x->wide)
+		if (x->wide) {
 			memcpy(x->ch32 + base, seg->ch32,
 			       seg->num * sizeof(uint32_t));
-		else
-			memcpy(x->ch16 + base, seg->ch16,
+			memcpy(x->ranks + base, seg->ranks,
 			       seg->num * sizeof(uint16_t));
-		memcpy(x->ranks + base, seg->ranks,
-		       seg->num * sizeof(uint16_t));
+		} else {
+			memcpy(x->packed + base, seg->packed,
+			       seg->num * sizeof(uint32_t));
+		}
 		x->num += seg->num;
 	}
 	for (uint32_t s = 0; s < w->S; s++) {
@@ -946,6 +1001,7 @@ struct mllf {
 		uint32_t first, flows;
 		uint16_t alive, crossing;
 		uint8_t left;
+		uint16_t count;  /* its entries; GS_MANY: read c->first */
 	} *gs;
 	uint64_t per_candidate[MAX_GROUP_CANDS + 1]; /* SHARES / n, n >= 1 */
 	uint32_t *touched;      /* groups with candidates crossing, */
@@ -956,13 +1012,26 @@ struct mllf {
 	 * candidates left of the groups qualifying; 0: none to resume) */
 	uint32_t *resume_pos, *resume_level;
 	uint32_t multi;         /* groups with several candidates */
-	/* drop_crossing's changes per channel, applied (and the heap fixed)
-	 * once per channel */
-	uint64_t *delta;
-	uint32_t *dirty, num_dirty;
 	/* channels not yet exhausted, a max-heap by (load, lower index) */
 	uint32_t *heap, *heap_pos, heap_len;
 };
+
+#define GS_MANY UINT16_MAX
+
+/* Group g's entries, [*first, *end), from its state (one cache miss
+ * less than c->first's). */
+static void gs_entries(const struct crossings *c, const struct mllf *m,
+		       uint32_t g, uint32_t *first, uint32_t *end)
+{
+	const struct gstate *b = &m->gs[g];
+
+	if (b->count == GS_MANY) {
+		group_entries(c, g, first, end);
+		return;
+	}
+	*first = b->first;
+	*end = b->first + b->count;
+}
 
 /* Inverted entries: a group and its entry's place among its entries, in
  * 32 bits, the group in the high bits (as few as the groups need).  A
@@ -1002,16 +1071,20 @@ static uint32_t inv_lookup(const struct crossings *c, const struct mllf *m,
 
 #define SCAN_AHEAD 8    /* entries: prefetch distance of a channel's scan */
 
-/* Bits set in x: without a popcnt instruction __builtin_popcount is a
- * library call, a visible share of the scans. */
+/* Bits set in x, by bytes: without a popcnt instruction (the build's
+ * baseline x86-64 has none) __builtin_popcount is a library call, and a
+ * count by shifts and masks was a sixth of path selection's instructions
+ * at 256 switches; this table stays in the first-level cache. */
+#define ONES2(n) n, n + 1, n + 1, n + 2
+#define ONES4(n) ONES2(n), ONES2(n + 1), ONES2(n + 1), ONES2(n + 2)
+#define ONES6(n) ONES4(n), ONES4(n + 1), ONES4(n + 1), ONES4(n + 2)
+static const uint8_t ones_in_byte[256] = {
+	ONES6(0), ONES6(1), ONES6(1), ONES6(2),
+};
+
 static unsigned ones(uint16_t x)
 {
-	unsigned v = x;
-
-	v = v - ((v >> 1) & 0x5555u);
-	v = (v & 0x3333u) + ((v >> 2) & 0x3333u);
-	v = (v + (v >> 4)) & 0x0f0fu;
-	return (v + (v >> 8)) & 0x1fu;
+	return ones_in_byte[x & 0xff] + ones_in_byte[x >> 8];
 }
 
 /* ---- the heap of channels ------------------------------------------- */
@@ -1103,33 +1176,17 @@ static uint64_t share(const struct mllf *m, const struct gstate *b)
 	return b->flows * m->per_candidate[b->left];
 }
 
-/* A change of channel ch's load gathered, applied at apply_deltas. */
-static void gather_load(struct mllf *m, uint32_t ch, uint64_t add)
+/* Channel ch's load changes by add (mod 2^64: a drop subtracts); a load
+ * that rises above its key moves up at once (a valid heap between two
+ * changes, whatever their order).  A group names a channel in one entry
+ * only (pack_group), so a drop changes each load once. */
+static void add_load(struct mllf *m, uint32_t ch, uint64_t add)
 {
-	if (m->delta[ch] == 0)
-		m->dirty[m->num_dirty++] = ch;
-	m->delta[ch] += add;
-	/* a sum back to 0 is listed again: listed twice, applied once (the
-	 * second finds 0) */
-}
-
-/* The gathered changes, one channel at a time; a channel whose load
- * rose above its key moves up at once (a valid heap between two
- * changes, whatever their order). */
-static void apply_deltas(struct mllf *m)
-{
-	for (uint32_t t = 0; t < m->num_dirty; t++) {
-		uint32_t ch = m->dirty[t];
-		if (m->delta[ch] == 0)
-			continue;
-		m->load[ch] += m->delta[ch];
-		m->delta[ch] = 0;
-		if (m->load[ch] > m->key[ch] || m->exhaustive) {
-			m->key[ch] = m->load[ch];
-			heap_fix(m, ch);
-		}
+	m->load[ch] += add;
+	if (m->load[ch] > m->key[ch] || m->exhaustive) {
+		m->key[ch] = m->load[ch];
+		heap_fix(m, ch);
 	}
-	m->num_dirty = 0;
 }
 
 /* Group g loses its candidates crossing the channel at hand (some are
@@ -1141,24 +1198,27 @@ static void drop_crossing(const struct crossings *c, struct mllf *m,
 	struct gstate *b = &m->gs[g];
 	uint64_t before = share(m, b), after;
 	unsigned hits = ones(b->alive & b->crossing);
+	/* the ranks up to the highest alive */
+	uint16_t reach = (uint16_t)((2u << (31 - __builtin_clz(b->alive))) - 1);
 	uint32_t first, end;
 
 	if (b->left - hits == 1)
 		m->multi--;
 	b->left = (uint8_t)(b->left - hits);
 	after = share(m, b);
-	group_entries(c, g, &first, &end);
-	for (uint32_t e = first; e < end; e++) {
-		uint16_t alive = c->ranks[e] & b->alive;
+	gs_entries(c, m, g, &first, &end);
+	/* entries come in order of the lowest rank crossing them
+	 * (pack_group): past the highest rank alive, none is alive */
+	for (uint32_t e = first; e < end && (entry_ranks(c, e) & reach); e++) {
+		uint16_t alive = entry_ranks(c, e) & b->alive;
 		uint64_t gone = ones(alive & b->crossing);
 		uint64_t stay = ones(alive & (uint16_t)~b->crossing);
 		/* mod 2^64: the drops subtract */
 		uint64_t add = stay * (after - before) - gone * before;
 		if (add)
-			gather_load(m, entry_chan(c, e), add);
+			add_load(m, entry_chan(c, e), add);
 	}
 	b->alive &= (uint16_t)~b->crossing;
-	apply_deltas(m);
 }
 
 /* Channel -> groups with candidates crossing it, in group order. */
@@ -1202,9 +1262,9 @@ static uint16_t entry_crossing(const struct crossings *c,
 		__builtin_prefetch(&m->gs[m->inv[j + 2 * SCAN_AHEAD] >>
 					  m->place_bits]);
 	if (j + SCAN_AHEAD < end)
-		__builtin_prefetch(&c->ranks[inv_place(m,
-					     m->inv[j + SCAN_AHEAD])]);
-	return c->ranks[inv_lookup(c, m, x, ch)] &
+		__builtin_prefetch(entry_ranks_at(c, inv_place(m,
+					     m->inv[j + SCAN_AHEAD])));
+	return entry_ranks(c, inv_lookup(c, m, x, ch)) &
 	       m->gs[x >> m->place_bits].alive;
 }
 
@@ -1212,7 +1272,7 @@ static uint16_t entry_crossing(const struct crossings *c,
  * cross it): it has candidates crossing ch and another not crossing. */
 static bool qualifies(const struct mllf *m, uint32_t g, uint16_t crossing)
 {
-	return crossing && ones(crossing) < m->gs[g].left;
+	return crossing && crossing != m->gs[g].alive; /* alive has `left` */
 }
 
 /* Scans ch's list from position `from`, dropping its dead entries, and
@@ -1231,7 +1291,10 @@ static uint32_t scan_channel(const struct crossings *c, struct mllf *m,
 	for (uint32_t j = from, end = m->inv_end[ch]; j < end; j++) {
 		uint32_t g = m->inv[j] >> m->place_bits;
 		uint16_t crossing = entry_crossing(c, m, ch, j, end);
-		if (!crossing)
+		/* a group whose candidates alive all cross ch, or none, never
+		 * qualifies at ch again: it leaves the list (a fifth of the
+		 * entries scanned at 1024 switches) */
+		if (!crossing || crossing == m->gs[g].alive)
 			continue;
 		m->inv[kept] = m->inv[j];
 		uint32_t left = m->gs[g].left;
@@ -1265,8 +1328,9 @@ static uint32_t scan_channel(const struct crossings *c, struct mllf *m,
  * crossing candidates, one after the other by group index, while ch
  * stays the most loaded channel or within 1/TOLERANCE of its load: pairs
  * alike (the CA pairs of one switch pair) part ways, and one scan of ch
- * serves many steps.  Groups with none alive crossing ch leave its list
- * as it is scanned, so lists shrink as selection goes.  Returns false
+ * serves many steps.  Groups with none alive crossing ch, or all of
+ * those alive (a group left with one among them), leave its list as it is
+ * scanned, so lists shrink as selection goes.  Returns false
  * when no group qualifies: ch is exhausted (groups only lose candidates,
  * so it stays so).
  *
@@ -1301,8 +1365,6 @@ static void free_mllf(struct mllf *m)
 {
 	free(m->heap);
 	free(m->heap_pos);
-	free(m->delta);
-	free(m->dirty);
 	free(m->inv_end);
 	free(m->qualified);
 	free(m->load);
@@ -1318,19 +1380,15 @@ static void free_mllf(struct mllf *m)
 }
 
 /* The entries of all groups (counting those shared, per CA, once per
- * group), and the most of one group: a bound on the channels one
- * drop_crossing changes. */
-static uint64_t count_entries(const struct crossings *c, uint32_t *most)
+ * group). */
+static uint64_t count_entries(const struct crossings *c)
 {
 	uint64_t n = 0;
 	uint32_t first, end;
 
-	*most = 0;
 	for (uint32_t g = 0; g < c->groups; g++) {
 		group_entries(c, g, &first, &end);
 		n += end - first;
-		if (end - first > *most)
-			*most = end - first;
 	}
 	return n;
 }
@@ -1351,8 +1409,8 @@ static unsigned bits_for(uint32_t n)
 static int most_loaded_link_first(struct work *w, const struct crossings *c,
 				  struct mllf *m)
 {
-	uint32_t G = c->groups, most, longest = 0;
-	uint64_t entries = count_entries(c, &most);
+	uint32_t G = c->groups, longest = 0;
+	uint64_t entries = count_entries(c);
 
 	if (G >= MAX_GROUPS)
 		return ibr_error_set(w->err, "paths: %u pairs to select paths "
@@ -1383,11 +1441,13 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 		uint64_t s;
 		group_entries(c, g, &first, &end);
 		m->gs[g] = (struct gstate){ first, c->flows[g],
-			(uint16_t)((1u << c->ncand[g]) - 1), 0, c->ncand[g] };
+			(uint16_t)((1u << c->ncand[g]) - 1), 0, c->ncand[g],
+			(uint16_t)(end - first < GS_MANY ? end - first :
+				   GS_MANY) };
 		m->multi += c->ncand[g] > 1;
 		s = share(m, &m->gs[g]);
 		for (uint32_t e = first; e < end; e++)
-			m->load[entry_chan(c, e)] += ones(c->ranks[e]) * s;
+			m->load[entry_chan(c, e)] += ones(entry_ranks(c, e)) * s;
 	}
 	build_index(w, c, m);
 	m->heap = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
@@ -1403,13 +1463,10 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 	m->qpos = malloc(((size_t)longest + 1) * sizeof(uint32_t));
 	m->resume_pos = calloc(w->C ? w->C : 1, sizeof(uint32_t));
 	m->resume_level = calloc(w->C ? w->C : 1, sizeof(uint32_t));
-	m->delta = calloc(w->C ? w->C : 1, sizeof(uint64_t));
 	m->key = malloc((w->C ? w->C : 1) * sizeof(uint64_t));
-	m->dirty = malloc(((size_t)most + 1) * sizeof(uint32_t));
-	m->num_dirty = 0;
 	if (!m->heap || !m->heap_pos || !m->inv_end || !m->qualified ||
 	    !m->touched || !m->tpos || !m->qpos || !m->resume_pos || !m->resume_level ||
-	    !m->delta || !m->key || !m->dirty)
+	    !m->key)
 		return oom(w, "path selection");
 	for (uint32_t ch = 0; ch < w->C; ch++)
 		m->inv_end[ch] = m->inv_first[ch + 1];
@@ -1460,7 +1517,7 @@ static int write_selected(struct work *w, const struct crossings *c,
 		p->candidates += c->ncand[g];
 		group_entries(c, g, &first, &end);
 		for (uint32_t e = first; e < end; e++)
-			if (c->ranks[e] & bit)
+			if (entry_ranks(c, e) & bit)
 				path[len++] = entry_chan(c, e);
 		if (reserve_hops(w, len)) {
 			free(path);
