@@ -49,7 +49,12 @@
  * where no group qualifies is exhausted for good (groups only lose
  * candidates).  Two distinct
  * loop-free paths from s to d differ in their channel sets, so the loop
- * ends with one candidate per unit.
+ * ends with one candidate per unit.  How many groups qualify at each
+ * channel with each count of candidates left is kept as groups lose
+ * candidates, so a visit knows its level before it scans, and scans its
+ * channel's list only as far as its last drop (at 1024 switches the
+ * scans had read the lists to the end, most of it again at the next
+ * visit: 5 entries scanned per entry listed).
  *
  * Memory: a pair's candidates are kept packed (struct crossings): each
  * channel they cross once, with the mask of the ranks crossing it, and
@@ -995,19 +1000,19 @@ struct mllf {
 	/* per group, together for one cache miss a group (a scan reads its
 	 * group's state and its entry's ranks per entry, a drop the state and
 	 * the entries): where its entries start, its flows, bit r for its
-	 * candidate of rank r (a group has at most MAX_GROUP_CANDS) alive and
-	 * crossing the channel at hand, and how many are alive */
+	 * candidate of rank r (a group has at most MAX_GROUP_CANDS) alive,
+	 * how many are alive and how many entries it has */
 	struct gstate {
 		uint32_t first, flows;
-		uint16_t alive, crossing;
+		uint16_t alive;
 		uint8_t left;
 		uint16_t count;  /* its entries; GS_MANY: read c->first */
 	} *gs;
 	uint64_t per_candidate[MAX_GROUP_CANDS + 1]; /* SHARES / n, n >= 1 */
-	uint32_t *touched;      /* groups with candidates crossing, */
-	uint32_t *tpos;         /*   their places in the channel's list */
-	uint32_t *qualified;    /* of those, the ones that lose candidates, */
-	uint32_t *qpos;         /*   their places */
+	/* per channel ch and level l (2 .. MAX_GROUP_CANDS), at
+	 * *qualifying_at(m, ch, l): the groups of ch's list that qualify
+	 * there with l candidates left, kept by drop_crossing */
+	uint32_t *qualifying;
 	/* per channel: where its next visit resumes, and at which level (the
 	 * candidates left of the groups qualifying; 0: none to resume) */
 	uint32_t *resume_pos, *resume_level;
@@ -1017,6 +1022,23 @@ struct mllf {
 };
 
 #define GS_MANY UINT16_MAX
+/* A channel's counts fill one cache line (levels 1 .. MAX_GROUP_CANDS,
+ * level 1 never counted), which a drop reads and writes per entry. */
+_Static_assert(MAX_GROUP_CANDS * sizeof(uint32_t) == 64,
+	       "a channel's counts of qualifying groups: one cache line");
+static uint32_t *qualifying_at(const struct mllf *m, uint32_t ch, unsigned l)
+{
+	return &m->qualifying[(size_t)ch * MAX_GROUP_CANDS + l - 1];
+}
+
+/* A group with candidates alive `alive` qualifies at a channel whose
+ * entry its candidates `ranks` cross: some alive cross it, not all. */
+static bool qualifies_with(uint16_t ranks, uint16_t alive)
+{
+	uint16_t crossing = ranks & alive;
+
+	return crossing && crossing != alive;
+}
 
 /* Group g's entries, [*first, *end), from its state (one cache miss
  * less than c->first's). */
@@ -1069,7 +1091,7 @@ static uint32_t inv_lookup(const struct crossings *c, const struct mllf *m,
 	return e;
 }
 
-#define SCAN_AHEAD 8    /* entries: prefetch distance of a channel's scan */
+#define SCAN_AHEAD 24   /* entries: prefetch distance of a channel's scan */
 
 /* Bits set in x, by bytes: without a popcnt instruction (the build's
  * baseline x86-64 has none) __builtin_popcount is a library call, and a
@@ -1189,36 +1211,45 @@ static void add_load(struct mllf *m, uint32_t ch, uint64_t add)
 	}
 }
 
-/* Group g loses its candidates crossing the channel at hand (some are
+/* Group g loses its candidates `crossing` the channel at hand (some are
  * left): their load goes, the survivors' shares grow; per entry, the
- * change of all the group's candidates on its channel at once. */
+ * change of all the group's candidates on its channel at once, and the
+ * count of groups qualifying there moved to its new level. */
 static void drop_crossing(const struct crossings *c, struct mllf *m,
-			  uint32_t g)
+			  uint32_t g, uint16_t crossing)
 {
 	struct gstate *b = &m->gs[g];
+	uint16_t was = b->alive, now = (uint16_t)(was & ~crossing);
+	unsigned hits = ones(crossing), from = b->left, to = from - hits;
 	uint64_t before = share(m, b), after;
-	unsigned hits = ones(b->alive & b->crossing);
 	/* the ranks up to the highest alive */
-	uint16_t reach = (uint16_t)((2u << (31 - __builtin_clz(b->alive))) - 1);
+	uint16_t reach = (uint16_t)((2u << (31 - __builtin_clz(was))) - 1);
 	uint32_t first, end;
 
-	if (b->left - hits == 1)
+	if (to == 1)
 		m->multi--;
-	b->left = (uint8_t)(b->left - hits);
+	b->left = (uint8_t)to;
+	b->alive = now;
 	after = share(m, b);
 	gs_entries(c, m, g, &first, &end);
 	/* entries come in order of the lowest rank crossing them
 	 * (pack_group): past the highest rank alive, none is alive */
 	for (uint32_t e = first; e < end && (entry_ranks(c, e) & reach); e++) {
-		uint16_t alive = entry_ranks(c, e) & b->alive;
-		uint64_t gone = ones(alive & b->crossing);
-		uint64_t stay = ones(alive & (uint16_t)~b->crossing);
+		uint16_t ranks = entry_ranks(c, e), alive = ranks & was;
+		uint64_t gone, stay, add;
+		uint32_t ch;
+		if (!alive)
+			continue;
+		gone = ones(alive & crossing);
+		stay = ones(alive & now);
 		/* mod 2^64: the drops subtract */
-		uint64_t add = stay * (after - before) - gone * before;
+		add = stay * (after - before) - gone * before;
+		ch = entry_chan(c, e);
+		*qualifying_at(m, ch, from) -= alive != was;
+		*qualifying_at(m, ch, to) += qualifies_with(ranks, now);
 		if (add)
-			add_load(m, entry_chan(c, e), add);
+			add_load(m, ch, add);
 	}
-	b->alive &= (uint16_t)~b->crossing;
 }
 
 /* Channel -> groups with candidates crossing it, in group order. */
@@ -1268,97 +1299,62 @@ static uint16_t entry_crossing(const struct crossings *c,
 	       m->gs[x >> m->place_bits].alive;
 }
 
-/* Group g qualifies at channel ch (crossing: its candidates alive that
- * cross it): it has candidates crossing ch and another not crossing. */
-static bool qualifies(const struct mllf *m, uint32_t g, uint16_t crossing)
+/* Visits the most loaded channel ch.  The groups qualify that have
+ * candidates crossing ch and another not crossing it; of those, the ones
+ * with the most candidates left (the most alternatives: the level, from
+ * the counts kept per channel) lose the crossing candidates, one after
+ * the other by group index, while ch stays the most loaded channel or
+ * within 1/TOLERANCE of its load: pairs alike (the CA pairs of one switch
+ * pair) part ways, and one visit serves many steps.  The list is scanned
+ * only as far as the last group dropped (and the next qualifying at the
+ * level, where the visit stops): a group dropped, or that qualifies no
+ * more (all its candidates alive cross ch, or none; it never will again),
+ * leaves the list as it is scanned, so lists shrink as selection goes.
+ * Returns 0 when no group qualifies: ch is exhausted (groups only lose
+ * candidates, so it stays so); 1 after dropping; -1 when the counts did
+ * not match the list (a bug).
+ *
+ * A visit that stops resumes there at the next visit of ch if the level
+ * is the same: a group never comes to qualify and its candidates left
+ * only fall, so the groups qualifying at that level are those after the
+ * resume position (those before it at the level were dropped).  Else the
+ * scan starts at the list's first entry. */
+static int relieve_channel(const struct crossings *c, struct mllf *m,
+			   uint32_t ch)
 {
-	return crossing && crossing != m->gs[g].alive; /* alive has `left` */
-}
+	uint32_t level = MAX_GROUP_CANDS, from, kept, j, end, dropped = 0;
 
-/* Scans ch's list from position `from`, dropping its dead entries, and
- * lists in qualified (with their positions in qpos) the groups that
- * qualify with `level` candidates left, their crossing set; level 0:
- * those with the most candidates left of all that qualify.  Returns
- * their number; *level is then the level. */
-static uint32_t scan_channel(const struct crossings *c, struct mllf *m,
-			     uint32_t ch, uint32_t from, uint32_t *level)
-{
-	uint32_t nt = 0, nq = 0, most = *level, kept = from;
-
-	/* the list is in group order (build_index) and stays so as its dead
-	 * entries go, so touched, and qualified after it, come in group
-	 * order: no sort */
-	for (uint32_t j = from, end = m->inv_end[ch]; j < end; j++) {
+	while (level > 1 && !*qualifying_at(m, ch, level))
+		level--;
+	if (level <= 1)
+		return 0;
+	from = !m->exhaustive && m->resume_level[ch] == level ?
+	       m->resume_pos[ch] : m->inv_first[ch];
+	m->resume_level[ch] = 0;
+	kept = from;
+	/* the list is in group order (build_index) and stays so as its
+	 * entries go */
+	for (j = from, end = m->inv_end[ch]; j < end; j++) {
 		uint32_t g = m->inv[j] >> m->place_bits;
 		uint16_t crossing = entry_crossing(c, m, ch, j, end);
-		/* a group whose candidates alive all cross ch, or none, never
-		 * qualifies at ch again: it leaves the list (a fifth of the
-		 * entries scanned at 1024 switches) */
 		if (!crossing || crossing == m->gs[g].alive)
+			continue; /* it qualifies here no more */
+		if (m->gs[g].left == level) {
+			if (!near_heaviest(m, ch)) {
+				m->resume_level[ch] = level;
+				m->resume_pos[ch] = kept;
+				break;
+			}
+			drop_crossing(c, m, g, crossing);
+			dropped++;
 			continue;
-		m->inv[kept] = m->inv[j];
-		uint32_t left = m->gs[g].left;
-		if (*level ? left == *level : qualifies(m, g, crossing)) {
-			m->touched[nt] = g;
-			m->tpos[nt++] = kept;
-			m->gs[g].crossing = crossing;
-			if (left > most)
-				most = left;
 		}
-		kept++;
+		m->inv[kept++] = m->inv[j];
 	}
-	m->inv_end[ch] = kept;
-	for (uint32_t t = 0; t < nt; t++) {
-		uint32_t g = m->touched[t];
-		if (m->gs[g].left == most &&
-		    qualifies(m, g, m->gs[g].crossing)) {
-			m->qpos[nq] = m->tpos[t];
-			m->qualified[nq++] = g;
-		} else {
-			m->gs[g].crossing = 0;
-		}
-	}
-	*level = most;
-	return nq;
-}
-
-/* Steps at the most loaded channel ch.  The groups qualify that have
- * candidates crossing ch and another not crossing it; of those, the ones
- * with the most candidates left (the most alternatives) lose the
- * crossing candidates, one after the other by group index, while ch
- * stays the most loaded channel or within 1/TOLERANCE of its load: pairs
- * alike (the CA pairs of one switch pair) part ways, and one scan of ch
- * serves many steps.  Groups with none alive crossing ch, or all of
- * those alive (a group left with one among them), leave its list as it is
- * scanned, so lists shrink as selection goes.  Returns false
- * when no group qualifies: ch is exhausted (groups only lose candidates,
- * so it stays so).
- *
- * A visit that stops before the last qualified group resumes there at
- * the next visit of ch, the same selection as a scan of the whole list:
- * a group never comes to qualify (an alive set that all crosses ch, or
- * none of it, stays so as it loses candidates) and its candidates left
- * only fall, so the groups qualifying at the level of the last visit are
- * those not yet dropped, after the resume position, still qualifying
- * with as many left.  When none is, the whole list is scanned again. */
-static bool relieve_channel(const struct crossings *c, struct mllf *m,
-			    uint32_t ch)
-{
-	uint32_t nq = 0, level = m->resume_level[ch], t;
-
-	if (level && !m->exhaustive)
-		nq = scan_channel(c, m, ch, m->resume_pos[ch], &level);
-	if (!nq) {
-		level = 0;
-		nq = scan_channel(c, m, ch, m->inv_first[ch], &level);
-	}
-	for (t = 0; t < nq && near_heaviest(m, ch); t++)
-		drop_crossing(c, m, m->qualified[t]);
-	m->resume_level[ch] = t < nq ? level : 0;
-	m->resume_pos[ch] = t < nq ? m->qpos[t] : 0;
-	for (uint32_t i = 0; i < nq; i++)
-		m->gs[m->qualified[i]].crossing = 0;
-	return nq > 0;
+	/* a visit that stopped keeps the rest of the list as it is */
+	memmove(&m->inv[kept], &m->inv[j], (end - j) * sizeof(*m->inv));
+	m->inv_end[ch] = kept + (end - j);
+	return dropped ? 1 : -1;
 }
 
 static void free_mllf(struct mllf *m)
@@ -1366,15 +1362,12 @@ static void free_mllf(struct mllf *m)
 	free(m->heap);
 	free(m->heap_pos);
 	free(m->inv_end);
-	free(m->qualified);
+	free(m->qualifying);
 	free(m->load);
 	free(m->key);
 	free(m->inv_first);
 	free(m->inv);
 	free(m->gs);
-	free(m->touched);
-	free(m->tpos);
-	free(m->qpos);
 	free(m->resume_pos);
 	free(m->resume_level);
 }
@@ -1409,7 +1402,7 @@ static unsigned bits_for(uint32_t n)
 static int most_loaded_link_first(struct work *w, const struct crossings *c,
 				  struct mllf *m)
 {
-	uint32_t G = c->groups, longest = 0;
+	uint32_t G = c->groups;
 	uint64_t entries = count_entries(c);
 
 	if (G >= MAX_GROUPS)
@@ -1433,7 +1426,12 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
 	m->inv = malloc((entries ? entries : 1) * sizeof(uint32_t));
 	m->gs = malloc((G ? G : 1) * sizeof(*m->gs));
-	if (!m->load || !m->inv_first || !m->inv || !m->gs)
+	m->qualifying = aligned_alloc(64, (size_t)(w->C ? w->C : 1) *
+				      MAX_GROUP_CANDS * sizeof(uint32_t));
+	if (m->qualifying)
+		memset(m->qualifying, 0, (size_t)(w->C ? w->C : 1) *
+		       MAX_GROUP_CANDS * sizeof(uint32_t));
+	if (!m->load || !m->inv_first || !m->inv || !m->gs || !m->qualifying)
 		return oom(w, "path selection");
 	m->multi = 0;
 	for (uint32_t g = 0; g < G; g++) {
@@ -1441,32 +1439,27 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 		uint64_t s;
 		group_entries(c, g, &first, &end);
 		m->gs[g] = (struct gstate){ first, c->flows[g],
-			(uint16_t)((1u << c->ncand[g]) - 1), 0, c->ncand[g],
+			(uint16_t)((1u << c->ncand[g]) - 1), c->ncand[g],
 			(uint16_t)(end - first < GS_MANY ? end - first :
 				   GS_MANY) };
 		m->multi += c->ncand[g] > 1;
 		s = share(m, &m->gs[g]);
-		for (uint32_t e = first; e < end; e++)
-			m->load[entry_chan(c, e)] += ones(entry_ranks(c, e)) * s;
+		for (uint32_t e = first; e < end; e++) {
+			uint16_t ranks = entry_ranks(c, e);
+			m->load[entry_chan(c, e)] += ones(ranks) * s;
+			*qualifying_at(m, entry_chan(c, e), c->ncand[g]) +=
+				qualifies_with(ranks, m->gs[g].alive);
+		}
 	}
 	build_index(w, c, m);
 	m->heap = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->heap_pos = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	m->inv_end = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	/* a scan lists at most its channel's groups */
-	for (uint32_t ch = 0; ch < w->C; ch++)
-		if (m->inv_first[ch + 1] - m->inv_first[ch] > longest)
-			longest = m->inv_first[ch + 1] - m->inv_first[ch];
-	m->touched = malloc(((size_t)longest + 1) * sizeof(uint32_t));
-	m->tpos = malloc(((size_t)longest + 1) * sizeof(uint32_t));
-	m->qualified = malloc(((size_t)longest + 1) * sizeof(uint32_t));
-	m->qpos = malloc(((size_t)longest + 1) * sizeof(uint32_t));
 	m->resume_pos = calloc(w->C ? w->C : 1, sizeof(uint32_t));
 	m->resume_level = calloc(w->C ? w->C : 1, sizeof(uint32_t));
 	m->key = malloc((w->C ? w->C : 1) * sizeof(uint64_t));
-	if (!m->heap || !m->heap_pos || !m->inv_end || !m->qualified ||
-	    !m->touched || !m->tpos || !m->qpos || !m->resume_pos || !m->resume_level ||
-	    !m->key)
+	if (!m->heap || !m->heap_pos || !m->inv_end || !m->resume_pos ||
+	    !m->resume_level || !m->key)
 		return oom(w, "path selection");
 	for (uint32_t ch = 0; ch < w->C; ch++)
 		m->inv_end[ch] = m->inv_first[ch + 1];
@@ -1482,8 +1475,14 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 			return ibr_error_set(w->err, "paths: selection left %u "
 					     "pairs with several candidates "
 					     "(a bug)", m->multi);
+		int visit;
 		settle_top(m);
-		if (!relieve_channel(c, m, m->heap[0]))
+		visit = relieve_channel(c, m, m->heap[0]);
+		if (visit < 0)
+			return ibr_error_set(w->err, "paths: the groups "
+					     "qualifying at a channel were "
+					     "miscounted (a bug)");
+		if (!visit)
 			heap_remove_top(m);
 	}
 	return 0;
