@@ -862,8 +862,8 @@ static void test_threads(void **state)
 
 /* Most-loaded-link-first's shortcuts (a visit resumed where the last
  * one stopped; falling loads left in the heap until they reach the top)
- * select what the long way selects: every list scanned whole, every
- * change moved in the heap. */
+ * select what the long way selects: every list scanned from its start,
+ * every change moved in the heap. */
 static void test_shortcuts_exact(void **state)
 {
 	static const struct { const char *spec; unsigned k; bool per_ca; } runs[] = {

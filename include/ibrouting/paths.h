@@ -56,9 +56,10 @@ struct ibr_path_options {
 	unsigned threads;           /* workers for the candidate search (0: 1);
 				     * the same paths for any count */
 	bool exhaustive;            /* path selection the long way, for tests:
-				     * every visit scans its channel's whole
-				     * list, every load change moves its
-				     * channel in the heap; the same paths */
+				     * every visit scans its channel's list
+				     * from its start, every load change
+				     * moves its channel in the heap; the
+				     * same paths */
 };
 
 struct ibr_paths {
