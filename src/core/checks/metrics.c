@@ -29,6 +29,7 @@ int ibr_flows_init(struct ibr_flows *fl, const struct ibr_fabric *f,
 	fl->r = r;
 	fl->m = m;
 	fl->senders_port = IBR_NONE;
+	fl->last_lid = 0; /* no LID is 0 */
 	fl->chan = calloc(links ? links : 1, sizeof(uint64_t));
 	fl->eject = calloc(f->num_end_ports ? f->num_end_ports : 1,
 			   sizeof(uint64_t));
@@ -121,33 +122,67 @@ static void spread(struct ibr_flows *fl, const struct ibr_walker *w,
 	}
 }
 
-void ibr_flows_add_column(struct ibr_flows *fl, const struct ibr_walker *w,
-			  const uint8_t *column, ibr_lid_t lid)
+/* The sources on each switch that send to lid (NULL: none; *n: how
+ * many in all). */
+static const uint32_t *count_lid_senders(struct ibr_flows *fl,
+					 const struct ibr_walker *w,
+					 ibr_lid_t lid, uint64_t *n)
 {
 	const struct ibr_fabric *f = fl->f;
 	uint32_t dst = w->lid_end_port[lid], S = f->num_switches;
 	const struct ibr_port *p;
 	const uint32_t *senders;
-	unsigned k, count;
-	uint64_t n = 0;
+	unsigned k;
 
+	*n = 0;
 	if (dst == IBR_NONE)
-		return; /* a switch LID: no CA sends to it */
+		return NULL; /* a switch LID: no CA sends to it */
 	p = ibr_port(f, f->end_ports[dst].node, f->end_ports[dst].port);
 	k = lid - p->base_lid;
-	count = ibr_port_lid_count(p);
 	if (!fl->r->designated.offset && k > 0)
-		return; /* single-LID tables: every flow uses the base LID */
+		return NULL; /* single-LID tables: every flow uses the base LID */
 	if (fl->senders_port != dst)
-		count_senders(fl, dst, count);
+		count_senders(fl, dst, ibr_port_lid_count(p));
 	senders = fl->senders + (fl->r->designated.offset ? (size_t)k * S : 0);
 	for (uint32_t s = 0; s < S; s++)
-		n += senders[s];
-	if (n == 0)
+		*n += senders[s];
+	return *n ? senders : NULL;
+}
+
+/* count_lid_senders, the last LID's remembered: ibr_flows_column_used
+ * and then ibr_flows_add_column ask for the same LID. */
+static const uint32_t *lid_senders(struct ibr_flows *fl,
+				   const struct ibr_walker *w, ibr_lid_t lid,
+				   uint64_t *n)
+{
+	if (fl->last_lid != lid) {
+		fl->last_senders = count_lid_senders(fl, w, lid,
+						     &fl->last_flows);
+		fl->last_lid = lid;
+	}
+	*n = fl->last_flows;
+	return fl->last_senders;
+}
+
+bool ibr_flows_column_used(struct ibr_flows *fl, const struct ibr_walker *w,
+			   ibr_lid_t lid)
+{
+	uint64_t n;
+
+	return lid_senders(fl, w, lid, &n) != NULL;
+}
+
+void ibr_flows_add_column(struct ibr_flows *fl, const struct ibr_walker *w,
+			  const uint8_t *column, ibr_lid_t lid)
+{
+	uint64_t n;
+	const uint32_t *senders = lid_senders(fl, w, lid, &n);
+
+	if (!senders)
 		return;
 	fl->dlid_used[lid] = 1;
 	fl->m->flows += n;
-	spread(fl, w, column, senders, dst);
+	spread(fl, w, column, senders, w->lid_end_port[lid]);
 }
 
 void ibr_flows_finish(struct ibr_flows *fl)
@@ -201,7 +236,9 @@ static int metrics_task(void *arg, unsigned t, unsigned worker)
 	if (last > team->f->max_lid)
 		last = team->f->max_lid;
 	for (uint32_t lid = first; lid <= last; lid++) {
-		if (w->lid_end_port[lid] == IBR_NONE)
+		/* a column no source uses is not walked (those above the base
+		 * without a designated map, a DLID no pair was given) */
+		if (!ibr_flows_column_used(&team->fl[worker], w, (ibr_lid_t)lid))
 			continue;
 		ibr_walk_column(w, ibr_column(team->r, lid), (ibr_lid_t)lid, NULL);
 		ibr_flows_add_column(&team->fl[worker], w,
