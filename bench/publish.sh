@@ -152,8 +152,8 @@ END
 
 # The LMC engines at scale (bench/bench_scale.sh): scale.md (LMC 1) and
 # scale-lmc0.md (LMC 0, up to the largest fabric the LID space holds),
-# each with its .png; scale-step5.md and scale-step4.md (what the last
-# steps found, written by hand); scale-step3.md and scale-2048-step3.md against
+# each with its .png; scale-step6.md, scale-step5.md and scale-step4.md
+# (what the last steps found, written by hand); scale-step3.md and scale-2048-step3.md against
 # scale-before.md and scale-2048-before.md (the third step of issue 20
 # against the build before it, one run); scale-window.md (inside
 # OpenSM); scale-profile.md (where the time and memory go, written by
@@ -180,6 +180,7 @@ END
 	[ ! -f "$dir/scale.png" ] || { echo; echo "![compute time and peak RSS against switches, LMC 1](${rel}/scale.png)"; }
 	[ ! -f "$dir/scale-lmc0.md" ] || { echo; cat "$dir/scale-lmc0.md"; }
 	[ ! -f "$dir/scale-lmc0.png" ] || { echo; echo "![compute time and peak RSS against switches, LMC 0](${rel}/scale-lmc0.png)"; }
+	[ ! -f "$dir/scale-step6.md" ] || { echo; cat "$dir/scale-step6.md"; }
 	[ ! -f "$dir/scale-step5.md" ] || { echo; cat "$dir/scale-step5.md"; }
 	[ ! -f "$dir/scale-step4.md" ] || { echo; cat "$dir/scale-step4.md"; }
 	[ ! -f "$dir/scale-window.md" ] || { echo; cat "$dir/scale-window.md"; }
