@@ -25,20 +25,12 @@ struct ibr_flows {
 	uint64_t *flow;          /* per switch, for the LID at hand */
 	uint32_t *senders;       /* per (offset, switch) of the current port */
 	uint32_t senders_port;   /* end port senders[] was counted for */
-	/* the last LID asked for: its senders (NULL: none) and flows */
-	ibr_lid_t last_lid;      /* 0: none yet */
-	const uint32_t *last_senders;
-	uint64_t last_flows;
 	uint8_t *dlid_used;      /* per LID */
 };
 
 int ibr_flows_init(struct ibr_flows *fl, const struct ibr_fabric *f,
 		   const struct ibr_result *r, struct ibr_metrics *m,
 		   struct ibr_error *err);
-/* Whether any CA sends to lid along the designated DLIDs (false for a
- * switch LID); w need not hold lid's walk. */
-bool ibr_flows_column_used(struct ibr_flows *fl, const struct ibr_walker *w,
-			   ibr_lid_t lid);
 /* w holds the walk of lid's column (ibr_walk_column). */
 void ibr_flows_add_column(struct ibr_flows *fl, const struct ibr_walker *w,
 			  const uint8_t *column, ibr_lid_t lid);

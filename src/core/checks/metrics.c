@@ -29,7 +29,6 @@ int ibr_flows_init(struct ibr_flows *fl, const struct ibr_fabric *f,
 	fl->r = r;
 	fl->m = m;
 	fl->senders_port = IBR_NONE;
-	fl->last_lid = 0; /* no LID is 0 */
 	fl->chan = calloc(links ? links : 1, sizeof(uint64_t));
 	fl->eject = calloc(f->num_end_ports ? f->num_end_ports : 1,
 			   sizeof(uint64_t));
@@ -124,9 +123,9 @@ static void spread(struct ibr_flows *fl, const struct ibr_walker *w,
 
 /* The sources on each switch that send to lid (NULL: none; *n: how
  * many in all). */
-static const uint32_t *count_lid_senders(struct ibr_flows *fl,
-					 const struct ibr_walker *w,
-					 ibr_lid_t lid, uint64_t *n)
+static const uint32_t *lid_senders(struct ibr_flows *fl,
+				   const struct ibr_walker *w, ibr_lid_t lid,
+				   uint64_t *n)
 {
 	const struct ibr_fabric *f = fl->f;
 	uint32_t dst = w->lid_end_port[lid], S = f->num_switches;
@@ -149,27 +148,15 @@ static const uint32_t *count_lid_senders(struct ibr_flows *fl,
 	return *n ? senders : NULL;
 }
 
-/* count_lid_senders, the last LID's remembered: ibr_flows_column_used
- * and then ibr_flows_add_column ask for the same LID. */
-static const uint32_t *lid_senders(struct ibr_flows *fl,
-				   const struct ibr_walker *w, ibr_lid_t lid,
-				   uint64_t *n)
+/* Adds lid's flows (senders from lid_senders, n of them) along its
+ * walked column. */
+static void add_flows(struct ibr_flows *fl, const struct ibr_walker *w,
+		      const uint8_t *column, ibr_lid_t lid,
+		      const uint32_t *senders, uint64_t n)
 {
-	if (fl->last_lid != lid) {
-		fl->last_senders = count_lid_senders(fl, w, lid,
-						     &fl->last_flows);
-		fl->last_lid = lid;
-	}
-	*n = fl->last_flows;
-	return fl->last_senders;
-}
-
-bool ibr_flows_column_used(struct ibr_flows *fl, const struct ibr_walker *w,
-			   ibr_lid_t lid)
-{
-	uint64_t n;
-
-	return lid_senders(fl, w, lid, &n) != NULL;
+	fl->dlid_used[lid] = 1;
+	fl->m->flows += n;
+	spread(fl, w, column, senders, w->lid_end_port[lid]);
 }
 
 void ibr_flows_add_column(struct ibr_flows *fl, const struct ibr_walker *w,
@@ -178,11 +165,8 @@ void ibr_flows_add_column(struct ibr_flows *fl, const struct ibr_walker *w,
 	uint64_t n;
 	const uint32_t *senders = lid_senders(fl, w, lid, &n);
 
-	if (!senders)
-		return;
-	fl->dlid_used[lid] = 1;
-	fl->m->flows += n;
-	spread(fl, w, column, senders, w->lid_end_port[lid]);
+	if (senders)
+		add_flows(fl, w, column, lid, senders, n);
 }
 
 void ibr_flows_finish(struct ibr_flows *fl)
@@ -236,13 +220,17 @@ static int metrics_task(void *arg, unsigned t, unsigned worker)
 	if (last > team->f->max_lid)
 		last = team->f->max_lid;
 	for (uint32_t lid = first; lid <= last; lid++) {
+		const uint8_t *column = ibr_column(team->r, lid);
+		uint64_t n;
+		const uint32_t *senders = lid_senders(&team->fl[worker], w,
+						      (ibr_lid_t)lid, &n);
 		/* a column no source uses is not walked (those above the base
 		 * without a designated map, a DLID no pair was given) */
-		if (!ibr_flows_column_used(&team->fl[worker], w, (ibr_lid_t)lid))
+		if (!senders)
 			continue;
-		ibr_walk_column(w, ibr_column(team->r, lid), (ibr_lid_t)lid, NULL);
-		ibr_flows_add_column(&team->fl[worker], w,
-				     ibr_column(team->r, lid), (ibr_lid_t)lid);
+		ibr_walk_column(w, column, (ibr_lid_t)lid, NULL);
+		add_flows(&team->fl[worker], w, column, (ibr_lid_t)lid, senders,
+			  n);
 	}
 	return 0;
 }

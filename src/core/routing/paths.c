@@ -1031,12 +1031,10 @@ static uint32_t *qualifying_at(const struct mllf *m, uint32_t ch, unsigned l)
 	return &m->qualifying[(size_t)ch * MAX_GROUP_CANDS + l - 1];
 }
 
-/* A group with candidates alive `alive` qualifies at a channel whose
- * entry its candidates `ranks` cross: some alive cross it, not all. */
-static bool qualifies_with(uint16_t ranks, uint16_t alive)
+/* A group with candidates alive `alive` qualifies at a channel that
+ * `crossing` of them cross: some, not all. */
+static bool qualifies(uint16_t crossing, uint16_t alive)
 {
-	uint16_t crossing = ranks & alive;
-
 	return crossing && crossing != alive;
 }
 
@@ -1245,8 +1243,8 @@ static void drop_crossing(const struct crossings *c, struct mllf *m,
 		/* mod 2^64: the drops subtract */
 		add = stay * (after - before) - gone * before;
 		ch = entry_chan(c, e);
-		*qualifying_at(m, ch, from) -= alive != was;
-		*qualifying_at(m, ch, to) += qualifies_with(ranks, now);
+		*qualifying_at(m, ch, from) -= qualifies(alive, was);
+		*qualifying_at(m, ch, to) += qualifies(ranks & now, now);
 		if (add)
 			add_load(m, ch, add);
 	}
@@ -1337,8 +1335,8 @@ static int relieve_channel(const struct crossings *c, struct mllf *m,
 	for (j = from, end = m->inv_end[ch]; j < end; j++) {
 		uint32_t g = m->inv[j] >> m->place_bits;
 		uint16_t crossing = entry_crossing(c, m, ch, j, end);
-		if (!crossing || crossing == m->gs[g].alive)
-			continue; /* it qualifies here no more */
+		if (!qualifies(crossing, m->gs[g].alive))
+			continue; /* nor will it again */
 		if (m->gs[g].left == level) {
 			if (!near_heaviest(m, ch)) {
 				m->resume_level[ch] = level;
@@ -1448,7 +1446,7 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 			uint16_t ranks = entry_ranks(c, e);
 			m->load[entry_chan(c, e)] += ones(ranks) * s;
 			*qualifying_at(m, entry_chan(c, e), c->ncand[g]) +=
-				qualifies_with(ranks, m->gs[g].alive);
+				qualifies(ranks, m->gs[g].alive);
 		}
 	}
 	build_index(w, c, m);
