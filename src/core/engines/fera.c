@@ -49,6 +49,13 @@
  * up/down order; flows are pushed in the reverse order.  O(S + K) per end
  * port for K candidates, beside the O(E) per destination switch.
  *
+ * Threads (ctx->threads, parallel.h): a destination switch's candidates
+ * and settling order (its plan) do not depend on the loads, only its
+ * choices do.  So each pass goes through the destinations a batch at a
+ * time, and while one batch is routed in order on the calling thread, a
+ * worker lists the plans of the next; the routing itself stays one
+ * sequence, so the tables are the same for any thread count.
+ *
  * After a change inside OpenSM (and `ibrouting route --prior`), fera keeps
  * the routes in place that still hold and mends the others (prior.h,
  * IBR_PRIOR_ONE_ROUTE): its tables afresh are then only the fallback of
@@ -64,6 +71,7 @@
 
 #include "engines.h"
 #include "ibrouting/prior.h"
+#include "util/parallel.h"
 
 /* A link a switch may take to the destination: sw_adj entry, far end. */
 struct candidate {
@@ -84,31 +92,59 @@ struct choice {
 	uint32_t via;           /* the sw_adj entry taken */
 };
 
+/* One link of an end port's route and the flows it carries there. */
+struct flow_step {
+	uint32_t link;
+	uint32_t flow;          /* at most the CA ports: one LID each */
+};
+
+/* What rules 1 and 2 give for one destination switch d, the loads
+ * aside: the switches with a route to d in settling order and the links
+ * each may take; on a re-route pass also the flows each end port's route
+ * carries now, to come off before it is routed again.  Written by the
+ * lister, then only read while d's end ports are routed. */
+struct plan {
+	uint32_t d;
+	uint32_t num_settle;
+	uint32_t *settle;       /* switches with a route, d excluded, in order */
+	uint32_t *cand_start;   /* per settle position: its candidates are */
+	struct candidate *cand; /*   cand[cand_start[k] .. cand_start[k+1]) */
+	uint32_t num_cas;
+	uint32_t *cas;          /* d's end ports, by LID */
+	struct flow_step *off;  /* re-route passes: end port cas[i]'s route,
+				 * off[i * num_settle + k] leaving settle[k] */
+};
+
+/* Destination switches listed at once (balanced ties): two batches of
+ * plans, the one routed and the one listed beside it.  Enough to start
+ * a worker once per batch at little cost. */
+#define FERA_BATCH 8u
+
 struct fera {
 	const struct ibr_fabric *f;
 	const struct ibr_updown *ud;
 	struct ibr_result *r;
 	uint8_t *link_up;       /* per sw_adj entry: 1 if it points up */
+	uint8_t *out_port;      /* per switch: the chosen port */
+	/* the lister's (and lowest ports'): one destination at a time */
 	uint32_t *down_dist;    /* per switch, IBR_FAR outside D */
 	uint32_t *route_dist;   /* per switch */
-	uint8_t *out_port;      /* per switch: the chosen port */
 	uint32_t *queue;
-	uint32_t reached_down;  /* switches of queue[] with an all-down route */
+	uint64_t *list_flow;    /* per switch: flows passing (list_take_off) */
 	/* balanced ties only */
 	bool balanced;
 	bool neck_first;        /* re-route passes: the bottleneck first */
 	bool carry;             /* re-route passes: carry_hosts as they settle */
+	unsigned threads;       /* the lister beside the routing, from 2 */
+	struct plan plans[2 * FERA_BATCH];
+	const struct plan *plan;        /* the destination being routed */
+	uint64_t lids;          /* LIDs routed (the first pass) */
 	uint64_t *load;         /* per sw_adj entry: flows routed over it */
-	uint32_t *settle;       /* switches with a route, d excluded, in order */
-	uint32_t num_settle;
-	uint32_t *cand_start;   /* per settle position: its candidates are */
-	struct candidate *cand; /*   cand[cand_start[k] .. cand_start[k+1]) */
 	struct choice *choice;  /* per switch: its chosen route */
 	ibr_lid_t *lid;         /* per switch: its LID */
 	uint64_t *flow;         /* per switch: flows passing, per end port */
 	uint64_t *hosts;        /* per switch: its CA ports, the flows it sends */
 	uint32_t *by_lid;       /* switches by LID: the order destinations go */
-	uint32_t *cas;          /* one switch's end ports, by LID */
 	uint32_t *path;         /* one route's switches (carry_hosts) */
 };
 
@@ -148,8 +184,7 @@ static void route_to_switch(struct fera *w, uint32_t d)
 {
 	const struct ibr_updown *ud = w->ud;
 
-	w->reached_down = ibr_down_distances(w->f, w->link_up, d, w->down_dist,
-					     w->queue);
+	ibr_down_distances(w->f, w->link_up, d, w->down_dist, w->queue);
 	for (uint32_t k = 0; k < ud->num_switches; k++) {
 		uint32_t s = ud->order[k];
 		if (s == d) {
@@ -168,29 +203,30 @@ static void route_to_switch(struct fera *w, uint32_t d)
 
 /* Switch s, with an all-down route, in BFS order from the destination:
  * its down links one step closer (rule 1), settled. */
-static void add_down_candidates(struct fera *w, uint32_t s)
+static void add_down_candidates(const struct fera *w, struct plan *p,
+				uint32_t s)
 {
 	const struct ibr_fabric *f = w->f;
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
 		uint32_t t = f->sw_adj[i].peer;
 		if (!w->link_up[i] && w->down_dist[t] + 1 == w->down_dist[s])
-			w->cand[w->cand_start[w->num_settle + 1]++] =
+			p->cand[p->cand_start[p->num_settle + 1]++] =
 				(struct candidate){ i, t, false,
 						    f->sw_adj[i].port };
 	}
-	w->settle[w->num_settle++] = s;
-	w->cand_start[w->num_settle + 1] = w->cand_start[w->num_settle];
+	p->settle[p->num_settle++] = s;
+	p->cand_start[p->num_settle + 1] = p->cand_start[p->num_settle];
 }
 
 /* Switch s, with no all-down route, in up/down order: its route length
  * (rule 2: one more than its best up neighbour's, all settled before it)
  * and the up links that give it, in one scan of its links; settled if it
  * has a route. */
-static void add_up_candidates(struct fera *w, uint32_t s)
+static void add_up_candidates(struct fera *w, struct plan *p, uint32_t s)
 {
 	const struct ibr_fabric *f = w->f;
-	uint32_t best = IBR_FAR, first = w->cand_start[w->num_settle + 1];
+	uint32_t best = IBR_FAR, first = p->cand_start[p->num_settle + 1];
 	uint32_t n = first;
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
@@ -203,41 +239,62 @@ static void add_up_candidates(struct fera *w, uint32_t s)
 			n = first; /* the longer ones listed so far go */
 		}
 		if (len == best)
-			w->cand[n++] = (struct candidate){ i, t, true,
+			p->cand[n++] = (struct candidate){ i, t, true,
 							   f->sw_adj[i].port };
 	}
 	w->route_dist[s] = best;
-	if (best == IBR_FAR) {
-		w->out_port[s] = IBR_NO_PATH;
-		return;
-	}
-	w->cand_start[w->num_settle + 1] = n;
-	w->settle[w->num_settle++] = s;
-	w->cand_start[w->num_settle + 1] = n;
+	if (best == IBR_FAR)
+		return;         /* no route: route_destination's IBR_NO_PATH */
+	p->cand_start[p->num_settle + 1] = n;
+	p->settle[p->num_settle++] = s;
+	p->cand_start[p->num_settle + 1] = n;
 }
 
-/* Rules 1 and 2's route lengths to destination switch d and the
- * candidates of every switch, in settling order: those with an all-down
- * route in BFS order from d, then the others in up/down order.  The
- * same lengths as route_to_switch, whose lowest ports balanced ties do
- * not need. */
-static void list_candidates(struct fera *w, uint32_t d)
+/* The end ports of switch d into cas by LID; returns how many. */
+static uint32_t end_ports_by_lid(const struct ibr_fabric *f, uint32_t d,
+				 uint32_t *cas)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
+		uint32_t e = f->sw_cas[i], k = n++;
+		ibr_lid_t lid = ibr_end_port_lid(f, e);
+		for (; k > 0 && ibr_end_port_lid(f, cas[k - 1]) > lid; k--)
+			cas[k] = cas[k - 1];
+		cas[k] = e;
+	}
+	return n;
+}
+
+static void list_take_off(struct fera *w, struct plan *p, uint32_t i);
+
+/* d's plan: rules 1 and 2's route lengths and the candidates of every
+ * switch, in settling order (those with an all-down route in BFS order
+ * from d, then the others in up/down order), and d's end ports; from the
+ * second pass on, their routes' flows.  The same lengths as
+ * route_to_switch, whose lowest ports balanced ties do not need.  Uses
+ * the lister's scratch (down_dist, route_dist, queue, list_flow). */
+static void list_candidates(struct fera *w, struct plan *p, uint32_t d,
+			    unsigned pass)
 {
 	const struct ibr_updown *ud = w->ud;
+	uint32_t reached_down = ibr_down_distances(w->f, w->link_up, d,
+						   w->down_dist, w->queue);
 
-	w->reached_down = ibr_down_distances(w->f, w->link_up, d, w->down_dist,
-					     w->queue);
-	w->num_settle = 0;
-	w->cand_start[0] = w->cand_start[1] = 0;
-	for (uint32_t k = 1; k < w->reached_down; k++)
-		add_down_candidates(w, w->queue[k]);
+	p->d = d;
+	p->num_settle = 0;
+	p->cand_start[0] = p->cand_start[1] = 0;
+	for (uint32_t k = 1; k < reached_down; k++)
+		add_down_candidates(w, p, w->queue[k]);
 	memcpy(w->route_dist, w->down_dist, w->f->num_switches * sizeof(uint32_t));
-	w->out_port[d] = 0;
 	for (uint32_t k = 0; k < ud->num_switches; k++) {
 		uint32_t s = ud->order[k];
 		if (w->down_dist[s] == IBR_FAR)
-			add_up_candidates(w, s);
+			add_up_candidates(w, p, s);
 	}
+	p->num_cas = end_ports_by_lid(w->f, d, p->cas);
+	for (uint32_t i = 0; pass > 0 && i < p->num_cas; i++)
+		list_take_off(w, p, i);
 }
 
 /* Each switch takes, among its candidates, the route whose down part
@@ -304,20 +361,21 @@ static inline bool better(const struct choice *a, uint64_t load_a,
 static inline void choose_each(struct fera *w, uint32_t d, bool carry,
 			       bool neck_first)
 {
+	const struct plan *p = w->plan;
 	struct choice *ch = w->choice;
-	const struct candidate *c = w->cand;
+	const struct candidate *c = p->cand;
 	const uint64_t *loads = w->load;
 	const ibr_lid_t *lid = w->lid;
-	const uint32_t *settle = w->settle;
-	const uint32_t *cand_end = w->cand_start + 1;
-	uint32_t n = w->num_settle;
+	const uint32_t *settle = p->settle;
+	const uint32_t *cand_end = p->cand_start + 1;
+	uint32_t n = p->num_settle;
 
 	/* every switch settled has a candidate (list_candidates), so c is
 	 * at the first of switch k's when its loop starts */
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t s = settle[k];
 		ibr_lid_t lid_s = lid[s];
-		const struct candidate *end = w->cand + cand_end[k];
+		const struct candidate *end = p->cand + cand_end[k];
 		const struct candidate *pick = c;
 		uint64_t best_load, load;
 		struct choice best = weigh(ch, loads, lid_s, d, c, &best_load),
@@ -340,6 +398,7 @@ static inline void choose_each(struct fera *w, uint32_t d, bool carry,
 
 static void choose_balanced(struct fera *w, uint32_t d, bool carry)
 {
+	w->out_port[d] = 0;
 	w->choice[d] = (struct choice){ 0, 0, 0, w->lid[d], UINT32_MAX,
 					IBR_NONE };
 	if (w->neck_first)
@@ -381,33 +440,56 @@ static void carry_hosts(struct fera *w, uint32_t s, uint32_t d)
 }
 
 /* The flows of every CA port to one destination end port, along each
- * switch's choice[].via, added to the links' loads (or taken off them). */
-static void move_flows(struct fera *w, uint32_t d, bool add)
+ * switch's choice[].via, added to the links' loads. */
+static void add_flows(struct fera *w, uint32_t d)
 {
 	const struct ibr_fabric *f = w->f;
+	const struct plan *p = w->plan;
 
 	memcpy(w->flow, w->hosts, f->num_switches * sizeof(*w->flow));
 	w->flow[d] = 0;
-	for (uint32_t k = w->num_settle; k-- > 0;) {
-		uint32_t s = w->settle[k], i = w->choice[s].via;
+	for (uint32_t k = p->num_settle; k-- > 0;) {
+		uint32_t s = p->settle[k], i = w->choice[s].via;
 		uint64_t flow = w->flow[s];
-		/* mod 2^64: taking off adds the negation */
-		w->load[i] += add ? flow : -flow;
+		w->load[i] += flow;
 		w->flow[f->sw_adj[i].peer] += flow;
 	}
 }
 
-/* The end port's route as its column holds it, into choice[].via. */
-static void routes_of_column(struct fera *w, const uint8_t *col)
+/* The lister's part of a re-route: the flows of every CA port to end
+ * port cas[i] along the route its column holds (the pass before's, as
+ * the routing leaves the columns of later destinations alone), link by
+ * link, for take_off_flows. */
+static void list_take_off(struct fera *w, struct plan *p, uint32_t i)
 {
-	for (uint32_t k = 0; k < w->num_settle; k++) {
-		uint32_t s = w->settle[k];
-		for (uint32_t j = w->cand_start[k]; j < w->cand_start[k + 1]; j++)
-			if (w->cand[j].port == col[s]) {
-				w->choice[s].via = w->cand[j].link;
-				break;
-			}
+	const struct ibr_fabric *f = w->f;
+	const struct ibr_end_port *e = &f->end_ports[p->cas[i]];
+	const uint8_t *col = ibr_column(w->r, ibr_port(f, e->node,
+						       e->port)->base_lid);
+	struct flow_step *off = p->off + (size_t)i * p->num_settle;
+
+	memcpy(w->list_flow, w->hosts, f->num_switches * sizeof(uint64_t));
+	w->list_flow[p->d] = 0;
+	for (uint32_t k = p->num_settle; k-- > 0;) {
+		uint32_t s = p->settle[k], j = p->cand_start[k];
+		/* the column's port is one of the candidates: pass 0 chose it */
+		while (j + 1 < p->cand_start[k + 1] && p->cand[j].port != col[s])
+			j++;
+		off[k] = (struct flow_step){ p->cand[j].link,
+					     (uint32_t)w->list_flow[s] };
+		w->list_flow[p->cand[j].peer] += w->list_flow[s];
 	}
+}
+
+/* End port cas[i]'s flows off the links' loads, as list_take_off found
+ * them. */
+static void take_off_flows(struct fera *w, uint32_t i)
+{
+	const struct plan *p = w->plan;
+	const struct flow_step *off = p->off + (size_t)i * p->num_settle;
+
+	for (uint32_t k = 0; k < p->num_settle; k++)
+		w->load[off[k].link] -= off[k].flow;
 }
 
 /* Balanced ties depend on the order destinations are routed in: by LID,
@@ -418,22 +500,6 @@ static int order_by_lid(struct fera *w, struct ibr_error *err)
 	for (uint32_t s = 0; s < w->f->num_switches; s++)
 		w->by_lid[s] = s;
 	return ibr_switches_by_lid(w->f, w->by_lid, w->f->num_switches, err);
-}
-
-/* The end ports of switch d into w->cas by LID; returns how many. */
-static uint32_t end_ports_by_lid(struct fera *w, uint32_t d)
-{
-	const struct ibr_fabric *f = w->f;
-	uint32_t n = 0;
-
-	for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
-		uint32_t e = f->sw_cas[i], k = n++;
-		ibr_lid_t lid = ibr_end_port_lid(f, e);
-		for (; k > 0 && ibr_end_port_lid(f, w->cas[k - 1]) > lid; k--)
-			w->cas[k] = w->cas[k - 1];
-		w->cas[k] = e;
-	}
-	return n;
 }
 
 /* Writes the column of every LID of `lid`'s range: one contiguous copy of
@@ -450,29 +516,115 @@ static void write_lids(struct fera *w, ibr_lid_t lid, unsigned count,
 	}
 }
 
-/* Another pass once every destination is placed: each end port's flows
- * come off, it is routed again against the loads of all the others, and
- * its flows go back on (rip-up and re-route); the first pass saw only
- * the destinations before it. */
-static void reroute_pass(struct fera *w)
+/* Destination d's LIDs, its plan listed (balanced ties), on pass
+ * `pass`.  The first places every end port against the loads of those
+ * before it; each later one routes every end port again, its own flows
+ * taken off, against the loads of all the others (rip-up and re-route),
+ * then puts them back. */
+static void route_destination(struct fera *w, const struct plan *plan,
+			      unsigned pass)
 {
 	const struct ibr_fabric *f = w->f;
+	uint32_t d = plan->d;
 
-	for (uint32_t k = 0; k < f->num_switches; k++) {
-		uint32_t d = w->by_lid[k], n;
-		list_candidates(w, d);
-		n = end_ports_by_lid(w, d);
-		for (uint32_t i = 0; i < n; i++) {
-			const struct ibr_end_port *e = &f->end_ports[w->cas[i]];
-			const struct ibr_port *p = ibr_port(f, e->node, e->port);
-			routes_of_column(w, ibr_column(w->r, p->base_lid));
-			move_flows(w, d, false);
+	w->plan = plan;
+	/* a switch the plan does not settle has no route to d (several
+	 * roots); choose_each writes every other */
+	memset(w->out_port, IBR_NO_PATH, f->num_switches);
+	if (pass == 0) {
+		const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);
+		choose_balanced(w, d, false);
+		write_lids(w, p0->base_lid, ibr_port_lid_count(p0), d, 0);
+		w->lids += ibr_port_lid_count(p0);
+	}
+	for (uint32_t i = 0; i < plan->num_cas; i++) {
+		const struct ibr_end_port *e = &f->end_ports[plan->cas[i]];
+		const struct ibr_port *p = ibr_port(f, e->node, e->port);
+		if (pass == 0) {
+			choose_balanced(w, d, false);
+			add_flows(w, d);
+			w->lids += ibr_port_lid_count(p);
+		} else {
+			take_off_flows(w, i);
 			choose_balanced(w, d, w->carry);
 			if (!w->carry)
-				move_flows(w, d, true);
-			write_lids(w, p->base_lid, ibr_port_lid_count(p), d,
-				   e->sw_port);
+				add_flows(w, d);
 		}
+		write_lids(w, p->base_lid, ibr_port_lid_count(p), d,
+			   e->sw_port);
+	}
+}
+
+/* The plans of batch b (destinations by_lid[b * FERA_BATCH ...]) into
+ * its half of w->plans, for pass `pass`. */
+static void list_batch(struct fera *w, uint32_t b, unsigned pass)
+{
+	uint32_t S = w->f->num_switches;
+	struct plan *half = &w->plans[(b & 1) * FERA_BATCH];
+
+	for (uint32_t i = 0; i < FERA_BATCH && b * FERA_BATCH + i < S; i++)
+		list_candidates(w, &half[i], w->by_lid[b * FERA_BATCH + i],
+				pass);
+}
+
+static void route_batch(struct fera *w, uint32_t b, unsigned pass)
+{
+	uint32_t S = w->f->num_switches;
+	const struct plan *half = &w->plans[(b & 1) * FERA_BATCH];
+
+	for (uint32_t i = 0; i < FERA_BATCH && b * FERA_BATCH + i < S; i++)
+		route_destination(w, &half[i], pass);
+}
+
+struct batch_step {
+	struct fera *w;
+	uint32_t batch;
+	unsigned pass;
+};
+
+/* Task 0 routes the batch, task 1 lists the next: they share only the
+ * plans' halves, each its own. */
+static int batch_task(void *arg, unsigned t, unsigned worker)
+{
+	struct batch_step *step = arg;
+
+	(void)worker;
+	if (t == 0)
+		route_batch(step->w, step->batch, step->pass);
+	else
+		list_batch(step->w, step->batch + 1, step->pass);
+	return 0;
+}
+
+/* One pass over every destination switch, by LID. */
+static void balanced_pass(struct fera *w, unsigned pass)
+{
+	uint32_t S = w->f->num_switches;
+	uint32_t batches = (S + FERA_BATCH - 1) / FERA_BATCH;
+
+	list_batch(w, 0, pass);
+	for (uint32_t b = 0; b < batches; b++) {
+		struct batch_step step = { w, b, pass };
+		ibr_parallel(w->threads, b + 1 < batches ? 2 : 1, batch_task,
+			     &step);
+	}
+}
+
+/* Lowest ports: every LID of destination d from route_to_switch. */
+static void route_lowest(struct fera *w, uint32_t d)
+{
+	const struct ibr_fabric *f = w->f;
+	const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);
+
+	route_to_switch(w, d);
+	write_lids(w, p0->base_lid, ibr_port_lid_count(p0), d, 0);
+	w->lids += ibr_port_lid_count(p0);
+	for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
+		const struct ibr_end_port *e = &f->end_ports[f->sw_cas[i]];
+		const struct ibr_port *p = ibr_port(f, e->node, e->port);
+		write_lids(w, p->base_lid, ibr_port_lid_count(p), d,
+			   e->sw_port);
+		w->lids += ibr_port_lid_count(p);
 	}
 }
 
@@ -486,14 +638,63 @@ static int read_passes(const struct ibr_route_ctx *ctx, unsigned *passes,
 	return ibr_option_uint(ctx, "passes", passes, err);
 }
 
+/* The plans' arrays, sized for any destination of f (with the flows of
+ * re-route passes when there are `passes` > 1); 0 or -1. */
+static int alloc_plans(struct fera *w, unsigned passes)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t S = f->num_switches, links = f->sw_adj_start[S], most_cas = 1;
+
+	for (uint32_t x = 0; x < S; x++)
+		if (f->sw_ca_start[x + 1] - f->sw_ca_start[x] > most_cas)
+			most_cas = f->sw_ca_start[x + 1] - f->sw_ca_start[x];
+	for (unsigned i = 0; i < 2 * FERA_BATCH; i++) {
+		struct plan *p = &w->plans[i];
+		p->settle = malloc(S * sizeof(uint32_t));
+		p->cand_start = malloc((S + 2) * sizeof(uint32_t));
+		p->cand = malloc((links ? links : 1) * sizeof(*p->cand));
+		p->cas = malloc(most_cas * sizeof(uint32_t));
+		if (passes > 1)
+			p->off = malloc((size_t)most_cas * (S ? S : 1) *
+					sizeof(*p->off));
+		if (!p->settle || !p->cand_start || !p->cand || !p->cas ||
+		    (passes > 1 && !p->off))
+			return -1;
+	}
+	return 0;
+}
+
+static void free_work(struct fera *w)
+{
+	for (unsigned i = 0; i < 2 * FERA_BATCH; i++) {
+		free(w->plans[i].settle);
+		free(w->plans[i].cand_start);
+		free(w->plans[i].cand);
+		free(w->plans[i].cas);
+		free(w->plans[i].off);
+	}
+	free(w->list_flow);
+	free(w->link_up);
+	free(w->down_dist);
+	free(w->route_dist);
+	free(w->out_port);
+	free(w->queue);
+	free(w->load);
+	free(w->choice);
+	free(w->lid);
+	free(w->flow);
+	free(w->hosts);
+	free(w->by_lid);
+	free(w->path);
+}
+
 int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			  struct ibr_error *err)
 {
 	const struct ibr_fabric *f = ctx->f;
 	const struct ibr_updown *ud = ibr_ctx_updown(ctx, err);
 	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
-	struct fera w = { .f = f, .ud = ud, .r = r };
-	uint64_t lids = 0;
+	struct fera w = { .f = f, .ud = ud, .r = r, .threads = ctx->threads };
 	unsigned passes = 1;
 	int rc = -1;
 
@@ -512,20 +713,16 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	w.balanced = ctx->port_choice == IBR_PORT_BALANCED;
 	if (w.balanced) {
 		w.load = calloc(links ? links : 1, sizeof(uint64_t));
-		w.settle = malloc(S * sizeof(uint32_t));
-		w.cand_start = malloc((S + 2) * sizeof(uint32_t));
-		w.cand = malloc((links ? links : 1) * sizeof(*w.cand));
 		w.choice = malloc(S * sizeof(*w.choice));
 		w.lid = malloc(S * sizeof(*w.lid));
 		w.flow = malloc(S * sizeof(uint64_t));
 		w.hosts = malloc(S * sizeof(uint64_t));
 		w.by_lid = malloc(S * sizeof(uint32_t));
-		w.cas = malloc((f->num_end_ports ? f->num_end_ports : 1) *
-			       sizeof(uint32_t));
 		w.path = malloc(S * sizeof(uint32_t));
-		if (!w.load || !w.settle || !w.cand_start || !w.cand ||
-		    !w.choice || !w.lid || !w.flow || !w.hosts || !w.by_lid ||
-		    !w.cas || !w.path) {
+		w.list_flow = malloc(S * sizeof(uint64_t));
+		if (!w.load || !w.choice || !w.lid || !w.flow || !w.hosts ||
+		    !w.by_lid || !w.path || !w.list_flow ||
+		    alloc_plans(&w, passes)) {
 			ibr_error_set(err, "fera: out of memory for the link "
 				      "loads of %u switches", S);
 			goto out;
@@ -539,57 +736,23 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	}
 	ibr_updown_link_flags(f, ud, w.link_up);
 
-	for (uint32_t k = 0; k < S; k++) {
-		uint32_t d = w.balanced ? w.by_lid[k] : k, n;
-		const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);
-		if (w.balanced) {
-			list_candidates(&w, d);
-			choose_balanced(&w, d, false);
-		} else {
-			route_to_switch(&w, d);
-		}
-		write_lids(&w, p0->base_lid, ibr_port_lid_count(p0), d, 0);
-		lids += ibr_port_lid_count(p0);
-		n = w.balanced ? end_ports_by_lid(&w, d) :
-		    f->sw_ca_start[d + 1] - f->sw_ca_start[d];
-		for (uint32_t i = 0; i < n; i++) {
-			const struct ibr_end_port *e = &f->end_ports[w.balanced ?
-				w.cas[i] : f->sw_cas[f->sw_ca_start[d] + i]];
-			const struct ibr_port *p = ibr_port(f, e->node, e->port);
-			if (w.balanced) {
-				choose_balanced(&w, d, false);
-				move_flows(&w, d, true);
-			}
-			write_lids(&w, p->base_lid, ibr_port_lid_count(p), d,
-				   e->sw_port);
-			lids += ibr_port_lid_count(p);
-		}
+	if (!w.balanced) {
+		for (uint32_t d = 0; d < S; d++)
+			route_lowest(&w, d);
+	} else {
+		balanced_pass(&w, 0);
+		/* later passes weigh the bottleneck first: every
+		 * destination's load is on the links now, so the heaviest
+		 * link is what they can lower */
+		w.neck_first = true;
+		w.carry = ud->num_roots > 1;
+		for (unsigned pass = 1; pass < passes; pass++)
+			balanced_pass(&w, pass);
 	}
-	/* later passes weigh the bottleneck first: every destination's load
-	 * is on the links now, so the heaviest link is what they can lower */
-	w.neck_first = true;
-	w.carry = ud->num_roots > 1;
-	for (unsigned pass = 1; w.balanced && pass < passes; pass++)
-		reroute_pass(&w);
-	ibr_stat_count(r, "explicit entry", "explicit entries", lids * S);
+	ibr_stat_count(r, "explicit entry", "explicit entries", w.lids * S);
 	rc = 0;
 out:
-	free(w.link_up);
-	free(w.down_dist);
-	free(w.route_dist);
-	free(w.out_port);
-	free(w.queue);
-	free(w.load);
-	free(w.settle);
-	free(w.cand_start);
-	free(w.cand);
-	free(w.choice);
-	free(w.lid);
-	free(w.flow);
-	free(w.hosts);
-	free(w.by_lid);
-	free(w.cas);
-	free(w.path);
+	free_work(&w);
 	return rc;
 }
 
