@@ -555,59 +555,47 @@ static void route_destination(struct fera *w, const struct plan *plan,
 	}
 }
 
+/* The pass being made, for ibr_pipeline's steps. */
+struct pass_step {
+	struct fera *w;
+	unsigned pass;
+};
+
 /* The plans of batch b (destinations by_lid[b * FERA_BATCH ...]) into
- * its half of w->plans, for pass `pass`. */
-static void list_batch(struct fera *w, uint32_t b, unsigned pass)
+ * its half of w->plans. */
+static int list_batch(void *arg, unsigned b)
 {
+	const struct pass_step *step = arg;
+	struct fera *w = step->w;
 	uint32_t S = w->f->num_switches;
 	struct plan *half = &w->plans[(b & 1) * FERA_BATCH];
 
 	for (uint32_t i = 0; i < FERA_BATCH && b * FERA_BATCH + i < S; i++)
 		list_candidates(w, &half[i], w->by_lid[b * FERA_BATCH + i],
-				pass);
+				step->pass);
+	return 0;
 }
 
-static void route_batch(struct fera *w, uint32_t b, unsigned pass)
+static int route_batch(void *arg, unsigned b)
 {
+	const struct pass_step *step = arg;
+	struct fera *w = step->w;
 	uint32_t S = w->f->num_switches;
 	const struct plan *half = &w->plans[(b & 1) * FERA_BATCH];
 
 	for (uint32_t i = 0; i < FERA_BATCH && b * FERA_BATCH + i < S; i++)
-		route_destination(w, &half[i], pass);
-}
-
-struct batch_step {
-	struct fera *w;
-	uint32_t batch;
-	unsigned pass;
-};
-
-/* Task 0 routes the batch, task 1 lists the next: they share only the
- * plans' halves, each its own. */
-static int batch_task(void *arg, unsigned t, unsigned worker)
-{
-	struct batch_step *step = arg;
-
-	(void)worker;
-	if (t == 0)
-		route_batch(step->w, step->batch, step->pass);
-	else
-		list_batch(step->w, step->batch + 1, step->pass);
+		route_destination(w, &half[i], step->pass);
 	return 0;
 }
 
-/* One pass over every destination switch, by LID. */
+/* One pass over every destination switch, by LID: the lister writes
+ * only its plans and its scratch, the routing reads the plans. */
 static void balanced_pass(struct fera *w, unsigned pass)
 {
-	uint32_t S = w->f->num_switches;
-	uint32_t batches = (S + FERA_BATCH - 1) / FERA_BATCH;
+	struct pass_step step = { w, pass };
 
-	list_batch(w, 0, pass);
-	for (uint32_t b = 0; b < batches; b++) {
-		struct batch_step step = { w, b, pass };
-		ibr_parallel(w->threads, b + 1 < batches ? 2 : 1, batch_task,
-			     &step);
-	}
+	ibr_pipeline(w->threads, (w->f->num_switches + FERA_BATCH - 1) /
+		     FERA_BATCH, list_batch, route_batch, &step);
 }
 
 /* Lowest ports: every LID of destination d from route_to_switch. */

@@ -86,3 +86,38 @@ int ibr_parallel(unsigned threads, unsigned tasks,
 		}
 	return rc;
 }
+
+struct pipeline_step {
+	int (*list)(void *arg, unsigned batch);
+	int (*step_on)(void *arg, unsigned batch);
+	void *arg;
+	unsigned batch;
+};
+
+/* Task 0 works on the batch, task 1 lists the next: ibr_parallel
+ * reports task 0's failure first, as the sequence would. */
+static int pipeline_task(void *p, unsigned t, unsigned worker)
+{
+	struct pipeline_step *step = p;
+
+	(void)worker;
+	return t == 0 ? step->step_on(step->arg, step->batch) :
+			step->list(step->arg, step->batch + 1);
+}
+
+int ibr_pipeline(unsigned threads, unsigned batches,
+		 int (*list)(void *arg, unsigned batch),
+		 int (*work_on)(void *arg, unsigned batch), void *arg)
+{
+	int rc;
+
+	if (batches == 0)
+		return 0;
+	rc = list(arg, 0);
+	for (unsigned b = 0; rc == 0 && b < batches; b++) {
+		struct pipeline_step step = { list, work_on, arg, b };
+		rc = ibr_parallel(threads, b + 1 < batches ? 2 : 1,
+				  pipeline_task, &step);
+	}
+	return rc;
+}

@@ -15,6 +15,13 @@
  *     are handed to the workers.
  * Workers take the next task number from a shared counter, so uneven
  * tasks do not leave a thread idle.  The calling thread is worker 0.
+ *
+ * ibr_pipeline serves work that is one sequence (each step depends on
+ * the ones before, like a balanced choice on the loads of the routes
+ * before it) but whose steps need some preparation that does not
+ * (candidates, distances): the preparation of the next batch runs on a
+ * worker beside the work on this one, so the sequence itself, and its
+ * result, stay what one thread gives.
  */
 #ifndef IBR_PARALLEL_H
 #define IBR_PARALLEL_H
@@ -49,5 +56,16 @@ static inline unsigned ibr_parallel_workers(unsigned threads, unsigned tasks)
 		n = IBR_MAX_THREADS;
 	return n < tasks ? n : (tasks ? tasks : 1);
 }
+
+/* For b = 0 .. batches-1: list(arg, b) then work_on(arg, b), in this
+ * order as far as either can tell: list(arg, b + 1) runs beside
+ * work_on(arg, b) (from 2 threads), so the two must share nothing but
+ * what list writes for its own batch and work_on only reads (two sets
+ * of slots, by b's parity, are the usual way).  Stops at the first step
+ * that fails, in that order, and returns its value; 0 when all succeed.
+ */
+int ibr_pipeline(unsigned threads, unsigned batches,
+		 int (*list)(void *arg, unsigned batch),
+		 int (*work_on)(void *arg, unsigned batch), void *arg);
 
 #endif
