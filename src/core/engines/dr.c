@@ -55,6 +55,15 @@
  * length) to place.  On random fabrics most pairs keep FERa's route: at
  * 512 switches / 8192 CAs, lmc 1, dr's own instructions (callgrind,
  * beside FERa's) fell from 2.52 G to 0.48 G, with the same tables.
+ *
+ * Threads (ctx->threads, parallel.h): all that a destination switch
+ * needs before its end ports are renamed depends on FERa's tables alone,
+ * never on dr's loads (its plan: the distances, the links minimal paths
+ * may take, the sources that do not keep FERa's route, and per end port
+ * the flows of those that do, pushed along FERa's column).  A worker
+ * lists the plans of the next batch of destination switches while the
+ * batch before is renamed (ibr_pipeline); the renaming stays one
+ * sequence, so the tables are the same for any thread count.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +73,38 @@
 #include "ibrouting/dr.h"
 #include "ibrouting/prior.h"
 #include "ibrouting/walk.h"
+#include "util/parallel.h"
+
+/* One link of FERa's route to an end port and the pairs riding it. */
+struct flow_step {
+	uint32_t link;
+	uint32_t pairs;         /* at most the CA ports */
+};
+
+/* What destination switch d's end ports need before they are renamed,
+ * from FERa's tables alone (list_destination); the renaming only reads
+ * it. */
+struct plan {
+	uint32_t d;
+	uint32_t num_cas;       /* d's end ports, in sw_cas order; 0: none */
+	uint32_t *down_dist;    /* per switch: all-down distance to d */
+	uint32_t *legal_dist;   /* per switch: legal distance to d */
+	uint32_t *fera_dist;    /* per switch: FERa's route to d, its length */
+	uint32_t *push_order, num_push; /* switches, longest route first */
+	/* the links minimal legal paths to d may take (list_steps) */
+	uint32_t *step_sw, *step_first, *step_link, num_down, num_steps;
+	/* the sources whose paths are placed, ascending: those that do not
+	 * keep FERa's route (every source with hosts, for the detail) */
+	uint32_t *sources, num_sources;
+	/* per end port i: kept[kept_start[i] .. kept_start[i + 1]), the
+	 * pairs keeping FERa's route on each link of its column */
+	uint32_t *kept_start;
+	struct flow_step *kept;
+};
+
+/* Destination switches listed at once: two batches of plans, the one
+ * renamed and the one listed beside it. */
+#define DR_BATCH 8u
 
 struct dr {
 	const struct ibr_fabric *f;
@@ -71,35 +112,34 @@ struct dr {
 	struct ibr_result *r;
 	struct ibr_dr_detail *detail;   /* NULL unless asked for */
 	uint8_t *link_up;       /* per sw_adj entry */
-	uint32_t *down_dist;    /* per switch, to the current destination switch */
-	uint32_t *legal_dist;   /* per switch, to the current destination switch */
-	uint32_t *queue;        /* switches in BFS order from it, */
-	uint32_t reached_down;  /*   this many (those with an all-down route) */
+	unsigned threads;
+	struct plan plans[2 * DR_BATCH];
+	/* the lister's: one destination switch at a time */
+	uint32_t *queue;        /* switches in BFS order from d */
+	uint8_t *need;          /* per switch: NEED_UP, NEED_DOWN (mark_needed) */
+	uint32_t *stack;        /* 2S states: mark_needed's */
+	uint32_t *push_count;   /* S + 1: fera_distances' counting sort */
+	uint64_t *list_flow;    /* per switch: pairs pushed (list_kept) */
+	struct ibr_error list_err;
+	/* the renaming's */
 	uint64_t *load;         /* per sw_adj entry: flows placed on it */
 	/* per switch, for the current destination end port: the link a path
 	 * takes there (sw_adj entry) in the up and in the down phase, and the
 	 * heaviest load on the rest of that path */
 	uint32_t *next_up, *next_down;
 	uint64_t *neck_up, *neck_down;
-	/* the links minimal legal paths to the current destination switch
-	 * may take (list_steps) */
-	uint32_t *step_sw, *step_first, *step_link, num_down, num_steps;
-	uint8_t *need;          /* per switch: NEED_UP, NEED_DOWN (mark_needed) */
-	uint32_t *stack;        /* 2S states: mark_needed's */
 	uint32_t *path_sw;      /* the path being placed: switches, */
 	uint8_t *path_port;     /*   the ports they leave by, */
 	uint32_t *path_chan;    /*   the channels (sw_adj entries) */
 	uint32_t *fera_chan;    /* channels of FERa's route (the detail's paths) */
-	uint64_t *fera_flow;    /* per switch: pairs riding FERa's route from
-				 * it to the current end port (its own and
-				 * those passing) */
-	uint32_t *fera_dist;    /* per switch: FERa's route to the current
-				 * destination switch, its length */
-	uint32_t *push_order, num_push; /* switches, longest route first */
-	uint32_t *push_count;   /* S + 1: fera_distances' counting sort */
+	uint64_t *fera_flow;    /* per switch: pairs falling back to FERa's
+				 * route from it to the current end port (its
+				 * own and those passing); 0 between end ports */
+	struct flow_step *fallen; /* those pairs, link by link */
 	struct ibr_walker walker; /* the channel behind a port in one step */
 	struct ibr_configs configs;
 	bool balanced;          /* port_choice balanced: FERa's minimal routes kept */
+	struct ibr_error rename_err;
 	/* figures */
 	uint64_t lids_needed, renamed_lids, renamed_pairs, fallback_pairs,
 		 links_saved, links_above_minimal;
@@ -114,9 +154,16 @@ static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
 #define NEED_DOWN 2u    /* its down-phase choice */
 
 /* FERa's route from s is a minimal legal path. */
-static bool fera_minimal(const struct dr *w, uint32_t s)
+static bool fera_minimal(const struct plan *p, uint32_t s)
 {
-	return w->fera_dist[s] == w->legal_dist[s];
+	return p->fera_dist[s] == p->legal_dist[s];
+}
+
+/* The source switch s keeps FERa's route to d: no path of its own is
+ * chosen, its pairs ride the base LID. */
+static bool keeps_fera(const struct dr *w, const struct plan *p, uint32_t s)
+{
+	return w->balanced && fera_minimal(p, s);
 }
 
 /* The states (switch, phase) a path of switch d's end ports may pass:
@@ -126,16 +173,16 @@ static bool fera_minimal(const struct dr *w, uint32_t s)
  * depend only on states after them, all needed too, so they are those a
  * choice at every state would give.  The same for every end port of d
  * (FERa's route lengths do not depend on the end port). */
-static void mark_needed(struct dr *w, uint32_t d)
+static void mark_needed(struct dr *w, const struct plan *p)
 {
 	const struct ibr_fabric *f = w->f;
-	uint32_t S = f->num_switches, n = 0;
+	uint32_t S = f->num_switches, n = 0, d = p->d;
 
 	memset(w->need, 0, S);
 	/* a state is 2x + 1 when descending, 2x climbing */
 	for (uint32_t s = 0; s < S; s++) {
-		if (s == d || cas_on(f, s) == 0 || w->legal_dist[s] == IBR_FAR ||
-		    (w->balanced && fera_minimal(w, s)))
+		if (s == d || cas_on(f, s) == 0 || p->legal_dist[s] == IBR_FAR ||
+		    keeps_fera(w, p, s))
 			continue;
 		w->need[s] |= NEED_UP;
 		w->stack[n++] = 2 * s;
@@ -145,7 +192,7 @@ static void mark_needed(struct dr *w, uint32_t d)
 		bool down = st & 1;
 		if (x == d)
 			continue;
-		if (!down && w->down_dist[x] == w->legal_dist[x]) {
+		if (!down && p->down_dist[x] == p->legal_dist[x]) {
 			/* its up choice is its down choice (choose_links) */
 			if (!(w->need[x] & NEED_DOWN)) {
 				w->need[x] |= NEED_DOWN;
@@ -157,9 +204,9 @@ static void mark_needed(struct dr *w, uint32_t d)
 			uint32_t y = f->sw_adj[i].peer;
 			uint8_t phase;
 			if (down ? w->link_up[i] ||
-				   w->down_dist[y] + 1 != w->down_dist[x] :
-			    w->link_up[i] ? w->legal_dist[y] + 1 != w->legal_dist[x] :
-			    w->down_dist[y] + 1 != w->legal_dist[x])
+				   p->down_dist[y] + 1 != p->down_dist[x] :
+			    w->link_up[i] ? p->legal_dist[y] + 1 != p->legal_dist[x] :
+			    p->down_dist[y] + 1 != p->legal_dist[x])
 				continue;
 			phase = w->link_up[i] ? NEED_UP : NEED_DOWN;
 			if (!(w->need[y] & phase)) {
@@ -179,39 +226,39 @@ static void mark_needed(struct dr *w, uint32_t d)
  * route).  Segment j: switch step_sw[j], links step_link[step_first[j] ..
  * step_first[j + 1]); the first num_down segments are the down phase's.
  * Only the states some path may pass are listed (mark_needed). */
-static void list_steps(struct dr *w, uint32_t d)
+static void list_steps(struct dr *w, struct plan *p, uint32_t reached_down)
 {
 	const struct ibr_fabric *f = w->f;
 	uint32_t n = 0, j = 0;
 
-	for (uint32_t k = 1; k < w->reached_down; k++) {
+	for (uint32_t k = 1; k < reached_down; k++) {
 		uint32_t x = w->queue[k];
 		if (!(w->need[x] & NEED_DOWN))
 			continue;
-		w->step_sw[j] = x;
-		w->step_first[j++] = n;
+		p->step_sw[j] = x;
+		p->step_first[j++] = n;
 		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++)
 			if (!w->link_up[i] &&
-			    w->down_dist[f->sw_adj[i].peer] + 1 == w->down_dist[x])
-				w->step_link[n++] = i;
+			    p->down_dist[f->sw_adj[i].peer] + 1 == p->down_dist[x])
+				p->step_link[n++] = i;
 	}
-	w->num_down = j;
+	p->num_down = j;
 	for (uint32_t k = 0; k < w->ud->num_switches; k++) {
 		uint32_t x = w->ud->order[k];
-		if (x == d || w->down_dist[x] == w->legal_dist[x] ||
+		if (x == p->d || p->down_dist[x] == p->legal_dist[x] ||
 		    !(w->need[x] & NEED_UP))
 			continue;
-		w->step_sw[j] = x;
-		w->step_first[j++] = n;
+		p->step_sw[j] = x;
+		p->step_first[j++] = n;
 		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
 			uint32_t y = f->sw_adj[i].peer;
-			if (w->link_up[i] ? w->legal_dist[y] + 1 == w->legal_dist[x] :
-			    w->down_dist[y] + 1 == w->legal_dist[x])
-				w->step_link[n++] = i;
+			if (w->link_up[i] ? p->legal_dist[y] + 1 == p->legal_dist[x] :
+			    p->down_dist[y] + 1 == p->legal_dist[x])
+				p->step_link[n++] = i;
 		}
 	}
-	w->num_steps = j;
-	w->step_first[j] = n;
+	p->num_steps = j;
+	p->step_first[j] = n;
 }
 
 /* Chooses, for every switch, the link a minimal legal path to switch d
@@ -221,20 +268,21 @@ static void list_steps(struct dr *w, uint32_t d)
  * phase, in up/down order; a switch whose all-down route is minimal keeps
  * its down-phase choice, so paths passing it up or down do not split
  * there (FERa's rule, paid nothing in length). */
-static void choose_links(struct dr *w, uint32_t d)
+static void choose_links(struct dr *w, const struct plan *p)
 {
 	const struct ibr_fabric *f = w->f;
+	uint32_t d = p->d;
 
 	for (uint32_t x = 0; x < f->num_switches; x++) {
 		w->neck_down[x] = w->neck_up[x] = UINT64_MAX;
 		w->next_down[x] = w->next_up[x] = IBR_NONE;
 	}
 	w->neck_down[d] = w->neck_up[d] = 0;
-	for (uint32_t j = 0; j < w->num_down; j++) {
-		uint32_t x = w->step_sw[j], best = IBR_NONE;
+	for (uint32_t j = 0; j < p->num_down; j++) {
+		uint32_t x = p->step_sw[j], best = IBR_NONE;
 		uint64_t neck = UINT64_MAX;
-		for (uint32_t t = w->step_first[j]; t < w->step_first[j + 1]; t++) {
-			uint32_t i = w->step_link[t], y = f->sw_adj[i].peer;
+		for (uint32_t t = p->step_first[j]; t < p->step_first[j + 1]; t++) {
+			uint32_t i = p->step_link[t], y = f->sw_adj[i].peer;
 			uint64_t n = w->load[i] > w->neck_down[y] ? w->load[i] :
 				     w->neck_down[y];
 			if (n < neck) {
@@ -246,16 +294,16 @@ static void choose_links(struct dr *w, uint32_t d)
 		w->next_down[x] = best;
 	}
 	for (uint32_t x = 0; x < f->num_switches; x++) {
-		if (x != d && w->down_dist[x] == w->legal_dist[x]) {
+		if (x != d && p->down_dist[x] == p->legal_dist[x]) {
 			w->neck_up[x] = w->neck_down[x];
 			w->next_up[x] = w->next_down[x];
 		}
 	}
-	for (uint32_t j = w->num_down; j < w->num_steps; j++) {
-		uint32_t x = w->step_sw[j], best = IBR_NONE;
+	for (uint32_t j = p->num_down; j < p->num_steps; j++) {
+		uint32_t x = p->step_sw[j], best = IBR_NONE;
 		uint64_t neck = UINT64_MAX;
-		for (uint32_t t = w->step_first[j]; t < w->step_first[j + 1]; t++) {
-			uint32_t i = w->step_link[t], y = f->sw_adj[i].peer;
+		for (uint32_t t = p->step_first[j]; t < p->step_first[j + 1]; t++) {
+			uint32_t i = p->step_link[t], y = f->sw_adj[i].peer;
 			uint64_t rest = w->link_up[i] ? w->neck_up[y] :
 				       w->neck_down[y];
 			uint64_t n = w->load[i] > rest ? w->load[i] : rest;
@@ -370,113 +418,171 @@ static int keep_detail(struct dr *w, uint32_t s, uint32_t e, uint32_t len,
  * shortest route of an up neighbour, which up/down order settles first.
  * Then the switches with a route, d aside, longest first (push_order):
  * each comes before the next switch of its FERa route. */
-static void fera_distances(struct dr *w, uint32_t d)
+static void fera_distances(struct dr *w, struct plan *p)
 {
 	const struct ibr_fabric *f = w->f;
-	uint32_t S = f->num_switches, *count = w->push_count;
+	uint32_t S = f->num_switches, d = p->d, *count = w->push_count;
 
 	for (uint32_t k = 0; k < w->ud->num_switches; k++) {
 		uint32_t x = w->ud->order[k], best = IBR_FAR;
-		if (x == d || w->down_dist[x] != IBR_FAR) {
-			w->fera_dist[x] = x == d ? 0 : w->down_dist[x];
+		if (x == d || p->down_dist[x] != IBR_FAR) {
+			p->fera_dist[x] = x == d ? 0 : p->down_dist[x];
 			continue;
 		}
 		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
 			uint32_t t = f->sw_adj[i].peer;
-			if (w->link_up[i] && w->fera_dist[t] != IBR_FAR &&
-			    w->fera_dist[t] + 1 < best)
-				best = w->fera_dist[t] + 1;
+			if (w->link_up[i] && p->fera_dist[t] != IBR_FAR &&
+			    p->fera_dist[t] + 1 < best)
+				best = p->fera_dist[t] + 1;
 		}
-		w->fera_dist[x] = best;
+		p->fera_dist[x] = best;
 	}
 	/* counting sort, longest first: count[l] switches are l long */
 	memset(count, 0, (S + 1) * sizeof(*count));
 	for (uint32_t x = 0; x < S; x++)
-		if (x != d && w->fera_dist[x] < S)
-			count[w->fera_dist[x]]++;
+		if (x != d && p->fera_dist[x] < S)
+			count[p->fera_dist[x]]++;
 	for (uint32_t l = S, at = 0; l-- > 0;) {
 		uint32_t n = count[l];
 		count[l] = at;
 		at += n;
 	}
-	w->num_push = 0;
+	p->num_push = 0;
 	for (uint32_t x = 0; x < S; x++)
-		if (x != d && w->fera_dist[x] < S) {
-			w->push_order[count[w->fera_dist[x]]++] = x;
-			w->num_push++;
+		if (x != d && p->fera_dist[x] < S) {
+			p->push_order[count[p->fera_dist[x]]++] = x;
+			p->num_push++;
 		}
 }
 
-/* The pairs riding FERa's route to the LID of column col, fera_flow[x]
- * from each switch x's own hosts, added to the loads of the links:
- * pushed along col's tree, longest routes first, O(S): the same sums as
- * adding each source's route.  A step that does not bring the route one
- * link closer breaks FERa's invariant (a bug), and is an error. */
-static int add_fera_flows(struct dr *w, const uint8_t *col, ibr_lid_t lid,
-			  struct ibr_error *err)
+/* The pairs flow[x] riding FERa's route from each switch x to the LID of
+ * column col, pushed along col's tree, longest routes first, O(S): the
+ * links they load and how much, into steps (the same sums as adding each
+ * source's route); flow[] is left 0 but at d.  Returns how many steps, or
+ * IBR_NONE with err set: a step that does not bring the route one link
+ * closer breaks FERa's invariant (a bug). */
+static uint32_t push_fera_flows(const struct dr *w, const struct plan *p,
+				const uint8_t *col, ibr_lid_t lid,
+				uint64_t *flow, struct flow_step *steps,
+				struct ibr_error *err)
 {
 	const struct ibr_fabric *f = w->f;
+	uint32_t n = 0;
 
-	for (uint32_t j = 0; j < w->num_push; j++) {
-		uint32_t x = w->push_order[j], i, y;
-		uint64_t flow = w->fera_flow[x];
-		if (flow == 0)
+	for (uint32_t j = 0; j < p->num_push; j++) {
+		uint32_t x = p->push_order[j], i, y;
+		uint64_t pairs = flow[x];
+		if (pairs == 0)
 			continue;
+		flow[x] = 0;
 		i = ibr_walker_channel(&w->walker, x, col[x]);
 		if (i == IBR_NONE ||
-		    w->fera_dist[y = f->sw_adj[i].peer] + 1 != w->fera_dist[x])
-			return ibr_error_set(err, "dr: FERa's entry for LID %u at "
-					     "switch 0x%016llx (port %u) does not "
-					     "lead one link closer (a bug)", lid,
-					     (unsigned long long)ibr_switch(f, x)->guid,
-					     col[x]);
-		w->load[i] += flow;
-		w->fera_flow[y] += flow;
+		    p->fera_dist[y = f->sw_adj[i].peer] + 1 != p->fera_dist[x]) {
+			ibr_error_set(err, "dr: FERa's entry for LID %u at "
+				      "switch 0x%016llx (port %u) does not "
+				      "lead one link closer (a bug)", lid,
+				      (unsigned long long)ibr_switch(f, x)->guid,
+				      col[x]);
+			return IBR_NONE;
+		}
+		steps[n++] = (struct flow_step){ i, (uint32_t)pairs };
+		flow[y] += pairs;
+	}
+	return n;
+}
+
+static void add_steps(struct dr *w, const struct flow_step *steps,
+		      uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		w->load[steps[k].link] += steps[k].pairs;
+}
+
+static const uint8_t *base_column(const struct dr *w, uint32_t e)
+{
+	const struct ibr_end_port *ep = &w->f->end_ports[e];
+
+	return ibr_column(w->r, ibr_port(w->f, ep->node, ep->port)->base_lid);
+}
+
+/* The plan of destination switch d (struct plan), from FERa's tables;
+ * the lister's scratch (queue, need, stack, push_count, list_flow) and
+ * error slot are its own.  0, or -1 with w->list_err set. */
+static int list_destination(struct dr *w, struct plan *p, uint32_t d)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t S = f->num_switches, reached_down;
+
+	p->d = d;
+	p->num_cas = cas_on(f, d);
+	if (p->num_cas == 0)
+		return 0;
+	reached_down = ibr_down_distances(f, w->link_up, d, p->down_dist,
+					  w->queue);
+	ibr_legal_distances(f, w->ud, w->link_up, p->down_dist, p->legal_dist);
+	fera_distances(w, p);
+	mark_needed(w, p);
+	list_steps(w, p, reached_down);
+	p->num_sources = 0;
+	for (uint32_t s = 0; s < S; s++)
+		if (s != d && cas_on(f, s) > 0 &&
+		    (w->detail || !keeps_fera(w, p, s)))
+			p->sources[p->num_sources++] = s;
+	p->kept_start[0] = 0;
+	for (uint32_t i = 0; i < p->num_cas; i++) {
+		uint32_t e = f->sw_cas[f->sw_ca_start[d] + i], n;
+		for (uint32_t s = 0; s < S; s++)
+			w->list_flow[s] = s != d && keeps_fera(w, p, s) ?
+					  cas_on(f, s) : 0;
+		n = push_fera_flows(w, p, base_column(w, e),
+				    ibr_end_port_lid(f, e), w->list_flow,
+				    p->kept + p->kept_start[i], &w->list_err);
+		if (n == IBR_NONE)
+			return -1;
+		p->kept_start[i + 1] = p->kept_start[i] + n;
 	}
 	return 0;
 }
 
-/* Places the path of every source switch to end port e (distances to its
- * switch d are computed) and writes e's LIDs above the base.
+/* Places the path of every source switch to end port i of the plan's
+ * switch d (the i-th of its sw_cas) and writes its LIDs above the base.
  *
  * With balanced ports, a source whose FERa route is minimal keeps it and
  * the base LID (configuration 0 is FERa's column, which a FERa route
- * always fits, and fitting adds nothing to it): its pairs only go on
- * fera_flow, and its loads are added with the others' after the loop, so
- * the loads every choice of this end port sees (choose_links, taken
- * once, before the first source needing it) are those before it. */
-static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
+ * always fits, and fitting adds nothing to it): its pairs are the plan's
+ * kept flows, added to the loads with those that fall back after the
+ * loop, so the loads every choice of this end port sees (choose_links,
+ * taken once, before the first source needing it) are those before it. */
+static int rename_destination(struct dr *w, const struct plan *p, uint32_t i,
+			      struct ibr_error *err)
 {
 	const struct ibr_fabric *f = w->f;
+	uint32_t S = f->num_switches, d = p->d;
+	uint32_t e = f->sw_cas[f->sw_ca_start[d] + i];
 	const struct ibr_end_port *ep = &f->end_ports[e];
-	const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
-	uint32_t S = f->num_switches, d = ep->sw, lids = ibr_port_lid_count(p);
-	const uint8_t *base = ibr_column(w->r, p->base_lid);
+	const struct ibr_port *port = ibr_port(f, ep->node, ep->port);
+	uint32_t lids = ibr_port_lid_count(port);
+	const uint8_t *base = ibr_column(w->r, port->base_lid);
 	struct ibr_configs *c = &w->configs;
-	bool chosen = false;
+	bool chosen = false, fallen = false;
 	uint32_t used;
 
 	ibr_configs_clear(c);
 	if (ibr_configs_open(c, err) == IBR_NONE)
 		return -1;
 	memcpy(ibr_configs_column(c, 0), base, S);
-	memset(w->fera_flow, 0, S * sizeof(*w->fera_flow));
-	for (uint32_t s = 0; s < S; s++) {
-		uint32_t pairs = cas_on(f, s), len, k, fera_len = 0;
-		if (s == d || pairs == 0)
-			continue;
-		if (w->balanced && fera_minimal(w, s)) {
-			w->fera_flow[s] += pairs;
-			if (w->detail) {
-				fera_len = fera_route(w, base, s, d);
-				len = take_fera_path(w, s, fera_len, ep);
-				if (keep_detail(w, s, e, len, 0, err))
-					return -1;
-			}
+	for (uint32_t j = 0; j < p->num_sources; j++) {
+		uint32_t s = p->sources[j], pairs = cas_on(f, s), len, k,
+			 fera_len = 0;
+		if (keeps_fera(w, p, s)) {      /* listed for the detail */
+			fera_len = fera_route(w, base, s, d);
+			len = take_fera_path(w, s, fera_len, ep);
+			if (keep_detail(w, s, e, len, 0, err))
+				return -1;
 			continue;
 		}
 		if (!chosen) {
-			choose_links(w, d);
+			choose_links(w, p);
 			chosen = true;
 		}
 		len = follow_path(w, s, d, ep);
@@ -484,8 +590,8 @@ static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
 			return ibr_error_set(err, "dr: no legal path from switch "
 					     "0x%016llx to LID %u",
 					     (unsigned long long)ibr_switch(f, s)->guid,
-					     p->base_lid);
-		fera_len = w->fera_dist[s];
+					     port->base_lid);
+		fera_len = p->fera_dist[s];
 		k = ibr_configs_first_fit(c, w->path_sw, w->path_port, len, err);
 		if (k == IBR_NONE)
 			return -1;
@@ -499,6 +605,7 @@ static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
 			}
 		} else {
 			w->fera_flow[s] += pairs;
+			fallen = true;
 			w->fallback_pairs += pairs;
 			w->links_above_minimal +=
 				(uint64_t)(fera_len - (len - 1)) * pairs;
@@ -507,11 +614,19 @@ static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
 					     IBR_NOT_REALISED, err))
 			return -1;
 	}
-	if (add_fera_flows(w, base, p->base_lid, err))
-		return -1;
+	add_steps(w, p->kept + p->kept_start[i],
+		  p->kept_start[i + 1] - p->kept_start[i]);
+	if (fallen) {
+		uint32_t n = push_fera_flows(w, p, base, port->base_lid,
+					     w->fera_flow, w->fallen, err);
+		w->fera_flow[d] = 0;
+		if (n == IBR_NONE)
+			return -1;
+		add_steps(w, w->fallen, n);
+	}
 	used = c->count < lids ? c->count : lids;
 	for (uint32_t k = 1; k < lids; k++) {
-		uint8_t *col = ibr_column(w->r, p->base_lid + k);
+		uint8_t *col = ibr_column(w->r, port->base_lid + k);
 		if (k < used)
 			memcpy(col, ibr_configs_column(c, k), S);
 		else
@@ -522,51 +637,107 @@ static int rename_destination(struct dr *w, uint32_t e, struct ibr_error *err)
 	return 0;
 }
 
+/* ibr_pipeline's steps: batch b is destination switches b * DR_BATCH ..,
+ * in index order, its plans in half b % 2 of w->plans.  The lister fails
+ * with -2 (its error in list_err), the renaming with -1 (rename_err). */
+static int list_batch(void *arg, unsigned b)
+{
+	struct dr *w = arg;
+	uint32_t S = w->f->num_switches;
+	struct plan *half = &w->plans[(b & 1) * DR_BATCH];
+
+	for (uint32_t i = 0; i < DR_BATCH && b * DR_BATCH + i < S; i++)
+		if (list_destination(w, &half[i], b * DR_BATCH + i))
+			return -2;
+	return 0;
+}
+
+static int rename_batch(void *arg, unsigned b)
+{
+	struct dr *w = arg;
+	uint32_t S = w->f->num_switches;
+	const struct plan *half = &w->plans[(b & 1) * DR_BATCH];
+
+	for (uint32_t k = 0; k < DR_BATCH && b * DR_BATCH + k < S; k++)
+		for (uint32_t i = 0; i < half[k].num_cas; i++)
+			if (rename_destination(w, &half[k], i, &w->rename_err))
+				return -1;
+	return 0;
+}
+
 static int rename_all(struct dr *w, struct ibr_error *err)
 {
-	const struct ibr_fabric *f = w->f;
+	uint32_t S = w->f->num_switches;
+	int rc = ibr_pipeline(w->threads, (S + DR_BATCH - 1) / DR_BATCH,
+			      list_batch, rename_batch, w);
 
-	for (uint32_t d = 0; d < f->num_switches; d++) {
-		if (f->sw_ca_start[d] == f->sw_ca_start[d + 1])
-			continue;
-		w->reached_down = ibr_down_distances(f, w->link_up, d,
-						     w->down_dist, w->queue);
-		ibr_legal_distances(f, w->ud, w->link_up, w->down_dist,
-				    w->legal_dist);
-		fera_distances(w, d);
-		mark_needed(w, d);
-		list_steps(w, d);
-		for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++)
-			if (rename_destination(w, f->sw_cas[i], err))
-				return -1;
+	if (rc)
+		*err = rc == -2 ? w->list_err : w->rename_err;
+	return rc ? -1 : 0;
+}
+
+/* The plans' arrays, sized for any destination switch of f; 0 or -1. */
+static int alloc_plans(struct dr *w)
+{
+	const struct ibr_fabric *f = w->f;
+	uint32_t S = f->num_switches, links = f->sw_adj_start[S], most_cas = 1;
+
+	for (uint32_t x = 0; x < S; x++)
+		if (cas_on(f, x) > most_cas)
+			most_cas = cas_on(f, x);
+	for (unsigned i = 0; i < 2 * DR_BATCH; i++) {
+		struct plan *p = &w->plans[i];
+		p->down_dist = malloc(S * sizeof(uint32_t));
+		p->legal_dist = malloc(S * sizeof(uint32_t));
+		p->fera_dist = malloc(S * sizeof(uint32_t));
+		p->push_order = malloc(S * sizeof(uint32_t));
+		p->step_sw = malloc(2 * S * sizeof(uint32_t));
+		p->step_first = malloc((2 * S + 1) * sizeof(uint32_t));
+		p->step_link = malloc((2 * (size_t)links + 1) * sizeof(uint32_t));
+		p->sources = malloc(S * sizeof(uint32_t));
+		p->kept_start = malloc((most_cas + 1) * sizeof(uint32_t));
+		p->kept = malloc((size_t)most_cas * (S ? S : 1) *
+				 sizeof(*p->kept));
+		if (!p->down_dist || !p->legal_dist || !p->fera_dist ||
+		    !p->push_order || !p->step_sw || !p->step_first ||
+		    !p->step_link || !p->sources || !p->kept_start || !p->kept)
+			return -1;
 	}
 	return 0;
 }
 
 static void free_work(struct dr *w)
 {
+	for (unsigned i = 0; i < 2 * DR_BATCH; i++) {
+		struct plan *p = &w->plans[i];
+		free(p->down_dist);
+		free(p->legal_dist);
+		free(p->fera_dist);
+		free(p->push_order);
+		free(p->step_sw);
+		free(p->step_first);
+		free(p->step_link);
+		free(p->sources);
+		free(p->kept_start);
+		free(p->kept);
+	}
 	free(w->link_up);
-	free(w->down_dist);
-	free(w->legal_dist);
 	free(w->queue);
+	free(w->need);
+	free(w->stack);
+	free(w->push_count);
+	free(w->list_flow);
 	free(w->load);
+	free(w->next_up);
+	free(w->next_down);
+	free(w->neck_up);
+	free(w->neck_down);
 	free(w->path_sw);
 	free(w->path_port);
 	free(w->path_chan);
 	free(w->fera_chan);
 	free(w->fera_flow);
-	free(w->fera_dist);
-	free(w->push_order);
-	free(w->push_count);
-	free(w->next_up);
-	free(w->next_down);
-	free(w->neck_up);
-	free(w->neck_down);
-	free(w->step_sw);
-	free(w->need);
-	free(w->stack);
-	free(w->step_first);
-	free(w->step_link);
+	free(w->fallen);
 	ibr_walker_free(&w->walker);
 	ibr_configs_free(&w->configs);
 }
@@ -576,7 +747,7 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 {
 	const struct ibr_fabric *f = ctx->f;
 	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
-	struct dr w = { .f = f, .r = r, .detail = d };
+	struct dr w = { .f = f, .r = r, .detail = d, .threads = ctx->threads };
 	int rc = -1;
 
 	if (d)
@@ -592,33 +763,27 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	if (ibr_walker_init(&w.walker, f, err))
 		goto out;
 	w.link_up = malloc(links ? links : 1);
-	w.down_dist = malloc(S * sizeof(uint32_t));
-	w.legal_dist = malloc(S * sizeof(uint32_t));
 	w.queue = malloc(S * sizeof(uint32_t));
-	w.load = calloc(links ? links : 1, sizeof(uint64_t));
-	w.path_sw = malloc((S + 1) * sizeof(uint32_t));
-	w.path_port = malloc(S + 1);
-	w.path_chan = malloc((S + 1) * sizeof(uint32_t));
-	w.fera_chan = malloc((S + 1) * sizeof(uint32_t));
-	w.fera_flow = malloc(S * sizeof(uint64_t));
-	w.fera_dist = malloc(S * sizeof(uint32_t));
-	w.push_order = malloc(S * sizeof(uint32_t));
+	w.need = malloc(S ? S : 1);
+	w.stack = malloc(2 * S * sizeof(uint32_t));
 	w.push_count = malloc((S + 1) * sizeof(uint32_t));
+	w.list_flow = malloc(S * sizeof(uint64_t));
+	w.load = calloc(links ? links : 1, sizeof(uint64_t));
 	w.next_up = malloc(S * sizeof(uint32_t));
 	w.next_down = malloc(S * sizeof(uint32_t));
 	w.neck_up = malloc(S * sizeof(uint64_t));
 	w.neck_down = malloc(S * sizeof(uint64_t));
-	w.step_sw = malloc(2 * S * sizeof(uint32_t));
-	w.need = malloc(S ? S : 1);
-	w.stack = malloc(2 * S * sizeof(uint32_t));
-	w.step_first = malloc((2 * S + 1) * sizeof(uint32_t));
-	w.step_link = malloc((2 * (size_t)links + 1) * sizeof(uint32_t));
-	if (!w.next_up || !w.next_down || !w.neck_up || !w.neck_down ||
-	    !w.step_sw || !w.step_first || !w.step_link || !w.need || !w.stack ||
-	    !w.link_up || !w.down_dist || !w.legal_dist || !w.queue ||
-	    !w.load || !w.path_sw || !w.path_port || !w.path_chan ||
-	    !w.fera_chan || !w.fera_flow || !w.fera_dist || !w.push_order ||
-	    !w.push_count) {
+	w.path_sw = malloc((S + 1) * sizeof(uint32_t));
+	w.path_port = malloc(S + 1);
+	w.path_chan = malloc((S + 1) * sizeof(uint32_t));
+	w.fera_chan = malloc((S + 1) * sizeof(uint32_t));
+	w.fera_flow = calloc(S ? S : 1, sizeof(uint64_t));
+	w.fallen = malloc((S ? S : 1) * sizeof(*w.fallen));
+	if (!w.link_up || !w.queue || !w.need || !w.stack || !w.push_count ||
+	    !w.list_flow || !w.load || !w.next_up || !w.next_down ||
+	    !w.neck_up || !w.neck_down || !w.path_sw || !w.path_port ||
+	    !w.path_chan || !w.fera_chan || !w.fera_flow || !w.fallen ||
+	    alloc_plans(&w)) {
 		ibr_error_set(err, "dr: out of memory (%u switches)", S);
 		goto out;
 	}
