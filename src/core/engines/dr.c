@@ -100,6 +100,17 @@ struct plan {
 	 * pairs keeping FERa's route on each link of its column */
 	uint32_t *kept_start;
 	struct flow_step *kept;
+	bool failed;            /* listing found a bug; err says which */
+	struct ibr_error err;
+};
+
+/* A worker's scratch while it lists a plan. */
+struct lister {
+	uint32_t *queue;        /* switches in BFS order from d */
+	uint8_t *need;          /* per switch: NEED_UP, NEED_DOWN (mark_needed) */
+	uint32_t *stack;        /* 2S states: mark_needed's */
+	uint32_t *push_count;   /* S + 1: fera_distances' counting sort */
+	uint64_t *flow;         /* per switch: pairs pushed (list_destination) */
 };
 
 /* Destination switches listed at once: two batches of plans, the one
@@ -114,13 +125,8 @@ struct dr {
 	uint8_t *link_up;       /* per sw_adj entry */
 	unsigned threads;
 	struct plan plans[2 * DR_BATCH];
-	/* the lister's: one destination switch at a time */
-	uint32_t *queue;        /* switches in BFS order from d */
-	uint8_t *need;          /* per switch: NEED_UP, NEED_DOWN (mark_needed) */
-	uint32_t *stack;        /* 2S states: mark_needed's */
-	uint32_t *push_count;   /* S + 1: fera_distances' counting sort */
-	uint64_t *list_flow;    /* per switch: pairs pushed (list_kept) */
-	struct ibr_error list_err;
+	struct lister *listers; /* one per worker of the pipeline */
+	unsigned num_listers;
 	/* the renaming's */
 	uint64_t *load;         /* per sw_adj entry: flows placed on it */
 	/* per switch, for the current destination end port: the link a path
@@ -173,30 +179,31 @@ static bool keeps_fera(const struct dr *w, const struct plan *p, uint32_t s)
  * depend only on states after them, all needed too, so they are those a
  * choice at every state would give.  The same for every end port of d
  * (FERa's route lengths do not depend on the end port). */
-static void mark_needed(struct dr *w, const struct plan *p)
+static void mark_needed(const struct dr *w, struct lister *l,
+			const struct plan *p)
 {
 	const struct ibr_fabric *f = w->f;
 	uint32_t S = f->num_switches, n = 0, d = p->d;
 
-	memset(w->need, 0, S);
+	memset(l->need, 0, S);
 	/* a state is 2x + 1 when descending, 2x climbing */
 	for (uint32_t s = 0; s < S; s++) {
 		if (s == d || cas_on(f, s) == 0 || p->legal_dist[s] == IBR_FAR ||
 		    keeps_fera(w, p, s))
 			continue;
-		w->need[s] |= NEED_UP;
-		w->stack[n++] = 2 * s;
+		l->need[s] |= NEED_UP;
+		l->stack[n++] = 2 * s;
 	}
 	while (n > 0) {
-		uint32_t st = w->stack[--n], x = st / 2;
+		uint32_t st = l->stack[--n], x = st / 2;
 		bool down = st & 1;
 		if (x == d)
 			continue;
 		if (!down && p->down_dist[x] == p->legal_dist[x]) {
 			/* its up choice is its down choice (choose_links) */
-			if (!(w->need[x] & NEED_DOWN)) {
-				w->need[x] |= NEED_DOWN;
-				w->stack[n++] = 2 * x + 1;
+			if (!(l->need[x] & NEED_DOWN)) {
+				l->need[x] |= NEED_DOWN;
+				l->stack[n++] = 2 * x + 1;
 			}
 			continue;
 		}
@@ -209,9 +216,9 @@ static void mark_needed(struct dr *w, const struct plan *p)
 			    p->down_dist[y] + 1 != p->legal_dist[x])
 				continue;
 			phase = w->link_up[i] ? NEED_UP : NEED_DOWN;
-			if (!(w->need[y] & phase)) {
-				w->need[y] |= phase;
-				w->stack[n++] = 2 * y + (phase == NEED_DOWN);
+			if (!(l->need[y] & phase)) {
+				l->need[y] |= phase;
+				l->stack[n++] = 2 * y + (phase == NEED_DOWN);
 			}
 		}
 	}
@@ -226,14 +233,15 @@ static void mark_needed(struct dr *w, const struct plan *p)
  * route).  Segment j: switch step_sw[j], links step_link[step_first[j] ..
  * step_first[j + 1]); the first num_down segments are the down phase's.
  * Only the states some path may pass are listed (mark_needed). */
-static void list_steps(struct dr *w, struct plan *p, uint32_t reached_down)
+static void list_steps(const struct dr *w, const struct lister *l,
+		       struct plan *p, uint32_t reached_down)
 {
 	const struct ibr_fabric *f = w->f;
 	uint32_t n = 0, j = 0;
 
 	for (uint32_t k = 1; k < reached_down; k++) {
-		uint32_t x = w->queue[k];
-		if (!(w->need[x] & NEED_DOWN))
+		uint32_t x = l->queue[k];
+		if (!(l->need[x] & NEED_DOWN))
 			continue;
 		p->step_sw[j] = x;
 		p->step_first[j++] = n;
@@ -246,7 +254,7 @@ static void list_steps(struct dr *w, struct plan *p, uint32_t reached_down)
 	for (uint32_t k = 0; k < w->ud->num_switches; k++) {
 		uint32_t x = w->ud->order[k];
 		if (x == p->d || p->down_dist[x] == p->legal_dist[x] ||
-		    !(w->need[x] & NEED_UP))
+		    !(l->need[x] & NEED_UP))
 			continue;
 		p->step_sw[j] = x;
 		p->step_first[j++] = n;
@@ -418,10 +426,11 @@ static int keep_detail(struct dr *w, uint32_t s, uint32_t e, uint32_t len,
  * shortest route of an up neighbour, which up/down order settles first.
  * Then the switches with a route, d aside, longest first (push_order):
  * each comes before the next switch of its FERa route. */
-static void fera_distances(struct dr *w, struct plan *p)
+static void fera_distances(const struct dr *w, struct lister *l,
+			   struct plan *p)
 {
 	const struct ibr_fabric *f = w->f;
-	uint32_t S = f->num_switches, d = p->d, *count = w->push_count;
+	uint32_t S = f->num_switches, d = p->d, *count = l->push_count;
 
 	for (uint32_t k = 0; k < w->ud->num_switches; k++) {
 		uint32_t x = w->ud->order[k], best = IBR_FAR;
@@ -437,14 +446,14 @@ static void fera_distances(struct dr *w, struct plan *p)
 		}
 		p->fera_dist[x] = best;
 	}
-	/* counting sort, longest first: count[l] switches are l long */
+	/* counting sort, longest first: count[len] switches are len long */
 	memset(count, 0, (S + 1) * sizeof(*count));
 	for (uint32_t x = 0; x < S; x++)
 		if (x != d && p->fera_dist[x] < S)
 			count[p->fera_dist[x]]++;
-	for (uint32_t l = S, at = 0; l-- > 0;) {
-		uint32_t n = count[l];
-		count[l] = at;
+	for (uint32_t len = S, at = 0; len-- > 0;) {
+		uint32_t n = count[len];
+		count[len] = at;
 		at += n;
 	}
 	p->num_push = 0;
@@ -505,24 +514,28 @@ static const uint8_t *base_column(const struct dr *w, uint32_t e)
 	return ibr_column(w->r, ibr_port(w->f, ep->node, ep->port)->base_lid);
 }
 
-/* The plan of destination switch d (struct plan), from FERa's tables;
- * the lister's scratch (queue, need, stack, push_count, list_flow) and
- * error slot are its own.  0, or -1 with w->list_err set. */
-static int list_destination(struct dr *w, struct plan *p, uint32_t d)
+/* The plan of destination switch d (struct plan), from FERa's tables,
+ * on a lister's scratch.  A bug found (FERa's column not leading one
+ * link closer) marks the plan failed, and its renaming reports it: the
+ * sequence meets it there. */
+static void list_destination(const struct dr *w, struct lister *l,
+			     struct plan *p, uint32_t d)
 {
 	const struct ibr_fabric *f = w->f;
 	uint32_t S = f->num_switches, reached_down;
 
 	p->d = d;
 	p->num_cas = cas_on(f, d);
+	p->failed = false;
+	p->err.msg[0] = '\0';
 	if (p->num_cas == 0)
-		return 0;
+		return;
 	reached_down = ibr_down_distances(f, w->link_up, d, p->down_dist,
-					  w->queue);
+					  l->queue);
 	ibr_legal_distances(f, w->ud, w->link_up, p->down_dist, p->legal_dist);
-	fera_distances(w, p);
-	mark_needed(w, p);
-	list_steps(w, p, reached_down);
+	fera_distances(w, l, p);
+	mark_needed(w, l, p);
+	list_steps(w, l, p, reached_down);
 	p->num_sources = 0;
 	for (uint32_t s = 0; s < S; s++)
 		if (s != d && cas_on(f, s) > 0 &&
@@ -532,16 +545,17 @@ static int list_destination(struct dr *w, struct plan *p, uint32_t d)
 	for (uint32_t i = 0; i < p->num_cas; i++) {
 		uint32_t e = f->sw_cas[f->sw_ca_start[d] + i], n;
 		for (uint32_t s = 0; s < S; s++)
-			w->list_flow[s] = s != d && keeps_fera(w, p, s) ?
-					  cas_on(f, s) : 0;
+			l->flow[s] = s != d && keeps_fera(w, p, s) ?
+				     cas_on(f, s) : 0;
 		n = push_fera_flows(w, p, base_column(w, e),
-				    ibr_end_port_lid(f, e), w->list_flow,
-				    p->kept + p->kept_start[i], &w->list_err);
-		if (n == IBR_NONE)
-			return -1;
+				    ibr_end_port_lid(f, e), l->flow,
+				    p->kept + p->kept_start[i], &p->err);
+		if (n == IBR_NONE) {
+			p->failed = true;
+			return;
+		}
 		p->kept_start[i + 1] = p->kept_start[i] + n;
 	}
-	return 0;
 }
 
 /* Places the path of every source switch to end port i of the plan's
@@ -638,17 +652,15 @@ static int rename_destination(struct dr *w, const struct plan *p, uint32_t i,
 }
 
 /* ibr_pipeline's steps: batch b is destination switches b * DR_BATCH ..,
- * in index order, its plans in half b % 2 of w->plans.  The lister fails
- * with -2 (its error in list_err), the renaming with -1 (rename_err). */
-static int list_batch(void *arg, unsigned b)
+ * in index order, their plans in half b % 2 of w->plans. */
+static int list_plan(void *arg, unsigned b, unsigned i, unsigned worker)
 {
 	struct dr *w = arg;
-	uint32_t S = w->f->num_switches;
-	struct plan *half = &w->plans[(b & 1) * DR_BATCH];
 
-	for (uint32_t i = 0; i < DR_BATCH && b * DR_BATCH + i < S; i++)
-		if (list_destination(w, &half[i], b * DR_BATCH + i))
-			return -2;
+	if (b * DR_BATCH + i < w->f->num_switches)
+		list_destination(w, &w->listers[worker],
+				 &w->plans[(b & 1) * DR_BATCH + i],
+				 b * DR_BATCH + i);
 	return 0;
 }
 
@@ -658,22 +670,50 @@ static int rename_batch(void *arg, unsigned b)
 	uint32_t S = w->f->num_switches;
 	const struct plan *half = &w->plans[(b & 1) * DR_BATCH];
 
-	for (uint32_t k = 0; k < DR_BATCH && b * DR_BATCH + k < S; k++)
+	for (uint32_t k = 0; k < DR_BATCH && b * DR_BATCH + k < S; k++) {
+		if (half[k].failed)
+			return ibr_error_set(&w->rename_err, "%s",
+					     half[k].err.msg);
 		for (uint32_t i = 0; i < half[k].num_cas; i++)
 			if (rename_destination(w, &half[k], i, &w->rename_err))
 				return -1;
+	}
 	return 0;
 }
 
 static int rename_all(struct dr *w, struct ibr_error *err)
 {
 	uint32_t S = w->f->num_switches;
-	int rc = ibr_pipeline(w->threads, (S + DR_BATCH - 1) / DR_BATCH,
-			      list_batch, rename_batch, w);
 
-	if (rc)
-		*err = rc == -2 ? w->list_err : w->rename_err;
-	return rc ? -1 : 0;
+	if (ibr_pipeline(w->threads, (S + DR_BATCH - 1) / DR_BATCH, DR_BATCH,
+			 list_plan, rename_batch, w)) {
+		*err = w->rename_err;
+		return -1;
+	}
+	return 0;
+}
+
+/* A lister per worker of the pipeline; 0 or -1. */
+static int alloc_listers(struct dr *w)
+{
+	uint32_t S = w->f->num_switches;
+
+	w->num_listers = ibr_parallel_workers(w->threads, DR_BATCH + 1);
+	w->listers = calloc(w->num_listers, sizeof(*w->listers));
+	if (!w->listers)
+		return -1;
+	for (unsigned k = 0; k < w->num_listers; k++) {
+		struct lister *l = &w->listers[k];
+		l->queue = malloc(S * sizeof(uint32_t));
+		l->need = malloc(S ? S : 1);
+		l->stack = malloc(2 * S * sizeof(uint32_t));
+		l->push_count = malloc((S + 1) * sizeof(uint32_t));
+		l->flow = malloc(S * sizeof(uint64_t));
+		if (!l->queue || !l->need || !l->stack || !l->push_count ||
+		    !l->flow)
+			return -1;
+	}
+	return 0;
 }
 
 /* The plans' arrays, sized for any destination switch of f; 0 or -1. */
@@ -721,12 +761,15 @@ static void free_work(struct dr *w)
 		free(p->kept_start);
 		free(p->kept);
 	}
+	for (unsigned k = 0; w->listers && k < w->num_listers; k++) {
+		free(w->listers[k].queue);
+		free(w->listers[k].need);
+		free(w->listers[k].stack);
+		free(w->listers[k].push_count);
+		free(w->listers[k].flow);
+	}
+	free(w->listers);
 	free(w->link_up);
-	free(w->queue);
-	free(w->need);
-	free(w->stack);
-	free(w->push_count);
-	free(w->list_flow);
 	free(w->load);
 	free(w->next_up);
 	free(w->next_down);
@@ -763,11 +806,6 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	if (ibr_walker_init(&w.walker, f, err))
 		goto out;
 	w.link_up = malloc(links ? links : 1);
-	w.queue = malloc(S * sizeof(uint32_t));
-	w.need = malloc(S ? S : 1);
-	w.stack = malloc(2 * S * sizeof(uint32_t));
-	w.push_count = malloc((S + 1) * sizeof(uint32_t));
-	w.list_flow = malloc(S * sizeof(uint64_t));
 	w.load = calloc(links ? links : 1, sizeof(uint64_t));
 	w.next_up = malloc(S * sizeof(uint32_t));
 	w.next_down = malloc(S * sizeof(uint32_t));
@@ -779,8 +817,8 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	w.fera_chan = malloc((S + 1) * sizeof(uint32_t));
 	w.fera_flow = calloc(S ? S : 1, sizeof(uint64_t));
 	w.fallen = malloc((S ? S : 1) * sizeof(*w.fallen));
-	if (!w.link_up || !w.queue || !w.need || !w.stack || !w.push_count ||
-	    !w.list_flow || !w.load || !w.next_up || !w.next_down ||
+	if (!w.link_up || alloc_listers(&w) || !w.load || !w.next_up ||
+	    !w.next_down ||
 	    !w.neck_up || !w.neck_down || !w.path_sw || !w.path_port ||
 	    !w.path_chan || !w.fera_chan || !w.fera_flow || !w.fallen ||
 	    alloc_plans(&w)) {

@@ -120,17 +120,22 @@ struct plan {
  * a worker once per batch at little cost. */
 #define FERA_BATCH 8u
 
+/* A worker's scratch while it lists a plan (and route_to_switch's). */
+struct lister {
+	uint32_t *down_dist;    /* per switch, IBR_FAR outside D */
+	uint32_t *route_dist;   /* per switch */
+	uint32_t *queue;
+	uint64_t *flow;         /* per switch: flows passing (list_take_off) */
+};
+
 struct fera {
 	const struct ibr_fabric *f;
 	const struct ibr_updown *ud;
 	struct ibr_result *r;
 	uint8_t *link_up;       /* per sw_adj entry: 1 if it points up */
 	uint8_t *out_port;      /* per switch: the chosen port */
-	/* the lister's (and lowest ports'): one destination at a time */
-	uint32_t *down_dist;    /* per switch, IBR_FAR outside D */
-	uint32_t *route_dist;   /* per switch */
-	uint32_t *queue;
-	uint64_t *list_flow;    /* per switch: flows passing (list_take_off) */
+	struct lister *listers; /* per worker listing (lowest ports: [0]) */
+	unsigned num_listers;
 	/* balanced ties only */
 	bool balanced;
 	bool neck_first;        /* re-route passes: the bottleneck first */
@@ -149,20 +154,21 @@ struct fera {
 };
 
 /* Rule 1 then rule 3: the lowest down port one step closer to d. */
-static uint8_t best_down_port(const struct fera *w, uint32_t s)
+static uint8_t best_down_port(const struct fera *w, const struct lister *l,
+			      uint32_t s)
 {
 	const struct ibr_fabric *f = w->f;
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
 		uint32_t t = f->sw_adj[i].peer;
-		if (!w->link_up[i] && w->down_dist[t] + 1 == w->down_dist[s])
+		if (!w->link_up[i] && l->down_dist[t] + 1 == l->down_dist[s])
 			return f->sw_adj[i].port;
 	}
 	return IBR_NO_PATH; /* unreachable: BFS parents are down neighbours */
 }
 
 /* Rule 2 then rule 3: shortest route through an up neighbour. */
-static void best_up_route(struct fera *w, uint32_t s)
+static void best_up_route(struct fera *w, struct lister *l, uint32_t s)
 {
 	const struct ibr_fabric *f = w->f;
 	uint32_t best = IBR_FAR;
@@ -170,31 +176,31 @@ static void best_up_route(struct fera *w, uint32_t s)
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
 		uint32_t t = f->sw_adj[i].peer;
-		if (w->link_up[i] && w->route_dist[t] != IBR_FAR &&
-		    w->route_dist[t] + 1 < best) {
-			best = w->route_dist[t] + 1;
+		if (w->link_up[i] && l->route_dist[t] != IBR_FAR &&
+		    l->route_dist[t] + 1 < best) {
+			best = l->route_dist[t] + 1;
 			port = f->sw_adj[i].port;
 		}
 	}
-	w->route_dist[s] = best;
+	l->route_dist[s] = best;
 	w->out_port[s] = port;
 }
 
-static void route_to_switch(struct fera *w, uint32_t d)
+static void route_to_switch(struct fera *w, struct lister *l, uint32_t d)
 {
 	const struct ibr_updown *ud = w->ud;
 
-	ibr_down_distances(w->f, w->link_up, d, w->down_dist, w->queue);
+	ibr_down_distances(w->f, w->link_up, d, l->down_dist, l->queue);
 	for (uint32_t k = 0; k < ud->num_switches; k++) {
 		uint32_t s = ud->order[k];
 		if (s == d) {
-			w->route_dist[s] = 0;
+			l->route_dist[s] = 0;
 			w->out_port[s] = 0;
-		} else if (w->down_dist[s] != IBR_FAR) {
-			w->route_dist[s] = w->down_dist[s];
-			w->out_port[s] = best_down_port(w, s);
+		} else if (l->down_dist[s] != IBR_FAR) {
+			l->route_dist[s] = l->down_dist[s];
+			w->out_port[s] = best_down_port(w, l, s);
 		} else {
-			best_up_route(w, s);
+			best_up_route(w, l, s);
 		}
 	}
 }
@@ -203,14 +209,14 @@ static void route_to_switch(struct fera *w, uint32_t d)
 
 /* Switch s, with an all-down route, in BFS order from the destination:
  * its down links one step closer (rule 1), settled. */
-static void add_down_candidates(const struct fera *w, struct plan *p,
-				uint32_t s)
+static void add_down_candidates(const struct fera *w, const struct lister *l,
+				struct plan *p, uint32_t s)
 {
 	const struct ibr_fabric *f = w->f;
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
 		uint32_t t = f->sw_adj[i].peer;
-		if (!w->link_up[i] && w->down_dist[t] + 1 == w->down_dist[s])
+		if (!w->link_up[i] && l->down_dist[t] + 1 == l->down_dist[s])
 			p->cand[p->cand_start[p->num_settle + 1]++] =
 				(struct candidate){ i, t, false,
 						    f->sw_adj[i].port };
@@ -223,7 +229,8 @@ static void add_down_candidates(const struct fera *w, struct plan *p,
  * (rule 2: one more than its best up neighbour's, all settled before it)
  * and the up links that give it, in one scan of its links; settled if it
  * has a route. */
-static void add_up_candidates(struct fera *w, struct plan *p, uint32_t s)
+static void add_up_candidates(const struct fera *w, struct lister *l,
+			      struct plan *p, uint32_t s)
 {
 	const struct ibr_fabric *f = w->f;
 	uint32_t best = IBR_FAR, first = p->cand_start[p->num_settle + 1];
@@ -231,9 +238,9 @@ static void add_up_candidates(struct fera *w, struct plan *p, uint32_t s)
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
 		uint32_t t = f->sw_adj[i].peer, len;
-		if (!w->link_up[i] || w->route_dist[t] == IBR_FAR)
+		if (!w->link_up[i] || l->route_dist[t] == IBR_FAR)
 			continue;
-		len = w->route_dist[t] + 1;
+		len = l->route_dist[t] + 1;
 		if (len < best) {
 			best = len;
 			n = first; /* the longer ones listed so far go */
@@ -242,7 +249,7 @@ static void add_up_candidates(struct fera *w, struct plan *p, uint32_t s)
 			p->cand[n++] = (struct candidate){ i, t, true,
 							   f->sw_adj[i].port };
 	}
-	w->route_dist[s] = best;
+	l->route_dist[s] = best;
 	if (best == IBR_FAR)
 		return;         /* no route: route_destination's IBR_NO_PATH */
 	p->cand_start[p->num_settle + 1] = n;
@@ -266,35 +273,36 @@ static uint32_t end_ports_by_lid(const struct ibr_fabric *f, uint32_t d,
 	return n;
 }
 
-static void list_take_off(struct fera *w, struct plan *p, uint32_t i);
+static void list_take_off(const struct fera *w, struct lister *l,
+			  struct plan *p, uint32_t i);
 
 /* d's plan: rules 1 and 2's route lengths and the candidates of every
  * switch, in settling order (those with an all-down route in BFS order
  * from d, then the others in up/down order), and d's end ports; from the
  * second pass on, their routes' flows.  The same lengths as
  * route_to_switch, whose lowest ports balanced ties do not need.  Uses
- * the lister's scratch (down_dist, route_dist, queue, list_flow). */
-static void list_candidates(struct fera *w, struct plan *p, uint32_t d,
-			    unsigned pass)
+ * a lister's scratch. */
+static void list_candidates(const struct fera *w, struct lister *l,
+			    struct plan *p, uint32_t d, unsigned pass)
 {
 	const struct ibr_updown *ud = w->ud;
 	uint32_t reached_down = ibr_down_distances(w->f, w->link_up, d,
-						   w->down_dist, w->queue);
+						   l->down_dist, l->queue);
 
 	p->d = d;
 	p->num_settle = 0;
 	p->cand_start[0] = p->cand_start[1] = 0;
 	for (uint32_t k = 1; k < reached_down; k++)
-		add_down_candidates(w, p, w->queue[k]);
-	memcpy(w->route_dist, w->down_dist, w->f->num_switches * sizeof(uint32_t));
+		add_down_candidates(w, l, p, l->queue[k]);
+	memcpy(l->route_dist, l->down_dist, w->f->num_switches * sizeof(uint32_t));
 	for (uint32_t k = 0; k < ud->num_switches; k++) {
 		uint32_t s = ud->order[k];
-		if (w->down_dist[s] == IBR_FAR)
-			add_up_candidates(w, p, s);
+		if (l->down_dist[s] == IBR_FAR)
+			add_up_candidates(w, l, p, s);
 	}
 	p->num_cas = end_ports_by_lid(w->f, d, p->cas);
 	for (uint32_t i = 0; pass > 0 && i < p->num_cas; i++)
-		list_take_off(w, p, i);
+		list_take_off(w, l, p, i);
 }
 
 /* Each switch takes, among its candidates, the route whose down part
@@ -316,18 +324,19 @@ static void carry_hosts(struct fera *w, uint32_t s, uint32_t d);
 
 /* The route through candidate c of a switch with LID lid_s, as
  * choose_balanced weighs it (its first link's load in *load), from the
- * choices ch of the switches settled and the links' loads. */
+ * choices ch of the switches settled and the links' loads; its neck only
+ * when with_neck (the first pass reads no neck). */
 static inline struct choice weigh(const struct choice *ch,
 				  const uint64_t *loads, ibr_lid_t lid_s,
 				  uint32_t d, const struct candidate *c,
-				  uint64_t *load)
+				  uint64_t *load, bool with_neck)
 {
 	const struct choice *t = &ch[c->peer];
 	uint64_t l = loads[c->link];
 
 	*load = l;
 	return (struct choice){
-		.neck = l > t->neck ? l : t->neck,
+		.neck = !with_neck ? 0 : l > t->neck ? l : t->neck,
 		.cost = l + t->cost,
 		.down_cost = c->up ? t->down_cost : l + t->down_cost,
 		.turn = c->up ? t->turn : lid_s,
@@ -355,14 +364,17 @@ static inline bool better(const struct choice *a, uint64_t load_a,
 	return load_a < load_b;
 }
 
-/* choose_balanced's loop, neck_first a constant in each copy: the first
+/* choose_balanced's loop, carry and neck_first constants in each copy
+ * (the re-route passes are the ones with a neck; inlined by force, as
+ * GCC at -O2 kept one copy testing both at every candidate): the first
  * candidate is the best so far, each later one replaces it only when
  * strictly better, so ties keep the earlier. */
-static inline void choose_each(struct fera *w, uint32_t d, bool carry,
+static inline __attribute__((always_inline)) void choose_each(struct fera *w, uint32_t d, bool carry,
 			       bool neck_first)
 {
 	const struct plan *p = w->plan;
 	struct choice *ch = w->choice;
+	uint8_t *out_port = w->out_port;
 	const struct candidate *c = p->cand;
 	const uint64_t *loads = w->load;
 	const ibr_lid_t *lid = w->lid;
@@ -378,11 +390,12 @@ static inline void choose_each(struct fera *w, uint32_t d, bool carry,
 		const struct candidate *end = p->cand + cand_end[k];
 		const struct candidate *pick = c;
 		uint64_t best_load, load;
-		struct choice best = weigh(ch, loads, lid_s, d, c, &best_load),
+		struct choice best = weigh(ch, loads, lid_s, d, c, &best_load,
+					   neck_first),
 			      next;
 
 		for (c++; c < end; c++) {
-			next = weigh(ch, loads, lid_s, d, c, &load);
+			next = weigh(ch, loads, lid_s, d, c, &load, neck_first);
 			if (better(&next, load, &best, best_load, neck_first)) {
 				best = next;
 				best_load = load;
@@ -390,7 +403,7 @@ static inline void choose_each(struct fera *w, uint32_t d, bool carry,
 			}
 		}
 		ch[s] = best;
-		w->out_port[s] = pick->port;
+		out_port[s] = pick->port;
 		if (carry)
 			carry_hosts(w, s, d);
 	}
@@ -401,10 +414,12 @@ static void choose_balanced(struct fera *w, uint32_t d, bool carry)
 	w->out_port[d] = 0;
 	w->choice[d] = (struct choice){ 0, 0, 0, w->lid[d], UINT32_MAX,
 					IBR_NONE };
-	if (w->neck_first)
-		choose_each(w, d, carry, true);
+	if (carry)
+		choose_each(w, d, true, true);
+	else if (w->neck_first)
+		choose_each(w, d, false, true);
 	else
-		choose_each(w, d, carry, false);
+		choose_each(w, d, false, false);
 }
 
 /* The flows of switch s's hosts, on the route s just chose, onto the
@@ -460,7 +475,8 @@ static void add_flows(struct fera *w, uint32_t d)
  * port cas[i] along the route its column holds (the pass before's, as
  * the routing leaves the columns of later destinations alone), link by
  * link, for take_off_flows. */
-static void list_take_off(struct fera *w, struct plan *p, uint32_t i)
+static void list_take_off(const struct fera *w, struct lister *l,
+			  struct plan *p, uint32_t i)
 {
 	const struct ibr_fabric *f = w->f;
 	const struct ibr_end_port *e = &f->end_ports[p->cas[i]];
@@ -468,16 +484,16 @@ static void list_take_off(struct fera *w, struct plan *p, uint32_t i)
 						       e->port)->base_lid);
 	struct flow_step *off = p->off + (size_t)i * p->num_settle;
 
-	memcpy(w->list_flow, w->hosts, f->num_switches * sizeof(uint64_t));
-	w->list_flow[p->d] = 0;
+	memcpy(l->flow, w->hosts, f->num_switches * sizeof(uint64_t));
+	l->flow[p->d] = 0;
 	for (uint32_t k = p->num_settle; k-- > 0;) {
 		uint32_t s = p->settle[k], j = p->cand_start[k];
 		/* the column's port is one of the candidates: pass 0 chose it */
 		while (j + 1 < p->cand_start[k + 1] && p->cand[j].port != col[s])
 			j++;
 		off[k] = (struct flow_step){ p->cand[j].link,
-					     (uint32_t)w->list_flow[s] };
-		w->list_flow[p->cand[j].peer] += w->list_flow[s];
+					     (uint32_t)l->flow[s] };
+		l->flow[p->cand[j].peer] += l->flow[s];
 	}
 }
 
@@ -561,18 +577,17 @@ struct pass_step {
 	unsigned pass;
 };
 
-/* The plans of batch b (destinations by_lid[b * FERA_BATCH ...]) into
- * its half of w->plans. */
-static int list_batch(void *arg, unsigned b)
+/* Plan i of batch b (destination by_lid[b * FERA_BATCH + i]) into its
+ * half of w->plans, on the worker's lister. */
+static int list_plan(void *arg, unsigned b, unsigned i, unsigned worker)
 {
 	const struct pass_step *step = arg;
 	struct fera *w = step->w;
-	uint32_t S = w->f->num_switches;
-	struct plan *half = &w->plans[(b & 1) * FERA_BATCH];
 
-	for (uint32_t i = 0; i < FERA_BATCH && b * FERA_BATCH + i < S; i++)
-		list_candidates(w, &half[i], w->by_lid[b * FERA_BATCH + i],
-				step->pass);
+	if (b * FERA_BATCH + i < w->f->num_switches)
+		list_candidates(w, &w->listers[worker],
+				&w->plans[(b & 1) * FERA_BATCH + i],
+				w->by_lid[b * FERA_BATCH + i], step->pass);
 	return 0;
 }
 
@@ -588,14 +603,14 @@ static int route_batch(void *arg, unsigned b)
 	return 0;
 }
 
-/* One pass over every destination switch, by LID: the lister writes
- * only its plans and its scratch, the routing reads the plans. */
+/* One pass over every destination switch, by LID: a list task writes
+ * only its plan and its worker's lister, the routing reads the plans. */
 static void balanced_pass(struct fera *w, unsigned pass)
 {
 	struct pass_step step = { w, pass };
 
 	ibr_pipeline(w->threads, (w->f->num_switches + FERA_BATCH - 1) /
-		     FERA_BATCH, list_batch, route_batch, &step);
+		     FERA_BATCH, FERA_BATCH, list_plan, route_batch, &step);
 }
 
 /* Lowest ports: every LID of destination d from route_to_switch. */
@@ -604,7 +619,7 @@ static void route_lowest(struct fera *w, uint32_t d)
 	const struct ibr_fabric *f = w->f;
 	const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);
 
-	route_to_switch(w, d);
+	route_to_switch(w, &w->listers[0], d);
 	write_lids(w, p0->base_lid, ibr_port_lid_count(p0), d, 0);
 	w->lids += ibr_port_lid_count(p0);
 	for (uint32_t i = f->sw_ca_start[d]; i < f->sw_ca_start[d + 1]; i++) {
@@ -624,6 +639,30 @@ static int read_passes(const struct ibr_route_ctx *ctx, unsigned *passes,
 	if (ctx->engine != &ibr_engine_fera)
 		return 0;
 	return ibr_option_uint(ctx, "passes", passes, err);
+}
+
+/* A lister per worker of the pipeline (one for lowest ports); 0 or -1. */
+static int alloc_listers(struct fera *w)
+{
+	uint32_t S = w->f->num_switches;
+
+	w->num_listers = w->balanced ?
+		ibr_parallel_workers(w->threads, FERA_BATCH + 1) : 1;
+	w->listers = calloc(w->num_listers, sizeof(*w->listers));
+	if (!w->listers)
+		return -1;
+	for (unsigned k = 0; k < w->num_listers; k++) {
+		struct lister *l = &w->listers[k];
+		l->down_dist = malloc(S * sizeof(uint32_t));
+		l->route_dist = malloc(S * sizeof(uint32_t));
+		l->queue = malloc(S * sizeof(uint32_t));
+		if (w->balanced)
+			l->flow = malloc(S * sizeof(uint64_t));
+		if (!l->down_dist || !l->route_dist || !l->queue ||
+		    (w->balanced && !l->flow))
+			return -1;
+	}
+	return 0;
 }
 
 /* The plans' arrays, sized for any destination of f (with the flows of
@@ -661,12 +700,15 @@ static void free_work(struct fera *w)
 		free(w->plans[i].cas);
 		free(w->plans[i].off);
 	}
-	free(w->list_flow);
+	for (unsigned k = 0; w->listers && k < w->num_listers; k++) {
+		free(w->listers[k].down_dist);
+		free(w->listers[k].route_dist);
+		free(w->listers[k].queue);
+		free(w->listers[k].flow);
+	}
+	free(w->listers);
 	free(w->link_up);
-	free(w->down_dist);
-	free(w->route_dist);
 	free(w->out_port);
-	free(w->queue);
 	free(w->load);
 	free(w->choice);
 	free(w->lid);
@@ -688,17 +730,13 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 
 	if (!ud || read_passes(ctx, &passes, err))
 		return -1;
+	w.balanced = ctx->port_choice == IBR_PORT_BALANCED;
 	w.link_up = malloc(links ? links : 1);
-	w.down_dist = malloc(S * sizeof(uint32_t));
-	w.route_dist = malloc(S * sizeof(uint32_t));
 	w.out_port = malloc(S);
-	w.queue = malloc(S * sizeof(uint32_t));
-	if (!w.link_up || !w.down_dist || !w.route_dist || !w.out_port ||
-	    !w.queue) {
+	if (!w.link_up || !w.out_port || alloc_listers(&w)) {
 		ibr_error_set(err, "fera: out of memory");
 		goto out;
 	}
-	w.balanced = ctx->port_choice == IBR_PORT_BALANCED;
 	if (w.balanced) {
 		w.load = calloc(links ? links : 1, sizeof(uint64_t));
 		w.choice = malloc(S * sizeof(*w.choice));
@@ -707,10 +745,8 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		w.hosts = malloc(S * sizeof(uint64_t));
 		w.by_lid = malloc(S * sizeof(uint32_t));
 		w.path = malloc(S * sizeof(uint32_t));
-		w.list_flow = malloc(S * sizeof(uint64_t));
 		if (!w.load || !w.choice || !w.lid || !w.flow || !w.hosts ||
-		    !w.by_lid || !w.path || !w.list_flow ||
-		    alloc_plans(&w, passes)) {
+		    !w.by_lid || !w.path || alloc_plans(&w, passes)) {
 			ibr_error_set(err, "fera: out of memory for the link "
 				      "loads of %u switches", S);
 			goto out;

@@ -5,6 +5,7 @@
  * the error reported is the same whatever the scheduling.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -88,35 +89,40 @@ int ibr_parallel(unsigned threads, unsigned tasks,
 }
 
 struct pipeline_step {
-	int (*list)(void *arg, unsigned batch);
+	int (*list)(void *arg, unsigned batch, unsigned item, unsigned worker);
 	int (*step_on)(void *arg, unsigned batch);
 	void *arg;
-	unsigned batch;
+	unsigned batch;         /* worked on; batch + 1 listed */
+	bool work;              /* task 0 works on batch */
 };
 
-/* Task 0 works on the batch, task 1 lists the next: ibr_parallel
- * reports task 0's failure first, as the sequence would. */
+/* Task 0 works on the batch (when there is one), the others list the
+ * next batch's items in order: ibr_parallel reports the failure of the
+ * lowest task, as the sequence would meet it. */
 static int pipeline_task(void *p, unsigned t, unsigned worker)
 {
 	struct pipeline_step *step = p;
 
-	(void)worker;
-	return t == 0 ? step->step_on(step->arg, step->batch) :
-			step->list(step->arg, step->batch + 1);
+	if (step->work && t == 0)
+		return step->step_on(step->arg, step->batch);
+	return step->list(step->arg, step->batch + 1, t - step->work, worker);
 }
 
-int ibr_pipeline(unsigned threads, unsigned batches,
-		 int (*list)(void *arg, unsigned batch),
+int ibr_pipeline(unsigned threads, unsigned batches, unsigned per_batch,
+		 int (*list)(void *arg, unsigned batch, unsigned item,
+			     unsigned worker),
 		 int (*work_on)(void *arg, unsigned batch), void *arg)
 {
+	/* batch -1: only the first batch's items are listed */
+	struct pipeline_step step = { list, work_on, arg, (unsigned)-1, false };
 	int rc;
 
 	if (batches == 0)
 		return 0;
-	rc = list(arg, 0);
+	rc = ibr_parallel(threads, per_batch, pipeline_task, &step);
 	for (unsigned b = 0; rc == 0 && b < batches; b++) {
-		struct pipeline_step step = { list, work_on, arg, b };
-		rc = ibr_parallel(threads, b + 1 < batches ? 2 : 1,
+		step = (struct pipeline_step){ list, work_on, arg, b, true };
+		rc = ibr_parallel(threads, 1 + (b + 1 < batches ? per_batch : 0),
 				  pipeline_task, &step);
 	}
 	return rc;

@@ -57,15 +57,19 @@ static inline unsigned ibr_parallel_workers(unsigned threads, unsigned tasks)
 	return n < tasks ? n : (tasks ? tasks : 1);
 }
 
-/* For b = 0 .. batches-1: list(arg, b) then work_on(arg, b), in this
- * order as far as either can tell: list(arg, b + 1) runs beside
- * work_on(arg, b) (from 2 threads), so the two must share nothing but
- * what list writes for its own batch and work_on only reads (two sets
- * of slots, by b's parity, are the usual way).  Stops at the first step
- * that fails, in that order, and returns its value; 0 when all succeed.
- */
-int ibr_pipeline(unsigned threads, unsigned batches,
-		 int (*list)(void *arg, unsigned batch),
+/* For b = 0 .. batches-1: list(arg, b, i, worker) for every item i <
+ * per_batch, then work_on(arg, b), in this order as far as any of them
+ * can tell: the items of batch b + 1 are listed beside work_on(arg, b),
+ * each a task of its own, so the workers that finish first list more
+ * (from 2 threads).  So work_on must share nothing with list but what
+ * list writes for its own item and work_on only reads (two sets of
+ * slots, by b's parity, are the usual way), and a list task's scratch is
+ * its worker's (worker < ibr_parallel_workers(threads, per_batch + 1)).
+ * Stops at the first step that fails, in that order, and returns its
+ * value; 0 when all succeed. */
+int ibr_pipeline(unsigned threads, unsigned batches, unsigned per_batch,
+		 int (*list)(void *arg, unsigned batch, unsigned item,
+			     unsigned worker),
 		 int (*work_on)(void *arg, unsigned batch), void *arg);
 
 #endif
