@@ -113,6 +113,15 @@ struct plan {
 	uint32_t *settle;       /* switches with a route, d excluded, in order */
 	uint32_t *cand_start;   /* per settle position: its candidates are */
 	struct candidate *cand; /*   cand[cand_start[k] .. cand_start[k+1]) */
+	/* the same without the fixed switches: those with one candidate that
+	 * no switch reaches d through (no other's candidate leads to them);
+	 * no choice of theirs is ever weighed, so where no hosts are carried
+	 * they are given their one link once and never chosen again */
+	uint32_t num_decide;
+	uint32_t *decide, *decide_start;
+	struct candidate *decide_cand;
+	uint32_t num_fixed;
+	uint32_t *fixed;        /* settle positions of the fixed switches */
 	uint32_t num_cas;
 	uint32_t *cas;          /* d's end ports, by LID */
 	struct flow_step *off;  /* re-route passes: end port cas[i]'s route,
@@ -129,6 +138,7 @@ struct lister {
 	uint32_t *down_dist;    /* per switch, IBR_FAR outside D */
 	uint32_t *route_dist;   /* per switch */
 	uint32_t *queue;
+	uint8_t *reached;       /* per switch: some candidate leads to it */
 	uint64_t *flow;         /* per switch: flows passing (list_take_off) */
 };
 
@@ -280,6 +290,31 @@ static uint32_t end_ports_by_lid(const struct ibr_fabric *f, uint32_t d,
 static void list_take_off(const struct fera *w, struct lister *l,
 			  struct plan *p, uint32_t i);
 
+/* The plan's switches split into those to decide and the fixed ones
+ * (struct plan), both in settling order. */
+static void list_fixed(const struct fera *w, struct lister *l,
+		       struct plan *p)
+{
+	uint32_t n = 0;
+
+	memset(l->reached, 0, w->f->num_switches);
+	for (uint32_t j = 0; j < p->cand_start[p->num_settle]; j++)
+		l->reached[p->cand[j].peer] = 1;
+	p->num_decide = p->num_fixed = 0;
+	p->decide_start[0] = 0;
+	for (uint32_t k = 0; k < p->num_settle; k++) {
+		uint32_t s = p->settle[k], j = p->cand_start[k];
+		if (!l->reached[s] && p->cand_start[k + 1] == j + 1) {
+			p->fixed[p->num_fixed++] = k;
+			continue;
+		}
+		for (; j < p->cand_start[k + 1]; j++)
+			p->decide_cand[n++] = p->cand[j];
+		p->decide[p->num_decide++] = s;
+		p->decide_start[p->num_decide] = n;
+	}
+}
+
 /* d's plan: rules 1 and 2's route lengths and the candidates of every
  * switch, in settling order (those with an all-down route in BFS order
  * from d, then the others in up/down order), and d's end ports; from the
@@ -304,6 +339,7 @@ static void list_candidates(const struct fera *w, struct lister *l,
 		if (l->down_dist[s] == IBR_FAR)
 			add_up_candidates(w, l, p, s);
 	}
+	list_fixed(w, l, p);
 	p->num_cas = end_ports_by_lid(w->f, d, p->cas);
 	for (uint32_t i = 0; pass > 0 && i < p->num_cas; i++)
 		list_take_off(w, l, p, i);
@@ -379,19 +415,22 @@ static inline __attribute__((always_inline)) void choose_each(struct fera *w, ui
 	const struct plan *p = w->plan;
 	struct choice *ch = w->choice;
 	uint8_t *out_port = w->out_port;
-	const struct candidate *c = p->cand;
 	const uint64_t *loads = w->load;
 	const ibr_lid_t *lid = w->lid;
-	const uint32_t *settle = p->settle;
-	const uint32_t *cand_end = p->cand_start + 1;
-	uint32_t n = p->num_settle;
+	/* carrying hosts, every switch settles in turn; else the fixed ones
+	 * keep the link route_destination gave them */
+	const struct candidate *cand = carry ? p->cand : p->decide_cand;
+	const struct candidate *c = cand;
+	const uint32_t *settle = carry ? p->settle : p->decide;
+	const uint32_t *cand_end = (carry ? p->cand_start : p->decide_start) + 1;
+	uint32_t n = carry ? p->num_settle : p->num_decide;
 
 	/* every switch settled has a candidate (list_candidates), so c is
 	 * at the first of switch k's when its loop starts */
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t s = settle[k];
 		ibr_lid_t lid_s = lid[s];
-		const struct candidate *end = p->cand + cand_end[k];
+		const struct candidate *end = cand + cand_end[k];
 		const struct candidate *pick = c;
 		uint64_t best_load, load;
 		struct choice best = weigh(ch, loads, lid_s, d, c, &best_load,
@@ -549,8 +588,14 @@ static void route_destination(struct fera *w, const struct plan *plan,
 
 	w->plan = plan;
 	/* a switch the plan does not settle has no route to d (several
-	 * roots); choose_each writes every other */
+	 * roots); choose_each writes every other but the fixed ones */
 	memset(w->out_port, IBR_NO_PATH, f->num_switches);
+	for (uint32_t j = 0; j < plan->num_fixed; j++) {
+		uint32_t k = plan->fixed[j];
+		const struct candidate *c = &plan->cand[plan->cand_start[k]];
+		w->out_port[plan->settle[k]] = c->port;
+		w->choice[plan->settle[k]].via = c->link;
+	}
 	if (pass == 0) {
 		const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);
 		choose_balanced(w, d, false);
@@ -660,10 +705,12 @@ static int alloc_listers(struct fera *w)
 		l->down_dist = malloc(S * sizeof(uint32_t));
 		l->route_dist = malloc(S * sizeof(uint32_t));
 		l->queue = malloc(S * sizeof(uint32_t));
-		if (w->balanced)
+		if (w->balanced) {
 			l->flow = malloc(S * sizeof(uint64_t));
+			l->reached = malloc(S ? S : 1);
+		}
 		if (!l->down_dist || !l->route_dist || !l->queue ||
-		    (w->balanced && !l->flow))
+		    (w->balanced && (!l->flow || !l->reached)))
 			return -1;
 	}
 	return 0;
@@ -685,6 +732,13 @@ static int alloc_plans(struct fera *w, unsigned passes)
 		p->cand_start = malloc((S + 2) * sizeof(uint32_t));
 		p->cand = malloc((links ? links : 1) * sizeof(*p->cand));
 		p->cas = malloc(most_cas * sizeof(uint32_t));
+		p->decide = malloc(S * sizeof(uint32_t));
+		p->decide_start = malloc((S + 1) * sizeof(uint32_t));
+		p->decide_cand = malloc((links ? links : 1) * sizeof(*p->cand));
+		p->fixed = malloc(S * sizeof(uint32_t));
+		if (!p->decide || !p->decide_start || !p->decide_cand ||
+		    !p->fixed)
+			return -1;
 		if (passes > 1)
 			p->off = malloc((size_t)most_cas * (S ? S : 1) *
 					sizeof(*p->off));
@@ -703,12 +757,17 @@ static void free_work(struct fera *w)
 		free(w->plans[i].cand);
 		free(w->plans[i].cas);
 		free(w->plans[i].off);
+		free(w->plans[i].decide);
+		free(w->plans[i].decide_start);
+		free(w->plans[i].decide_cand);
+		free(w->plans[i].fixed);
 	}
 	for (unsigned k = 0; w->listers && k < w->num_listers; k++) {
 		free(w->listers[k].down_dist);
 		free(w->listers[k].route_dist);
 		free(w->listers[k].queue);
 		free(w->listers[k].flow);
+		free(w->listers[k].reached);
 	}
 	free(w->listers);
 	free(w->link_up);
