@@ -93,6 +93,10 @@ struct plan {
 	uint32_t *push_order, num_push; /* switches, longest route first */
 	/* the links minimal legal paths to d may take (list_steps) */
 	uint32_t *step_sw, *step_first, *step_link, num_down, num_steps;
+	/* the switches climbing through which a path takes its down-phase
+	 * link (an all-down route is minimal there), those of them a path
+	 * may pass climbing */
+	uint32_t *same_sw, num_same;
 	/* the sources whose paths are placed, ascending: those that do not
 	 * keep FERa's route (every source with hosts, for the detail) */
 	uint32_t *sources, num_sources;
@@ -134,6 +138,7 @@ struct dr {
 	 * heaviest load on the rest of that path */
 	uint32_t *next_up, *next_down;
 	uint64_t *neck_up, *neck_down;
+	bool links_set;         /* those of d's states no path passes: unset */
 	uint32_t *path_sw;      /* the path being placed: switches, */
 	uint8_t *path_port;     /*   the ports they leave by, */
 	uint32_t *path_chan;    /*   the channels (sw_adj entries) */
@@ -267,6 +272,11 @@ static void list_steps(const struct dr *w, const struct lister *l,
 	}
 	p->num_steps = j;
 	p->step_first[j] = n;
+	p->num_same = 0;
+	for (uint32_t x = 0; x < f->num_switches; x++)
+		if (x != p->d && p->down_dist[x] == p->legal_dist[x] &&
+		    (l->need[x] & NEED_UP))
+			p->same_sw[p->num_same++] = x;
 }
 
 /* Chooses, for every switch, the link a minimal legal path to switch d
@@ -275,13 +285,16 @@ static void list_steps(const struct dr *w, const struct lister *l,
  * port.  The down phase first, switches in BFS order from d; then the up
  * phase, in up/down order; a switch whose all-down route is minimal keeps
  * its down-phase choice, so paths passing it up or down do not split
- * there (FERa's rule, paid nothing in length). */
-static void choose_links(struct dr *w, const struct plan *p)
+ * there (FERa's rule, paid nothing in length).  Only the states some
+ * path may pass are chosen (mark_needed), and their choices read only
+ * such states: the others are left unset from the first end port of d
+ * (first) on, so a path meeting one breaks off (a bug, follow_path). */
+static void choose_links(struct dr *w, const struct plan *p, bool first)
 {
 	const struct ibr_fabric *f = w->f;
 	uint32_t d = p->d;
 
-	for (uint32_t x = 0; x < f->num_switches; x++) {
+	for (uint32_t x = 0; first && x < f->num_switches; x++) {
 		w->neck_down[x] = w->neck_up[x] = UINT64_MAX;
 		w->next_down[x] = w->next_up[x] = IBR_NONE;
 	}
@@ -301,11 +314,10 @@ static void choose_links(struct dr *w, const struct plan *p)
 		w->neck_down[x] = neck;
 		w->next_down[x] = best;
 	}
-	for (uint32_t x = 0; x < f->num_switches; x++) {
-		if (x != d && p->down_dist[x] == p->legal_dist[x]) {
-			w->neck_up[x] = w->neck_down[x];
-			w->next_up[x] = w->next_down[x];
-		}
+	for (uint32_t j = 0; j < p->num_same; j++) {
+		uint32_t x = p->same_sw[j];
+		w->neck_up[x] = w->neck_down[x];
+		w->next_up[x] = w->next_down[x];
 	}
 	for (uint32_t j = p->num_down; j < p->num_steps; j++) {
 		uint32_t x = p->step_sw[j], best = IBR_NONE;
@@ -588,7 +600,7 @@ static int rename_destination(struct dr *w, const struct plan *p, uint32_t i,
 	for (uint32_t j = 0; j < p->num_sources; j++) {
 		uint32_t s = p->sources[j], pairs = cas_on(f, s), len, k,
 			 fera_len = 0;
-		if (keeps_fera(w, p, s)) {      /* listed for the detail */
+		if (w->detail && keeps_fera(w, p, s)) { /* listed for it */
 			fera_len = fera_route(w, base, s, d);
 			len = take_fera_path(w, s, fera_len, ep);
 			if (keep_detail(w, s, e, len, 0, err))
@@ -596,7 +608,8 @@ static int rename_destination(struct dr *w, const struct plan *p, uint32_t i,
 			continue;
 		}
 		if (!chosen) {
-			choose_links(w, p);
+			choose_links(w, p, !w->links_set);
+			w->links_set = true;
 			chosen = true;
 		}
 		len = follow_path(w, s, d, ep);
@@ -674,6 +687,7 @@ static int rename_batch(void *arg, unsigned b)
 		if (half[k].failed)
 			return ibr_error_set(&w->rename_err, "%s",
 					     half[k].err.msg);
+		w->links_set = false;
 		for (uint32_t i = 0; i < half[k].num_cas; i++)
 			if (rename_destination(w, &half[k], i, &w->rename_err))
 				return -1;
@@ -735,12 +749,14 @@ static int alloc_plans(struct dr *w)
 		p->step_first = malloc((2 * S + 1) * sizeof(uint32_t));
 		p->step_link = malloc((2 * (size_t)links + 1) * sizeof(uint32_t));
 		p->sources = malloc(S * sizeof(uint32_t));
+		p->same_sw = malloc(S * sizeof(uint32_t));
 		p->kept_start = malloc((most_cas + 1) * sizeof(uint32_t));
 		p->kept = malloc((size_t)most_cas * (S ? S : 1) *
 				 sizeof(*p->kept));
 		if (!p->down_dist || !p->legal_dist || !p->fera_dist ||
 		    !p->push_order || !p->step_sw || !p->step_first ||
-		    !p->step_link || !p->sources || !p->kept_start || !p->kept)
+		    !p->step_link || !p->sources || !p->same_sw ||
+		    !p->kept_start || !p->kept)
 			return -1;
 	}
 	return 0;
@@ -758,6 +774,7 @@ static void free_work(struct dr *w)
 		free(p->step_first);
 		free(p->step_link);
 		free(p->sources);
+		free(p->same_sw);
 		free(p->kept_start);
 		free(p->kept);
 	}
