@@ -122,10 +122,20 @@ struct plan {
 	struct candidate *decide_cand;
 	uint32_t num_fixed;
 	uint32_t *fixed;        /* settle positions of the fixed switches */
+	/* where no hosts are carried, the flows are pushed along the
+	 * switches decided only: start_flow[s] is s's hosts and those of the
+	 * fixed switches leading to it, fixed_load the fixed switches' own
+	 * links with their hosts (added on the first pass; on a re-route
+	 * they would come off and go back on the same links) */
+	uint64_t *start_flow;
+	struct flow_step *fixed_load;
+	uint32_t off_len;       /* entries per end port in off */
 	uint32_t num_cas;
 	uint32_t *cas;          /* d's end ports, by LID */
 	struct flow_step *off;  /* re-route passes: end port cas[i]'s route,
-				 * off[i * num_settle + k] leaving settle[k] */
+				 * off[i * off_len ..]: the links and flows
+				 * of the switches the routing moves (all
+				 * when carrying hosts, else those decided) */
 };
 
 /* Destination switches listed at once (balanced ties): two batches of
@@ -313,6 +323,15 @@ static void list_fixed(const struct fera *w, struct lister *l,
 		p->decide[p->num_decide++] = s;
 		p->decide_start[p->num_decide] = n;
 	}
+	memcpy(p->start_flow, w->hosts, w->f->num_switches * sizeof(uint64_t));
+	p->start_flow[p->d] = 0;
+	for (uint32_t j = 0; j < p->num_fixed; j++) {
+		uint32_t k = p->fixed[j], s = p->settle[k];
+		const struct candidate *c = &p->cand[p->cand_start[k]];
+		p->fixed_load[j] = (struct flow_step){ c->link,
+						       (uint32_t)w->hosts[s] };
+		p->start_flow[c->peer] += w->hosts[s];
+	}
 }
 
 /* d's plan: rules 1 and 2's route lengths and the candidates of every
@@ -341,6 +360,7 @@ static void list_candidates(const struct fera *w, struct lister *l,
 	}
 	list_fixed(w, l, p);
 	p->num_cas = end_ports_by_lid(w->f, d, p->cas);
+	p->off_len = w->carry ? p->num_settle : p->num_decide;
 	for (uint32_t i = 0; pass > 0 && i < p->num_cas; i++)
 		list_take_off(w, l, p, i);
 }
@@ -498,20 +518,24 @@ static void carry_hosts(struct fera *w, uint32_t s, uint32_t d)
 }
 
 /* The flows of every CA port to one destination end port, along each
- * switch's choice[].via, added to the links' loads. */
-static void add_flows(struct fera *w, uint32_t d)
+ * decided switch's choice[].via, added to the links' loads; those of the
+ * fixed switches' own links too when with_fixed (the first pass: on a
+ * re-route they came off and go back on unchanged, and no choice weighs
+ * them in between, as only their switch has them as candidates). */
+static void add_flows(struct fera *w, bool with_fixed)
 {
 	const struct ibr_fabric *f = w->f;
 	const struct plan *p = w->plan;
 
-	memcpy(w->flow, w->hosts, f->num_switches * sizeof(*w->flow));
-	w->flow[d] = 0;
-	for (uint32_t k = p->num_settle; k-- > 0;) {
-		uint32_t s = p->settle[k], i = w->choice[s].via;
+	memcpy(w->flow, p->start_flow, f->num_switches * sizeof(*w->flow));
+	for (uint32_t k = p->num_decide; k-- > 0;) {
+		uint32_t s = p->decide[k], i = w->choice[s].via;
 		uint64_t flow = w->flow[s];
 		w->load[i] += flow;
 		w->flow[f->sw_adj[i].peer] += flow;
 	}
+	for (uint32_t j = 0; with_fixed && j < p->num_fixed; j++)
+		w->load[p->fixed_load[j].link] += p->fixed_load[j].flow;
 }
 
 /* The lister's part of a re-route: the flows of every CA port to end
@@ -525,7 +549,8 @@ static void list_take_off(const struct fera *w, struct lister *l,
 	const struct ibr_end_port *e = &f->end_ports[p->cas[i]];
 	const uint8_t *col = ibr_column(w->r, ibr_port(f, e->node,
 						       e->port)->base_lid);
-	struct flow_step *off = p->off + (size_t)i * p->num_settle;
+	struct flow_step *off = p->off + (size_t)i * p->off_len;
+	uint32_t n = 0, fixed = p->num_fixed;
 
 	memcpy(l->flow, w->hosts, f->num_switches * sizeof(uint64_t));
 	l->flow[p->d] = 0;
@@ -534,8 +559,12 @@ static void list_take_off(const struct fera *w, struct lister *l,
 		/* the column's port is one of the candidates: pass 0 chose it */
 		while (j + 1 < p->cand_start[k + 1] && p->cand[j].port != col[s])
 			j++;
-		off[k] = (struct flow_step){ p->cand[j].link,
-					     (uint32_t)l->flow[s] };
+		bool is_fixed = fixed > 0 && p->fixed[fixed - 1] == k;
+		fixed -= is_fixed;
+		/* a fixed switch's flows pass on; its link keeps them */
+		if (w->carry || !is_fixed)
+			off[n++] = (struct flow_step){ p->cand[j].link,
+						       (uint32_t)l->flow[s] };
 		l->flow[p->cand[j].peer] += l->flow[s];
 	}
 }
@@ -545,9 +574,9 @@ static void list_take_off(const struct fera *w, struct lister *l,
 static void take_off_flows(struct fera *w, uint32_t i)
 {
 	const struct plan *p = w->plan;
-	const struct flow_step *off = p->off + (size_t)i * p->num_settle;
+	const struct flow_step *off = p->off + (size_t)i * p->off_len;
 
-	for (uint32_t k = 0; k < p->num_settle; k++)
+	for (uint32_t k = 0; k < p->off_len; k++)
 		w->load[off[k].link] -= off[k].flow;
 }
 
@@ -592,9 +621,8 @@ static void route_destination(struct fera *w, const struct plan *plan,
 	memset(w->out_port, IBR_NO_PATH, f->num_switches);
 	for (uint32_t j = 0; j < plan->num_fixed; j++) {
 		uint32_t k = plan->fixed[j];
-		const struct candidate *c = &plan->cand[plan->cand_start[k]];
-		w->out_port[plan->settle[k]] = c->port;
-		w->choice[plan->settle[k]].via = c->link;
+		w->out_port[plan->settle[k]] =
+			plan->cand[plan->cand_start[k]].port;
 	}
 	if (pass == 0) {
 		const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);
@@ -607,13 +635,13 @@ static void route_destination(struct fera *w, const struct plan *plan,
 		const struct ibr_port *p = ibr_port(f, e->node, e->port);
 		if (pass == 0) {
 			choose_balanced(w, d, false);
-			add_flows(w, d);
+			add_flows(w, true);
 			w->lids += ibr_port_lid_count(p);
 		} else {
 			take_off_flows(w, i);
 			choose_balanced(w, d, w->carry);
 			if (!w->carry)
-				add_flows(w, d);
+				add_flows(w, false);
 		}
 		write_lids(w, p->base_lid, ibr_port_lid_count(p), d,
 			   e->sw_port);
@@ -736,8 +764,10 @@ static int alloc_plans(struct fera *w, unsigned passes)
 		p->decide_start = malloc((S + 1) * sizeof(uint32_t));
 		p->decide_cand = malloc((links ? links : 1) * sizeof(*p->cand));
 		p->fixed = malloc(S * sizeof(uint32_t));
+		p->start_flow = malloc(S * sizeof(uint64_t));
+		p->fixed_load = malloc(S * sizeof(*p->fixed_load));
 		if (!p->decide || !p->decide_start || !p->decide_cand ||
-		    !p->fixed)
+		    !p->fixed || !p->start_flow || !p->fixed_load)
 			return -1;
 		if (passes > 1)
 			p->off = malloc((size_t)most_cas * (S ? S : 1) *
@@ -761,6 +791,8 @@ static void free_work(struct fera *w)
 		free(w->plans[i].decide_start);
 		free(w->plans[i].decide_cand);
 		free(w->plans[i].fixed);
+		free(w->plans[i].start_flow);
+		free(w->plans[i].fixed_load);
 	}
 	for (unsigned k = 0; w->listers && k < w->num_listers; k++) {
 		free(w->listers[k].down_dist);
