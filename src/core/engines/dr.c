@@ -114,6 +114,7 @@ struct lister {
 	uint8_t *need;          /* per switch: NEED_UP, NEED_DOWN (mark_needed) */
 	uint32_t *stack;        /* 2S states: mark_needed's */
 	uint32_t *push_count;   /* S + 1: fera_distances' counting sort */
+	uint64_t *kept_flow;    /* per switch: its pairs keeping FERa's route */
 	uint64_t *flow;         /* per switch: pairs pushed (list_destination) */
 };
 
@@ -553,12 +554,12 @@ static void list_destination(const struct dr *w, struct lister *l,
 		if (s != d && cas_on(f, s) > 0 &&
 		    (w->detail || !keeps_fera(w, p, s)))
 			p->sources[p->num_sources++] = s;
+	for (uint32_t s = 0; s < S; s++)
+		l->kept_flow[s] = s != d && keeps_fera(w, p, s) ? cas_on(f, s) : 0;
 	p->kept_start[0] = 0;
 	for (uint32_t i = 0; i < p->num_cas; i++) {
 		uint32_t e = f->sw_cas[f->sw_ca_start[d] + i], n;
-		for (uint32_t s = 0; s < S; s++)
-			l->flow[s] = s != d && keeps_fera(w, p, s) ?
-				     cas_on(f, s) : 0;
+		memcpy(l->flow, l->kept_flow, S * sizeof(*l->flow));
 		n = push_fera_flows(w, p, base_column(w, e),
 				    ibr_end_port_lid(f, e), l->flow,
 				    p->kept + p->kept_start[i], &p->err);
@@ -723,8 +724,9 @@ static int alloc_listers(struct dr *w)
 		l->stack = malloc(2 * S * sizeof(uint32_t));
 		l->push_count = malloc((S + 1) * sizeof(uint32_t));
 		l->flow = malloc(S * sizeof(uint64_t));
+		l->kept_flow = malloc(S * sizeof(uint64_t));
 		if (!l->queue || !l->need || !l->stack || !l->push_count ||
-		    !l->flow)
+		    !l->flow || !l->kept_flow)
 			return -1;
 	}
 	return 0;
@@ -784,6 +786,7 @@ static void free_work(struct dr *w)
 		free(w->listers[k].stack);
 		free(w->listers[k].push_count);
 		free(w->listers[k].flow);
+		free(w->listers[k].kept_flow);
 	}
 	free(w->listers);
 	free(w->link_up);
