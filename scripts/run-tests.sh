@@ -50,13 +50,19 @@ for e in colorl dr; do
 		gen:random:sw=24,ca=96,seed=5,cut=1 >/dev/null
 done
 rm -rf "$prior"
-# colorl's worker threads (3 of them, whatever this machine has): no leak,
-# no invalid access from a worker
-valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
-	-q ./ibrouting route -e colorl --lmc 1 --threads 3 --repeat 2 gen:random:sw=24,ca=96,seed=5 >/dev/null
-# and no data race between them (helgrind)
-valgrind --tool=helgrind --error-exitcode=3 -q ./ibrouting route -e colorl --lmc 1 --threads 3 \
-	gen:random:sw=16,ca=48,seed=5 >/dev/null
+# the engines' worker threads (3 of them, whatever this machine has):
+# colorl's, and those listing fera's and dr's next destinations beside
+# the routing: no leak, no invalid access from a worker
+for e in colorl fera dr; do
+	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		-q ./ibrouting route -e "$e" --lmc 1 --threads 3 --repeat 2 gen:random:sw=24,ca=96,seed=5 >/dev/null
+	# and no data race between them (helgrind)
+	valgrind --tool=helgrind --error-exitcode=3 -q ./ibrouting route -e "$e" --lmc 1 --threads 3 \
+		gen:random:sw=16,ca=48,seed=5 >/dev/null
+done
+# fera's re-route pass carrying hosts (several roots), on its workers
+valgrind --tool=helgrind --error-exitcode=3 -q ./ibrouting route -e fera --threads 3 \
+	gen:kary:k=4,n=3 >/dev/null
 # every allocation of a routing run failed once: no leak on any error path
 valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	-q ./tests/test_failures >/dev/null
