@@ -60,8 +60,8 @@
  * needs before its end ports are renamed depends on FERa's tables alone,
  * never on dr's loads (its plan: the distances, the links minimal paths
  * may take, the sources that do not keep FERa's route, and per end port
- * the flows of those that do, pushed along FERa's column).  A worker
- * lists the plans of the next batch of destination switches while the
+ * the flows of those that do, pushed along FERa's column).  The workers
+ * list the plans of the next batch of destination switches while the
  * batch before is renamed (ibr_pipeline); the renaming stays one
  * sequence, so the tables are the same for any thread count.
  */

@@ -163,8 +163,9 @@ struct fera {
 	/* balanced ties only */
 	bool balanced;
 	bool neck_first;        /* re-route passes: the bottleneck first */
-	bool carry;             /* re-route passes: carry_hosts as they settle */
-	unsigned threads;       /* the lister beside the routing, from 2 */
+	bool carry;             /* re-route passes: carry_hosts as they settle
+				 * (set before their plans are listed) */
+	unsigned threads;       /* from 2, workers list plans beside the routing */
 	struct plan plans[2 * FERA_BATCH];
 	const struct plan *plan;        /* the destination being routed */
 	uint64_t lids;          /* LIDs routed (the first pass) */
@@ -429,8 +430,8 @@ static inline bool better(const struct choice *a, uint64_t load_a,
  * GCC at -O2 kept one copy testing both at every candidate): the first
  * candidate is the best so far, each later one replaces it only when
  * strictly better, so ties keep the earlier. */
-static inline __attribute__((always_inline)) void choose_each(struct fera *w, uint32_t d, bool carry,
-			       bool neck_first)
+static inline __attribute__((always_inline))
+void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 {
 	const struct plan *p = w->plan;
 	struct choice *ch = w->choice;
@@ -519,9 +520,10 @@ static void carry_hosts(struct fera *w, uint32_t s, uint32_t d)
 
 /* The flows of every CA port to one destination end port, along each
  * decided switch's choice[].via, added to the links' loads; those of the
- * fixed switches' own links too when with_fixed (the first pass: on a
- * re-route they came off and go back on unchanged, and no choice weighs
- * them in between, as only their switch has them as candidates). */
+ * fixed switches' own links too when with_fixed (the first pass: a
+ * re-route would take them off and put them back on unchanged, and no
+ * choice in between weighs those links, only their own switch having
+ * them as candidates, so it leaves them alone, list_take_off too). */
 static void add_flows(struct fera *w, bool with_fixed)
 {
 	const struct ibr_fabric *f = w->f;
@@ -550,7 +552,7 @@ static void list_take_off(const struct fera *w, struct lister *l,
 	const uint8_t *col = ibr_column(w->r, ibr_port(f, e->node,
 						       e->port)->base_lid);
 	struct flow_step *off = p->off + (size_t)i * p->off_len;
-	uint32_t n = 0, fixed = p->num_fixed;
+	uint32_t n = 0, fixed_left = p->num_fixed;
 
 	memcpy(l->flow, w->hosts, f->num_switches * sizeof(uint64_t));
 	l->flow[p->d] = 0;
@@ -559,8 +561,8 @@ static void list_take_off(const struct fera *w, struct lister *l,
 		/* the column's port is one of the candidates: pass 0 chose it */
 		while (j + 1 < p->cand_start[k + 1] && p->cand[j].port != col[s])
 			j++;
-		bool is_fixed = fixed > 0 && p->fixed[fixed - 1] == k;
-		fixed -= is_fixed;
+		bool is_fixed = fixed_left > 0 && p->fixed[fixed_left - 1] == k;
+		fixed_left -= is_fixed;
 		/* a fixed switch's flows pass on; its link keeps them */
 		if (w->carry || !is_fixed)
 			off[n++] = (struct flow_step){ p->cand[j].link,
