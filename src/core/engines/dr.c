@@ -75,12 +75,6 @@
 #include "ibrouting/walk.h"
 #include "util/parallel.h"
 
-/* One link of FERa's route to an end port and the pairs riding it. */
-struct flow_step {
-	uint32_t link;
-	uint32_t pairs;         /* at most the CA ports */
-};
-
 /* What destination switch d's end ports need before they are renamed,
  * from FERa's tables alone (list_destination); the renaming only reads
  * it. */
@@ -103,7 +97,7 @@ struct plan {
 	/* per end port i: kept[kept_start[i] .. kept_start[i + 1]), the
 	 * pairs keeping FERa's route on each link of its column */
 	uint32_t *kept_start;
-	struct flow_step *kept;
+	struct ibr_flow_step *kept;
 	bool failed;            /* listing found a bug; err says which */
 	struct ibr_error err;
 };
@@ -147,7 +141,7 @@ struct dr {
 	uint64_t *fera_flow;    /* per switch: pairs falling back to FERa's
 				 * route from it to the current end port (its
 				 * own and those passing); 0 between end ports */
-	struct flow_step *fallen; /* those pairs, link by link */
+	struct ibr_flow_step *fallen; /* those pairs, link by link */
 	struct ibr_walker walker; /* the channel behind a port in one step */
 	struct ibr_configs configs;
 	bool balanced;          /* port_choice balanced: FERa's minimal routes kept */
@@ -485,7 +479,7 @@ static void fera_distances(const struct dr *w, struct lister *l,
  * closer breaks FERa's invariant (a bug). */
 static uint32_t push_fera_flows(const struct dr *w, const struct plan *p,
 				const uint8_t *col, ibr_lid_t lid,
-				uint64_t *flow, struct flow_step *steps,
+				uint64_t *flow, struct ibr_flow_step *steps,
 				struct ibr_error *err)
 {
 	const struct ibr_fabric *f = w->f;
@@ -507,17 +501,10 @@ static uint32_t push_fera_flows(const struct dr *w, const struct plan *p,
 				      col[x]);
 			return IBR_NONE;
 		}
-		steps[n++] = (struct flow_step){ i, (uint32_t)pairs };
+		steps[n++] = (struct ibr_flow_step){ i, (uint32_t)pairs };
 		flow[y] += pairs;
 	}
 	return n;
-}
-
-static void add_steps(struct dr *w, const struct flow_step *steps,
-		      uint32_t n)
-{
-	for (uint32_t k = 0; k < n; k++)
-		w->load[steps[k].link] += steps[k].pairs;
 }
 
 static const uint8_t *base_column(const struct dr *w, uint32_t e)
@@ -642,7 +629,7 @@ static int rename_destination(struct dr *w, const struct plan *p, uint32_t i,
 					     IBR_NOT_REALISED, err))
 			return -1;
 	}
-	add_steps(w, p->kept + p->kept_start[i],
+	ibr_flow_steps_add(w->load, p->kept + p->kept_start[i],
 		  p->kept_start[i + 1] - p->kept_start[i]);
 	if (fallen) {
 		uint32_t n = push_fera_flows(w, p, base, port->base_lid,
@@ -650,7 +637,7 @@ static int rename_destination(struct dr *w, const struct plan *p, uint32_t i,
 		w->fera_flow[d] = 0;
 		if (n == IBR_NONE)
 			return -1;
-		add_steps(w, w->fallen, n);
+		ibr_flow_steps_add(w->load, w->fallen, n);
 	}
 	used = c->count < lids ? c->count : lids;
 	for (uint32_t k = 1; k < lids; k++) {

@@ -7,6 +7,31 @@
 
 #include "ibrouting/engine.h"
 
+/* One link of a route and the flows riding it there: what fera's and
+ * dr's listers prepare for the routing to add to (or take off) the links'
+ * loads.  Flows count CA pairs to one destination LID, at most the CA
+ * ports, so 32 bits hold them. */
+struct ibr_flow_step {
+	uint32_t link;          /* sw_adj entry */
+	uint32_t flows;
+};
+
+static inline void ibr_flow_steps_add(uint64_t *load,
+				      const struct ibr_flow_step *steps,
+				      uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		load[steps[k].link] += steps[k].flows;
+}
+
+static inline void ibr_flow_steps_take_off(uint64_t *load,
+					   const struct ibr_flow_step *steps,
+					   uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		load[steps[k].link] -= steps[k].flows;
+}
+
 extern const struct ibr_engine ibr_engine_pira;
 extern const struct ibr_engine ibr_engine_fera;
 extern const struct ibr_engine ibr_engine_dr;

@@ -96,12 +96,6 @@ struct choice {
 	uint32_t via;           /* the sw_adj entry taken */
 };
 
-/* One link of an end port's route and the flows it carries there. */
-struct flow_step {
-	uint32_t link;
-	uint32_t flow;          /* at most the CA ports: one LID each */
-};
-
 /* What rules 1 and 2 give for one destination switch d, the loads
  * aside: the switches with a route to d in settling order and the links
  * each may take; on a re-route pass also the flows each end port's route
@@ -128,11 +122,11 @@ struct plan {
 	 * links with their hosts (added on the first pass; on a re-route
 	 * they would come off and go back on the same links) */
 	uint64_t *start_flow;
-	struct flow_step *fixed_load;
+	struct ibr_flow_step *fixed_load;
 	uint32_t off_len;       /* entries per end port in off */
 	uint32_t num_cas;
 	uint32_t *cas;          /* d's end ports, by LID */
-	struct flow_step *off;  /* re-route passes: end port cas[i]'s route,
+	struct ibr_flow_step *off;  /* re-route passes: end port cas[i]'s route,
 				 * off[i * off_len ..]: the links and flows
 				 * of the switches the routing moves (all
 				 * when carrying hosts, else those decided) */
@@ -329,8 +323,8 @@ static void list_fixed(const struct fera *w, struct lister *l,
 	for (uint32_t j = 0; j < p->num_fixed; j++) {
 		uint32_t k = p->fixed[j], s = p->settle[k];
 		const struct candidate *c = &p->cand[p->cand_start[k]];
-		p->fixed_load[j] = (struct flow_step){ c->link,
-						       (uint32_t)w->hosts[s] };
+		p->fixed_load[j] = (struct ibr_flow_step){
+			c->link, (uint32_t)w->hosts[s] };
 		p->start_flow[c->peer] += w->hosts[s];
 	}
 }
@@ -536,8 +530,8 @@ static void add_flows(struct fera *w, bool with_fixed)
 		w->load[i] += flow;
 		w->flow[f->sw_adj[i].peer] += flow;
 	}
-	for (uint32_t j = 0; with_fixed && j < p->num_fixed; j++)
-		w->load[p->fixed_load[j].link] += p->fixed_load[j].flow;
+	if (with_fixed)
+		ibr_flow_steps_add(w->load, p->fixed_load, p->num_fixed);
 }
 
 /* The lister's part of a re-route: the flows of every CA port to end
@@ -551,7 +545,7 @@ static void list_take_off(const struct fera *w, struct lister *l,
 	const struct ibr_end_port *e = &f->end_ports[p->cas[i]];
 	const uint8_t *col = ibr_column(w->r, ibr_port(f, e->node,
 						       e->port)->base_lid);
-	struct flow_step *off = p->off + (size_t)i * p->off_len;
+	struct ibr_flow_step *off = p->off + (size_t)i * p->off_len;
 	uint32_t n = 0, fixed_left = p->num_fixed;
 
 	memcpy(l->flow, w->hosts, f->num_switches * sizeof(uint64_t));
@@ -565,8 +559,8 @@ static void list_take_off(const struct fera *w, struct lister *l,
 		fixed_left -= is_fixed;
 		/* a fixed switch's flows pass on; its link keeps them */
 		if (w->carry || !is_fixed)
-			off[n++] = (struct flow_step){ p->cand[j].link,
-						       (uint32_t)l->flow[s] };
+			off[n++] = (struct ibr_flow_step){
+				p->cand[j].link, (uint32_t)l->flow[s] };
 		l->flow[p->cand[j].peer] += l->flow[s];
 	}
 }
@@ -576,10 +570,9 @@ static void list_take_off(const struct fera *w, struct lister *l,
 static void take_off_flows(struct fera *w, uint32_t i)
 {
 	const struct plan *p = w->plan;
-	const struct flow_step *off = p->off + (size_t)i * p->off_len;
 
-	for (uint32_t k = 0; k < p->off_len; k++)
-		w->load[off[k].link] -= off[k].flow;
+	ibr_flow_steps_take_off(w->load, p->off + (size_t)i * p->off_len,
+				p->off_len);
 }
 
 /* Balanced ties depend on the order destinations are routed in: by LID,
