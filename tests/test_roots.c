@@ -14,7 +14,9 @@
  *   - a root above a cut stays a root, unless it cannot reach the SM;
  *   - balanced fera on intact k-ary n-trees reaches the lower bound of
  *     max link load (every host's own link carries hosts - 1 flows), and
- *     dr and colorl match it at lmc 2; lowest ports do not;
+ *     dr and colorl match it at lmc 2; lowest ports do not; fera's first
+ *     pass already puts the links between switches at their bound there,
+ *     so it makes no second, and makes one on cut trees;
  *   - the same fabric and options give the same tables.
  */
 #include <setjmp.h>
@@ -327,6 +329,9 @@ static void test_balanced_reaches_the_bound(void **state)
 					 trees[i].spec, engines[k],
 					 (unsigned long long)load,
 					 (unsigned long long)trees[i].hosts - 1);
+			if (k == 0)
+				assert_int_equal(ibr_stat_get(&r, "routing passes",
+							      0), 1);
 			ibr_result_free(&r);
 		}
 		if (trees[i].hosts > 16) {
@@ -337,6 +342,13 @@ static void test_balanced_reaches_the_bound(void **state)
 		}
 		ibr_fabric_free(f);
 	}
+	/* a leaf with an up link cut: the first pass is above the bound,
+	 * and the second (carrying hosts) is made */
+	struct ibr_fabric *f = generated_fabric("kary:k=4,n=3,cut=2,seed=1", 2);
+	struct ibr_result r = route(f, "fera", IBR_PORT_BALANCED);
+	assert_int_equal(ibr_stat_get(&r, "routing passes", 0), 2);
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
 }
 
 /* PIRa's default ports on a fat tree: one up link a switch, balanced over

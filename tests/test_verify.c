@@ -396,12 +396,17 @@ static void test_load_bound(void **state)
 	f = generated_fabric("kary:k=4,n=2", 0);
 	assert_int_equal(ibr_metrics_load_bound(f, &worst), 15);
 	assert_int_equal(worst, IBR_NONE);
+	/* between switches: a leaf's 4 hosts send 4 * 12 flows over 4 links */
+	assert_int_equal(ibr_metrics_switch_link_bound(f, &worst), 12);
+	assert_int_not_equal(worst, IBR_NONE);
+	assert_int_equal(f->sw_ca_start[worst + 1] - f->sw_ca_start[worst], 4);
 	ibr_fabric_free(f);
 	f = generated_fabric("kary:k=4,n=2,cut=1,seed=1", 0);
 	assert_int_equal(ibr_metrics_load_bound(f, &worst), 16);
 	assert_int_not_equal(worst, IBR_NONE);
 	assert_int_equal(f->sw_ca_start[worst + 1] - f->sw_ca_start[worst], 4);
 	assert_int_equal(f->sw_adj_start[worst + 1] - f->sw_adj_start[worst], 3);
+	assert_int_equal(ibr_metrics_switch_link_bound(f, &worst), 16);
 	ibr_fabric_free(f);
 }
 

@@ -41,5 +41,10 @@ int ibr_metrics_compute_threads(const struct ibr_fabric *f,
  * of them carries at least ceil(h * (hosts - h) / L).  *worst is the
  * switch that sets the bound, IBR_NONE when hosts - 1 does. */
 uint64_t ibr_metrics_load_bound(const struct ibr_fabric *f, uint32_t *worst);
+/* Its inter-switch part alone: the most any switch's hosts send over one
+ * of its links at least, ceil(h * (hosts - h) / L); *worst as above
+ * (IBR_NONE: no switch sends over links). */
+uint64_t ibr_metrics_switch_link_bound(const struct ibr_fabric *f,
+				       uint32_t *worst);
 
 #endif

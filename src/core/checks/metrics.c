@@ -300,10 +300,10 @@ int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
 	return ibr_metrics_compute_threads(f, r, 1, m, err);
 }
 
-uint64_t ibr_metrics_load_bound(const struct ibr_fabric *f, uint32_t *worst)
+uint64_t ibr_metrics_switch_link_bound(const struct ibr_fabric *f,
+				       uint32_t *worst)
 {
-	uint64_t hosts = f->num_end_ports;
-	uint64_t bound = hosts ? hosts - 1 : 0;
+	uint64_t hosts = f->num_end_ports, bound = 0;
 
 	*worst = IBR_NONE;
 	for (uint32_t s = 0; s < f->num_switches; s++) {
@@ -318,4 +318,17 @@ uint64_t ibr_metrics_load_bound(const struct ibr_fabric *f, uint32_t *worst)
 		}
 	}
 	return bound;
+}
+
+uint64_t ibr_metrics_load_bound(const struct ibr_fabric *f, uint32_t *worst)
+{
+	uint64_t hosts = f->num_end_ports;
+	uint64_t own = hosts ? hosts - 1 : 0;
+	uint64_t links = ibr_metrics_switch_link_bound(f, worst);
+
+	/* a tie goes to the hosts' own links, as before */
+	if (links > own)
+		return links;
+	*worst = IBR_NONE;
+	return own;
 }

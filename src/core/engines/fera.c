@@ -34,7 +34,9 @@
  * its own flows taken off, against the loads of all the others, the
  * heaviest link of a route first: the first pass saw only the
  * destinations before it (random fabrics: 13% lower max link load at 256
- * switches / 4096 CAs; fat trees are at their bound after one).  Under
+ * switches / 4096 CAs; fat trees are at their bound after one, and a
+ * pass is made only while the heaviest link between switches is above
+ * the bound no routing goes below: heaviest_link).  Under
  * a root set of several switches (fat trees, Clos), the re-route passes
  * also put each switch's own flows on its route as soon as it settles
  * (carry_hosts), so the sources of one destination split where its entry
@@ -74,6 +76,7 @@
 #include <string.h>
 
 #include "engines.h"
+#include "ibrouting/metrics.h"
 #include "ibrouting/prior.h"
 #include "util/parallel.h"
 
@@ -685,6 +688,22 @@ static void balanced_pass(struct fera *w, unsigned pass)
 		     FERA_BATCH, FERA_BATCH, list_plan, route_batch, &step);
 }
 
+/* The flows on the most loaded link between switches, after a pass.
+ * At the bound no routing goes below (metrics.h: a switch's hosts must
+ * send that much over one of its links), a re-route pass cannot lower
+ * it: intact fat trees and Clos networks are there after the first pass
+ * (the hosts' own links, at hosts - 1 flows, heavier still), and a
+ * second would cost twice the first (it carries hosts) for nothing. */
+static uint64_t heaviest_link(const struct fera *w)
+{
+	uint64_t most = 0;
+
+	for (uint32_t i = 0; i < w->f->sw_adj_start[w->f->num_switches]; i++)
+		if (w->load[i] > most)
+			most = w->load[i];
+	return most;
+}
+
 /* Lowest ports: every LID of destination d from route_to_switch. */
 static void route_lowest(struct fera *w, uint32_t d)
 {
@@ -815,7 +834,7 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	const struct ibr_updown *ud = ibr_ctx_updown(ctx, err);
 	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
 	struct fera w = { .f = f, .ud = ud, .r = r, .threads = ctx->threads };
-	unsigned passes = 1;
+	unsigned passes = 1, made = 0;  /* balanced ties: passes made */
 	int rc = -1;
 
 	if (!ud || read_passes(ctx, &passes, err))
@@ -854,16 +873,21 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		for (uint32_t d = 0; d < S; d++)
 			route_lowest(&w, d);
 	} else {
+		uint32_t worst;
+		uint64_t bound = ibr_metrics_switch_link_bound(f, &worst);
 		balanced_pass(&w, 0);
+		made = 1;
 		/* later passes weigh the bottleneck first: every
 		 * destination's load is on the links now, so the heaviest
-		 * link is what they can lower */
+		 * link is what they can lower, unless no routing can */
 		w.neck_first = true;
 		w.carry = ud->num_roots > 1;
-		for (unsigned pass = 1; pass < passes; pass++)
-			balanced_pass(&w, pass);
+		for (; made < passes && heaviest_link(&w) > bound; made++)
+			balanced_pass(&w, made);
 	}
 	ibr_stat_count(r, "explicit entry", "explicit entries", w.lids * S);
+	if (made)
+		ibr_stat_count(r, "routing pass", "routing passes", made);
 	rc = 0;
 out:
 	free_work(&w);
@@ -882,9 +906,10 @@ static int fera_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 }
 
 static const struct ibr_option_spec fera_options[] = {
-	{ "passes", "2", 1, 8, "port_choice balanced: routing passes; from 2 "
-	  "on, each destination is routed again against the others' loads",
-	  NULL },
+	{ "passes", "2", 1, 8, "port_choice balanced: routing passes at most; "
+	  "from 2 on, each destination is routed again against the others' "
+	  "loads, unless the heaviest link between switches is at the bound "
+	  "no routing goes below", NULL },
 	/* 50, where colorl's and dr's is 10: their limit guards LIDs
 	 * coloured or renamed for routes that are gone, and fera has
 	 * none; a spine of six down breaks a sixth of a Clos's routes,
