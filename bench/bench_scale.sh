@@ -19,6 +19,9 @@
 #                        [--engines "pira fera fera-lowest dr colorl"]
 #                        (those measured, in that order; fera and fera
 #                        lowest are always run, for the ratios)
+#                        [--specs "fattree:ports=24,levels=3 ..."]
+#                        (these generated fabrics instead of the random
+#                        sizes: fat trees, Clos networks, degraded ones)
 #
 # Prints a Markdown table (and writes it to FILE, default
 # bench/results/scale.md): per size, thread count and engine, compute ms,
@@ -39,6 +42,7 @@ threads=1
 threads_given=
 repeat=1
 engines="pira fera fera-lowest dr colorl"
+specs=
 out=$top/bench/results/scale.md
 label="commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 while [ $# -gt 0 ]; do
@@ -51,7 +55,8 @@ while [ $# -gt 0 ]; do
 	--threads) threads=$2; threads_given=1; shift ;;
 	--repeat) repeat=$2; shift ;;
 	--engines) engines=$2; shift ;;
-	*) echo "usage: bench/bench_scale.sh [--sizes \"S ...\"] [--lmc N] [--out FILE] [--threads \"N ...\"] [--repeat N] [--ibrouting PATH --label TEXT] [--engines \"E ...\"]" >&2; exit 2 ;;
+	--specs) specs=$2; shift ;;
+	*) echo "usage: bench/bench_scale.sh [--sizes \"S ...\"] [--lmc N] [--out FILE] [--threads \"N ...\"] [--repeat N] [--ibrouting PATH --label TEXT] [--engines \"E ...\"] [--specs \"SPEC ...\"]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -60,54 +65,61 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# run NAME ARGS...: "ms KB" of one route
+# run NAME ARGS...: "ms KB switches CAs" of one route
 run() {
 	/usr/bin/time -f '%M' -o "$tmp/rss" "$ibr" route --repeat "$repeat" "$@" > "$tmp/out" 2>&1 ||
 		{ echo "bench_scale: ibrouting route $* failed:" >&2; cat "$tmp/out" >&2; exit 1; }
-	printf '%s %s\n' "$(sed -n 's/^time *\([0-9.]*\) ms compute.*/\1/p' "$tmp/out")" "$(tail -n 1 "$tmp/rss")"
+	printf '%s %s %s\n' "$(sed -n 's/^time *\([0-9.]*\) ms compute.*/\1/p' "$tmp/out")" "$(tail -n 1 "$tmp/rss")" \
+		"$(sed -n 's/^fabric .*: \([0-9]*\) switches, \([0-9]*\) CA ports.*/\1 \2/p' "$tmp/out")"
 }
 
 no_j=" (no -j given: the build's default)"
 [ -z "$threads_given" ] || no_j=
 {
-	echo "Offline, \`ibrouting route --lmc $lmc${threads_given:+ --threads T} --repeat $repeat\` on gen:random:sw=S,ca=16*S,seed=1, $label, $(date -u +%Y-%m-%d), $(nproc) cores; compute ms (the engine's time line, the best of $repeat), peak RSS of the process (MB); speedup: over the same engine's run with $(echo "$threads" | cut -d' ' -f1) thread(s)$no_j."
+	echo "Offline, \`ibrouting route --lmc $lmc${threads_given:+ --threads T} --repeat $repeat\` on ${specs:+gen:}${specs:-gen:random:sw=S,ca=16*S,seed=1}, $label, $(date -u +%Y-%m-%d), $(nproc) cores; compute ms (the engine's time line, the best of $repeat), peak RSS of the process (MB); speedup: over the same engine's run with $(echo "$threads" | cut -d' ' -f1) thread(s)$no_j."
 	echo
-	echo "| switches / CAs | threads | engine | compute ms | / fera | / fera lowest | speedup | peak RSS MB |"
+	echo "| ${specs:+fabric: }switches / CAs | threads | engine | compute ms | / fera | / fera lowest | speedup | peak RSS MB |"
 	echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
 } > "$tmp/table"
 csv=${out%.md}.csv
 echo "switches,cas,lmc,threads,engine,compute_ms,peak_rss_kb" > "$tmp/csv"
 declare -A first_ms
-for s in $sizes; do
-	fabric=gen:random:sw=$s,ca=$((16 * s)),seed=1
+if [ -n "$specs" ]; then
+	fabrics=$specs
+else
+	fabrics=$(for s in $sizes; do echo "random:sw=$s,ca=$((16 * s)),seed=1"; done)
+fi
+for spec in $fabrics; do
+	fabric=gen:$spec
+	name=${specs:+$spec: }
 	for t in $threads; do
 		j=${threads_given:+-j $t}
 		# shellcheck disable=SC2086
-		read -r fb fb_kb < <(run -e fera --lmc "$lmc" $j "$fabric")
+		read -r fb fb_kb sw cas < <(run -e fera --lmc "$lmc" $j "$fabric")
 		# shellcheck disable=SC2086
-		read -r fl fl_kb < <(run -e fera --port-choice lowest --lmc "$lmc" $j "$fabric")
+		read -r fl fl_kb _ _ < <(run -e fera --port-choice lowest --lmc "$lmc" $j "$fabric")
 		for e in $engines; do
+			# shellcheck disable=SC2086
 			case $e in
 			fera) ms=$fb kb=$fb_kb ;;
 			fera-lowest) ms=$fl kb=$fl_kb ;;
-			# shellcheck disable=SC2086
-			*) read -r ms kb < <(run -e "$e" --lmc "$lmc" $j "$fabric") ;;
+			*) read -r ms kb _ _ < <(run -e "$e" --lmc "$lmc" $j "$fabric") ;;
 			esac
-			[ -n "${first_ms[$s$e]:-}" ] || first_ms[$s$e]=$ms
-			awk -v s="$s" -v t="$t" -v e="$e" -v ms="$ms" -v kb="$kb" -v fb="$fb" -v fl="$fl" \
-				-v one="${first_ms[$s$e]}" 'BEGIN {
-				printf "| %d / %d | %d | %s | %.1f | %.2f | %.2f | %.2f | %.0f |\n", s, 16 * s, t, e, ms, ms / fb, ms / fl, one / ms, kb / 1024 }' >> "$tmp/table"
-			echo "$s,$((16 * s)),$lmc,$t,$e,$ms,$kb" >> "$tmp/csv"
+			[ -n "${first_ms[$spec$e]:-}" ] || first_ms[$spec$e]=$ms
+			awk -v name="$name" -v s="$sw" -v c="$cas" -v t="$t" -v e="$e" -v ms="$ms" -v kb="$kb" -v fb="$fb" -v fl="$fl" \
+				-v one="${first_ms[$spec$e]}" 'BEGIN {
+				printf "| %s%d / %d | %d | %s | %.1f | %.2f | %.2f | %.2f | %.0f |\n", name, s, c, t, e, ms, ms / fb, ms / fl, one / ms, kb / 1024 }' >> "$tmp/table"
+			echo "$sw,$cas,$lmc,$t,$e,$ms,$kb" >> "$tmp/csv"
 		done
 	done
 done
 
 # growth: per engine and thread count, the least-squares slope of
 # log(compute ms) and of log(peak RSS) on log(switches)
-if [ "$(echo "$sizes" | wc -w)" -ge 2 ]; then
+if [ -z "$specs" ] && [ "$(echo "$sizes" | wc -w)" -ge 2 ]; then
 	{
 		echo
-		echo "Growth exponents over $(echo "$sizes" | sed 's/ /, /g') switches (the least-squares slope of log compute time, and of log peak RSS, on log switches; 2: quadratic):"
+		echo "Growth exponents over ${sizes// /, } switches (the least-squares slope of log compute time, and of log peak RSS, on log switches; 2: quadratic):"
 		echo
 		echo "| engine | threads | compute time | peak RSS |"
 		echo "| --- | ---: | ---: | ---: |"
@@ -124,7 +136,7 @@ fi
 mkdir -p "$(dirname "$out")"
 cp "$tmp/table" "$out"
 cp "$tmp/csv" "$csv"
-if command -v gnuplot >/dev/null && [ "$(echo "$sizes" | wc -w)" -ge 2 ]; then
+if [ -z "$specs" ] && command -v gnuplot >/dev/null && [ "$(echo "$sizes" | wc -w)" -ge 2 ]; then
 	t1=$(echo "$threads" | cut -d' ' -f1)
 	for e in $engines; do
 		awk -F, -v e="$e" -v t="$t1" 'NR > 1 && $5 == e && $4 == t { print $1, $6, $7 / 1024 }' "$tmp/csv" > "$tmp/$e.dat"

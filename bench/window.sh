@@ -58,7 +58,8 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)
 for spec in "$@"; do
 	net=$TMP/fabric.net
 	"$IBROUTING" generate -o "$net" "$spec"
-	sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
+	# the first switch (grep stops there: no SIGPIPE under pipefail)
+	grep -m 1 '^switchguid=' "$net" | sed 's/^switchguid=\(0x[0-9a-f]*\).*/\1/' > "$TMP/roots"
 	ibsim_start "$net"
 	: > "$TMP/times"
 	for r in $(seq 1 "$runs"); do
