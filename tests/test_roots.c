@@ -16,7 +16,9 @@
  *     max link load (every host's own link carries hosts - 1 flows), and
  *     dr and colorl match it at lmc 2; lowest ports do not; fera's first
  *     pass already puts the links between switches at their bound there,
- *     so it makes no second, and makes one on cut trees;
+ *     so it makes no second, and makes one on cut trees; colorl, its
+ *     base tree at the bound, makes no path selection and gives fera's
+ *     tree at every LID, and makes one where a top switch is down;
  *   - the same fabric and options give the same tables.
  */
 #include <setjmp.h>
@@ -307,6 +309,36 @@ static uint64_t max_load(const struct ibr_fabric *f, const struct ibr_result *r)
 	return m.max_link_load;
 }
 
+/* colorl on a tree whose base is at the load bound: no selection (its
+ * figure), every pair on its base LID, and every LID of a CA's range
+ * routed as fera routes the base, switch LIDs too. */
+static void assert_colorl_is_the_base(const struct ibr_fabric *f,
+				      const struct ibr_result *r)
+{
+	struct ibr_result base = route(f, "fera", IBR_PORT_BALANCED);
+
+	assert_int_equal(ibr_stat_get(r, "selection skipped at the load bound",
+				      0), 1);
+	assert_int_equal(ibr_stat_get(r, "colourings", 1), 0);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		ibr_lid_t lid = ibr_switch_lid(f, s);
+		for (uint32_t x = 0; x < f->num_switches; x++)
+			assert_int_equal(ibr_entry(r, x, lid),
+					 ibr_entry(&base, x, lid));
+	}
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		const struct ibr_end_port *ep = &f->end_ports[e];
+		const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
+		for (unsigned k = 0; k < ibr_port_lid_count(p); k++)
+			for (uint32_t x = 0; x < f->num_switches; x++)
+				assert_int_equal(ibr_entry(r, x, p->base_lid + k),
+						 ibr_entry(&base, x, p->base_lid));
+		for (uint32_t src = 0; src < f->num_end_ports; src++)
+			assert_int_equal(ibr_designated_offset(r, f, src, e), 0);
+	}
+	ibr_result_free(&base);
+}
+
 /* On an intact k-ary n-tree every host's own link carries hosts - 1
  * flows, so that is the least max link load; balanced fera reaches it,
  * and so do dr and colorl at lmc 2 along their designated DLIDs. */
@@ -332,6 +364,8 @@ static void test_balanced_reaches_the_bound(void **state)
 			if (k == 0)
 				assert_int_equal(ibr_stat_get(&r, "routing passes",
 							      0), 1);
+			if (k == 2)
+				assert_colorl_is_the_base(f, &r);
 			ibr_result_free(&r);
 		}
 		if (trees[i].hosts > 16) {
@@ -347,6 +381,15 @@ static void test_balanced_reaches_the_bound(void **state)
 	struct ibr_fabric *f = generated_fabric("kary:k=4,n=3,cut=2,seed=1", 2);
 	struct ibr_result r = route(f, "fera", IBR_PORT_BALANCED);
 	assert_int_equal(ibr_stat_get(&r, "routing passes", 0), 2);
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
+	/* a top switch down: fera's base is above the bound there, and
+	 * colorl selects paths */
+	f = generated_fabric("kary:k=4,n=3,down=1,seed=3", 2);
+	r = route(f, "colorl", IBR_PORT_BALANCED);
+	assert_int_equal(ibr_stat_get(&r, "selection skipped at the load bound",
+				      0), 0);
+	assert_true(ibr_stat_get(&r, "colourings", 0) > 0);
 	ibr_result_free(&r);
 	ibr_fabric_free(f);
 }
