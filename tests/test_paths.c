@@ -115,7 +115,8 @@ static void compute(const struct fab *x, enum ibr_path_scheme scheme,
 		    unsigned k, bool per_ca, struct ibr_paths *p,
 		    const char *what)
 {
-	struct ibr_path_options o = { scheme, k, per_ca, 1, false };
+	struct ibr_path_options o = { .scheme = scheme, .k = k,
+				      .per_ca = per_ca, .threads = 1 };
 
 	compute_with(x, &o, p, what);
 }
@@ -739,7 +740,7 @@ static void test_options(void **state)
 {
 	struct fab x;
 	struct ibr_paths p;
-	struct ibr_path_options o = { IBR_PATHS_SELECTION, 0, false, 1, false };
+	struct ibr_path_options o = { .scheme = IBR_PATHS_SELECTION, .k = 0, .threads = 1 };
 	struct ibr_error err = { "" };
 	enum ibr_path_scheme s;
 
@@ -778,7 +779,9 @@ static void test_allocation_failures(void **state)
 
 	(void)state;
 	for (unsigned r = 0; r < N(runs); r++) {
-		struct ibr_path_options o = { runs[r].scheme, 16, runs[r].per_ca, 1, false };
+		struct ibr_path_options o = { .scheme = runs[r].scheme, .k = 16,
+					      .per_ca = runs[r].per_ca,
+					      .threads = 1 };
 		struct ibr_error err = { "" };
 		struct ibr_paths p;
 		struct fab x;
@@ -844,9 +847,9 @@ static void test_threads(void **state)
 		compute(&x, IBR_PATHS_SELECTION, runs[r].k, runs[r].per_ca, &one,
 			runs[r].spec);
 		for (unsigned t = 0; t < N(counts); t++) {
-			struct ibr_path_options o = { IBR_PATHS_SELECTION,
-						      runs[r].k, runs[r].per_ca,
-						      counts[t], false };
+			struct ibr_path_options o = {
+				.scheme = IBR_PATHS_SELECTION, .k = runs[r].k,
+				.per_ca = runs[r].per_ca, .threads = counts[t] };
 			struct ibr_paths many;
 			char what[128];
 			snprintf(what, sizeof(what), "%s, %u threads",
@@ -854,6 +857,71 @@ static void test_threads(void **state)
 			compute_with(&x, &o, &many, what);
 			assert_same_paths(&one, &many, what);
 			ibr_paths_free(&many);
+		}
+		ibr_paths_free(&one);
+		fab_close(&x);
+	}
+}
+
+/* The caller's answers to workers_now, in turn: a count per call, the
+ * last repeated; 0 stops the paths. */
+struct pace {
+	unsigned answers[4], calls, stop_at;   /* stop_at: 0 answered there */
+};
+
+static unsigned pace_workers(void *arg)
+{
+	struct pace *p = arg;
+	unsigned n = p->calls++;
+
+	if (p->stop_at && n + 1 >= p->stop_at)
+		return 0;
+	return p->answers[n < 4 ? n : 3];
+}
+
+/* workers_now (paths.h): counts that change from one wave of the search
+ * to the next give the paths one thread gives; a 0 at any of its
+ * questions stops the computation there with IBR_PATHS_STOPPED, no
+ * message and no paths kept, for both schemes. */
+static void test_workers_now(void **state)
+{
+	static const struct { const char *spec; enum ibr_path_scheme scheme;
+			      bool per_ca; } runs[] = {
+		{ "random:sw=48,ca=192,seed=7", IBR_PATHS_SELECTION, false },
+		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SELECTION, true },
+		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SHORTEST_WIDEST, false },
+	};
+
+	(void)state;
+	for (unsigned r = 0; r < N(runs); r++) {
+		struct fab x;
+		struct ibr_paths one, paced;
+		struct pace pace = { { 1, 3, 2, 7 }, 0, 0 };
+		struct ibr_path_options o = {
+			.scheme = runs[r].scheme, .k = 16,
+			.per_ca = runs[r].per_ca, .threads = 7,
+			.workers_now = pace_workers, .workers_arg = &pace };
+		unsigned asked;
+		fab_open(&x, runs[r].spec);
+		compute(&x, runs[r].scheme, 16, runs[r].per_ca, &one,
+			runs[r].spec);
+		compute_with(&x, &o, &paced, runs[r].spec);
+		assert_same_paths(&one, &paced, runs[r].spec);
+		ibr_paths_free(&paced);
+		asked = pace.calls;
+		assert_true(asked > 2);
+		/* stopped at the first question, one in the middle, the last */
+		const unsigned stops[] = { 1, asked / 2, asked };
+		for (unsigned i = 0; i < N(stops); i++) {
+			struct ibr_error err = { "" };
+			pace = (struct pace){ { 1, 3, 2, 7 }, 0, stops[i] };
+			assert_int_equal(ibr_paths_compute(x.f, x.ud, &o, &paced,
+							   &err),
+					 IBR_PATHS_STOPPED);
+			assert_string_equal(err.msg, "");
+			assert_int_equal(paced.num_units, 0);
+			assert_null(paced.first);
+			assert_int_equal(pace.calls, stops[i]);
 		}
 		ibr_paths_free(&one);
 		fab_close(&x);
@@ -877,8 +945,10 @@ static void test_shortcuts_exact(void **state)
 
 	(void)state;
 	for (unsigned r = 0; r < N(runs); r++) {
-		struct ibr_path_options o = { IBR_PATHS_SELECTION, runs[r].k,
-					      runs[r].per_ca, 1, true };
+		struct ibr_path_options o = {
+			.scheme = IBR_PATHS_SELECTION, .k = runs[r].k,
+			.per_ca = runs[r].per_ca, .threads = 1,
+			.exhaustive = true };
 		struct ibr_paths fast, slow;
 		struct fab x;
 		fab_open(&x, runs[r].spec);
@@ -898,7 +968,7 @@ static void test_shortcuts_exact(void **state)
 static void test_wide_channel_ids(void **state)
 {
 	static const char spec[] = "random:sw=3500,ca=12,deg=20,seed=2";
-	struct ibr_path_options o = { IBR_PATHS_SELECTION, 16, false, 2, false };
+	struct ibr_path_options o = { .scheme = IBR_PATHS_SELECTION, .k = 16, .threads = 2 };
 	struct ibr_paths one, two;
 	struct fab x;
 
@@ -920,7 +990,7 @@ static void test_wide_channel_ids(void **state)
  * and leaves the result empty (valgrind: nothing leaked). */
 static void test_threads_allocation_failures(void **state)
 {
-	struct ibr_path_options o = { IBR_PATHS_SELECTION, 16, false, 2, false };
+	struct ibr_path_options o = { .scheme = IBR_PATHS_SELECTION, .k = 16, .threads = 2 };
 	struct ibr_error err = { "" };
 	struct ibr_paths p;
 	struct fab x;
@@ -963,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_allocation_failures),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_workers_now),
 		cmocka_unit_test(test_wide_channel_ids),
 		cmocka_unit_test(test_shortcuts_exact),
 		cmocka_unit_test(test_threads_allocation_failures),

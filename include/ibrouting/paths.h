@@ -60,7 +60,20 @@ struct ibr_path_options {
 				     * from its start, every load change
 				     * moves its channel in the heap; the
 				     * same paths */
+	/* NULL, or asked now and then (before each wave of the candidate
+	 * search, every STOP_EVERY steps of the selection, per unit of
+	 * shortest-widest) how many workers the paths may use from now on,
+	 * at most `threads` (the caller's other work may be running): 0 if
+	 * they are no longer wanted, and ibr_paths_compute gives up
+	 * (IBR_PATHS_STOPPED).  The same paths whatever it answers.  Called
+	 * from the thread that called ibr_paths_compute. */
+	unsigned (*workers_now)(void *arg);
+	void *workers_arg;
 };
+
+/* ibr_paths_compute's return when o->workers_now said 0: no error, out
+ * empty. */
+#define IBR_PATHS_STOPPED 1
 
 struct ibr_paths {
 	bool per_ca;
@@ -87,7 +100,8 @@ static inline uint32_t ibr_unit_dst_switch(const struct ibr_fabric *f,
 
 /* Computes one path per unit under orientation ud.  Returns 0, or -1
  * after a message (no memory, k out of 1..16 with path selection;
- * shortest-widest ignores k), out then empty. */
+ * shortest-widest ignores k), or IBR_PATHS_STOPPED (o->workers_now), out
+ * then empty. */
 int ibr_paths_compute(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		      const struct ibr_path_options *o, struct ibr_paths *out,
 		      struct ibr_error *err);

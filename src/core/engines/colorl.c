@@ -36,26 +36,27 @@
  * lighter the base routes are kept: every pair designated offset 0, the
  * LIDs above a base copies of its tree (figure "selection kept the base",
  * 1).  A fix of the candidate sets themselves (spread over the ports
- * rather than the first k) is still to come.  The base tree comes first:
- * where its heaviest link is already the least any routing gives
- * (metrics.h's bound: intact fat trees, non-blocking Clos networks), no
- * selection can be lighter, so none is made (figure "selection skipped
- * at the load bound"): the same tables, without the selection's time
- * (6 s of 7 at 1620 switches / 11664 CAs).
+ * rather than the first k) is still to come.  Where the base tree's
+ * heaviest link is already the least any routing gives (metrics.h's
+ * bound: intact fat trees, non-blocking Clos networks), no selection can
+ * be lighter, so none is made, or the one under way is abandoned (figure
+ * "selection skipped at the load bound"): the same tables, without the
+ * selection's time (6 s of 7 at 1620 switches / 11664 CAs).
  *
- * Threads (ctx->threads, parallel.h): FERa's base tree (its plans),
- * the candidate search, the LID assignment per destination switch and
- * the load measurements run on the workers, each worker writing only its
- * own (scratch, figures summed after) or what is its destinations' alone
- * (their columns and designated slots); the tables are the same for every
- * count.  Most-loaded-link-first is one greedy sequence and stays on one
- * thread.
+ * Threads (ctx->threads, parallel.h): FERa's base tree and its load
+ * beside the path selection, the candidate search, the LID assignment per
+ * destination switch and the load measurements run on the workers, each
+ * worker writing only its own (scratch, figures summed after) or what is
+ * its destinations' alone (their columns and designated slots); the
+ * tables are the same for every count.  Most-loaded-link-first is one
+ * greedy sequence and stays on one thread.
  *
  * Figures: CA LIDs needed without a limit (2^ceil(lg(1 + classes off the
  * base)) per CA, the base being FERa's), renamed LIDs (offsets above the
  * base carrying paths), pairs moved, classes on the base, destinations
  * whose colouring is proven minimal.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -488,26 +489,7 @@ static int read_options(struct ibr_route_ctx *ctx, struct ibr_path_options *po,
 }
 
 
-/* ---- the base tree, then the path selection --------------------------- */
-
-/* Offset 0 of every range, and every switch LID, is FERa's: its tree,
- * the designated map and, when wanted (balanced ports), the base routes'
- * heaviest channel, every pair on offset 0.  Computed before the path
- * selection, which it may spare (the base at the load bound). */
-static int route_base(struct ibr_route_ctx *ctx, struct ibr_result *r,
-		      bool by_switch, struct ibr_metrics *base,
-		      struct ibr_error *err)
-{
-	const struct ibr_fabric *f = ctx->f;
-
-	if (ibr_fera_route_afresh(ctx, r, err))
-		return -1;
-	r->stats.count = 0;
-	if (ibr_designated_init(r, f, by_switch, err))
-		return -1;
-	return base ? ibr_metrics_compute_threads(f, r, ctx->threads, base,
-						  err) : 0;
-}
+/* ---- the base tree beside the path selection ------------------------ */
 
 /* The base routes' heaviest link is the least any routing of f gives
  * (metrics.h: a host's own link, or a switch's hosts' flows over its
@@ -522,6 +504,83 @@ static bool base_at_bound(const struct ibr_fabric *f,
 	       base->max_link_load <= ibr_metrics_load_bound(f, &worst);
 }
 
+/* FERa's tree (offset 0, with the base routes' load) and the selected
+ * paths do not depend on each other: with several threads they are
+ * computed at once, the tree and its load on one worker with half the
+ * threads, the path selection on another, its candidate search over the
+ * other half while the tree is under way and over all of them after (on
+ * a machine of few cores the two would slow each other, the tree last,
+ * which may make the selection unwanted).  Where the tree is at the load
+ * bound the selection's worker is told so (paths.h's workers_now, 0,
+ * under the lock) and gives up, and the run goes on as if it had never
+ * started, whichever finished first.  One thread runs the tree first.
+ * Task 0 writes only r, base and the state under the lock, task 1 only
+ * paths, each its own error. */
+struct base_and_paths {
+	/* ctx with the base's share of the threads (fera reads it only) */
+	struct ibr_route_ctx ctx;
+	struct ibr_result *r;
+	const struct ibr_updown *ud;
+	struct ibr_path_options po;
+	unsigned threads;           /* in all */
+	bool by_switch;
+	struct ibr_metrics *base;   /* NULL: not wanted */
+	struct ibr_paths *paths;
+	struct ibr_error err[2];
+	pthread_mutex_t lock;
+	bool base_done, at_bound;   /* under lock */
+};
+
+static unsigned selection_workers(void *arg)
+{
+	struct base_and_paths *b = arg;
+	unsigned n;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->at_bound)
+		n = 0;
+	else if (b->base_done || b->threads <= b->ctx.threads)
+		n = b->threads;
+	else
+		n = b->threads - b->ctx.threads;
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
+static int base_tree(struct base_and_paths *b)
+{
+	const struct ibr_fabric *f = b->ctx.f;
+
+	/* Offset 0 of every range, and every switch LID, is FERa's. */
+	if (ibr_fera_route_afresh(&b->ctx, b->r, &b->err[0]))
+		return -1;
+	b->r->stats.count = 0;
+	if (ibr_designated_init(b->r, f, b->by_switch, &b->err[0]))
+		return -1;
+	/* the base routes' heaviest channel, every pair on offset 0 */
+	return b->base ? ibr_metrics_compute_threads(f, b->r, b->ctx.threads,
+						     b->base, &b->err[0]) : 0;
+}
+
+static int base_or_paths(void *arg, unsigned t, unsigned worker)
+{
+	struct base_and_paths *b = arg;
+	int rc;
+
+	(void)worker;
+	if (t == 1) {
+		rc = ibr_paths_compute(b->ctx.f, b->ud, &b->po, b->paths,
+				       &b->err[1]);
+		return rc == IBR_PATHS_STOPPED ? 0 : rc;
+	}
+	rc = base_tree(b);
+	pthread_mutex_lock(&b->lock);
+	b->base_done = true;
+	b->at_bound = rc == 0 && b->base && base_at_bound(b->ctx.f, b->base);
+	pthread_mutex_unlock(&b->lock);
+	return rc;
+}
+
 int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			    struct ibr_colorl_detail *detail,
 			    struct ibr_error *err)
@@ -530,7 +589,8 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	struct colorl w = { .f = f, .r = r };
 	struct ibr_path_options po = { 0 };
 	struct ibr_metrics base, chosen;
-	bool balanced = ctx->port_choice == IBR_PORT_BALANCED, skipped = false;
+	bool balanced = ctx->port_choice == IBR_PORT_BALANCED, skipped;
+	struct base_and_paths bp;
 	const struct ibr_updown *ud;
 	uint64_t kept_base = 0;
 	uint8_t most_lids = 1;
@@ -544,11 +604,28 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	ud = ibr_ctx_updown(ctx, err);
 	if (!ud)
 		return -1;
-	if (route_base(ctx, r, !po.per_ca, balanced ? &base : NULL, err))
+	bp = (struct base_and_paths){
+		.ctx = *ctx, .r = r, .ud = ud, .po = po, .by_switch = !po.per_ca,
+		.base = balanced ? &base : NULL, .paths = &w.paths,
+		.threads = ctx->threads ? ctx->threads : 1,
+	};
+	bp.ctx.threads = bp.threads > 1 ? bp.threads / 2 : 1;
+	bp.po.threads = bp.threads;
+	bp.po.workers_now = selection_workers;
+	bp.po.workers_arg = &bp;
+	pthread_mutex_init(&bp.lock, NULL);
+	rc = ibr_parallel(ctx->threads, 2, base_or_paths, &bp);
+	pthread_mutex_destroy(&bp.lock);
+	if (rc) {
+		rc = -1;
+		ibr_error_set(err, "%s", bp.err[0].msg[0] ? bp.err[0].msg :
+			      bp.err[1].msg);
 		goto out;
-	skipped = balanced && base_at_bound(f, &base);
-	if (!skipped && ibr_paths_compute(f, ud, &po, &w.paths, err))
-		goto out;
+	}
+	rc = -1;
+	skipped = bp.at_bound;
+	if (skipped)            /* stopped, or finished first: not wanted */
+		ibr_paths_free(&w.paths);
 	if (detail) {
 		size_t slots = (size_t)r->designated.rows * r->designated.cols;
 		detail->moved = calloc(slots / 64 + 1, sizeof(uint64_t));

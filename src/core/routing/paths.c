@@ -115,6 +115,24 @@ static int oom(struct work *w, const char *what)
 			     "%u units)", what, w->S, w->out->num_units);
 }
 
+/* The workers the paths may use now, at most `most` (o->workers_now); 0:
+ * no longer wanted. */
+static unsigned workers_now(const struct work *w, unsigned most)
+{
+	unsigned n;
+
+	if (!w->o->workers_now)
+		return most;
+	n = w->o->workers_now(w->o->workers_arg);
+	return n < most ? n : most;
+}
+
+/* IBR_PATHS_STOPPED when the caller no longer wants the paths, else 0. */
+static int stopped(const struct work *w)
+{
+	return workers_now(w, 1) ? 0 : IBR_PATHS_STOPPED;
+}
+
 static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
 {
 	return f->sw_ca_start[s + 1] - f->sw_ca_start[s];
@@ -365,6 +383,9 @@ static int shortest_widest(struct work *w)
 	for (uint32_t u = 0; u < p->num_units; u++) {
 		uint32_t s = ibr_unit_src_switch(w->f, p, u);
 		uint32_t d = ibr_unit_dst_switch(w->f, p, u);
+		if ((rc = stopped(w)) != 0)
+			goto out;
+		rc = -1;
 		distances_to(w, d);
 		p->first[u] = w->hops;
 		if (place_widest(w, &b, s, p->per_ca ? 1 : switch_flows(w, s, d)))
@@ -922,16 +943,20 @@ static int searcher_init(struct work *w, struct searcher *sr)
 static int find_candidates(struct work *w, struct crossings *x)
 {
 	unsigned workers = ibr_parallel_workers(w->o->threads, w->hosts);
-	unsigned wave = workers * TASKS_PER_WORKER, n = 0;
+	unsigned slots = workers * TASKS_PER_WORKER;  /* the largest wave */
+	unsigned now = workers_now(w, workers), wave, n = 0;
 	struct search_team team = { .w = w, .x = x };
 	int rc = -1;
 
+	if (now == 0)
+		return IBR_PATHS_STOPPED;
+	wave = now * TASKS_PER_WORKER;
 	team.sr = calloc(workers, sizeof(*team.sr));
-	team.dests = malloc(wave * sizeof(uint32_t));
-	team.seg = calloc(wave, sizeof(*team.seg));
-	team.ends = malloc((size_t)wave * (w->hosts ? w->hosts : 1) *
+	team.dests = malloc(slots * sizeof(uint32_t));
+	team.seg = calloc(slots, sizeof(*team.seg));
+	team.ends = malloc((size_t)slots * (w->hosts ? w->hosts : 1) *
 			   sizeof(uint32_t));
-	team.errs = calloc(wave, sizeof(*team.errs));
+	team.errs = calloc(slots, sizeof(*team.errs));
 	if (!team.sr || !team.dests || !team.seg || !team.ends || !team.errs) {
 		oom(w, "the candidate search's workers");
 		goto out;
@@ -939,7 +964,7 @@ static int find_candidates(struct work *w, struct crossings *x)
 	for (unsigned i = 0; i < workers; i++)
 		if (searcher_init(w, &team.sr[i]))
 			goto out;
-	for (unsigned t = 0; t < wave; t++) {
+	for (unsigned t = 0; t < slots; t++) {
 		team.seg[t].ncand = malloc(w->hosts ? w->hosts : 1);
 		team.seg[t].first = calloc(w->hosts ? w->hosts : 1,
 					   sizeof(uint32_t));
@@ -955,7 +980,7 @@ static int find_candidates(struct work *w, struct crossings *x)
 			team.dests[n++] = d;
 		if (n < wave && d < w->S)
 			continue;
-		if (n && ibr_parallel(workers, n, search_task, &team)) {
+		if (n && ibr_parallel(now, n, search_task, &team)) {
 			for (unsigned t = 0; t < n; t++)
 				if (team.errs[t].msg[0]) {
 					ibr_error_set(w->err, "%s",
@@ -968,12 +993,20 @@ static int find_candidates(struct work *w, struct crossings *x)
 			if (append_segment(&team, t))
 				goto out;
 		n = 0;
+		/* the next wave's workers (the caller's other work may have
+		 * ended): the same segments in the same order for any */
+		now = workers_now(w, workers);
+		if (now == 0) {
+			rc = IBR_PATHS_STOPPED;
+			goto out;
+		}
+		wave = now * TASKS_PER_WORKER;
 	}
 	rc = 0;
 out:
 	for (unsigned i = 0; team.sr && i < workers; i++)
 		searcher_free(&team.sr[i]);
-	for (unsigned t = 0; team.seg && t < wave; t++)
+	for (unsigned t = 0; team.seg && t < slots; t++)
 		crossings_free(&team.seg[t]);
 	free(team.sr);
 	free(team.dests);
@@ -1396,7 +1429,10 @@ static unsigned bits_for(uint32_t n)
 	return b;
 }
 
-/* Leaves alive exactly one candidate per group. */
+/* Visits of most-loaded-link-first between two questions to o->stop. */
+#define STOP_EVERY 4096u
+
+/* Leaves alive exactly one candidate per group (or IBR_PATHS_STOPPED). */
 static int most_loaded_link_first(struct work *w, const struct crossings *c,
 				  struct mllf *m)
 {
@@ -1468,7 +1504,9 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 		m->heap_pos[ch] = m->heap_len++;
 		heap_fix(m, ch);
 	}
-	while (m->multi > 0) {
+	for (uint32_t step = 0; m->multi > 0; step++) {
+		if (step % STOP_EVERY == 0 && stopped(w))
+			return IBR_PATHS_STOPPED;
 		if (m->heap_len == 0) /* distinct paths differ in a channel */
 			return ibr_error_set(w->err, "paths: selection left %u "
 					     "pairs with several candidates "
@@ -1584,18 +1622,14 @@ static int path_selection(struct work *w)
 		oom(w, "switch pairs");
 		goto out;
 	}
-	if (find_candidates(w, &c))
+	if ((rc = find_candidates(w, &c)) != 0)
 		goto out;
-	if (w->o->per_ca) {
-		if (expand_per_ca(w, &c, &ca) ||
-		    most_loaded_link_first(w, &ca, &m) ||
-		    write_selected(w, &ca, &m))
-			goto out;
-	} else if (most_loaded_link_first(w, &c, &m) ||
-		   write_selected(w, &c, &m)) {
+	rc = -1;
+	if (w->o->per_ca && expand_per_ca(w, &c, &ca))
 		goto out;
-	}
-	rc = 0;
+	if ((rc = most_loaded_link_first(w, w->o->per_ca ? &ca : &c, &m)) != 0)
+		goto out;
+	rc = write_selected(w, w->o->per_ca ? &ca : &c, &m) ? -1 : 0;
 out:
 	free_mllf(&m);
 	crossings_free(&ca);
