@@ -124,7 +124,7 @@ for spec in $fabrics $big_fabrics; do
 	switches=$(grep -c '^Switch' "$net")
 	cas=$(grep -c '^Ca' "$net")
 	# the SM sits on the first node of the file, a switch: the root of all
-	sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
+	grep -m 1 '^switchguid=' "$net" | sed 's/^switchguid=\(0x[0-9a-f]*\).*/\1/' > "$TMP/roots"
 	echo "== $spec ($switches switches, $cas CAs)"
 	ibsim_start "$net"
 	engines="zero-cost $ours $noverify $opensm_engines"

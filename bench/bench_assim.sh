@@ -519,7 +519,7 @@ for spec in $fabrics; do
 		"$IBROUTING" generate --lmc "$lmc" -o "$net" "$spec"
 		switches=$(grep -c '^Switch' "$net")
 		cas=$(grep -c '^Ca' "$net")
-		sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
+		grep -m 1 '^switchguid=' "$net" | sed 's/^switchguid=\(0x[0-9a-f]*\).*/\1/' > "$TMP/roots"
 		read -r la pa lb pb sx <<< "$(pick_changes "$net")"
 		echo "== $spec ($switches switches, $cas CAs), lmc $lmc, $engine: cut $la[$pa]-$lb[$pb], down $sx"
 		session "$spec" "$net" "$engine" "$lmc"

@@ -192,7 +192,7 @@ for spec in $fabrics; do
 	# the top level: a fat tree's level 0, a Clos's spines; else the
 	# SM's switch (the first node of the file)
 	awk '/^switchguid=/ { g = substr($1, 12) } /^Switch.*"(kary L0 |spine[0-9]+")/ { print g }' "$net" > "$TMP/roots"
-	[ -s "$TMP/roots" ] || sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
+	[ -s "$TMP/roots" ] || grep -m 1 '^switchguid=' "$net" | sed 's/^switchguid=\(0x[0-9a-f]*\).*/\1/' > "$TMP/roots"
 	echo "== $spec ($switches switches, $hosts hosts, root file: $(wc -l < "$TMP/roots") switches)"
 	ibsim_start "$net"
 	for engine in $compared; do

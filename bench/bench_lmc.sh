@@ -134,7 +134,7 @@ for run in $runs; do
 			# updn at LMC 0 on the fabric as generated (LIDs packed)
 			"$IBROUTING" generate -o "$net" "$spec"
 			cas=$(grep -c '^Ca' "$net")
-			sed -n 's/^switchguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1 > "$TMP/roots"
+			grep -m 1 '^switchguid=' "$net" | sed 's/^switchguid=\(0x[0-9a-f]*\).*/\1/' > "$TMP/roots"
 			echo "== $spec ($cas CAs)"
 			ibsim_start "$net"
 			measure "$spec" 0 updn

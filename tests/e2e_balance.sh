@@ -96,7 +96,7 @@ fi
 # ---- (c) a root set from OpenSM's root_guid_file ---------------------
 set -- $(top_switches "$net")
 root1=${2:-} root2=${3:-}
-ca=$(printf '0x%016x' "$(sed -n 's/^caguid=\(0x[0-9a-f]*\).*/\1/p' "$net" | head -n 1)")
+ca=$(printf '0x%016x' "$(grep -m 1 '^caguid=' "$net" | sed 's/^caguid=\(0x[0-9a-f]*\).*/\1/')")
 printf '# two top-level switches and a CA\n%s\n%s\n%s\n' "$root1" "$ca" "$root2" > "$TMP/roots"
 IBROUTING_CONF=$TMP/defaults.conf opensm_run c-roots fera "root_guid_file $TMP/roots" || true
 routed_by c-roots fera
