@@ -65,6 +65,9 @@
  * waves over the workers, each into a segment of its own, appended in
  * destination order after the wave: the same candidates in the same
  * order as one thread finds.  Most-loaded-link-first is sequential.
+ * o->workers_now, when set, says before each wave how many workers the
+ * search may use (the caller's other work may be running beside it), and
+ * 0 there or every STOP_EVERY visits of the selection stops it all.
  *
  * Units.  Path selection runs on groups: switch pairs (flows = the CA
  * pairs between them) or, with per_ca, the CA pairs themselves (flows 1),
@@ -1429,7 +1432,8 @@ static unsigned bits_for(uint32_t n)
 	return b;
 }
 
-/* Visits of most-loaded-link-first between two questions to o->stop. */
+/* Visits of most-loaded-link-first between two questions to
+ * o->workers_now (is the selection still wanted?). */
 #define STOP_EVERY 4096u
 
 /* Leaves alive exactly one candidate per group (or IBR_PATHS_STOPPED). */
