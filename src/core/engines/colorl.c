@@ -589,7 +589,7 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	struct colorl w = { .f = f, .r = r };
 	struct ibr_path_options po = { 0 };
 	struct ibr_metrics base, chosen;
-	bool balanced = ctx->port_choice == IBR_PORT_BALANCED, skipped;
+	bool balanced = ctx->port_choice == IBR_PORT_BALANCED, skipped, failed;
 	struct base_and_paths bp;
 	const struct ibr_updown *ud;
 	uint64_t kept_base = 0;
@@ -614,15 +614,13 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	bp.po.workers_now = selection_workers;
 	bp.po.workers_arg = &bp;
 	pthread_mutex_init(&bp.lock, NULL);
-	rc = ibr_parallel(ctx->threads, 2, base_or_paths, &bp);
+	failed = ibr_parallel(ctx->threads, 2, base_or_paths, &bp) != 0;
 	pthread_mutex_destroy(&bp.lock);
-	if (rc) {
-		rc = -1;
+	if (failed) {
 		ibr_error_set(err, "%s", bp.err[0].msg[0] ? bp.err[0].msg :
 			      bp.err[1].msg);
 		goto out;
 	}
-	rc = -1;
 	skipped = bp.at_bound;
 	if (skipped)            /* stopped, or finished first: not wanted */
 		ibr_paths_free(&w.paths);

@@ -1615,6 +1615,7 @@ static int path_selection(struct work *w)
 {
 	uint64_t groups = (uint64_t)w->hosts * (w->hosts ? w->hosts - 1 : 0);
 	struct crossings c = { 0 }, ca = { 0 };
+	const struct crossings *sel;
 	struct mllf m = { 0 };
 	int rc = -1;
 
@@ -1631,9 +1632,11 @@ static int path_selection(struct work *w)
 	rc = -1;
 	if (w->o->per_ca && expand_per_ca(w, &c, &ca))
 		goto out;
-	if ((rc = most_loaded_link_first(w, w->o->per_ca ? &ca : &c, &m)) != 0)
+	/* the units' own groups: the CA pairs' copies, or the switch pairs */
+	sel = w->o->per_ca ? &ca : &c;
+	if ((rc = most_loaded_link_first(w, sel, &m)) != 0)
 		goto out;
-	rc = write_selected(w, w->o->per_ca ? &ca : &c, &m) ? -1 : 0;
+	rc = write_selected(w, sel, &m) ? -1 : 0;
 out:
 	free_mllf(&m);
 	crossings_free(&ca);
