@@ -764,12 +764,25 @@ static void test_options(void **state)
 	assert_int_equal(ibr_path_scheme_parse(NULL, &s), -1);
 }
 
+/* The runs of the tests below: a generated fabric, with the scheme or
+ * path selection's k, and switch or CA pairs as units. */
+struct scheme_run {
+	const char *spec;
+	enum ibr_path_scheme scheme;
+	bool per_ca;
+};
+
+struct k_run {
+	const char *spec;
+	unsigned k;
+	bool per_ca;
+};
+
 /* Every allocation of a run failing in turn: -1 with a message, the
  * result left empty (valgrind sees nothing leaked). */
 static void test_allocation_failures(void **state)
 {
-	static const struct { const char *spec; enum ibr_path_scheme scheme;
-			      bool per_ca; } runs[] = {
+	static const struct scheme_run runs[] = {
 		/* 24/48 doubles its lists of walks */
 		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SELECTION, false },
 		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SHORTEST_WIDEST, false },
@@ -829,7 +842,7 @@ static void assert_same_paths(const struct ibr_paths *a,
  * the paths one thread selects, switch and CA pairs, k 16 and 4. */
 static void test_threads(void **state)
 {
-	static const struct { const char *spec; unsigned k; bool per_ca; } runs[] = {
+	static const struct k_run runs[] = {
 		{ "random:sw=48,ca=192,seed=7", 16, false },
 		{ "random:sw=24,ca=48,seed=4", 4, false },  /* lists doubled */
 		{ "clos:leaf=12,spine=6,ca=100,seed=4", 16, false },
@@ -885,8 +898,7 @@ static unsigned pace_workers(void *arg)
  * message and no paths kept, for both schemes. */
 static void test_workers_now(void **state)
 {
-	static const struct { const char *spec; enum ibr_path_scheme scheme;
-			      bool per_ca; } runs[] = {
+	static const struct scheme_run runs[] = {
 		{ "random:sw=48,ca=192,seed=7", IBR_PATHS_SELECTION, false },
 		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SELECTION, true },
 		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SHORTEST_WIDEST, false },
@@ -934,7 +946,7 @@ static void test_workers_now(void **state)
  * every change moved in the heap. */
 static void test_shortcuts_exact(void **state)
 {
-	static const struct { const char *spec; unsigned k; bool per_ca; } runs[] = {
+	static const struct k_run runs[] = {
 		{ "random:sw=64,ca=512,seed=1", 16, false },
 		{ "random:sw=48,ca=192,seed=7", 4, false },
 		{ "clos:leaf=12,spine=6,ca=100,seed=4", 16, false },

@@ -1414,20 +1414,15 @@ static int relieve_channel(const struct crossings *c, struct mllf *m,
 	m->resume_level[ch] = 0;
 	kept = from;
 	end = m->inv_end[ch];
-	/* entries [j, judged) are judged, verdict[i % VERDICTS_AHEAD] */
-	for (judged = from; judged < end && judged - from < VERDICTS_AHEAD;
-	     judged++)
-		verdict[judged % VERDICTS_AHEAD] =
-			scan_entry(c, m, ch, level, judged, end);
 	/* the list is in group order (build_index) and stays so as its
-	 * entries go */
-	for (j = from; j < end; j++) {
-		uint32_t x = m->inv[j], s = verdict[j % VERDICTS_AHEAD];
-		if (judged < end) {
+	 * entries go; entries [j, judged) are judged, entry i's verdict in
+	 * verdict[i % VERDICTS_AHEAD] */
+	for (j = judged = from; j < end; j++) {
+		uint32_t x = m->inv[j], s;
+		for (; judged < end && judged - j < VERDICTS_AHEAD; judged++)
 			verdict[judged % VERDICTS_AHEAD] =
 				scan_entry(c, m, ch, level, judged, end);
-			judged++;
-		}
+		s = verdict[j % VERDICTS_AHEAD];
 		if (s >> 16 == SCAN_GONE)
 			continue;
 		if (s >> 16 == SCAN_DROP) {
