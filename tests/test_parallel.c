@@ -3,8 +3,10 @@
  * next batch is listed beside the work on this one (fera's and dr's
  * routing):
  *   - every batch is worked on after all of its items were listed, and
- *     while it is, the listing of the next batch leaves its slots alone:
- *     the work reads exactly what the listing of its own batch wrote;
+ *     while it is, the listing of the batches ahead leaves its slot alone
+ *     (batch b's is b % IBR_PIPELINE_DEPTH): the work reads exactly what
+ *     the listing of its own batch wrote, and no item is listed before
+ *     the batch that had its slot was worked on;
  *   - the work runs in batch order, one batch at a time, and the result
  *     of a computation that depends on that order is the same for 1, 2,
  *     3 and 7 threads as the plain sequence gives;
@@ -12,8 +14,8 @@
  *     per_batch + 1), the slots a caller sizes its scratch by;
  *   - a failure stops the sequence where the sequence meets it: a list
  *     failure of batch b + 1 is reported after work on b succeeded, a
- *     failure of the work on b before the listing of b + 1 beside it, and
- *     no later batch is worked on;
+ *     failure of the work on b before the listing of the batches ahead
+ *     of it, and no later batch is worked on;
  *   - no batch, no call.
  */
 #include <setjmp.h>
@@ -31,10 +33,11 @@
 
 struct seq {
 	unsigned threads;
-	/* two halves of slots, by the batch's parity, as the engines keep */
-	uint64_t slot[2][ITEMS];
+	/* a slot of items per batch in flight, as the engines keep */
+	uint64_t slot[IBR_PIPELINE_DEPTH][ITEMS];
 	atomic_uint listed[BATCHES];    /* items of each batch listed */
-	unsigned worked;                /* batches worked on, in order */
+	atomic_uint worked;             /* batches worked on, in order */
+	atomic_uint early;              /* items listed into a slot in use */
 	uint64_t hash;                  /* depends on the order of the work */
 	unsigned fail_list_batch, fail_list_item, fail_work_batch;
 	atomic_uint bad_worker;
@@ -54,7 +57,9 @@ static int list(void *arg, unsigned b, unsigned i, unsigned worker)
 		atomic_fetch_add(&q->bad_worker, 1);
 	if (b == q->fail_list_batch && i == q->fail_list_item)
 		return -2;
-	q->slot[b & 1][i] = value_of(b, i);
+	if (b >= atomic_load(&q->worked) + IBR_PIPELINE_DEPTH)
+		atomic_fetch_add(&q->early, 1);
+	q->slot[b % IBR_PIPELINE_DEPTH][i] = value_of(b, i);
 	atomic_fetch_add(&q->listed[b], 1);
 	return 0;
 }
@@ -63,17 +68,17 @@ static int work_on(void *arg, unsigned b)
 {
 	struct seq *q = arg;
 
-	if (b != q->worked || atomic_load(&q->listed[b]) != ITEMS)
+	if (b != atomic_load(&q->worked) || atomic_load(&q->listed[b]) != ITEMS)
 		return -9;      /* out of order, or before its listing */
 	if (b == q->fail_work_batch)
 		return -1;
 	for (unsigned i = 0; i < ITEMS; i++) {
-		/* the next batch is being listed into the other half now */
-		if (q->slot[b & 1][i] != value_of(b, i))
+		/* the batches ahead are being listed into other slots now */
+		if (q->slot[b % IBR_PIPELINE_DEPTH][i] != value_of(b, i))
 			q->bad_slot++;
-		q->hash = q->hash * 31 + q->slot[b & 1][i];
+		q->hash = q->hash * 31 + q->slot[b % IBR_PIPELINE_DEPTH][i];
 	}
-	q->worked++;
+	atomic_fetch_add(&q->worked, 1);
 	return 0;
 }
 
@@ -109,6 +114,7 @@ static void test_order_and_result(void **state)
 			assert_int_equal(rc, 0);
 			assert_int_equal(q.worked, BATCHES);
 			assert_int_equal(q.bad_slot, 0);
+			assert_int_equal(atomic_load(&q.early), 0);
 			assert_int_equal(atomic_load(&q.bad_worker), 0);
 			assert_true(q.hash == expected);
 		}
@@ -130,12 +136,12 @@ static void test_failures_where_the_sequence_meets_them(void **state)
 		q = run(threads, 0, 4, BATCHES, &rc);
 		assert_int_equal(rc, -2);
 		assert_int_equal(q.worked, 0);
-		/* work on 2 fails while batch 3's listing fails beside it:
-		 * the sequence meets the work's failure first */
+		/* work on 2 fails while batch 3's listing fails ahead of
+		 * it: the sequence meets the work's failure first */
 		q = run(threads, 3, 0, 2, &rc);
 		assert_int_equal(rc, -1);
 		assert_int_equal(q.worked, 2);
-		/* the last batch's work fails: nothing is listed beside it */
+		/* the last batch's work fails: nothing is listed after it */
 		q = run(threads, BATCHES, 0, BATCHES - 1, &rc);
 		assert_int_equal(rc, -1);
 		assert_int_equal(q.worked, BATCHES - 1);

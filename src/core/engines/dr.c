@@ -112,8 +112,9 @@ struct lister {
 	uint64_t *flow;         /* per switch: pairs pushed (list_destination) */
 };
 
-/* Destination switches listed at once: two batches of plans, the one
- * renamed and the one listed beside it. */
+/* Destination switches in a batch of ibr_pipeline: the plans are
+ * IBR_PIPELINE_DEPTH batches, the one renamed and those listed ahead of
+ * it. */
 #define DR_BATCH 8u
 
 struct dr {
@@ -123,7 +124,7 @@ struct dr {
 	struct ibr_dr_detail *detail;   /* NULL unless asked for */
 	uint8_t *link_up;       /* per sw_adj entry */
 	unsigned threads;
-	struct plan plans[2 * DR_BATCH];
+	struct plan plans[IBR_PIPELINE_DEPTH * DR_BATCH];
 	struct lister *listers; /* one per worker of the pipeline */
 	unsigned num_listers;
 	/* the renaming's */
@@ -652,15 +653,21 @@ static int rename_destination(struct dr *w, const struct plan *p, uint32_t i,
 	return 0;
 }
 
+/* Batch b's plans: its slot of w->plans. */
+static struct plan *batch_plans(struct dr *w, unsigned b)
+{
+	return &w->plans[(b % IBR_PIPELINE_DEPTH) * DR_BATCH];
+}
+
 /* ibr_pipeline's steps: batch b is destination switches b * DR_BATCH ..,
- * in index order, their plans in half b % 2 of w->plans. */
+ * in index order. */
 static int list_plan(void *arg, unsigned b, unsigned i, unsigned worker)
 {
 	struct dr *w = arg;
 
 	if (b * DR_BATCH + i < w->f->num_switches)
 		list_destination(w, &w->listers[worker],
-				 &w->plans[(b & 1) * DR_BATCH + i],
+				 &batch_plans(w, b)[i],
 				 b * DR_BATCH + i);
 	return 0;
 }
@@ -669,15 +676,15 @@ static int rename_batch(void *arg, unsigned b)
 {
 	struct dr *w = arg;
 	uint32_t S = w->f->num_switches;
-	const struct plan *half = &w->plans[(b & 1) * DR_BATCH];
+	const struct plan *plans = batch_plans(w, b);
 
 	for (uint32_t k = 0; k < DR_BATCH && b * DR_BATCH + k < S; k++) {
-		if (half[k].failed)
+		if (plans[k].failed)
 			return ibr_error_set(&w->rename_err, "%s",
-					     half[k].err.msg);
+					     plans[k].err.msg);
 		w->links_set = false;
-		for (uint32_t i = 0; i < half[k].num_cas; i++)
-			if (rename_destination(w, &half[k], i, &w->rename_err))
+		for (uint32_t i = 0; i < plans[k].num_cas; i++)
+			if (rename_destination(w, &plans[k], i, &w->rename_err))
 				return -1;
 	}
 	return 0;
@@ -728,7 +735,7 @@ static int alloc_plans(struct dr *w)
 	for (uint32_t x = 0; x < S; x++)
 		if (cas_on(f, x) > most_cas)
 			most_cas = cas_on(f, x);
-	for (unsigned i = 0; i < 2 * DR_BATCH; i++) {
+	for (unsigned i = 0; i < IBR_PIPELINE_DEPTH * DR_BATCH; i++) {
 		struct plan *p = &w->plans[i];
 		p->down_dist = malloc(S * sizeof(uint32_t));
 		p->legal_dist = malloc(S * sizeof(uint32_t));
@@ -753,7 +760,7 @@ static int alloc_plans(struct dr *w)
 
 static void free_work(struct dr *w)
 {
-	for (unsigned i = 0; i < 2 * DR_BATCH; i++) {
+	for (unsigned i = 0; i < IBR_PIPELINE_DEPTH * DR_BATCH; i++) {
 		struct plan *p = &w->plans[i];
 		free(p->down_dist);
 		free(p->legal_dist);

@@ -135,9 +135,9 @@ struct plan {
 				 * when carrying hosts, else those decided) */
 };
 
-/* Destination switches listed at once (balanced ties): two batches of
- * plans, the one routed and the one listed beside it.  Enough to start
- * a worker once per batch at little cost. */
+/* Destination switches in a batch of ibr_pipeline (balanced ties): the
+ * plans are IBR_PIPELINE_DEPTH batches, the one routed and those listed
+ * ahead of it. */
 #define FERA_BATCH 8u
 
 /* A worker's scratch while it lists a plan (and route_to_switch's). */
@@ -163,7 +163,7 @@ struct fera {
 	bool carry;             /* re-route passes: carry_hosts as they settle
 				 * (set before their plans are listed) */
 	unsigned threads;       /* from 2, workers list plans beside the routing */
-	struct plan plans[2 * FERA_BATCH];
+	struct plan plans[IBR_PIPELINE_DEPTH * FERA_BATCH];
 	const struct plan *plan;        /* the destination being routed */
 	uint64_t lids;          /* LIDs routed (the first pass) */
 	uint64_t *load;         /* per sw_adj entry: flows routed over it */
@@ -652,8 +652,14 @@ struct pass_step {
 	unsigned pass;
 };
 
+/* Batch b's plans: its slot of w->plans. */
+static struct plan *batch_plans(struct fera *w, unsigned b)
+{
+	return &w->plans[(b % IBR_PIPELINE_DEPTH) * FERA_BATCH];
+}
+
 /* Plan i of batch b (destination by_lid[b * FERA_BATCH + i]) into its
- * half of w->plans, on the worker's lister. */
+ * batch's slot of w->plans, on the worker's lister. */
 static int list_plan(void *arg, unsigned b, unsigned i, unsigned worker)
 {
 	const struct pass_step *step = arg;
@@ -661,7 +667,7 @@ static int list_plan(void *arg, unsigned b, unsigned i, unsigned worker)
 
 	if (b * FERA_BATCH + i < w->f->num_switches)
 		list_candidates(w, &w->listers[worker],
-				&w->plans[(b & 1) * FERA_BATCH + i],
+				&batch_plans(w, b)[i],
 				w->by_lid[b * FERA_BATCH + i], step->pass);
 	return 0;
 }
@@ -671,10 +677,10 @@ static int route_batch(void *arg, unsigned b)
 	const struct pass_step *step = arg;
 	struct fera *w = step->w;
 	uint32_t S = w->f->num_switches;
-	const struct plan *half = &w->plans[(b & 1) * FERA_BATCH];
+	const struct plan *plans = batch_plans(w, b);
 
 	for (uint32_t i = 0; i < FERA_BATCH && b * FERA_BATCH + i < S; i++)
-		route_destination(w, &half[i], step->pass);
+		route_destination(w, &plans[i], step->pass);
 	return 0;
 }
 
@@ -768,7 +774,7 @@ static int alloc_plans(struct fera *w, unsigned passes)
 	for (uint32_t x = 0; x < S; x++)
 		if (f->sw_ca_start[x + 1] - f->sw_ca_start[x] > most_cas)
 			most_cas = f->sw_ca_start[x + 1] - f->sw_ca_start[x];
-	for (unsigned i = 0; i < 2 * FERA_BATCH; i++) {
+	for (unsigned i = 0; i < IBR_PIPELINE_DEPTH * FERA_BATCH; i++) {
 		struct plan *p = &w->plans[i];
 		p->settle = malloc(S * sizeof(uint32_t));
 		p->cand_start = malloc((S + 2) * sizeof(uint32_t));
@@ -795,7 +801,7 @@ static int alloc_plans(struct fera *w, unsigned passes)
 
 static void free_work(struct fera *w)
 {
-	for (unsigned i = 0; i < 2 * FERA_BATCH; i++) {
+	for (unsigned i = 0; i < IBR_PIPELINE_DEPTH * FERA_BATCH; i++) {
 		free(w->plans[i].settle);
 		free(w->plans[i].cand_start);
 		free(w->plans[i].cand);

@@ -88,24 +88,126 @@ int ibr_parallel(unsigned threads, unsigned tasks,
 	return rc;
 }
 
-struct pipeline_step {
+/* ibr_pipeline's state, shared under `lock`.  Items are numbered over all
+ * batches (batch * per_batch + item) and handed out in that order; item j
+ * may be listed once the batch that had its slot before it,
+ * j / per_batch - IBR_PIPELINE_DEPTH, has been worked on. */
+struct stream {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;         /* an item listed, a batch done, the end */
 	int (*list)(void *arg, unsigned batch, unsigned item, unsigned worker);
-	int (*step_on)(void *arg, unsigned batch);
+	int (*work_on)(void *arg, unsigned batch);
 	void *arg;
-	unsigned batch;         /* worked on; batch + 1 listed */
-	bool work;              /* task 0 works on batch */
+	unsigned batches, per_batch;
+	unsigned next;                  /* the next item to hand out */
+	unsigned worked;                /* batches worked on */
+	unsigned listed[IBR_PIPELINE_DEPTH]; /* per slot: its batch's items done */
+	unsigned failed;                /* lowest failing item, or every item */
+	int failed_rc;
+	bool stop;                      /* the sequence failed: list no more */
 };
 
-/* Task 0 works on the batch (when there is one), the others list the
- * next batch's items in order: ibr_parallel reports the failure of the
- * lowest task, as the sequence would meet it. */
-static int pipeline_task(void *p, unsigned t, unsigned worker)
-{
-	struct pipeline_step *step = p;
+struct stream_worker {
+	struct stream *s;
+	unsigned id;
+	pthread_t thread;
+};
 
-	if (step->work && t == 0)
-		return step->step_on(step->arg, step->batch);
-	return step->list(step->arg, step->batch + 1, t - step->work, worker);
+static unsigned stream_items(const struct stream *s)
+{
+	return s->batches * s->per_batch;
+}
+
+/* Item j's slot is free: the batch before it in that slot was worked on. */
+static bool may_list(const struct stream *s, unsigned j)
+{
+	return j / s->per_batch < s->worked + IBR_PIPELINE_DEPTH;
+}
+
+/* Lists item j (taken under the lock, which is held again on return). */
+static void list_item(struct stream *s, unsigned j, unsigned worker)
+{
+	int rc;
+
+	pthread_mutex_unlock(&s->lock);
+	rc = s->list(s->arg, j / s->per_batch, j % s->per_batch, worker);
+	pthread_mutex_lock(&s->lock);
+	if (rc && j < s->failed) {
+		s->failed = j;
+		s->failed_rc = rc;
+	}
+	s->listed[j / s->per_batch % IBR_PIPELINE_DEPTH]++;
+	pthread_cond_broadcast(&s->changed);
+}
+
+/* A worker beside the sequence: lists items in order as their slots free
+ * up, until none is left or the sequence stopped. */
+static void *stream_lister(void *p)
+{
+	struct stream_worker *w = p;
+	struct stream *s = w->s;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop && s->next < stream_items(s)) {
+		if (!may_list(s, s->next)) {
+			pthread_cond_wait(&s->changed, &s->lock);
+			continue;
+		}
+		list_item(s, s->next++, w->id);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* The calling thread's part: batch after batch, waits for its items
+ * (listing those of this batch nobody took yet), then works on it. */
+static int stream_sequence(struct stream *s)
+{
+	int rc = 0;
+
+	for (unsigned b = 0; b < s->batches; b++) {
+		unsigned slot = b % IBR_PIPELINE_DEPTH;
+
+		pthread_mutex_lock(&s->lock);
+		while (s->listed[slot] < s->per_batch) {
+			/* only this batch's items: the work waits on them */
+			if (s->next < (b + 1) * s->per_batch)
+				list_item(s, s->next++, 0);
+			else
+				pthread_cond_wait(&s->changed, &s->lock);
+		}
+		/* batches before b had no failure: theirs is the lowest */
+		if (s->failed < (b + 1) * s->per_batch)
+			rc = s->failed_rc;
+		pthread_mutex_unlock(&s->lock);
+		if (rc == 0)
+			rc = s->work_on(s->arg, b);
+		pthread_mutex_lock(&s->lock);
+		s->listed[slot] = 0;
+		s->worked = b + 1;
+		s->stop = rc != 0;
+		pthread_cond_broadcast(&s->changed);
+		pthread_mutex_unlock(&s->lock);
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
+/* One thread: the sequence itself, no lock needed. */
+static int sequence_alone(const struct stream *s)
+{
+	for (unsigned b = 0; b < s->batches; b++) {
+		for (unsigned i = 0; i < s->per_batch; i++) {
+			int rc = s->list(s->arg, b, i, 0);
+			if (rc)
+				return rc;
+		}
+		int rc = s->work_on(s->arg, b);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int ibr_pipeline(unsigned threads, unsigned batches, unsigned per_batch,
@@ -113,17 +215,34 @@ int ibr_pipeline(unsigned threads, unsigned batches, unsigned per_batch,
 			     unsigned worker),
 		 int (*work_on)(void *arg, unsigned batch), void *arg)
 {
-	/* batch -1: only the first batch's items are listed */
-	struct pipeline_step step = { list, work_on, arg, (unsigned)-1, false };
+	unsigned n = ibr_parallel_workers(threads, per_batch + 1), started = 1;
+	struct stream_worker w[IBR_MAX_THREADS];    /* no allocation to fail */
+	struct stream s = {
+		.list = list, .work_on = work_on, .arg = arg,
+		.batches = batches, .per_batch = per_batch,
+		.failed = batches * per_batch,
+	};
 	int rc;
 
 	if (batches == 0)
 		return 0;
-	rc = ibr_parallel(threads, per_batch, pipeline_task, &step);
-	for (unsigned b = 0; rc == 0 && b < batches; b++) {
-		step = (struct pipeline_step){ list, work_on, arg, b, true };
-		rc = ibr_parallel(threads, 1 + (b + 1 < batches ? per_batch : 0),
-				  pipeline_task, &step);
+	if (n == 1 || pthread_mutex_init(&s.lock, NULL) != 0)
+		return sequence_alone(&s);
+	if (pthread_cond_init(&s.changed, NULL) != 0) {
+		pthread_mutex_destroy(&s.lock);
+		return sequence_alone(&s);
 	}
+	/* worker ids stay dense: one that cannot start ends the team */
+	for (; started < n; started++) {
+		w[started] = (struct stream_worker){ .s = &s, .id = started };
+		if (pthread_create(&w[started].thread, NULL, stream_lister,
+				   &w[started]) != 0)
+			break;
+	}
+	rc = stream_sequence(&s);
+	for (unsigned i = 1; i < started; i++)
+		pthread_join(w[i].thread, NULL);
+	pthread_cond_destroy(&s.changed);
+	pthread_mutex_destroy(&s.lock);
 	return rc;
 }

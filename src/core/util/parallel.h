@@ -19,9 +19,9 @@
  * ibr_pipeline serves work that is one sequence (each step depends on
  * the ones before, like a balanced choice on the loads of the routes
  * before it) but whose steps need some preparation that does not
- * (candidates, distances): the preparation of the next batch runs on a
- * worker beside the work on this one, so the sequence itself, and its
- * result, stay what one thread gives.
+ * (candidates, distances): the workers prepare the batches ahead while
+ * the calling thread works through them in order, so the sequence itself,
+ * and its result, stay what one thread gives.
  */
 #ifndef IBR_PARALLEL_H
 #define IBR_PARALLEL_H
@@ -57,14 +57,23 @@ static inline unsigned ibr_parallel_workers(unsigned threads, unsigned tasks)
 	return n < tasks ? n : (tasks ? tasks : 1);
 }
 
+/* Batches prepared ahead of the one worked on, at most, counting it: the
+ * slots a caller of ibr_pipeline keeps, batch b's in slot
+ * b % IBR_PIPELINE_DEPTH.  Two let a worker prepare the next batch beside
+ * the work; more let a short batch of work go on into the next without
+ * waiting for the slowest of its preparations (the work is what bounds
+ * fera's and dr's time from two threads). */
+#define IBR_PIPELINE_DEPTH 4u
+
 /* For b = 0 .. batches-1: list(arg, b, i, worker) for every item i <
  * per_batch, then work_on(arg, b), in this order as far as any of them
- * can tell: the items of batch b + 1 are listed beside work_on(arg, b),
- * each a task of its own, so the workers that finish first list more
- * (from 2 threads).  So work_on must share nothing with list but what
- * list writes for its own item and work_on only reads (two sets of
- * slots, by b's parity, are the usual way), and a list task's scratch is
- * its worker's (worker < ibr_parallel_workers(threads, per_batch + 1)).
+ * can tell.  The calling thread (worker 0) works on the batches in turn,
+ * listing the items of the one it waits for that nobody took yet; the
+ * other workers list items in order, each a task of its own, up to
+ * IBR_PIPELINE_DEPTH - 1 batches ahead of the work.  So work_on must
+ * share nothing with list but what list writes for its own item in its
+ * batch's slot and work_on only reads, and a list task's scratch is its
+ * worker's (worker < ibr_parallel_workers(threads, per_batch + 1)).
  * Stops at the first step that fails, in that order, and returns its
  * value; 0 when all succeed. */
 int ibr_pipeline(unsigned threads, unsigned batches, unsigned per_batch,
