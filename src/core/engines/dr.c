@@ -61,9 +61,9 @@
  * never on dr's loads (its plan: the distances, the links minimal paths
  * may take, the sources that do not keep FERa's route, and per end port
  * the flows of those that do, pushed along FERa's column).  The workers
- * list the plans of the next batch of destination switches while the
- * batch before is renamed (ibr_pipeline); the renaming stays one
- * sequence, so the tables are the same for any thread count.
+ * list the plans of the batches of destination switches ahead while one
+ * batch is renamed (ibr_pipeline); the renaming stays one sequence, so
+ * the tables are the same for any thread count.
  */
 #include <stdlib.h>
 #include <string.h>

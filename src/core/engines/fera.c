@@ -57,10 +57,10 @@
  * before's until then), do not depend on the loads the routing changes;
  * only the choices do.  So each pass goes through the destinations a
  * batch at a time (ibr_pipeline), and while one batch is routed in order,
- * the workers list those plans for the next; the routing itself stays
- * one sequence, so the tables are the same for any thread count.  At
- * 1024 switches / 16384 CAs the routing is about two thirds of fera's
- * instructions, which bounds what a second thread gains.
+ * the workers list the plans of the batches after it; the routing itself
+ * stays one sequence, so the tables are the same for any thread count.
+ * At 1024 switches / 16384 CAs the routing is about half of
+ * fera's time on one thread, which bounds what more threads gain.
  *
  * After a change inside OpenSM (and `ibrouting route --prior`), fera keeps
  * the routes in place that still hold and mends the others (prior.h,
@@ -403,23 +403,40 @@ static inline struct choice weigh(const struct choice *ch,
 	};
 }
 
-/* a better than b (a's first link loaded load_a, b's load_b), in the
- * order choose_balanced says; neck_first: the bottleneck before all. */
-static inline bool better(const struct choice *a, uint64_t load_a,
-			  const struct choice *b, uint64_t load_b,
-			  bool neck_first)
+/* The route through candidate c (weighed as weigh does) better than b,
+ * whose first link is loaded b_load, in the order choose_balanced says:
+ * the bottleneck first when neck_first, then the load of the down part,
+ * the LID the route reaches the destination's switch from, the LID where
+ * it turns down, the load along it, its first link's load.  Each key is
+ * computed only when the ones before it tie: most candidates lose on the
+ * first, and the route of a loser is never built. */
+static inline bool beats(const struct choice *ch, const uint64_t *loads,
+			 ibr_lid_t lid_s, uint32_t d, const struct candidate *c,
+			 const struct choice *b, uint64_t b_load,
+			 bool neck_first)
 {
-	if (neck_first && a->neck != b->neck)
-		return a->neck < b->neck;
-	if (a->down_cost != b->down_cost)
-		return a->down_cost < b->down_cost;
-	if (a->entry != b->entry)
-		return a->entry < b->entry;
-	if (a->turn != b->turn)
-		return a->turn < b->turn;
-	if (a->cost != b->cost)
-		return a->cost < b->cost;
-	return load_a < load_b;
+	const struct choice *t = &ch[c->peer];
+	uint64_t l = loads[c->link], down_cost, cost;
+	uint32_t entry, turn;
+
+	if (neck_first) {
+		uint64_t neck = l > t->neck ? l : t->neck;
+		if (neck != b->neck)
+			return neck < b->neck;
+	}
+	down_cost = c->up ? t->down_cost : l + t->down_cost;
+	if (down_cost != b->down_cost)
+		return down_cost < b->down_cost;
+	entry = c->peer == d ? lid_s : t->entry;
+	if (entry != b->entry)
+		return entry < b->entry;
+	turn = c->up ? t->turn : lid_s;
+	if (turn != b->turn)
+		return turn < b->turn;
+	cost = l + t->cost;
+	if (cost != b->cost)
+		return cost < b->cost;
+	return l < b_load;
 }
 
 /* choose_balanced's loop, carry and neck_first constants in each copy
@@ -450,20 +467,17 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 		ibr_lid_t lid_s = lid[s];
 		const struct candidate *end = cand + cand_end[k];
 		const struct candidate *pick = c;
-		uint64_t best_load, load;
-		struct choice best = weigh(ch, loads, lid_s, d, c, &best_load,
-					   neck_first),
-			      next;
+		uint64_t best_load;
 
-		for (c++; c < end; c++) {
-			next = weigh(ch, loads, lid_s, d, c, &load, neck_first);
-			if (better(&next, load, &best, best_load, neck_first)) {
-				best = next;
-				best_load = load;
+		/* the best so far is kept in place: no candidate leads to s */
+		ch[s] = weigh(ch, loads, lid_s, d, c, &best_load, neck_first);
+		for (c++; c < end; c++)
+			if (beats(ch, loads, lid_s, d, c, &ch[s], best_load,
+				  neck_first)) {
+				ch[s] = weigh(ch, loads, lid_s, d, c, &best_load,
+					      neck_first);
 				pick = c;
 			}
-		}
-		ch[s] = best;
 		out_port[s] = pick->port;
 		if (carry)
 			carry_hosts(w, s, d);

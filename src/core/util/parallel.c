@@ -3,6 +3,12 @@
  * A shared counter hands out task numbers; each worker keeps the lowest
  * failing task it ran, and the lowest over all workers is returned, so
  * the error reported is the same whatever the scheduling.
+ * ibr_pipeline streams: one mutex and condition variable guard its
+ * counters (items handed out, listed per slot, batches worked on), and an
+ * item is coarse (a destination switch's preparation, tens of
+ * microseconds and up), so the lock is never what the workers wait on;
+ * the calling thread waits only for the items of the batch it is about
+ * to work on, and a lister only for a slot to come free.
  */
 #include <pthread.h>
 #include <stdbool.h>
