@@ -1,10 +1,10 @@
 /*
  * test_parallel.c - ibr_pipeline (util/parallel.h), the sequence whose
- * next batch is listed beside the work on this one (fera's and dr's
+ * batches ahead are listed while it works on this one (fera's and dr's
  * routing):
  *   - every batch is worked on after all of its items were listed, and
  *     while it is, the listing of the batches ahead leaves its slot alone
- *     (batch b's is b % IBR_PIPELINE_DEPTH): the work reads exactly what
+ *     (batch b's is ibr_pipeline_slot(b)): the work reads exactly what
  *     the listing of its own batch wrote, and no item is listed before
  *     the batch that had its slot was worked on;
  *   - the work runs in batch order, one batch at a time, and the result
@@ -59,7 +59,7 @@ static int list(void *arg, unsigned b, unsigned i, unsigned worker)
 		return -2;
 	if (b >= atomic_load(&q->worked) + IBR_PIPELINE_DEPTH)
 		atomic_fetch_add(&q->early, 1);
-	q->slot[b % IBR_PIPELINE_DEPTH][i] = value_of(b, i);
+	q->slot[ibr_pipeline_slot(b)][i] = value_of(b, i);
 	atomic_fetch_add(&q->listed[b], 1);
 	return 0;
 }
@@ -74,9 +74,9 @@ static int work_on(void *arg, unsigned b)
 		return -1;
 	for (unsigned i = 0; i < ITEMS; i++) {
 		/* the batches ahead are being listed into other slots now */
-		if (q->slot[b % IBR_PIPELINE_DEPTH][i] != value_of(b, i))
+		if (q->slot[ibr_pipeline_slot(b)][i] != value_of(b, i))
 			q->bad_slot++;
-		q->hash = q->hash * 31 + q->slot[b % IBR_PIPELINE_DEPTH][i];
+		q->hash = q->hash * 31 + q->slot[ibr_pipeline_slot(b)][i];
 	}
 	atomic_fetch_add(&q->worked, 1);
 	return 0;

@@ -656,7 +656,7 @@ static int rename_destination(struct dr *w, const struct plan *p, uint32_t i,
 /* Batch b's plans: its slot of w->plans. */
 static struct plan *batch_plans(struct dr *w, unsigned b)
 {
-	return &w->plans[(b % IBR_PIPELINE_DEPTH) * DR_BATCH];
+	return &w->plans[ibr_pipeline_slot(b) * DR_BATCH];
 }
 
 /* ibr_pipeline's steps: batch b is destination switches b * DR_BATCH ..,

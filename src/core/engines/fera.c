@@ -669,7 +669,7 @@ struct pass_step {
 /* Batch b's plans: its slot of w->plans. */
 static struct plan *batch_plans(struct fera *w, unsigned b)
 {
-	return &w->plans[(b % IBR_PIPELINE_DEPTH) * FERA_BATCH];
+	return &w->plans[ibr_pipeline_slot(b) * FERA_BATCH];
 }
 
 /* Plan i of batch b (destination by_lid[b * FERA_BATCH + i]) into its

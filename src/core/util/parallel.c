@@ -142,7 +142,7 @@ static void list_item(struct stream *s, unsigned j, unsigned worker)
 		s->failed = j;
 		s->failed_rc = rc;
 	}
-	s->listed[j / s->per_batch % IBR_PIPELINE_DEPTH]++;
+	s->listed[ibr_pipeline_slot(j / s->per_batch)]++;
 	pthread_cond_broadcast(&s->changed);
 }
 
@@ -172,7 +172,7 @@ static int stream_sequence(struct stream *s)
 	int rc = 0;
 
 	for (unsigned b = 0; b < s->batches; b++) {
-		unsigned slot = b % IBR_PIPELINE_DEPTH;
+		unsigned slot = ibr_pipeline_slot(b);
 
 		pthread_mutex_lock(&s->lock);
 		while (s->listed[slot] < s->per_batch) {

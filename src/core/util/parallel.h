@@ -59,11 +59,17 @@ static inline unsigned ibr_parallel_workers(unsigned threads, unsigned tasks)
 
 /* Batches prepared ahead of the one worked on, at most, counting it: the
  * slots a caller of ibr_pipeline keeps, batch b's in slot
- * b % IBR_PIPELINE_DEPTH.  Two let a worker prepare the next batch beside
+ * ibr_pipeline_slot(b).  Two let a worker prepare the next batch beside
  * the work; more let a short batch of work go on into the next without
  * waiting for the slowest of its preparations (the work is what bounds
  * fera's and dr's time from two threads). */
 #define IBR_PIPELINE_DEPTH 4u
+
+/* The slot of batch b's items, 0 .. IBR_PIPELINE_DEPTH - 1. */
+static inline unsigned ibr_pipeline_slot(unsigned batch)
+{
+	return batch % IBR_PIPELINE_DEPTH;
+}
 
 /* For b = 0 .. batches-1: list(arg, b, i, worker) for every item i <
  * per_batch, then work_on(arg, b), in this order as far as any of them
