@@ -785,6 +785,8 @@ static void test_allocation_failures(void **state)
 	static const struct scheme_run runs[] = {
 		/* 24/48 doubles its lists of walks */
 		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SELECTION, false },
+		/* in 3 parts (o.parts below) */
+		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SELECTION, false },
 		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SHORTEST_WIDEST, false },
 		{ "random:sw=8,ca=16,seed=1", IBR_PATHS_SELECTION, true },
 		{ "random:sw=8,ca=16,seed=1", IBR_PATHS_SHORTEST_WIDEST, true },
@@ -794,7 +796,8 @@ static void test_allocation_failures(void **state)
 	for (unsigned r = 0; r < N(runs); r++) {
 		struct ibr_path_options o = { .scheme = runs[r].scheme, .k = 16,
 					      .per_ca = runs[r].per_ca,
-					      .threads = 1 };
+					      .threads = 1,
+					      .parts = r == 1 ? 3 : 0 };
 		struct ibr_error err = { "" };
 		struct ibr_paths p;
 		struct fab x;
@@ -1035,6 +1038,162 @@ static void test_threads_allocation_failures(void **state)
 	fab_close(&x);
 }
 
+/* Most-loaded-link-first in parts (paths.c, "the selection in parts";
+ * o->parts): every unit one legal loop-free path, of the pairs promised;
+ * the same paths on 1, 2, 3 and 7 threads, and the long way's (every list
+ * from its start, every change moved in the heap) within each part; and
+ * the default on these small fabrics is the one sequence, which the
+ * references of check_scheme replay. */
+static void test_parts(void **state)
+{
+	static const struct k_run runs[] = {
+		{ "random:sw=64,ca=512,seed=1", 16, false },
+		{ "random:sw=48,ca=192,seed=7", 4, false },
+		{ "clos:leaf=12,spine=6,ca=100,seed=4", 16, false },
+		{ "torus:dims=6x6,ca=1,broken=5,seed=3", 16, false },
+		{ "fattree:ports=8,levels=3,broken=3,seed=2", 16, false },
+		{ "random:sw=24,ca=48,seed=4", 16, true },
+		{ "random:sw=1,ca=8,deg=0,seed=1", 16, false },
+	};
+	static const unsigned parts[] = { 2, 3, 8 };
+	static const unsigned counts[] = { 2, 3, 7 };
+
+	(void)state;
+	for (unsigned r = 0; r < N(runs); r++) {
+		struct fab x;
+		struct ibr_paths seq, one;
+		uint8_t *seen;
+		fab_open(&x, runs[r].spec);
+		seen = malloc(x.f->num_switches);
+		assert_non_null(seen);
+		compute(&x, IBR_PATHS_SELECTION, runs[r].k, runs[r].per_ca,
+			&seq, runs[r].spec);
+		for (unsigned i = 0; i < N(parts); i++) {
+			struct ibr_path_options o = {
+				.scheme = IBR_PATHS_SELECTION, .k = runs[r].k,
+				.per_ca = runs[r].per_ca, .threads = 1,
+				.parts = parts[i] };
+			struct ibr_paths many;
+			char what[160];
+			snprintf(what, sizeof(what), "%s, %u parts",
+				 runs[r].spec, parts[i]);
+			compute_with(&x, &o, &one, what);
+			assert_units(x.f, &one, what);
+			for (uint32_t u = 0; u < one.num_units; u++)
+				assert_path(&x, &one, u, seen, what);
+			assert_true(one.candidates == seq.candidates);
+			for (unsigned t = 0; t < N(counts); t++) {
+				char on[200];
+				o.threads = counts[t];
+				snprintf(on, sizeof(on), "%s, %u threads", what,
+					 counts[t]);
+				compute_with(&x, &o, &many, on);
+				assert_same_paths(&one, &many, on);
+				ibr_paths_free(&many);
+			}
+			o.threads = 1;
+			o.exhaustive = true;
+			compute_with(&x, &o, &many, what);
+			assert_same_paths(&one, &many, what);
+			ibr_paths_free(&many);
+			ibr_paths_free(&one);
+		}
+		{
+			struct ibr_path_options o = {
+				.scheme = IBR_PATHS_SELECTION, .k = runs[r].k,
+				.per_ca = runs[r].per_ca, .threads = 3,
+				.parts = 1 };
+			compute_with(&x, &o, &one, runs[r].spec);
+			assert_same_paths(&seq, &one, runs[r].spec);
+			ibr_paths_free(&one);
+		}
+		ibr_paths_free(&seq);
+		free(seen);
+		fab_close(&x);
+	}
+}
+
+/* workers_now in parts: answers that change from epoch to epoch give the
+ * paths one thread gives, and a 0 at the first question, one in the
+ * middle or the last stops it all with nothing kept. */
+static void test_parts_workers_now(void **state)
+{
+	static const char spec[] = "random:sw=48,ca=192,seed=7";
+	struct pace pace = { { 1, 3, 2, 7 }, 0, 0 };
+	struct ibr_path_options o = { .scheme = IBR_PATHS_SELECTION, .k = 16,
+				      .threads = 1, .parts = 3 };
+	struct ibr_paths one, paced;
+	struct fab x;
+	unsigned asked;
+
+	(void)state;
+	fab_open(&x, spec);
+	compute_with(&x, &o, &one, spec);
+	o.threads = 7;
+	o.workers_now = pace_workers;
+	o.workers_arg = &pace;
+	compute_with(&x, &o, &paced, spec);
+	assert_same_paths(&one, &paced, spec);
+	ibr_paths_free(&paced);
+	asked = pace.calls;
+	assert_true(asked > 4);
+	const unsigned stops[] = { 1, asked / 2, asked - 1, asked };
+	for (unsigned i = 0; i < N(stops); i++) {
+		struct ibr_error err = { "" };
+		pace = (struct pace){ { 1, 3, 2, 7 }, 0, stops[i] };
+		assert_int_equal(ibr_paths_compute(x.f, x.ud, &o, &paced, &err),
+				 IBR_PATHS_STOPPED);
+		assert_string_equal(err.msg, "");
+		assert_int_equal(paced.num_units, 0);
+		assert_null(paced.first);
+		assert_int_equal(pace.calls, stops[i]);
+	}
+	ibr_paths_free(&one);
+	fab_close(&x);
+}
+
+/* From 513 switches with CAs (2^18 switch pairs) the default is 2 parts,
+ * below it one sequence (on the larger fabric the two select differently,
+ * so the test tells them apart); k 2 keeps it quick. */
+static void test_parts_by_default(void **state)
+{
+	static const char *const specs_[] = {
+		"random:sw=520,ca=520,deg=4,seed=3",
+		"random:sw=512,ca=512,deg=4,seed=3",
+	};
+	static const unsigned expect[] = { 2, 1 };
+
+	(void)state;
+	for (unsigned r = 0; r < N(specs_); r++) {
+		struct ibr_path_options o = { .scheme = IBR_PATHS_SELECTION,
+					      .k = 2, .threads = 2 };
+		struct ibr_paths dflt, set;
+		struct fab x;
+		fab_open(&x, specs_[r]);
+		compute_with(&x, &o, &dflt, specs_[r]);
+		o.parts = expect[r];
+		compute_with(&x, &o, &set, specs_[r]);
+		assert_same_paths(&dflt, &set, specs_[r]);
+		ibr_paths_free(&set);
+		if (expect[r] > 1) {
+			o.parts = 1;
+			compute_with(&x, &o, &set, specs_[r]);
+			uint32_t hops = dflt.first[dflt.num_units];
+			assert_int_equal(set.num_units, dflt.num_units);
+			assert_true(set.first[set.num_units] != hops ||
+				    memcmp(dflt.first, set.first,
+					   (dflt.num_units + 1) *
+					   sizeof(uint32_t)) ||
+				    memcmp(dflt.hop_sw, set.hop_sw,
+					   hops * sizeof(uint32_t)) ||
+				    memcmp(dflt.hop_port, set.hop_port, hops));
+			ibr_paths_free(&set);
+		}
+		ibr_paths_free(&dflt);
+		fab_close(&x);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1049,6 +1208,9 @@ int main(void)
 		cmocka_unit_test(test_wide_channel_ids),
 		cmocka_unit_test(test_shortcuts_exact),
 		cmocka_unit_test(test_threads_allocation_failures),
+		cmocka_unit_test(test_parts),
+		cmocka_unit_test(test_parts_workers_now),
+		cmocka_unit_test(test_parts_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

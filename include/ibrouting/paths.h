@@ -55,6 +55,9 @@ struct ibr_path_options {
 	bool per_ca;                /* units are CA pairs, not switch pairs */
 	unsigned threads;           /* workers for the candidate search (0: 1);
 				     * the same paths for any count */
+	unsigned parts;             /* path selection: parts of the greedy
+				     * sequence (paths.c; 0: by the pairs'
+				     * count, 1: one sequence, the paper's) */
 	bool exhaustive;            /* path selection the long way, for tests:
 				     * every visit scans its channel's list
 				     * from its start, every load change

@@ -49,7 +49,8 @@
  * worker writing only its own (scratch, figures summed after) or what is
  * its destinations' alone (their columns and designated slots); the
  * tables are the same for every count.  Most-loaded-link-first is one
- * greedy sequence and stays on one thread.
+ * greedy sequence up to 512 switches with CAs; above it runs in two parts
+ * side by side (option parts; paths.c).
  *
  * Figures: CA LIDs needed without a limit (2^ceil(lg(1 + classes off the
  * base)) per CA, the base being FERa's), renamed LIDs (offsets above the
@@ -85,6 +86,10 @@ static const struct ibr_option_spec colorl_options[] = {
 	{ "heuristic", "color/L", 0, 0, "LID assignment (§IV-§V)",
 	  heuristic_choices },
 	{ "k", "16", 1, 16, "path selection: candidate paths per pair", NULL },
+	{ "parts", "0", 0, 8,
+	  "path selection: most-loaded-link-first in this many parts side by "
+	  "side, over the threads (0: 1 up to 512 switches with CAs, else 2; "
+	  "1: the paper's one sequence)", NULL },
 	{ "ilp_seconds", "10", 1, 3600,
 	  "heuristic ilp: GLPK's time limit per destination, in seconds",
 	  NULL },
@@ -469,15 +474,17 @@ static void keep_base(struct colorl *w)
 static int read_options(struct ibr_route_ctx *ctx, struct ibr_path_options *po,
 			struct ibr_lid_assign_options *la, struct ibr_error *err)
 {
-	unsigned k, seconds;
+	unsigned k, seconds, parts;
 
 	if (ibr_option_uint(ctx, "k", &k, err) ||
+	    ibr_option_uint(ctx, "parts", &parts, err) ||
 	    ibr_option_uint(ctx, "ilp_seconds", &seconds, err) ||
 	    ibr_path_scheme_parse(ibr_option_str(ctx, "paths"), &po->scheme) ||
 	    ibr_lid_heuristic_parse(ibr_option_str(ctx, "heuristic"),
 				    &la->heuristic))
 		return ibr_error_set(err, "colorl: bad option value");
 	po->k = k;
+	po->parts = parts;
 	po->per_ca = strcmp(ibr_option_str(ctx, "pairs"), "ca") == 0;
 	po->threads = ctx->threads;
 	la->ilp_seconds = seconds;

@@ -64,7 +64,10 @@
  * Threads (o->threads): the candidate search runs destination switches in
  * waves over the workers, each into a segment of its own, appended in
  * destination order after the wave: the same candidates in the same
- * order as one thread finds.  Most-loaded-link-first is sequential.
+ * order as one thread finds.  Most-loaded-link-first is one sequence up
+ * to 512 switches with CAs (the paper's, exactly); above, by default, it
+ * runs in two parts side by side ("the selection in parts" below), which
+ * the fabric, never the thread count, decides (o->parts).
  * o->workers_now, when set, says before each wave how many workers the
  * search may use (the caller's other work may be running beside it), and
  * 0 there or every STOP_EVERY visits of the selection stops it all.
@@ -1024,7 +1027,14 @@ out:
 #define MAX_GROUP_CANDS 16      /* k's range, and a CA pair's copies */
 
 struct mllf {
-	uint64_t *load;         /* per channel, in 1/SHARES of a flow */
+	uint64_t *load;         /* per channel, in 1/SHARES of a flow: all
+				 * groups' (in parts: this part's own now,
+				 * the others' as the last epoch left them) */
+	uint64_t *own;          /* in parts: per channel, this part's groups'
+				 * load alone; NULL with one part */
+	uint32_t *scale;        /* in parts: per channel, how much all the
+				 * groups' load is taken to change when this
+				 * part's does, in 1/SCALE_ONE (1 to parts) */
 	uint64_t *key;          /* per channel: the heap's order, >= load */
 	bool exhaustive;        /* o->exhaustive: no resume, keys = loads */
 	uint32_t *inv_first;    /* C + 1: the groups with candidates crossing */
@@ -1055,9 +1065,17 @@ struct mllf {
 	uint32_t multi;         /* groups with several candidates */
 	/* channels not yet exhausted, a max-heap by (load, lower index) */
 	uint32_t *heap, *heap_pos, heap_len;
+	/* in parts: a visit that drops a group of a destination switch
+	 * drops all of that destination's qualifying groups at the level
+	 * (paths.c, "the selection in parts"); a group's destination is its
+	 * switch pair's group (pair, or itself) / per_dest */
+	bool whole_destinations;
+	const uint32_t *pair;
+	uint32_t per_dest;
 };
 
 #define GS_MANY UINT16_MAX
+#define SCALE_ONE 65536
 /* A channel's counts fill one cache line (levels 1 .. MAX_GROUP_CANDS,
  * level 1 never counted), which a drop reads and writes per entry. */
 _Static_assert(MAX_GROUP_CANDS * sizeof(uint32_t) == 64,
@@ -1179,17 +1197,9 @@ static void heap_swap(struct mllf *m, uint32_t i, uint32_t j)
 	m->heap_pos[a] = j;
 }
 
-/* Channel ch's key changed: move it to its place. */
-static void heap_fix(struct mllf *m, uint32_t ch)
+/* The channel at heap place i moved down to its place below. */
+static void heap_down(struct mllf *m, uint32_t i)
 {
-	uint32_t i = m->heap_pos[ch];
-
-	if (i == IBR_NONE)
-		return;
-	while (i > 0 && heavier(m, m->heap[i], m->heap[(i - 1) / 2])) {
-		heap_swap(m, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
 	for (;;) {
 		uint32_t l = 2 * i + 1, r = l + 1, top = i;
 		if (l < m->heap_len && heavier(m, m->heap[l], m->heap[top]))
@@ -1201,6 +1211,20 @@ static void heap_fix(struct mllf *m, uint32_t ch)
 		heap_swap(m, i, top);
 		i = top;
 	}
+}
+
+/* Channel ch's key changed: move it to its place. */
+static void heap_fix(struct mllf *m, uint32_t ch)
+{
+	uint32_t i = m->heap_pos[ch];
+
+	if (i == IBR_NONE)
+		return;
+	while (i > 0 && heavier(m, m->heap[i], m->heap[(i - 1) / 2])) {
+		heap_swap(m, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	heap_down(m, i);
 }
 
 /* The top's key its load, the top then the heaviest channel. */
@@ -1247,7 +1271,15 @@ static uint64_t share(const struct mllf *m, const struct gstate *b)
  * only (pack_group), so a drop changes each load once. */
 static void add_load(struct mllf *m, uint32_t ch, uint64_t add)
 {
-	m->load[ch] += add;
+	if (m->own) {
+		/* mod 2^64: add is the change's two's complement */
+		int64_t seen = (int64_t)m->load[ch] +
+			       (int64_t)add * m->scale[ch] / SCALE_ONE;
+		m->own[ch] += add;
+		m->load[ch] = seen > 0 ? (uint64_t)seen : 0;
+	} else {
+		m->load[ch] += add;
+	}
 	if (m->load[ch] > m->key[ch] || m->exhaustive) {
 		m->key[ch] = m->exhaustive ? m->load[ch] :
 			     m->load[ch] + (m->load[ch] >> KEY_SLACK);
@@ -1296,32 +1328,6 @@ static void drop_crossing(const struct crossings *c, struct mllf *m,
 	}
 }
 
-/* Channel -> groups with candidates crossing it, in group order. */
-static void build_index(const struct work *w, const struct crossings *c,
-			struct mllf *m)
-{
-	uint32_t first, end;
-
-	memset(m->inv_first, 0, ((size_t)w->C + 1) * sizeof(uint32_t));
-	for (uint32_t g = 0; g < c->groups; g++) {
-		group_entries(c, g, &first, &end);
-		for (uint32_t e = first; e < end; e++)
-			m->inv_first[entry_chan(c, e) + 1]++;
-	}
-	for (uint32_t ch = 0; ch < w->C; ch++)
-		m->inv_first[ch + 1] += m->inv_first[ch];
-	for (uint32_t g = 0; g < c->groups; g++) {
-		group_entries(c, g, &first, &end);
-		for (uint32_t e = first; e < end; e++)
-			m->inv[m->inv_first[entry_chan(c, e)]++] =
-				inv_entry(m, g, e - first);
-	}
-	/* the fill moved every start to the next channel's */
-	for (uint32_t ch = w->C; ch > 0; ch--)
-		m->inv_first[ch] = m->inv_first[ch - 1];
-	m->inv_first[0] = 0;
-}
-
 /* The group of ch's list entry j, alive, with its candidates alive that
  * cross ch (0: none; the entry is dead for good).  An entry costs two
  * dependent cache misses (its group's state, then its ranks): both are
@@ -1341,6 +1347,11 @@ static uint16_t entry_crossing(const struct crossings *c,
 					     m->inv[j + SCAN_AHEAD])));
 	return entry_ranks(c, inv_lookup(c, m, x, ch)) &
 	       m->gs[x >> m->place_bits].alive;
+}
+
+static uint32_t dest_of(const struct mllf *m, uint32_t g)
+{
+	return (m->pair ? m->pair[g] : g) / m->per_dest;
 }
 
 /* What a visit does with an entry of its channel's list, in the high
@@ -1396,6 +1407,10 @@ static uint32_t scan_entry(const struct crossings *c, const struct mllf *m,
  * resume position (those before it at the level were dropped).  Else the
  * scan starts at the list's first entry.
  *
+ * In parts (m->whole_destinations), a visit past its tolerance still drops
+ * the groups of the destination it last dropped for that follow in the
+ * list (its groups are consecutive there): see "the selection in parts".
+ *
  * Entries are judged VERDICTS_AHEAD before they are acted on (scan_entry:
  * the same verdicts), so that the entries of a group to drop are in the
  * cache when its drop reads them. */
@@ -1403,7 +1418,7 @@ static int relieve_channel(const struct crossings *c, struct mllf *m,
 			   uint32_t ch)
 {
 	uint32_t level = MAX_GROUP_CANDS, from, kept, j, end, judged;
-	uint32_t dropped = 0, verdict[VERDICTS_AHEAD];
+	uint32_t dropped = 0, verdict[VERDICTS_AHEAD], last_dest = 0;
 
 	while (level > 1 && !*qualifying_at(m, ch, level))
 		level--;
@@ -1426,12 +1441,16 @@ static int relieve_channel(const struct crossings *c, struct mllf *m,
 		if (s >> 16 == SCAN_GONE)
 			continue;
 		if (s >> 16 == SCAN_DROP) {
-			if (!near_heaviest(m, ch)) {
+			if (!(m->whole_destinations && dropped &&
+			      dest_of(m, x >> m->place_bits) == last_dest) &&
+			    !near_heaviest(m, ch)) {
 				m->resume_level[ch] = level;
 				m->resume_pos[ch] = kept;
 				break;
 			}
 			drop_crossing(c, m, x >> m->place_bits, (uint16_t)s);
+			if (m->whole_destinations)
+				last_dest = dest_of(m, x >> m->place_bits);
 			dropped++;
 			continue;
 		}
@@ -1450,10 +1469,11 @@ static void free_mllf(struct mllf *m)
 	free(m->inv_end);
 	free(m->qualifying);
 	free(m->load);
+	free(m->own);
+	free(m->scale);
 	free(m->key);
 	free(m->inv_first);
 	free(m->inv);
-	free(m->gs);
 	free(m->resume_pos);
 	free(m->resume_level);
 }
@@ -1484,16 +1504,241 @@ static unsigned bits_for(uint32_t n)
 	return b;
 }
 
+/* ---- the selection in parts ------------------------------------------ */
+
+/* Most-loaded-link-first is one greedy sequence: each drop reads the
+ * loads the one before it left, so it stays on one core (7-9 s of colorl's
+ * 10-13 s at 1024 switches / 16384 CAs).  In parts it spreads:
+ *   - the groups of destination switches p, p + parts, p + 2 parts, ..
+ *     (by rank among switches with CAs) form part p, with its own counts,
+ *     inverted lists, heap and loads;
+ *   - each part runs the sequence above on its own groups for an epoch of
+ *     EPOCH_VISITS visits; then the parts' own loads are summed, and every
+ *     part sees them all again (share_loads);
+ *   - within an epoch a part sees its own changes as they happen and takes
+ *     the others to change alike (struct mllf, scale: a change of its own
+ *     load on a channel moves the load it sees by the change times the
+ *     channel's load over its own, at most times the parts), so that the
+ *     parts together relieve a channel about as much as one sequence
+ *     would, not once each;
+ *   - a visit that drops a group of a destination switch drops the rest
+ *     of that destination's groups qualifying at its level too, even past
+ *     the tolerance: paths to one destination that avoid the channel
+ *     together split less, and need fewer LIDs.  Without it the parts
+ *     needed 2% to 4% more CA LIDs than one sequence on random fabrics of
+ *     256 to 1024 switches; with it 2% to 3% fewer at 1024, at a max link
+ *     load between 3.7% lower and 1.7% higher (BENCHMARKS.md).
+ * The parts of an epoch share nothing they write (a group, its state and
+ * its lists are its part's; the loads of the others are read only between
+ * epochs), so they run on the workers, and the selection depends on the
+ * fabric alone.  A channel leaves a part's heap when no group of that part
+ * qualifies there: a part relieves the heaviest channel it can.  With one
+ * part all of this is off and the sequence is exactly the paper's. */
+
 /* Visits of most-loaded-link-first between two questions to
- * o->workers_now (is the selection still wanted?). */
+ * o->workers_now (is the selection still wanted?), with one part. */
 #define STOP_EVERY 4096u
 
-/* Leaves alive exactly one candidate per group (or IBR_PATHS_STOPPED). */
+#define AUTO_PARTS_FROM (UINT64_C(1) << 18) /* switch pairs: 513 switches */
+#define AUTO_PARTS   2u
+#define MAX_PARTS    8u
+#define EPOCH_VISITS 256u
+
+struct selection {
+	unsigned parts;
+	struct mllf *part;
+	struct gstate *gs;      /* per group, shared: each its part's */
+	uint32_t per_dest;      /* groups per destination switch, in order */
+	const struct crossings *c;
+	struct work *w;
+	int *failed;            /* per part: a visit found a bug */
+};
+
+/* o->parts, or by the switch pairs with CAs (with CA pairs too: the
+ * fabric's size, not the units', decides). */
+static unsigned part_count(const struct work *w)
+{
+	uint64_t pairs = (uint64_t)w->hosts * (w->hosts ? w->hosts - 1 : 0);
+	unsigned n = w->o->parts;
+
+	if (n == 0)
+		n = pairs < AUTO_PARTS_FROM ? 1 : AUTO_PARTS;
+	return n > MAX_PARTS ? MAX_PARTS : n;
+}
+
+/* Group g's part: its destination switch's rank, mod the parts. */
+static unsigned part_of(const struct selection *s, uint32_t g)
+{
+	uint32_t pg = s->c->pair ? s->c->pair[g] : g;
+
+	return s->parts == 1 ? 0 : (pg / s->per_dest) % s->parts;
+}
+
+/* Part p's own state: its groups' states, loads (into own, or load with
+ * one part), counts of qualifying groups and inverted index; its heap
+ * waits for the loads of all parts (start_heap). */
+static int part_init(void *arg, unsigned p, unsigned worker)
+{
+	struct selection *s = arg;
+	const struct crossings *c = s->c;
+	struct mllf *m = &s->part[p];
+	uint32_t C = s->w->C ? s->w->C : 1, G = c->groups;
+	uint64_t entries = 0;
+	uint64_t *acc;
+
+	(void)worker;
+	m->load = calloc(C, sizeof(uint64_t));
+	m->own = s->parts > 1 ? calloc(C, sizeof(uint64_t)) : NULL;
+	m->scale = s->parts > 1 ? calloc(C, sizeof(uint32_t)) : NULL;
+	m->inv_first = malloc(((size_t)C + 1) * sizeof(uint32_t));
+	m->qualifying = aligned_alloc(64, (size_t)C * MAX_GROUP_CANDS *
+				      sizeof(uint32_t));
+	m->heap = malloc(C * sizeof(uint32_t));
+	m->heap_pos = malloc(C * sizeof(uint32_t));
+	m->inv_end = malloc(C * sizeof(uint32_t));
+	m->resume_pos = calloc(C, sizeof(uint32_t));
+	m->resume_level = calloc(C, sizeof(uint32_t));
+	m->key = malloc(C * sizeof(uint64_t));
+	if (!m->load || (s->parts > 1 && (!m->own || !m->scale)) ||
+	    !m->inv_first ||
+	    !m->qualifying || !m->heap || !m->heap_pos || !m->inv_end ||
+	    !m->resume_pos || !m->resume_level || !m->key)
+		return -1;
+	memset(m->qualifying, 0, (size_t)C * MAX_GROUP_CANDS *
+	       sizeof(uint32_t));
+	memset(m->inv_first, 0, ((size_t)C + 1) * sizeof(uint32_t));
+	acc = m->own ? m->own : m->load;
+	m->multi = 0;
+	for (uint32_t g = 0; g < G; g++) {
+		uint32_t first, end;
+		uint64_t sh;
+		if (part_of(s, g) != p)
+			continue;
+		group_entries(c, g, &first, &end);
+		m->gs[g] = (struct gstate){ first, c->flows[g],
+			(uint16_t)((1u << c->ncand[g]) - 1), c->ncand[g],
+			(uint16_t)(end - first < GS_MANY ? end - first :
+				   GS_MANY) };
+		m->multi += c->ncand[g] > 1;
+		sh = share(m, &m->gs[g]);
+		for (uint32_t e = first; e < end; e++) {
+			uint16_t ranks = entry_ranks(c, e);
+			uint32_t ch = entry_chan(c, e);
+			acc[ch] += ones(ranks) * sh;
+			*qualifying_at(m, ch, c->ncand[g]) +=
+				qualifies(ranks, m->gs[g].alive);
+			m->inv_first[ch + 1]++;
+		}
+		entries += end - first;
+	}
+	/* channel -> this part's groups crossing it, in group order */
+	m->inv = malloc((entries ? entries : 1) * sizeof(uint32_t));
+	if (!m->inv)
+		return -1;
+	for (uint32_t ch = 0; ch < s->w->C; ch++)
+		m->inv_first[ch + 1] += m->inv_first[ch];
+	for (uint32_t g = 0; g < G; g++) {
+		uint32_t first, end;
+		if (part_of(s, g) != p)
+			continue;
+		group_entries(c, g, &first, &end);
+		for (uint32_t e = first; e < end; e++)
+			m->inv[m->inv_first[entry_chan(c, e)]++] =
+				inv_entry(m, g, e - first);
+	}
+	/* the fill moved every start to the next channel's */
+	for (uint32_t ch = s->w->C; ch > 0; ch--)
+		m->inv_first[ch] = m->inv_first[ch - 1];
+	m->inv_first[0] = 0;
+	for (uint32_t ch = 0; ch < s->w->C; ch++)
+		m->inv_end[ch] = m->inv_first[ch + 1];
+	return 0;
+}
+
+/* Every part sees the loads of all (the sum of their own), keys equal to
+ * them, its heap in order again. */
+static void share_loads(struct selection *s)
+{
+	uint32_t C = s->w->C;
+
+	if (s->parts == 1)
+		return;
+	for (uint32_t ch = 0; ch < C; ch++) {
+		uint64_t t = 0;
+		for (unsigned p = 0; p < s->parts; p++)
+			t += s->part[p].own[ch];
+		for (unsigned p = 0; p < s->parts; p++) {
+			struct mllf *m = &s->part[p];
+			uint64_t own = m->own[ch];
+			m->load[ch] = m->key[ch] = t;
+			m->scale[ch] = own == 0 || t / own >= s->parts ?
+				       s->parts * SCALE_ONE :
+				       (uint32_t)((unsigned __int128)t *
+						  SCALE_ONE / own);
+		}
+	}
+	for (unsigned p = 0; p < s->parts; p++) {
+		struct mllf *m = &s->part[p];
+		for (uint32_t i = m->heap_len / 2; i-- > 0;)
+			heap_down(m, i);
+	}
+}
+
+/* Part p's heap of every channel, once the loads are shared. */
+static void start_heap(struct mllf *m, uint32_t C)
+{
+	memcpy(m->key, m->load, (C ? C : 1) * sizeof(uint64_t));
+	m->heap_len = 0;
+	for (uint32_t ch = 0; ch < C; ch++) {
+		m->heap[m->heap_len] = ch;
+		m->heap_pos[ch] = m->heap_len++;
+		heap_fix(m, ch);
+	}
+}
+
+/* Part p's visits of one epoch (all of them, with one part). */
+static int part_epoch(void *arg, unsigned p, unsigned worker)
+{
+	struct selection *s = arg;
+	struct mllf *m = &s->part[p];
+	uint32_t visits = s->parts == 1 ? STOP_EVERY : EPOCH_VISITS;
+
+	(void)worker;
+	for (uint32_t v = 0; v < visits && m->multi > 0; v++) {
+		int visit;
+		if (m->heap_len == 0) { /* distinct paths differ in a channel */
+			s->failed[p] = 1;
+			return -1;
+		}
+		settle_top(m);
+		visit = relieve_channel(s->c, m, m->heap[0]);
+		if (visit < 0) {
+			s->failed[p] = 2;
+			return -1;
+		}
+		if (!visit)
+			heap_remove_top(m);
+	}
+	return 0;
+}
+
+static void free_selection(struct selection *s)
+{
+	for (unsigned p = 0; s->part && p < s->parts; p++)
+		free_mllf(&s->part[p]);
+	free(s->part);
+	free(s->gs);
+	free(s->failed);
+}
+
+/* Leaves alive exactly one candidate per group, in s->gs (or
+ * IBR_PATHS_STOPPED). */
 static int most_loaded_link_first(struct work *w, const struct crossings *c,
-				  struct mllf *m)
+				  struct selection *s)
 {
 	uint32_t G = c->groups;
 	uint64_t entries = count_entries(c);
+	unsigned threads = w->o->threads ? w->o->threads : 1, now;
 
 	if (G >= MAX_GROUPS)
 		return ibr_error_set(w->err, "paths: %u pairs to select paths "
@@ -1508,76 +1753,54 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 			return ibr_error_set(w->err, "paths: a pair with %u "
 					     "candidates, at most %u (a bug)",
 					     c->ncand[g], MAX_GROUP_CANDS);
-	m->place_bits = 32 - bits_for(G);
-	m->exhaustive = w->o->exhaustive;
-	for (uint32_t n = 1; n <= MAX_GROUP_CANDS; n++)
-		m->per_candidate[n] = SHARES / n;
-	m->load = calloc(w->C ? w->C : 1, sizeof(uint64_t));
-	m->inv_first = malloc(((size_t)w->C + 1) * sizeof(uint32_t));
-	m->inv = malloc((entries ? entries : 1) * sizeof(uint32_t));
-	m->gs = malloc((G ? G : 1) * sizeof(*m->gs));
-	m->qualifying = aligned_alloc(64, (size_t)(w->C ? w->C : 1) *
-				      MAX_GROUP_CANDS * sizeof(uint32_t));
-	if (m->qualifying)
-		memset(m->qualifying, 0, (size_t)(w->C ? w->C : 1) *
-		       MAX_GROUP_CANDS * sizeof(uint32_t));
-	if (!m->load || !m->inv_first || !m->inv || !m->gs || !m->qualifying)
+	s->w = w;
+	s->c = c;
+	s->parts = part_count(w);
+	s->per_dest = w->hosts > 1 ? w->hosts - 1 : 1;
+	s->part = calloc(s->parts, sizeof(*s->part));
+	s->gs = malloc((G ? G : 1) * sizeof(*s->gs));
+	s->failed = calloc(s->parts, sizeof(*s->failed));
+	if (!s->part || !s->gs || !s->failed)
 		return oom(w, "path selection");
-	m->multi = 0;
-	for (uint32_t g = 0; g < G; g++) {
-		uint32_t first, end;
-		uint64_t s;
-		group_entries(c, g, &first, &end);
-		m->gs[g] = (struct gstate){ first, c->flows[g],
-			(uint16_t)((1u << c->ncand[g]) - 1), c->ncand[g],
-			(uint16_t)(end - first < GS_MANY ? end - first :
-				   GS_MANY) };
-		m->multi += c->ncand[g] > 1;
-		s = share(m, &m->gs[g]);
-		for (uint32_t e = first; e < end; e++) {
-			uint16_t ranks = entry_ranks(c, e);
-			m->load[entry_chan(c, e)] += ones(ranks) * s;
-			*qualifying_at(m, entry_chan(c, e), c->ncand[g]) +=
-				qualifies(ranks, m->gs[g].alive);
-		}
+	for (unsigned p = 0; p < s->parts; p++) {
+		struct mllf *m = &s->part[p];
+		m->gs = s->gs;
+		m->whole_destinations = s->parts > 1;
+		m->pair = c->pair;
+		m->per_dest = s->per_dest;
+		m->place_bits = 32 - bits_for(G);
+		m->exhaustive = w->o->exhaustive;
+		for (uint32_t n = 1; n <= MAX_GROUP_CANDS; n++)
+			m->per_candidate[n] = SHARES / n;
 	}
-	build_index(w, c, m);
-	m->heap = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	m->heap_pos = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	m->inv_end = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	m->resume_pos = calloc(w->C ? w->C : 1, sizeof(uint32_t));
-	m->resume_level = calloc(w->C ? w->C : 1, sizeof(uint32_t));
-	m->key = malloc((w->C ? w->C : 1) * sizeof(uint64_t));
-	if (!m->heap || !m->heap_pos || !m->inv_end || !m->resume_pos ||
-	    !m->resume_level || !m->key)
+	if ((now = workers_now(w, threads)) == 0)
+		return IBR_PATHS_STOPPED;
+	if (ibr_parallel(now, s->parts, part_init, s))
 		return oom(w, "path selection");
-	for (uint32_t ch = 0; ch < w->C; ch++)
-		m->inv_end[ch] = m->inv_first[ch + 1];
-	memcpy(m->key, m->load, (w->C ? w->C : 1) * sizeof(uint64_t));
-	m->heap_len = 0;
-	for (uint32_t ch = 0; ch < w->C; ch++) {
-		m->heap[m->heap_len] = ch;
-		m->heap_pos[ch] = m->heap_len++;
-		heap_fix(m, ch);
-	}
-	for (uint32_t step = 0; m->multi > 0; step++) {
-		if (step % STOP_EVERY == 0 && stopped(w))
+	share_loads(s);
+	for (unsigned p = 0; p < s->parts; p++)
+		start_heap(&s->part[p], w->C);
+	for (;;) {
+		unsigned busy = 0;
+		for (unsigned p = 0; p < s->parts; p++)
+			busy += s->part[p].multi > 0;
+		if (!busy)
+			return 0;
+		if ((now = workers_now(w, threads)) == 0)
 			return IBR_PATHS_STOPPED;
-		if (m->heap_len == 0) /* distinct paths differ in a channel */
-			return ibr_error_set(w->err, "paths: selection left %u "
-					     "pairs with several candidates "
-					     "(a bug)", m->multi);
-		int visit;
-		settle_top(m);
-		visit = relieve_channel(c, m, m->heap[0]);
-		if (visit < 0)
+		if (ibr_parallel(now, s->parts, part_epoch, s)) {
+			for (unsigned p = 0; p < s->parts; p++)
+				if (s->failed[p] == 1)
+					return ibr_error_set(w->err, "paths: "
+						"selection left %u pairs with "
+						"several candidates (a bug)",
+						s->part[p].multi);
 			return ibr_error_set(w->err, "paths: the groups "
 					     "qualifying at a channel were "
 					     "miscounted (a bug)");
-		if (!visit)
-			heap_remove_top(m);
+		}
+		share_loads(s);
 	}
-	return 0;
 }
 
 /* Group of the switch pair (s, d), both with CAs, s != d. */
@@ -1592,7 +1815,7 @@ static uint32_t group_of(const struct work *w, uint32_t s, uint32_t d)
  * group is the unit): its entries with its bit, walked from the source
  * switch. */
 static int write_selected(struct work *w, const struct crossings *c,
-			  const struct mllf *m)
+			  const struct gstate *gs)
 {
 	struct ibr_paths *p = w->out;
 	uint32_t *path = malloc((w->S ? w->S : 1) * sizeof(uint32_t));
@@ -1603,7 +1826,7 @@ static int write_selected(struct work *w, const struct crossings *c,
 		uint32_t s = ibr_unit_src_switch(w->f, p, u), len = 0;
 		uint32_t g = c->pair ? u :
 			     group_of(w, s, ibr_unit_dst_switch(w->f, p, u));
-		uint16_t bit = (uint16_t)(m->gs[g].alive & -m->gs[g].alive);
+		uint16_t bit = (uint16_t)(gs[g].alive & -gs[g].alive);
 		uint32_t first, end;
 		p->candidates += c->ncand[g];
 		group_entries(c, g, &first, &end);
@@ -1668,7 +1891,7 @@ static int path_selection(struct work *w)
 	uint64_t groups = (uint64_t)w->hosts * (w->hosts ? w->hosts - 1 : 0);
 	struct crossings c = { 0 }, ca = { 0 };
 	const struct crossings *sel;
-	struct mllf m = { 0 };
+	struct selection m = { 0 };
 	int rc = -1;
 
 	c.groups = (uint32_t)groups; /* <= the units, checked */
@@ -1688,9 +1911,9 @@ static int path_selection(struct work *w)
 	sel = w->o->per_ca ? &ca : &c;
 	if ((rc = most_loaded_link_first(w, sel, &m)) != 0)
 		goto out;
-	rc = write_selected(w, sel, &m) ? -1 : 0;
+	rc = write_selected(w, sel, m.gs) ? -1 : 0;
 out:
-	free_mllf(&m);
+	free_selection(&m);
 	crossings_free(&ca);
 	crossings_free(&c);
 	return rc;
