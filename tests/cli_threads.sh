@@ -5,7 +5,8 @@
 #     switch down, routed with --threads 1, 2 and 5: OpenSM's LFT dump and
 #     ibrouting-dlids.dump byte for byte the same, and each run verifies;
 #   - colorl with CA pairs and with k=4 (the candidate lists doubled
-#     for some destinations), the same;
+#     for some destinations), and its path selection in parts (parts=3,
+#     and 2 with CA pairs), the same;
 #   - --threads 0 and 257 are bad usage, naming the option and the range.
 # More threads than this machine has CPUs still run them all: the
 # scheduling differs from run to run, the tables must not.
@@ -44,6 +45,8 @@ for e in $("$IBROUTING" engines --names); do
 done
 same "colorl pairs=ca" gen:random:sw=16,ca=48,seed=3 -e colorl --lmc 2 -o pairs=ca
 same "colorl k=4" gen:random:sw=24,ca=48,seed=4 -e colorl --lmc 1 -o k=4
+same "colorl parts=3" "$random" -e colorl --lmc 2 -o parts=3
+same "colorl parts=2 pairs=ca" gen:random:sw=16,ca=48,seed=3 -e colorl --lmc 2 -o parts=2 -o pairs=ca
 
 expect_error "--threads 0" 2 "--threads 0: expected a number 1\.\.256" \
 	"$IBROUTING" route -e colorl --threads 0 "$random"
