@@ -6,7 +6,9 @@
 #     heuristic, and says how many destinations it proved;
 #   - colorl routes and verifies with every heuristic and both path
 #     schemes at LMC 2; its INFO figures are there;
-#   - bad options: an unknown scheme or heuristic, k out of range, no
+#   - --parts 1 gives the default's selection on a small fabric, 3 parts
+#     one of their own;
+#   - bad options: an unknown scheme or heuristic, k or parts out of range, no
 #     fabric, an option colorl does not have or a value it refuses: exit
 #     2 with a message naming the option and the value.
 set -eu
@@ -52,6 +54,22 @@ expect_error "lids: k out of range" 2 "^ibrouting lids: --k 17: expected a numbe
 	"$IBROUTING" lids --k 17 "$spec"
 expect_error "lids: k zero" 2 "^ibrouting lids: --k 0: expected a number 1..16$" \
 	"$IBROUTING" lids --k 0 "$spec"
+# --parts: 1 is the default's one sequence on this small fabric; 3 parts
+# report a load and LIDs of their own
+"$IBROUTING" lids --paths path-selection --heuristics color/L "$spec" > "$TMP/p0.out"
+"$IBROUTING" lids --paths path-selection --heuristics color/L --parts 1 "$spec" > "$TMP/p1.out"
+"$IBROUTING" lids --paths path-selection --heuristics color/L --parts 3 "$spec" > "$TMP/p3.out"
+if [ "$(grep '^lids\|^paths' "$TMP/p0.out" | sed 's/, [0-9.]* ms$//')" = \
+     "$(grep '^lids\|^paths' "$TMP/p1.out" | sed 's/, [0-9.]* ms$//')" ] &&
+   grep -q '^lids      path-selection: color/L [0-9]' "$TMP/p3.out"; then
+	pass "lids --parts 1 as the default here; --parts 3: $(grep '^lids' "$TMP/p3.out" | cut -c11-)"
+else
+	flunk "lids --parts: $(cat "$TMP/p0.out" "$TMP/p1.out" "$TMP/p3.out")"
+fi
+expect_error "lids: parts out of range" 2 "^ibrouting lids: --parts 9: expected a number 0..8$" \
+	"$IBROUTING" lids --parts 9 "$spec"
+expect_error "colorl: parts out of range" 2 "option parts=9: expected a number 0..8" \
+	"$IBROUTING" route -e colorl -o parts=9 "$spec"
 expect_error "lids: no fabric" 2 "lids: expected one or more FABRIC" \
 	"$IBROUTING" lids --paths both
 expect_error "colorl: bad heuristic" 2 "option heuristic=best: expected one of color/L, color/S, greedy" \

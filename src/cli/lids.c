@@ -242,6 +242,9 @@ static const struct cli_option lids_options[] = {
 	  "(default 16)" },
 	{ "pairs", 0, 'P', "ca|switch", "one path per CA pair (default) or per "
 	  "switch pair" },
+	{ "parts", 0, 'R', "N", "path selection: most-loaded-link-first in N "
+	  "parts, 0..8 (default 0: 1 up to 512 switches with CAs, else 2; 1: the "
+	  "paper's one sequence)" },
 	CLI_HELP_OPTION,
 	{ NULL, 0, 0, NULL, NULL },
 };
@@ -297,6 +300,11 @@ static int cmd_lids(int argc, char **argv)
 			break;
 		case 'k':
 			if (cli_parse_range("--k", optarg, 1, 16, &o.paths.k))
+				return EXIT_USAGE;
+			break;
+		case 'R':
+			if (cli_parse_range("--parts", optarg, 0, 8,
+					    &o.paths.parts))
 				return EXIT_USAGE;
 			break;
 		case 'P':
