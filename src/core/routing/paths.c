@@ -1349,9 +1349,18 @@ static uint16_t entry_crossing(const struct crossings *c,
 	       m->gs[x >> m->place_bits].alive;
 }
 
+/* Group g's destination switch, as its rank among the switches with CAs
+ * (groups go by destination, per_dest to a destination; a CA pair's
+ * group is its switch pair's, pair[g]). */
+static uint32_t dest_rank(const uint32_t *pair, uint32_t per_dest,
+			  uint32_t g)
+{
+	return (pair ? pair[g] : g) / per_dest;
+}
+
 static uint32_t dest_of(const struct mllf *m, uint32_t g)
 {
-	return (m->pair ? m->pair[g] : g) / m->per_dest;
+	return dest_rank(m->pair, m->per_dest, g);
 }
 
 /* What a visit does with an entry of its channel's list, in the high
@@ -1569,9 +1578,8 @@ static unsigned part_count(const struct work *w)
 /* Group g's part: its destination switch's rank, mod the parts. */
 static unsigned part_of(const struct selection *s, uint32_t g)
 {
-	uint32_t pg = s->c->pair ? s->c->pair[g] : g;
-
-	return s->parts == 1 ? 0 : (pg / s->per_dest) % s->parts;
+	return s->parts == 1 ? 0 :
+	       dest_rank(s->c->pair, s->per_dest, g) % s->parts;
 }
 
 /* Part p's own state: its groups' states, loads (into own, or load with
