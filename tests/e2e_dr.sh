@@ -2,7 +2,8 @@
 # e2e_dr.sh - the multi-LID engines inside OpenSM, and the SA handing out
 # their designated DLIDs.  ibsim serves a generated random fabric; OpenSM
 # runs as a daemon (SA up) with `routing_engine dr` and `lmc 2`, then
-# `colorl` at `lmc 2` and `lmc 3`, the plugin dumping its tables
+# `colorl` at `lmc 2` (once more with its path selection in 3 parts on 3
+# worker threads) and `lmc 3`, the plugin dumping its tables
 # (dump_dir); on each:
 #   - OpenSM routed with dr, logged no error, and the INFO line carries
 #     dr's figures (LIDs needed, fallback pairs, ...);
@@ -77,9 +78,10 @@ sa_get() {
 # the plugin dumping its tables; every check of the header on that run;
 # FIGURES is what the INFO line must carry.  Leaves $dir (its files).
 designated_run() {
-	engine=$1 lmc=$2 figures=$3
-	name=$engine-lmc$lmc dir=$TMP/$engine-lmc$lmc
-	dr_daemon "$name" "$engine" "$lmc" "dump_dir $dir/ours" || flunk "$name: OpenSM did not come up"
+	engine=$1 lmc=$2 figures=$3 extra=${4:-}
+	name=$engine-lmc$lmc${5:+-$5} dir=$TMP/$engine-lmc$lmc${5:+-$5}
+	dr_daemon "$name" "$engine" "$lmc" "dump_dir $dir/ours${extra:+
+$extra}" || flunk "$name: OpenSM did not come up"
 	log_has "$name" "$engine tables configured on all switches" "OpenSM routed with $engine"
 	log_has "$name" "build_lid_matrices: $engine: .*$figures.*verified" "$engine's figures in the INFO line"
 	log_has "$name" "$engine: SA PathRecord Gets name designated DLIDs: [1-9][0-9]* end-port pairs" "table handed to the SA"
@@ -245,5 +247,9 @@ opensm_stop
 
 # ---- colorl, at lmc 2 and 3 (last: each LMC moves the LIDs ibsim keeps) ----
 designated_run colorl 2 "CA LIDs needed.*pairs moved"
+# its path selection in 3 parts on 3 worker threads inside OpenSM (an
+# option refused would be an ERR line, which fails the run)
+designated_run colorl 2 "CA LIDs needed.*pairs moved" "colorl_parts 3
+threads 3" parts3
 designated_run colorl 3 "CA LIDs needed.*pairs moved"
 finish
