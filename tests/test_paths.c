@@ -895,6 +895,25 @@ static unsigned pace_workers(void *arg)
 	return p->answers[n < 4 ? n : 3];
 }
 
+/* A 0 at workers_now's question number `stop` (o paced by pace, which
+ * starts over): IBR_PATHS_STOPPED, no message, no paths, no question
+ * after it. */
+static void assert_stopped_at(const struct fab *x,
+			      const struct ibr_path_options *o,
+			      struct pace *pace, unsigned stop)
+{
+	struct ibr_error err = { "" };
+	struct ibr_paths paced;
+
+	*pace = (struct pace){ { 1, 3, 2, 7 }, 0, stop };
+	assert_int_equal(ibr_paths_compute(x->f, x->ud, o, &paced, &err),
+			 IBR_PATHS_STOPPED);
+	assert_string_equal(err.msg, "");
+	assert_int_equal(paced.num_units, 0);
+	assert_null(paced.first);
+	assert_int_equal(pace->calls, stop);
+}
+
 /* workers_now (paths.h): counts that change from one wave of the search
  * to the next give the paths one thread gives; a 0 at any of its
  * questions stops the computation there with IBR_PATHS_STOPPED, no
@@ -927,21 +946,25 @@ static void test_workers_now(void **state)
 		assert_true(asked > 2);
 		/* stopped at the first question, one in the middle, the last */
 		const unsigned stops[] = { 1, asked / 2, asked };
-		for (unsigned i = 0; i < N(stops); i++) {
-			struct ibr_error err = { "" };
-			pace = (struct pace){ { 1, 3, 2, 7 }, 0, stops[i] };
-			assert_int_equal(ibr_paths_compute(x.f, x.ud, &o, &paced,
-							   &err),
-					 IBR_PATHS_STOPPED);
-			assert_string_equal(err.msg, "");
-			assert_int_equal(paced.num_units, 0);
-			assert_null(paced.first);
-			assert_int_equal(pace.calls, stops[i]);
-		}
+		for (unsigned i = 0; i < N(stops); i++)
+			assert_stopped_at(&x, &o, &pace, stops[i]);
 		ibr_paths_free(&one);
 		fab_close(&x);
 	}
 }
+
+/* Path selection's runs for the checks of most-loaded-link-first below:
+ * random, Clos, torus and degraded fat tree, k 4 and 16, switch and CA
+ * pairs, and one switch alone. */
+static const struct k_run selection_runs[] = {
+	{ "random:sw=64,ca=512,seed=1", 16, false },
+	{ "random:sw=48,ca=192,seed=7", 4, false },
+	{ "clos:leaf=12,spine=6,ca=100,seed=4", 16, false },
+	{ "torus:dims=6x6,ca=1,broken=5,seed=3", 16, false },
+	{ "fattree:ports=8,levels=3,broken=3,seed=2", 16, false },
+	{ "random:sw=24,ca=48,seed=4", 16, true },
+	{ "random:sw=1,ca=8,deg=0,seed=1", 16, false },
+};
 
 /* Most-loaded-link-first's shortcuts (a visit resumed where the last
  * one stopped; falling loads left in the heap until they reach the top)
@@ -949,17 +972,10 @@ static void test_workers_now(void **state)
  * every change moved in the heap. */
 static void test_shortcuts_exact(void **state)
 {
-	static const struct k_run runs[] = {
-		{ "random:sw=64,ca=512,seed=1", 16, false },
-		{ "random:sw=48,ca=192,seed=7", 4, false },
-		{ "clos:leaf=12,spine=6,ca=100,seed=4", 16, false },
-		{ "torus:dims=6x6,ca=1,broken=5,seed=3", 16, false },
-		{ "fattree:ports=8,levels=3,broken=3,seed=2", 16, false },
-		{ "random:sw=24,ca=48,seed=4", 16, true },
-	};
+	const struct k_run *runs = selection_runs;
 
 	(void)state;
-	for (unsigned r = 0; r < N(runs); r++) {
+	for (unsigned r = 0; r < N(selection_runs); r++) {
 		struct ibr_path_options o = {
 			.scheme = IBR_PATHS_SELECTION, .k = runs[r].k,
 			.per_ca = runs[r].per_ca, .threads = 1,
@@ -1046,20 +1062,12 @@ static void test_threads_allocation_failures(void **state)
  * references of check_scheme replay. */
 static void test_parts(void **state)
 {
-	static const struct k_run runs[] = {
-		{ "random:sw=64,ca=512,seed=1", 16, false },
-		{ "random:sw=48,ca=192,seed=7", 4, false },
-		{ "clos:leaf=12,spine=6,ca=100,seed=4", 16, false },
-		{ "torus:dims=6x6,ca=1,broken=5,seed=3", 16, false },
-		{ "fattree:ports=8,levels=3,broken=3,seed=2", 16, false },
-		{ "random:sw=24,ca=48,seed=4", 16, true },
-		{ "random:sw=1,ca=8,deg=0,seed=1", 16, false },
-	};
+	const struct k_run *runs = selection_runs;
 	static const unsigned parts[] = { 2, 3, 8 };
 	static const unsigned counts[] = { 2, 3, 7 };
 
 	(void)state;
-	for (unsigned r = 0; r < N(runs); r++) {
+	for (unsigned r = 0; r < N(selection_runs); r++) {
 		struct fab x;
 		struct ibr_paths seq, one;
 		uint8_t *seen;
@@ -1138,16 +1146,8 @@ static void test_parts_workers_now(void **state)
 	asked = pace.calls;
 	assert_true(asked > 4);
 	const unsigned stops[] = { 1, asked / 2, asked - 1, asked };
-	for (unsigned i = 0; i < N(stops); i++) {
-		struct ibr_error err = { "" };
-		pace = (struct pace){ { 1, 3, 2, 7 }, 0, stops[i] };
-		assert_int_equal(ibr_paths_compute(x.f, x.ud, &o, &paced, &err),
-				 IBR_PATHS_STOPPED);
-		assert_string_equal(err.msg, "");
-		assert_int_equal(paced.num_units, 0);
-		assert_null(paced.first);
-		assert_int_equal(pace.calls, stops[i]);
-	}
+	for (unsigned i = 0; i < N(stops); i++)
+		assert_stopped_at(&x, &o, &pace, stops[i]);
 	ibr_paths_free(&one);
 	fab_close(&x);
 }
