@@ -1450,16 +1450,16 @@ static int relieve_channel(const struct crossings *c, struct mllf *m,
 		if (s >> 16 == SCAN_GONE)
 			continue;
 		if (s >> 16 == SCAN_DROP) {
+			uint32_t g = x >> m->place_bits;
+			uint32_t d = m->whole_destinations ? dest_of(m, g) : 0;
 			if (!(m->whole_destinations && dropped &&
-			      dest_of(m, x >> m->place_bits) == last_dest) &&
-			    !near_heaviest(m, ch)) {
+			      d == last_dest) && !near_heaviest(m, ch)) {
 				m->resume_level[ch] = level;
 				m->resume_pos[ch] = kept;
 				break;
 			}
-			drop_crossing(c, m, x >> m->place_bits, (uint16_t)s);
-			if (m->whole_destinations)
-				last_dest = dest_of(m, x >> m->place_bits);
+			drop_crossing(c, m, g, (uint16_t)s);
+			last_dest = d;
 			dropped++;
 			continue;
 		}
@@ -1533,8 +1533,8 @@ static unsigned bits_for(uint32_t n)
  *   - a visit that drops a group of a destination switch drops the rest
  *     of that destination's groups qualifying at its level too, even past
  *     the tolerance: paths to one destination that avoid the channel
- *     together split less, and need fewer LIDs.  Without it the parts
- *     needed 2% to 4% more CA LIDs than one sequence on random fabrics of
+ *     together split less, and need fewer LIDs.  Without it two parts
+ *     needed 2% to 3% more CA LIDs than one sequence on random fabrics of
  *     256 to 1024 switches; with it 2% to 3% fewer at 1024, at a max link
  *     load between 3.7% lower and 1.7% higher (BENCHMARKS.md).
  * The parts of an epoch share nothing they write (a group, its state and
@@ -1560,7 +1560,12 @@ struct selection {
 	uint32_t per_dest;      /* groups per destination switch, in order */
 	const struct crossings *c;
 	struct work *w;
-	int *failed;            /* per part: a visit found a bug */
+};
+
+/* part_epoch's failures (bugs), what ibr_parallel hands back */
+enum part_failure {
+	PART_LEFT_SEVERAL = 1,  /* no channel left, groups with several */
+	PART_MISCOUNTED = 2,    /* the qualifying counts missed the list */
 };
 
 /* o->parts, or by the switch pairs with CAs (with CA pairs too: the
@@ -1608,9 +1613,8 @@ static int part_init(void *arg, unsigned p, unsigned worker)
 	m->resume_level = calloc(C, sizeof(uint32_t));
 	m->key = malloc(C * sizeof(uint64_t));
 	if (!m->load || (s->parts > 1 && (!m->own || !m->scale)) ||
-	    !m->inv_first ||
-	    !m->qualifying || !m->heap || !m->heap_pos || !m->inv_end ||
-	    !m->resume_pos || !m->resume_level || !m->key)
+	    !m->inv_first || !m->qualifying || !m->heap || !m->heap_pos ||
+	    !m->inv_end || !m->resume_pos || !m->resume_level || !m->key)
 		return -1;
 	memset(m->qualifying, 0, (size_t)C * MAX_GROUP_CANDS *
 	       sizeof(uint32_t));
@@ -1714,20 +1718,25 @@ static int part_epoch(void *arg, unsigned p, unsigned worker)
 	(void)worker;
 	for (uint32_t v = 0; v < visits && m->multi > 0; v++) {
 		int visit;
-		if (m->heap_len == 0) { /* distinct paths differ in a channel */
-			s->failed[p] = 1;
-			return -1;
-		}
+		if (m->heap_len == 0) /* distinct paths differ in a channel */
+			return PART_LEFT_SEVERAL;
 		settle_top(m);
 		visit = relieve_channel(s->c, m, m->heap[0]);
-		if (visit < 0) {
-			s->failed[p] = 2;
-			return -1;
-		}
+		if (visit < 0)
+			return PART_MISCOUNTED;
 		if (!visit)
 			heap_remove_top(m);
 	}
 	return 0;
+}
+
+static uint32_t groups_with_several(const struct selection *s)
+{
+	uint32_t n = 0;
+
+	for (unsigned p = 0; p < s->parts; p++)
+		n += s->part[p].multi;
+	return n;
 }
 
 static void free_selection(struct selection *s)
@@ -1736,7 +1745,6 @@ static void free_selection(struct selection *s)
 		free_mllf(&s->part[p]);
 	free(s->part);
 	free(s->gs);
-	free(s->failed);
 }
 
 /* Leaves alive exactly one candidate per group, in s->gs (or
@@ -1767,8 +1775,7 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 	s->per_dest = w->hosts > 1 ? w->hosts - 1 : 1;
 	s->part = calloc(s->parts, sizeof(*s->part));
 	s->gs = malloc((G ? G : 1) * sizeof(*s->gs));
-	s->failed = calloc(s->parts, sizeof(*s->failed));
-	if (!s->part || !s->gs || !s->failed)
+	if (!s->part || !s->gs)
 		return oom(w, "path selection");
 	for (unsigned p = 0; p < s->parts; p++) {
 		struct mllf *m = &s->part[p];
@@ -1788,27 +1795,22 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 	share_loads(s);
 	for (unsigned p = 0; p < s->parts; p++)
 		start_heap(&s->part[p], w->C);
-	for (;;) {
-		unsigned busy = 0;
-		for (unsigned p = 0; p < s->parts; p++)
-			busy += s->part[p].multi > 0;
-		if (!busy)
-			return 0;
+	while (groups_with_several(s) > 0) {
+		int rc;
 		if ((now = workers_now(w, threads)) == 0)
 			return IBR_PATHS_STOPPED;
-		if (ibr_parallel(now, s->parts, part_epoch, s)) {
-			for (unsigned p = 0; p < s->parts; p++)
-				if (s->failed[p] == 1)
-					return ibr_error_set(w->err, "paths: "
-						"selection left %u pairs with "
-						"several candidates (a bug)",
-						s->part[p].multi);
+		rc = ibr_parallel(now, s->parts, part_epoch, s);
+		if (rc == PART_LEFT_SEVERAL)
+			return ibr_error_set(w->err, "paths: selection left %u "
+					     "pairs with several candidates "
+					     "(a bug)", groups_with_several(s));
+		if (rc)
 			return ibr_error_set(w->err, "paths: the groups "
 					     "qualifying at a channel were "
 					     "miscounted (a bug)");
-		}
 		share_loads(s);
 	}
+	return 0;
 }
 
 /* Group of the switch pair (s, d), both with CAs, s != d. */
