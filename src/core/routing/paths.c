@@ -34,7 +34,11 @@
  * exact for walks, so the loop-free walks read off are exactly the best
  * loop-free paths; when fewer than k survive and the list was full,
  * kmax doubles for that destination (at most KBEST_CAP walks per state:
- * beyond that a unit keeps the fewer candidates found, never wrong ones).
+ * beyond that a unit keeps the fewer candidates found, never wrong ones);
+ * the lists that were full grow, their merges resumed, and no walk is
+ * merged twice (at 1024 random switches three destinations in four
+ * double, most of them twice: redoing their lists from the first walk
+ * had cost 38% more merging).
  * Then most-loaded-link-first: load[c] = sum over units of
  * flows / (candidates left) for each candidate left crossing c, kept
  * exactly as integers in 1/SHARES of a flow.  Repeatedly, at the channel
@@ -421,10 +425,14 @@ struct kbest {
 	size_t cap;             /* kwalks allocated */
 	struct kwalk *e;        /* state st's list: e[st * kmax + n], */
 	uint32_t *count;        /*   n < count[st] */
-	/* per channel, while merging (merge_state): slot lo + i holds the
-	 * state's i-th successor with walks, its channel, its state, the
-	 * length its next walk gives and which that is */
-	uint32_t *via, *to, *head, *cursor;
+	/* per state st, its successors with walks: slots base(st) ..
+	 * + nsucc[st] of via/to/cursor hold the channel, the state and how
+	 * many of its walks st's list took (kept, so that a longer list
+	 * resumes the merge); base(st): U states first, then D states, each
+	 * by the switch's first channel */
+	uint32_t *nsucc;
+	uint32_t *via, *to, *cursor;
+	uint32_t *head;         /* per channel: merge_state's scratch */
 	uint32_t *mark, tag;    /* per switch: visited by the walk read off */
 	uint32_t *walk;         /* its channels */
 };
@@ -569,30 +577,42 @@ static struct kwalk *kwalks(struct kbest *k, uint32_t st)
 	return &k->e[(size_t)st * k->kmax];
 }
 
-/* State st's kmax best walks, from its successors' lists: shorter first,
- * then by the channel taken (sw_adj order: lower port), then in the
- * successor's order; i.e. by (length, sequence of output ports).  The
- * successors with walks are listed once, at slots lo.. of the per-channel
- * scratch, each with the length its next walk gives (UINT32_MAX once it
- * has none left), so a step of the merge compares only those. */
-static void merge_state(struct work *w, struct kbest *k, uint32_t st)
+/* State st's walks n0 .. kmax - 1 (all of them from n0 = 0), from its
+ * successors' lists: shorter first, then by the channel taken (sw_adj
+ * order: lower port), then in the successor's order; i.e. by (length,
+ * sequence of output ports).  From n0 > 0 the merge goes on where it
+ * stopped at n0 (the successors' lists are longer now too): the walks
+ * are those a merge from 0 gives, which never took a successor's walk
+ * beyond the room it had.  The successors' next walks are kept as the
+ * lengths they give (head; UINT32_MAX once none is left), so a step of
+ * the merge compares only those. */
+static void merge_state(struct work *w, struct kbest *k, uint32_t st,
+			uint32_t n0)
 {
-	uint32_t x = state_switch(w, st), n, succ = 0;
+	uint32_t x = state_switch(w, st), n, succ;
 	uint32_t lo = w->f->sw_adj_start[x], hi = w->f->sw_adj_start[x + 1];
-	uint32_t *via = k->via + lo, *to = k->to + lo, *head = k->head + lo,
-		 *cursor = k->cursor + lo;
+	uint32_t b = (st < w->S ? 0 : w->C) + lo;
+	uint32_t *via = k->via + b, *to = k->to + b, *cursor = k->cursor + b,
+		 *head = k->head + lo;
 	struct kwalk *out = kwalks(k, st);
 
-	for (uint32_t c = lo; c < hi; c++) {
-		uint32_t t = next_state(w, st, c);
-		if (t == IBR_NONE || k->count[t] == 0)
-			continue;
-		via[succ] = c;
-		to[succ] = t;
-		head[succ] = kwalks(k, t)[0].len + 1;
-		cursor[succ++] = 0;
+	if (n0 == 0) {
+		succ = 0;
+		for (uint32_t c = lo; c < hi; c++) {
+			uint32_t t = next_state(w, st, c);
+			if (t == IBR_NONE || k->count[t] == 0)
+				continue;
+			via[succ] = c;
+			to[succ] = t;
+			cursor[succ++] = 0;
+		}
+		k->nsucc[st] = succ;
 	}
-	for (n = 0; n < k->kmax; n++) {
+	succ = k->nsucc[st];
+	for (uint32_t i = 0; i < succ; i++)
+		head[i] = cursor[i] < k->count[to[i]] ?
+			  kwalks(k, to[i])[cursor[i]].len + 1 : UINT32_MAX;
+	for (n = n0; n < k->kmax; n++) {
 		uint32_t best = IBR_NONE, len = UINT32_MAX, t;
 		for (uint32_t i = 0; i < succ; i++)
 			if (head[i] < len) {
@@ -611,38 +631,50 @@ static void merge_state(struct work *w, struct kbest *k, uint32_t st)
 
 /* Every state's list of walks to switch d, successors first: D states
  * by decreasing position (down channels go to later switches), then U
- * states by increasing position (up channels go to earlier ones). */
-static void kbest_to(struct work *w, struct kbest *k, uint32_t d)
+ * states by increasing position (up channels go to earlier ones).  From
+ * n0 > 0 (the room was n0, now kmax) only the lists that were full grow:
+ * the others hold every walk there is. */
+static void kbest_to(struct work *w, struct kbest *k, uint32_t d,
+		     uint32_t n0)
 {
 	const uint32_t *order = w->ud->order;
 
 	for (uint32_t i = w->S; i-- > 0;) {
 		uint32_t st = w->S + order[i];
-		if (order[i] == d) {
+		if (n0 > 0) {
+			if (k->count[st] == n0)
+				merge_state(w, k, st, n0);
+		} else if (order[i] == d) {
 			kwalks(k, st)[0] = (struct kwalk){ 0, IBR_NONE, 0 };
 			k->count[st] = 1;
 		} else {
-			merge_state(w, k, st);
+			merge_state(w, k, st, 0);
 		}
 	}
 	for (uint32_t i = 0; i < w->S; i++) {
 		uint32_t st = order[i];
-		if (st == d) {
+		if (n0 > 0) {
+			if (k->count[st] == n0)
+				merge_state(w, k, st, n0);
+		} else if (st == d) {
 			kwalks(k, st)[0] = (struct kwalk){ 0, IBR_NONE, 0 };
 			k->count[st] = 1;
 		} else {
-			merge_state(w, k, st);
+			merge_state(w, k, st, 0);
 		}
 	}
 }
 
-/* Sets kmax, growing the lists' room; at most KBEST_CAP. */
-static int kbest_size(struct work *w, struct kbest *k, uint32_t kmax)
+/* Sets kmax, growing the lists' room; at most KBEST_CAP.  With `keep`
+ * the lists' walks stay, each at its place in the new layout. */
+static int kbest_size(struct work *w, struct kbest *k, uint32_t kmax,
+		      bool keep)
 {
+	uint32_t was = k->kmax;
 	size_t need;
 
-	k->kmax = kmax < KBEST_CAP ? kmax : KBEST_CAP;
-	need = (size_t)2 * w->S * k->kmax;
+	kmax = kmax < KBEST_CAP ? kmax : KBEST_CAP;
+	need = (size_t)2 * w->S * kmax;
 	if (need > k->cap) {
 		struct kwalk *e = realloc(k->e, need * sizeof(*e));
 		if (!e)
@@ -650,6 +682,12 @@ static int kbest_size(struct work *w, struct kbest *k, uint32_t kmax)
 		k->e = e;
 		k->cap = need;
 	}
+	k->kmax = kmax;
+	/* from the last state down: a list moves to a place at or after
+	 * its own, past the lists still to move */
+	for (uint32_t st = 2 * w->S; keep && kmax > was && st-- > 0;)
+		memmove(&k->e[(size_t)st * kmax], &k->e[(size_t)st * was],
+			k->count[st] * sizeof(*k->e));
 	return 0;
 }
 
@@ -753,6 +791,7 @@ static void kbest_free(struct kbest *k)
 {
 	free(k->e);
 	free(k->count);
+	free(k->nsucc);
 	free(k->via);
 	free(k->to);
 	free(k->head);
@@ -766,14 +805,15 @@ static int kbest_init(struct work *w, struct kbest *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->count = malloc(2 * (size_t)w->S * sizeof(uint32_t));
-	k->via = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	k->to = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
+	k->nsucc = malloc(2 * (size_t)w->S * sizeof(uint32_t));
+	k->via = malloc(2 * (size_t)(w->C ? w->C : 1) * sizeof(uint32_t));
+	k->to = malloc(2 * (size_t)(w->C ? w->C : 1) * sizeof(uint32_t));
+	k->cursor = malloc(2 * (size_t)(w->C ? w->C : 1) * sizeof(uint32_t));
 	k->head = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	k->cursor = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	k->mark = calloc(w->S, sizeof(uint32_t));
 	k->walk = malloc(w->S * sizeof(uint32_t));
-	if (!k->count || !k->via || !k->to || !k->head || !k->cursor ||
-	    !k->mark || !k->walk) {
+	if (!k->count || !k->nsucc || !k->via || !k->to || !k->cursor ||
+	    !k->head || !k->mark || !k->walk) {
 		kbest_free(k);
 		return oom(w, "candidate search");
 	}
@@ -787,9 +827,9 @@ static int candidates_to(struct work *w, struct kbest *k, struct cand_list *l,
 {
 	uint32_t j = 0;
 
-	if (kbest_size(w, k, w->o->k + KBEST_SLACK))
+	if (kbest_size(w, k, w->o->k + KBEST_SLACK, false))
 		return -1;
-	kbest_to(w, k, d);
+	kbest_to(w, k, d, 0);
 	for (uint32_t s = 0; s < w->S; s++) {
 		uint32_t num = l->num, nchans = l->nchans;
 		bool more;
@@ -803,11 +843,12 @@ static int candidates_to(struct work *w, struct kbest *k, struct cand_list *l,
 			if (!more)
 				break;
 			/* again, with longer lists (same prefix) */
+			uint32_t was = k->kmax;
 			l->num = num;
 			l->nchans = nchans;
-			if (kbest_size(w, k, 2 * k->kmax))
+			if (kbest_size(w, k, 2 * was, true))
 				return -1;
-			kbest_to(w, k, d);
+			kbest_to(w, k, d, was);
 		}
 		ends[j++] = l->num;
 	}
