@@ -68,7 +68,9 @@
  * Threads (o->threads): the candidate search runs destination switches in
  * waves over the workers, each into a segment of its own, appended in
  * destination order after the wave: the same candidates in the same
- * order as one thread finds.  Most-loaded-link-first is one sequence up
+ * order as one thread finds; the selected paths are written out in two
+ * passes over blocks of units (lengths, then hops at the places their
+ * sums give).  Most-loaded-link-first is one sequence up
  * to 512 switches with CAs (the paper's, exactly); above, by default, it
  * runs in two parts side by side ("the selection in parts" below), which
  * the fabric, never the thread count, decides (o->parts).
@@ -1864,31 +1866,59 @@ static uint32_t group_of(const struct work *w, uint32_t s, uint32_t d)
 
 /* Every unit takes the candidate its group kept (with per-CA groups the
  * group is the unit): its entries with its bit, walked from the source
- * switch. */
-static int write_selected(struct work *w, const struct crossings *c,
-			  const struct gstate *gs)
-{
-	struct ibr_paths *p = w->out;
-	uint32_t *path = malloc((w->S ? w->S : 1) * sizeof(uint32_t));
+ * switch.  In two passes over blocks of units on the workers: each unit's
+ * length, then (the units' places summed in order) its hops at its
+ * place, so the result is the same for any number of workers. */
+#define WRITE_BLOCK 4096u       /* units a task of write_selected */
 
-	if (!path)
-		return oom(w, "the selected paths");
-	for (uint32_t u = 0; u < p->num_units; u++) {
-		uint32_t s = ibr_unit_src_switch(w->f, p, u), len = 0;
-		uint32_t g = c->pair ? u :
-			     group_of(w, s, ibr_unit_dst_switch(w->f, p, u));
-		uint16_t bit = (uint16_t)(gs[g].alive & -gs[g].alive);
+struct writer {
+	struct work *w;
+	const struct crossings *c;
+	const struct gstate *gs;
+	uint32_t **path;        /* per worker: a path's channels, S */
+	uint64_t *candidates;   /* per task */
+	bool place;             /* second pass: hops written, else lengths */
+};
+
+/* The group whose candidate unit u takes, and that candidate's bit. */
+static uint32_t unit_group(const struct writer *wr, uint32_t u,
+			   uint16_t *bit)
+{
+	const struct work *w = wr->w;
+	uint32_t g = wr->c->pair ? u :
+		     group_of(w, ibr_unit_src_switch(w->f, w->out, u),
+			      ibr_unit_dst_switch(w->f, w->out, u));
+
+	*bit = (uint16_t)(wr->gs[g].alive & -wr->gs[g].alive);
+	return g;
+}
+
+static int write_block(void *arg, unsigned t, unsigned worker)
+{
+	const struct writer *wr = arg;
+	struct work *w = wr->w;
+	struct ibr_paths *p = w->out;
+	uint32_t u1 = (t + 1) * WRITE_BLOCK < p->num_units ?
+		      (t + 1) * WRITE_BLOCK : p->num_units;
+	uint32_t *path = wr->path[worker];
+
+	for (uint32_t u = t * WRITE_BLOCK; u < u1; u++) {
+		uint32_t s = ibr_unit_src_switch(w->f, p, u), len = 0, at;
 		uint32_t first, end;
-		p->candidates += c->ncand[g];
-		group_entries(c, g, &first, &end);
-		for (uint32_t e = first; e < end; e++)
-			if (entry_ranks(c, e) & bit)
-				path[len++] = entry_chan(c, e);
-		if (reserve_hops(w, len)) {
-			free(path);
-			return -1;
+		uint16_t bit;
+		uint32_t g = unit_group(wr, u, &bit);
+		group_entries(wr->c, g, &first, &end);
+		if (!wr->place) {
+			for (uint32_t e = first; e < end; e++)
+				len += (entry_ranks(wr->c, e) & bit) != 0;
+			p->first[u + 1] = len; /* summed into places after */
+			wr->candidates[t] += wr->c->ncand[g];
+			continue;
 		}
-		p->first[u] = w->hops;
+		for (uint32_t e = first; e < end; e++)
+			if (entry_ranks(wr->c, e) & bit)
+				path[len++] = entry_chan(wr->c, e);
+		at = p->first[u];
 		for (uint32_t h = 0; h < len; h++) {
 			/* the channel leaving s comes next */
 			uint32_t i = h, ch;
@@ -1896,13 +1926,69 @@ static int write_selected(struct work *w, const struct crossings *c,
 				i++;
 			ch = path[i];
 			path[i] = path[h];
-			put_hop(w, ch);
+			p->hop_sw[at + h] = w->chan_sw[ch];
+			p->hop_port[at + h] = w->f->sw_adj[ch].port;
 			s = w->f->sw_adj[ch].peer;
 		}
 	}
-	p->first[p->num_units] = w->hops;
-	free(path);
 	return 0;
+}
+
+static int write_selected(struct work *w, const struct crossings *c,
+			  const struct gstate *gs)
+{
+	struct ibr_paths *p = w->out;
+	unsigned tasks = (p->num_units + WRITE_BLOCK - 1) / WRITE_BLOCK;
+	unsigned workers = ibr_parallel_workers(w->o->threads, tasks), now;
+	struct writer wr = { .w = w, .c = c, .gs = gs };
+	uint64_t hops = 0;
+	int rc = -1;
+
+	wr.path = calloc(workers, sizeof(*wr.path));
+	wr.candidates = calloc(tasks ? tasks : 1, sizeof(uint64_t));
+	if (!wr.path || !wr.candidates) {
+		oom(w, "the selected paths");
+		goto out;
+	}
+	for (unsigned i = 0; i < workers; i++)
+		if (!(wr.path[i] = malloc((w->S ? w->S : 1) *
+					  sizeof(uint32_t)))) {
+			oom(w, "the selected paths");
+			goto out;
+		}
+	p->first[0] = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		if ((now = workers_now(w, workers)) == 0) {
+			rc = IBR_PATHS_STOPPED;
+			goto out;
+		}
+		wr.place = pass == 1;
+		ibr_parallel(now, tasks, write_block, &wr);
+		if (pass == 1)
+			break;
+		/* the lengths, summed in unit order: the places */
+		for (uint32_t u = 0; u < p->num_units; u++) {
+			hops += p->first[u + 1];
+			if (hops > UINT32_MAX) {
+				ibr_error_set(w->err, "paths: more than 2^32 "
+					      "hops");
+				goto out;
+			}
+			p->first[u + 1] = (uint32_t)hops;
+		}
+		for (unsigned t = 0; t < tasks; t++)
+			p->candidates += wr.candidates[t];
+		if (reserve_hops(w, (uint32_t)hops))
+			goto out;
+		w->hops = (uint32_t)hops;
+	}
+	rc = 0;
+out:
+	for (unsigned i = 0; wr.path && i < workers; i++)
+		free(wr.path[i]);
+	free(wr.path);
+	free(wr.candidates);
+	return rc;
 }
 
 /* CA-pair groups (per_ca): every unit a group of its own, flows 1, whose
@@ -1962,7 +2048,7 @@ static int path_selection(struct work *w)
 	sel = w->o->per_ca ? &ca : &c;
 	if ((rc = most_loaded_link_first(w, sel, &m)) != 0)
 		goto out;
-	rc = write_selected(w, sel, m.gs) ? -1 : 0;
+	rc = write_selected(w, sel, m.gs);
 out:
 	free_selection(&m);
 	crossings_free(&ca);
