@@ -455,18 +455,30 @@ static void add_twin(struct inst *in, uint32_t i)
 	in->first[++in->n] = f + len;
 }
 
+/* Definition 1 for every pair of in's paths, hop by hop (split()), into
+ * one table the naive versions below read. */
+static bool naive_split[MAXP][MAXP];
+
+static void find_splits(const struct inst *in)
+{
+	for (uint32_t i = 0; i < in->n; i++)
+		for (uint32_t j = 0; j < in->n; j++)
+			naive_split[i][j] = split(in, i, j);
+}
+
 /* Fig. 6 as printed, on the raw paths, splits found hop by hop. */
 static uint32_t naive_greedy(const struct inst *in, uint32_t *col)
 {
 	uint32_t k = 0, left = in->n;
 
+	find_splits(in);
 	for (uint32_t i = 0; i < in->n; i++)
 		col[i] = UINT32_MAX;
 	while (left > 0) {
 		for (uint32_t i = 0; i < in->n; i++) {
 			bool fits = col[i] == UINT32_MAX;
 			for (uint32_t j = 0; fits && j < in->n; j++)
-				fits = col[j] != k || !split(in, i, j);
+				fits = col[j] != k || !naive_split[i][j];
 			if (fits) {
 				col[i] = k;
 				left--;
@@ -485,6 +497,7 @@ static uint32_t naive_color(const struct inst *in, bool largest, uint32_t *col)
 	bool work[MAXP];
 	uint32_t k = 0, left = in->n;
 
+	find_splits(in);
 	for (uint32_t i = 0; i < in->n; i++)
 		col[i] = UINT32_MAX;
 	while (left > 0) {
@@ -498,7 +511,7 @@ static uint32_t naive_color(const struct inst *in, bool largest, uint32_t *col)
 					continue;
 				for (uint32_t j = 0; j < in->n; j++)
 					d += col[j] == UINT32_MAX && j != i &&
-					     split(in, i, j);
+					     naive_split[i][j];
 				if (v == UINT32_MAX ||
 				    (largest ? d > dv : d < dv)) {
 					v = i;
@@ -510,7 +523,7 @@ static uint32_t naive_color(const struct inst *in, bool largest, uint32_t *col)
 			col[v] = k;
 			left--;
 			for (uint32_t j = 0; j < in->n; j++)
-				if (work[j] && (j == v || split(in, v, j)))
+				if (work[j] && (j == v || naive_split[v][j]))
 					work[j] = false;
 		}
 		k++;
@@ -604,6 +617,55 @@ static void test_random_against_ilp(void **state)
 }
 
 /* ---------------------------------------------------------- edges */
+
+/* greedy, color/S and color/L against Fig. 6 and Fig. 9 as printed on
+ * destinations of 65 to 285 paths (several 64-bit words a bitset row,
+ * twins among them): the same colour for every path.  color/L and
+ * color/S take a round's paths in an order sorted at its start, which
+ * the naive version's search for the largest degree before every path
+ * checks. */
+static void test_large_against_naive(void **state)
+{
+	static struct inst in;
+	static uint32_t col[MAXP];
+
+	(void)state;
+	for (unsigned t = 0; t < 12; t++) {
+		uint32_t S = 16 + 2 * t, n = 65 + 20 * t;
+
+		rng_state = 0x1A26Eull + t;
+		random_inst(&in, n, S, 6);
+		for (uint32_t i = 0; t % 2 == 1 && i < n / 4; i++)
+			add_twin(&in, rnd(n));
+		for (int h = IBR_LA_GREEDY; h < IBR_LA_ILP; h++) {
+			struct answer *r;
+			uint32_t k;
+
+			if (h != IBR_LA_GREEDY && h != IBR_LA_COLOR_S &&
+			    h != IBR_LA_COLOR_L)
+				continue;
+			r = assign(&in, S, (enum ibr_lid_heuristic)h);
+			k = h == IBR_LA_GREEDY ? naive_greedy(&in, col) :
+			    naive_color(&in, h == IBR_LA_COLOR_L, col);
+			if (r->k != k)
+				fail_msg("instance %u (%u paths): %s uses %u "
+					 "colours, Fig. %s as printed %u", t,
+					 in.n, ibr_lid_heuristic_name(
+						 (enum ibr_lid_heuristic)h),
+					 r->k, h == IBR_LA_GREEDY ? "6" : "9",
+					 k);
+			for (uint32_t i = 0; i < in.n; i++)
+				if (r->color[i] != col[i])
+					fail_msg("instance %u: %s gives path "
+						 "%u colour %u, the naive "
+						 "version %u", t,
+						 ibr_lid_heuristic_name(
+						 (enum ibr_lid_heuristic)h),
+						 i, r->color[i], col[i]);
+			free(r);
+		}
+	}
+}
 
 static void test_edge_cases(void **state)
 {
@@ -858,6 +920,7 @@ int main(void)
 		cmocka_unit_test(test_fig4_ilp_is_chromatic_number),
 		cmocka_unit_test(test_identical_paths_merged),
 		cmocka_unit_test(test_random_against_ilp),
+		cmocka_unit_test(test_large_against_naive),
 		cmocka_unit_test(test_edge_cases),
 		cmocka_unit_test(test_ilp_time_limit),
 		cmocka_unit_test(test_performance_print),
