@@ -368,10 +368,18 @@ change() {
 # judged on the subnet list of that sweep (OpenSM writes it at SUBNET UP,
 # after the box, and not again in its re-route pass).  Sets prov_check:
 # verified, findings=N, missed (never stopped) or too-late (a final pass
-# had run when it stopped).
+# had run when it stopped).  In this round alone the plugin's file asks
+# for PROV_DELAY_MS between the provisional tables and the final pass's
+# request (hybrid_final_delay; the plugin reads its file again before
+# routing): on a small fabric the final routes are ready within
+# milliseconds, and a stop that comes by way of OpenSM's log could land
+# after the re-route had been asked for (too-late, one CI run in many).
+# The timed rounds run with the defaults (no delay).
+PROV_DELAY_MS=3000
 provisional_readback() {
 	local tailer waiter stopped=false
 	prov_check="missed"
+	echo "hybrid_final_delay $PROV_DELAY_MS" > "$osmdir/plugin.conf"
 	mark=$(wc -l < "$osmdir/osm.log")
 	rm -f "$TMP/follow"
 	mkfifo "$TMP/follow"
@@ -399,6 +407,7 @@ provisional_readback() {
 	fi
 	wait_quiet "$osmdir/osm.log" "$mark" "$hybrid" "$quiet_limit" "$osmdir/$(basename "$1").events" ||
 		echo "  $engine: no quiet after the provisional round"
+	: > "$osmdir/plugin.conf"       # the defaults again
 	if $stopped && [ -f "$1/switches.lft" ]; then
 		judge_readback "$1" "$lmc"
 		prov_check="verified"
@@ -416,7 +425,8 @@ session() {  # SPEC NETFILE ENGINE LMC
 	mkdir -p "$osmdir/dump" "$osmdir/cache"
 	ibsim_start "$net"
 	osm_conf "$LOG_FLAGS"
-	OSM_CACHE_DIR=$osmdir/cache IBROUTING_CONF=/dev/null \
+	: > "$osmdir/plugin.conf"       # the plugin's defaults (but see provisional_readback)
+	OSM_CACHE_DIR=$osmdir/cache IBROUTING_CONF=$osmdir/plugin.conf \
 		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$UMAD2SIM" \
 		opensm -F "$osmdir/opensm.conf" -f "$osmdir/osm.log" > "$osmdir/opensm.out" 2>&1 &
 	OSM_PID=$!
