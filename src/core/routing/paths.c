@@ -244,11 +244,17 @@ static int reserve_hops(struct work *w, uint32_t n)
 	return 0;
 }
 
+/* Hop h of the result is channel c (room reserved). */
+static void set_hop(const struct work *w, uint32_t h, uint32_t c)
+{
+	w->out->hop_sw[h] = w->chan_sw[c];
+	w->out->hop_port[h] = w->f->sw_adj[c].port;
+}
+
 /* Appends channel c as a hop (room reserved). */
 static void put_hop(struct work *w, uint32_t c)
 {
-	w->out->hop_sw[w->hops] = w->chan_sw[c];
-	w->out->hop_port[w->hops++] = w->f->sw_adj[c].port;
+	set_hop(w, w->hops++, c);
 }
 
 /* Distances of every switch to switch d (updown.h), unless they are. */
@@ -631,6 +637,21 @@ static void merge_state(struct work *w, struct kbest *k, uint32_t st,
 	k->count[st] = n;
 }
 
+/* State st's list (kbest_to's step). */
+static void kbest_state(struct work *w, struct kbest *k, uint32_t d,
+			uint32_t st, uint32_t n0)
+{
+	if (n0 > 0) {
+		if (k->count[st] == n0)
+			merge_state(w, k, st, n0);
+	} else if (state_switch(w, st) == d) {
+		kwalks(k, st)[0] = (struct kwalk){ 0, IBR_NONE, 0 };
+		k->count[st] = 1;
+	} else {
+		merge_state(w, k, st, 0);
+	}
+}
+
 /* Every state's list of walks to switch d, successors first: D states
  * by decreasing position (down channels go to later switches), then U
  * states by increasing position (up channels go to earlier ones).  From
@@ -641,30 +662,10 @@ static void kbest_to(struct work *w, struct kbest *k, uint32_t d,
 {
 	const uint32_t *order = w->ud->order;
 
-	for (uint32_t i = w->S; i-- > 0;) {
-		uint32_t st = w->S + order[i];
-		if (n0 > 0) {
-			if (k->count[st] == n0)
-				merge_state(w, k, st, n0);
-		} else if (order[i] == d) {
-			kwalks(k, st)[0] = (struct kwalk){ 0, IBR_NONE, 0 };
-			k->count[st] = 1;
-		} else {
-			merge_state(w, k, st, 0);
-		}
-	}
-	for (uint32_t i = 0; i < w->S; i++) {
-		uint32_t st = order[i];
-		if (n0 > 0) {
-			if (k->count[st] == n0)
-				merge_state(w, k, st, n0);
-		} else if (st == d) {
-			kwalks(k, st)[0] = (struct kwalk){ 0, IBR_NONE, 0 };
-			k->count[st] = 1;
-		} else {
-			merge_state(w, k, st, 0);
-		}
-	}
+	for (uint32_t i = w->S; i-- > 0;)
+		kbest_state(w, k, d, w->S + order[i], n0);
+	for (uint32_t i = 0; i < w->S; i++)
+		kbest_state(w, k, d, order[i], n0);
 }
 
 /* Sets kmax, growing the lists' room; at most KBEST_CAP.  With `keep`
@@ -1926,12 +1927,24 @@ static int write_block(void *arg, unsigned t, unsigned worker)
 				i++;
 			ch = path[i];
 			path[i] = path[h];
-			p->hop_sw[at + h] = w->chan_sw[ch];
-			p->hop_port[at + h] = w->f->sw_adj[ch].port;
+			set_hop(w, at + h, ch);
 			s = w->f->sw_adj[ch].peer;
 		}
 	}
 	return 0;
+}
+
+/* One pass of write_block over every block, on the workers there are
+ * now (IBR_PATHS_STOPPED: none). */
+static int write_pass(struct work *w, struct writer *wr, unsigned workers,
+		      unsigned tasks, bool place)
+{
+	unsigned now = workers_now(w, workers);
+
+	if (now == 0)
+		return IBR_PATHS_STOPPED;
+	wr->place = place;
+	return ibr_parallel(now, tasks, write_block, wr);
 }
 
 static int write_selected(struct work *w, const struct crossings *c,
@@ -1939,7 +1952,7 @@ static int write_selected(struct work *w, const struct crossings *c,
 {
 	struct ibr_paths *p = w->out;
 	unsigned tasks = (p->num_units + WRITE_BLOCK - 1) / WRITE_BLOCK;
-	unsigned workers = ibr_parallel_workers(w->o->threads, tasks), now;
+	unsigned workers = ibr_parallel_workers(w->o->threads, tasks);
 	struct writer wr = { .w = w, .c = c, .gs = gs };
 	uint64_t hops = 0;
 	int rc = -1;
@@ -1957,32 +1970,24 @@ static int write_selected(struct work *w, const struct crossings *c,
 			goto out;
 		}
 	p->first[0] = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		if ((now = workers_now(w, workers)) == 0) {
-			rc = IBR_PATHS_STOPPED;
+	if ((rc = write_pass(w, &wr, workers, tasks, false)) != 0)
+		goto out;
+	rc = -1;
+	/* the lengths, summed in unit order: the places */
+	for (uint32_t u = 0; u < p->num_units; u++) {
+		hops += p->first[u + 1];
+		if (hops > UINT32_MAX) {
+			ibr_error_set(w->err, "paths: more than 2^32 hops");
 			goto out;
 		}
-		wr.place = pass == 1;
-		ibr_parallel(now, tasks, write_block, &wr);
-		if (pass == 1)
-			break;
-		/* the lengths, summed in unit order: the places */
-		for (uint32_t u = 0; u < p->num_units; u++) {
-			hops += p->first[u + 1];
-			if (hops > UINT32_MAX) {
-				ibr_error_set(w->err, "paths: more than 2^32 "
-					      "hops");
-				goto out;
-			}
-			p->first[u + 1] = (uint32_t)hops;
-		}
-		for (unsigned t = 0; t < tasks; t++)
-			p->candidates += wr.candidates[t];
-		if (reserve_hops(w, (uint32_t)hops))
-			goto out;
-		w->hops = (uint32_t)hops;
+		p->first[u + 1] = (uint32_t)hops;
 	}
-	rc = 0;
+	for (unsigned t = 0; t < tasks; t++)
+		p->candidates += wr.candidates[t];
+	if (reserve_hops(w, (uint32_t)hops))
+		goto out;
+	w->hops = (uint32_t)hops;
+	rc = write_pass(w, &wr, workers, tasks, true);
 out:
 	for (unsigned i = 0; wr.path && i < workers; i++)
 		free(wr.path[i]);
