@@ -114,6 +114,11 @@ BUILD_DIR=$PWD "$top/bench/bench_assim.sh" --smoke > bench-assim-smoke.log 2>&1 
 tail -n 1 bench-assim-smoke.log
 passed=$((passed + 1))
 
+echo "== issue 20's targets benchmark smoke run (fera, dr and colorl offline at 1 and 2 threads, interleaved; not timed)"
+BUILD_DIR=$PWD "$top/bench/bench_targets.sh" --smoke > bench-targets-smoke.log 2>&1 || { cat bench-targets-smoke.log; exit 1; }
+tail -n 1 bench-targets-smoke.log
+passed=$((passed + 1))
+
 echo "== balanced routing benchmark smoke run (every engine, ours and OpenSM's, on a cut 4-ary 3-tree and a 2:1 Clos over ibsim; not timed)"
 BUILD_DIR=$PWD "$top/bench/bench_balance.sh" --smoke > bench-balance-smoke.log 2>&1 || { cat bench-balance-smoke.log; exit 1; }
 tail -n 1 bench-balance-smoke.log
