@@ -75,7 +75,7 @@ for spec in "$@"; do
 			IBROUTING_CONF=$conf PLUGIN_DIR=$plugin opensm_run "$name" "$engine" "$extra" || true
 			used=$(sed -n 's/.*osm_ucast_mgr_process: \(.*\) tables configured on all switches.*/\1/p' "$TMP/$name/osm.log" | head -n 1)
 			[ "$used" = "$engine" ] || echo "# $label run $r: OpenSM used ${used:-nothing}" >&2
-			phases=$(sed -n 's/.*phases: fabric model \([0-9.]*\) ms, routing \([0-9.]*\) ms, verification \([0-9.]*\) ms, hop [a-z ]*\([0-9.][0-9.]*\) ms.*/\1 \2 \3 \4/p' "$TMP/$name/osm.log" | head -n 1)
+			phases=$(sed -n 's/.*phases: fabric model \([0-9.]*\) ms, routing \([0-9.]*\) ms.*, verification \([0-9.]*\) ms, hop [a-z ]*\([0-9.][0-9.]*\) ms.*/\1 \2 \3 \4/p' "$TMP/$name/osm.log" | head -n 1)
 			after=$(sed -n 's/.*: hop tables \([0-9.]*\) ms .*after the switches.*/\1/p' "$TMP/$name/osm.log" | head -n 1)
 			echo "$label $(routing_ms "$TMP/$name/osm.log") ${phases:-- - - -} ${after:--} $(to_up_ms "$TMP/$name/osm.log") $(ours_ms "$TMP/$name/osm.log" | sed 's/?/-/')" >> "$TMP/times"
 		done

@@ -5,7 +5,9 @@
 # engine of the registry (`ibrouting engines`): every common end-to-end
 # check of e2e_lib.sh holds for each.  fig1-loopback.net has two loopback
 # cables, which OpenSM discovers: the plugin names each in a WRN IB28 line
-# and routes as the tool does, never through them.
+# and routes as the tool does, never through them.  On the 128-switch
+# random fabric the VERBOSE phases line carries colorl's and dr's own
+# phases.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
@@ -25,6 +27,11 @@ for net in $fabrics; do
 		name=$(basename "$net" .net)-$engine
 		opensm_run "$name" "$engine"
 		check_run "$name" "$engine" "$net"
+		# the engine's own phases in the VERBOSE phases line
+		case $net:$engine in
+		*random_sw_128_*:colorl) log_has "$name" "$engine: phases: fabric model .*, routing [0-9.]* ms \\(FERa's base tree and its load(, beside the paths)? [0-9.]* ms; path search [0-9.]* ms; path selection [0-9.]* ms; LID assignment [0-9.]* ms; load of the chosen tables [0-9.]* ms\\), verification" "colorl's phases in the log" ;;
+		*random_sw_128_*:dr) log_has "$name" "$engine: phases: fabric model .*, routing [0-9.]* ms \\(FERa's base tree [0-9.]* ms; renaming [0-9.]* ms\\), verification" "dr's phases in the log" ;;
+		esac
 		case $net in *loopback*)
 			log_has "$name" "WRN IB28: $engine: switch 0x0000000000200005 .*port 4 is cabled to its own port 4 \\(a loopback\\); left out of routing" "loopback of switch 5 named"
 			log_has "$name" "WRN IB28: $engine: switch 0x0000000000200008 .*port 3 is cabled to its own port 4 \\(a loopback\\)" "loopback of switch 8 named"

@@ -755,6 +755,37 @@ static void test_options_are_checked(void **state)
 	ibr_fabric_free(f);
 }
 
+/* An engine's phases (result.h): a name met again adds to its time, the
+ * first order stays, phases beyond IBR_MAX_PHASES are dropped, and the
+ * line is cut at the buffer's end, never past it. */
+static void test_phases(void **state)
+{
+	static const char *const names[IBR_MAX_PHASES + 1] = {
+		"a", "b", "c", "d", "e", "f", "g", "h", "one too many",
+	};
+	struct ibr_result r = { 0 };
+	char buf[64], small[12];
+
+	(void)state;
+	assert_string_equal(ibr_phases_format(&r, buf, sizeof(buf)), "");
+	ibr_phase_add(&r, "first pass", 1.5);
+	ibr_phase_add(&r, "re-route passes", 2.0);
+	ibr_phase_add(&r, "re-route passes", 0.5);
+	assert_int_equal(r.stats.phases, 2);
+	assert_string_equal(ibr_phases_format(&r, buf, sizeof(buf)),
+			    "first pass 1.5 ms; re-route passes 2.5 ms");
+	memset(small, 'x', sizeof(small));
+	ibr_phases_format(&r, small, sizeof(small));
+	assert_string_equal(small, "first pass ");
+	r.stats.phases = 0;
+	for (unsigned i = 0; i <= IBR_MAX_PHASES; i++)
+		ibr_phase_add(&r, names[i], i);
+	assert_int_equal(r.stats.phases, IBR_MAX_PHASES);
+	assert_string_equal(r.stats.phase[IBR_MAX_PHASES - 1].name, "h");
+	ibr_phase_add(&r, "one too many", 1.0);
+	assert_int_equal(r.stats.phases, IBR_MAX_PHASES);
+}
+
 int main(void)
 {
 	unsigned engines = 0, n = 0, cells;
@@ -766,7 +797,7 @@ int main(void)
 	while (ibr_engines[engines])
 		engines++;
 	cells = engines * N(families);
-	tests = calloc(cells + 8, sizeof(*tests));
+	tests = calloc(cells + 9, sizeof(*tests));
 	cell = calloc(cells, sizeof(*cell));
 	names = calloc(cells, sizeof(*names));
 	assert_true(tests && cell && names && engines >= 2);
@@ -788,6 +819,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_multi_lid_with_lmc);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopbacks_never_routed);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_root_guid_unusable);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_phases);
 	rc = _cmocka_run_group_tests("engines", tests, n, NULL, NULL);
 	free(tests);
 	free(cell);

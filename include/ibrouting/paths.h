@@ -87,6 +87,10 @@ struct ibr_paths {
 	uint8_t *hop_port;
 	uint64_t candidates;        /* path selection: sum over units of their
 				     * candidates (0 for shortest-widest) */
+	/* wall-clock ms: path selection's candidate search, then its
+	 * most-loaded-link-first with the paths written (search_ms 0 with
+	 * shortest-widest, whose whole run is select_ms) */
+	double search_ms, select_ms;
 };
 
 static inline uint32_t ibr_unit_src_switch(const struct ibr_fabric *f,

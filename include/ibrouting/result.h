@@ -21,7 +21,10 @@
  *
  * Engine figures (explicit entries, default ports, LIDs needed, pairs
  * moved, ...) are named counters in `stats`, printed as "VALUE NAME" in
- * the order the engine set them; no engine adds fields here.
+ * the order the engine set them; no engine adds fields here.  Its phases
+ * (the path search, the selection, ...) are named wall-clock times in
+ * the order they began, for the summary and OpenSM's log: where the
+ * time went, without a profiler.  They never change a table.
  */
 #ifndef IBROUTING_RESULT_H
 #define IBROUTING_RESULT_H
@@ -33,6 +36,7 @@
 #include "ibrouting/fabric.h"
 
 #define IBR_MAX_STATS 12
+#define IBR_MAX_PHASES 8
 
 struct ibr_stat {
 	const char *name;          /* plural noun phrase: "explicit entries" */
@@ -40,10 +44,19 @@ struct ibr_stat {
 	uint64_t value;
 };
 
+/* A phase of an engine's run: name a string literal that says what ran
+ * ("path search", "FERa's base tree beside the path search"). */
+struct ibr_phase {
+	const char *name;
+	double ms;
+};
+
 struct ibr_stats {
 	double compute_ms;         /* orientation (when built) and engine */
 	unsigned count;
 	struct ibr_stat item[IBR_MAX_STATS];
+	unsigned phases;
+	struct ibr_phase phase[IBR_MAX_PHASES];
 };
 
 struct ibr_designated {
@@ -154,6 +167,15 @@ void ibr_stat_set(struct ibr_result *r, const char *name, uint64_t value);
  * NAME. */
 void ibr_stat_count(struct ibr_result *r, const char *one, const char *name,
 		    uint64_t value);
+
+/* Adds ms to the phase `name` (a string literal), a new one after the
+ * others.  Ignored beyond IBR_MAX_PHASES phases. */
+void ibr_phase_add(struct ibr_result *r, const char *name, double ms);
+
+/* "path search 1984.2 ms; path selection 4373.0 ms" (empty when the
+ * engine names none; a name may hold commas); returns buf. */
+const char *ibr_phases_format(const struct ibr_result *r, char *buf,
+			      size_t len);
 
 /* The counter's value, or `missing` when the engine did not set it. */
 uint64_t ibr_stat_get(const struct ibr_result *r, const char *name,

@@ -657,7 +657,7 @@ static void print_route_summary(const struct ibr_fabric *f,
 {
 	const struct ibr_node *root = ibr_switch(f, r->root);
 	uint32_t ca, sw;
-	char stats[512], set[160];
+	char stats[512], set[160], phases[512];
 
 	count_lids(f, &ca, &sw);
 
@@ -678,6 +678,9 @@ static void print_route_summary(const struct ibr_fabric *f,
 		       repeat);
 	else
 		printf("time      %.3f ms compute\n", best_ms);
+	if (r->stats.phases)
+		printf("phases    %s%s\n", repeat > 1 ? "the last run's: " : "",
+		       ibr_phases_format(r, phases, sizeof(phases)));
 }
 
 /* The tables in place: read from --prior DIR, or routed on --before

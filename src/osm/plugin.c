@@ -618,7 +618,7 @@ static int build_lid_matrices(void *context)
 	osm_log_t *log = &c->plugin->osm->log;
 	const struct ibr_fabric *f;
 	uint32_t lids = 0;
-	char stats[256], load[80] = "";
+	char stats[256], load[80] = "", phases[400] = "";
 	double t0 = ibr_now_ms();
 
 	/* the options file, read again if it changed since */
@@ -647,12 +647,17 @@ static int build_lid_matrices(void *context)
 		f->num_switches, f->num_end_ports, lids,
 		ibr_stats_format(&c->result, stats, sizeof(stats)), load,
 		c->result.stats.compute_ms, c->roots_text, c->checked);
+	if (c->result.stats.phases) {
+		char engine[360];
+		snprintf(phases, sizeof(phases), " (%s)",
+			 ibr_phases_format(&c->result, engine, sizeof(engine)));
+	}
 	OSM_LOG(log, OSM_LOG_VERBOSE, "%s: phases: fabric model %.3f ms%s, "
-		"routing %.3f ms, verification %.3f ms, hop table walker %.3f ms, "
-		"in all %.3f ms\n",
+		"routing %.3f ms%s, verification %.3f ms, hop table walker "
+		"%.3f ms, in all %.3f ms\n",
 		c->label, c->model_ms, c->model_reused ? " (kept: no heavy "
 		"sweep since it was built)" : "", c->result.stats.compute_ms,
-		c->verify_ms, c->hops_ms, ibr_now_ms() - t0);
+		phases, c->verify_ms, c->hops_ms, ibr_now_ms() - t0);
 	ibr_status_run(c->plugin, c->name, true, false, ibr_now_ms() - t0);
 	return 0;
 }

@@ -70,6 +70,7 @@
 #include "ibrouting/paths.h"
 #include "ibrouting/prior.h"
 #include "util/parallel.h"
+#include "util/timer.h"
 
 static const char *const scheme_choices[] = {
 	"path-selection", "shortest-widest", NULL,
@@ -534,6 +535,7 @@ struct base_and_paths {
 	struct ibr_metrics *base;   /* NULL: not wanted */
 	struct ibr_paths *paths;
 	struct ibr_error err[2];
+	double base_ms;             /* the tree and its load, wall-clock */
 	pthread_mutex_t lock;
 	bool base_done, at_bound;   /* under lock */
 };
@@ -557,16 +559,21 @@ static unsigned selection_workers(void *arg)
 static int base_tree(struct base_and_paths *b)
 {
 	const struct ibr_fabric *f = b->ctx.f;
+	double t0 = ibr_now_ms();
+	int rc;
 
 	/* Offset 0 of every range, and every switch LID, is FERa's. */
 	if (ibr_fera_route_afresh(&b->ctx, b->r, &b->err[0]))
 		return -1;
 	b->r->stats.count = 0;
+	b->r->stats.phases = 0;     /* colorl's phases, not FERa's */
 	if (ibr_designated_init(b->r, f, b->by_switch, &b->err[0]))
 		return -1;
 	/* the base routes' heaviest channel, every pair on offset 0 */
-	return b->base ? ibr_metrics_compute_threads(f, b->r, b->ctx.threads,
-						     b->base, &b->err[0]) : 0;
+	rc = b->base ? ibr_metrics_compute_threads(f, b->r, b->ctx.threads,
+						   b->base, &b->err[0]) : 0;
+	b->base_ms = ibr_now_ms() - t0;
+	return rc;
 }
 
 static int base_or_paths(void *arg, unsigned t, unsigned worker)
@@ -601,6 +608,7 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	const struct ibr_updown *ud;
 	uint64_t kept_base = 0;
 	uint8_t most_lids = 1;
+	double t0;
 	int rc = -1;
 
 	if (detail)
@@ -629,8 +637,21 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		goto out;
 	}
 	skipped = bp.at_bound;
-	if (skipped)            /* stopped, or finished first: not wanted */
+	if (skipped) {          /* stopped, or finished first: not wanted */
+		ibr_phase_add(r, "FERa's base tree and its load", bp.base_ms);
 		ibr_paths_free(&w.paths);
+	} else {
+		ibr_phase_add(r, bp.threads > 1 ? "FERa's base tree and its "
+			      "load, beside the paths" :
+			      "FERa's base tree and its load", bp.base_ms);
+		if (po.scheme == IBR_PATHS_SELECTION) {
+			ibr_phase_add(r, "path search", w.paths.search_ms);
+			ibr_phase_add(r, "path selection", w.paths.select_ms);
+		} else {
+			ibr_phase_add(r, "shortest-widest paths",
+				      w.paths.select_ms);
+		}
+	}
 	if (detail) {
 		size_t slots = (size_t)r->designated.rows * r->designated.cols;
 		detail->moved = calloc(slots / 64 + 1, sizeof(uint64_t));
@@ -648,6 +669,7 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		if (n > most_lids)
 			most_lids = n;
 	}
+	t0 = ibr_now_ms();
 	if (skipped) {
 		/* what a selection would have come back to: one LID per CA */
 		keep_base(&w);
@@ -655,11 +677,16 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		kept_base = 1;
 	} else if (route_all(&w, ctx->threads, most_lids, err)) {
 		goto out;
+	} else {
+		ibr_phase_add(r, "LID assignment", ibr_now_ms() - t0);
 	}
 	if (balanced && !skipped) {
+		t0 = ibr_now_ms();
 		if (ibr_metrics_compute_threads(f, r, ctx->threads, &chosen,
 						err))
 			goto out;
+		ibr_phase_add(r, "load of the chosen tables",
+			      ibr_now_ms() - t0);
 		if (chosen.max_link_load >= base.max_link_load) {
 			keep_base(&w);
 			w.renamed_lids = 0;

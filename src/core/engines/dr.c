@@ -74,6 +74,7 @@
 #include "ibrouting/prior.h"
 #include "ibrouting/walk.h"
 #include "util/parallel.h"
+#include "util/timer.h"
 
 /* What destination switch d's end ports need before they are renamed,
  * from FERa's tables alone (list_destination); the renaming only reads
@@ -805,6 +806,7 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	const struct ibr_fabric *f = ctx->f;
 	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
 	struct dr w = { .f = f, .r = r, .detail = d, .threads = ctx->threads };
+	double t0 = ibr_now_ms();
 	int rc = -1;
 
 	if (d)
@@ -813,6 +815,9 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	if (ibr_fera_route_afresh(ctx, r, err))
 		return -1;
 	r->stats.count = 0;
+	r->stats.phases = 0;    /* dr's phases, FERa's tree one of them */
+	ibr_phase_add(r, "FERa's base tree", ibr_now_ms() - t0);
+	t0 = ibr_now_ms();
 	w.ud = ibr_ctx_updown(ctx, err);
 	if (!w.ud || ibr_designated_init(r, f, true, err))
 		return -1;
@@ -843,6 +848,7 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	w.balanced = ctx->port_choice == IBR_PORT_BALANCED;
 	if (rename_all(&w, err))
 		goto out;
+	ibr_phase_add(r, "renaming", ibr_now_ms() - t0);
 	ibr_stat_count(r, "CA LID needed", IBR_STAT_CA_LIDS_NEEDED, w.lids_needed);
 	ibr_stat_count(r, "renamed LID", "renamed LIDs", w.renamed_lids);
 	ibr_stat_count(r, "renamed pair", "renamed pairs", w.renamed_pairs);

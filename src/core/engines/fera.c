@@ -79,6 +79,7 @@
 #include "ibrouting/metrics.h"
 #include "ibrouting/prior.h"
 #include "util/parallel.h"
+#include "util/timer.h"
 
 /* A link a switch may take to the destination: sw_adj entry, far end. */
 struct candidate {
@@ -895,15 +896,20 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	} else {
 		uint32_t worst;
 		uint64_t bound = ibr_metrics_switch_link_bound(f, &worst);
+		double t0 = ibr_now_ms();
 		balanced_pass(&w, 0);
+		ibr_phase_add(r, "first pass", ibr_now_ms() - t0);
 		made = 1;
 		/* later passes weigh the bottleneck first: every
 		 * destination's load is on the links now, so the heaviest
 		 * link is what they can lower, unless no routing can */
 		w.neck_first = true;
 		w.carry = ud->num_roots > 1;
-		for (; made < passes && heaviest_link(&w) > bound; made++)
+		for (; made < passes && heaviest_link(&w) > bound; made++) {
+			t0 = ibr_now_ms();
 			balanced_pass(&w, made);
+			ibr_phase_add(r, "re-route passes", ibr_now_ms() - t0);
+		}
 	}
 	ibr_stat_count(r, "explicit entry", "explicit entries", w.lids * S);
 	if (made)

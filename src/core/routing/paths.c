@@ -97,6 +97,7 @@
 
 #include "ibrouting/paths.h"
 #include "util/parallel.h"
+#include "util/timer.h"
 
 #define MAX_K        16
 #define SHARES       720720u /* lcm(1..16): flows / candidates is integral */
@@ -2034,6 +2035,7 @@ static int path_selection(struct work *w)
 	struct crossings c = { 0 }, ca = { 0 };
 	const struct crossings *sel;
 	struct selection m = { 0 };
+	double t0 = ibr_now_ms();
 	int rc = -1;
 
 	c.groups = (uint32_t)groups; /* <= the units, checked */
@@ -2046,6 +2048,8 @@ static int path_selection(struct work *w)
 	}
 	if ((rc = find_candidates(w, &c)) != 0)
 		goto out;
+	w->out->search_ms = ibr_now_ms() - t0;
+	t0 = ibr_now_ms();
 	rc = -1;
 	if (w->o->per_ca && expand_per_ca(w, &c, &ca))
 		goto out;
@@ -2054,6 +2058,7 @@ static int path_selection(struct work *w)
 	if ((rc = most_loaded_link_first(w, sel, &m)) != 0)
 		goto out;
 	rc = write_selected(w, sel, m.gs);
+	w->out->select_ms = ibr_now_ms() - t0;
 out:
 	free_selection(&m);
 	crossings_free(&ca);
@@ -2112,10 +2117,13 @@ int ibr_paths_compute(const struct ibr_fabric *f, const struct ibr_updown *ud,
 				     "1 to %u candidates per pair", o->k, MAX_K);
 	if (init_work(&w) || make_units(&w) || reserve_hops(&w, 1))
 		goto out;
-	if (o->scheme == IBR_PATHS_SELECTION)
+	if (o->scheme == IBR_PATHS_SELECTION) {
 		rc = path_selection(&w);
-	else
+	} else {
+		double t0 = ibr_now_ms();
 		rc = shortest_widest(&w);
+		out->select_ms = ibr_now_ms() - t0;
+	}
 out:
 	free_work(&w);
 	if (rc)

@@ -7,6 +7,7 @@
  * The designated map, when present, has one offset per (source row,
  * destination end port), each below the destination's 2^LMC LIDs.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,53 @@ uint64_t ibr_stat_get(const struct ibr_result *r, const char *name,
 	return missing;
 }
 
+void ibr_phase_add(struct ibr_result *r, const char *name, double ms)
+{
+	struct ibr_stats *st = &r->stats;
+	unsigned i = 0;
+
+	while (i < st->phases && strcmp(st->phase[i].name, name) != 0)
+		i++;
+	if (i == IBR_MAX_PHASES)
+		return;
+	if (i == st->phases)
+		st->phase[st->phases++] = (struct ibr_phase){ name, 0.0 };
+	st->phase[i].ms += ms;
+}
+
+/* Appends printf(fmt, ...) to buf (len bytes, *used of them taken),
+ * truncated at its end; false once it is full. */
+static bool append(char *buf, size_t len, size_t *used, const char *fmt,
+		   ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used >= len)
+		return false;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return false;
+	*used += (size_t)n;
+	return *used < len;
+}
+
+const char *ibr_phases_format(const struct ibr_result *r, char *buf,
+			      size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; i < r->stats.phases; i++)
+		if (!append(buf, len, &used, "%s%s %.1f ms", i ? "; " : "",
+			    r->stats.phase[i].name, r->stats.phase[i].ms))
+			break;
+	return buf;
+}
+
 const char *ibr_stats_format(const struct ibr_result *r, char *buf,
 			     size_t len)
 {
@@ -153,14 +201,12 @@ const char *ibr_stats_format(const struct ibr_result *r, char *buf,
 
 	if (len)
 		buf[0] = '\0';
-	for (unsigned i = 0; i < r->stats.count && used < len; i++) {
+	for (unsigned i = 0; i < r->stats.count; i++) {
 		const struct ibr_stat *s = &r->stats.item[i];
-		int n = snprintf(buf + used, len - used, "%s%llu %s",
-				 i ? ", " : "", (unsigned long long)s->value,
-				 s->value == 1 && s->one ? s->one : s->name);
-		if (n < 0)
+		if (!append(buf, len, &used, "%s%llu %s", i ? ", " : "",
+			    (unsigned long long)s->value,
+			    s->value == 1 && s->one ? s->one : s->name))
 			break;
-		used += (size_t)n;
 	}
 	return buf;
 }
