@@ -25,12 +25,22 @@ struct ibr_flows {
 	uint64_t *flow;          /* per switch, for the LID at hand */
 	uint32_t *senders;       /* per (offset, switch) of the current port */
 	uint32_t senders_port;   /* end port senders[] was counted for */
+	const uint8_t *columns;  /* NULL, or ibr_flows_columns() of r */
 	uint8_t *dlid_used;      /* per LID */
 };
 
+/* *columns: r's by-switch designated map by column, [dst * rows + s] the
+ * offset of source switch s to end port dst, so that a destination's
+ * senders are counted from one run of bytes, where the map, by source
+ * row, costs a cache line per switch; NULL without a by-switch map.  The
+ * caller frees it, after every flows that use it.  0, or -1 after a
+ * message (no memory). */
+int ibr_flows_columns(const struct ibr_result *r, uint8_t **columns,
+		      struct ibr_error *err);
+/* columns: ibr_flows_columns(r), shared, or NULL. */
 int ibr_flows_init(struct ibr_flows *fl, const struct ibr_fabric *f,
-		   const struct ibr_result *r, struct ibr_metrics *m,
-		   struct ibr_error *err);
+		   const struct ibr_result *r, const uint8_t *columns,
+		   struct ibr_metrics *m, struct ibr_error *err);
 /* w holds the walk of lid's column (ibr_walk_column). */
 void ibr_flows_add_column(struct ibr_flows *fl, const struct ibr_walker *w,
 			  const uint8_t *column, ibr_lid_t lid);

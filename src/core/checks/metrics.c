@@ -16,9 +16,38 @@
 #include "flows.h"
 #include "util/parallel.h"
 
+/* Tiles of the transposition: each reads TILE lines of the map and
+ * writes TILE of the columns. */
+#define TILE 64u
+
+int ibr_flows_columns(const struct ibr_result *r, uint8_t **columns,
+		      struct ibr_error *err)
+{
+	const struct ibr_designated *d = &r->designated;
+	uint8_t *t;
+
+	*columns = NULL;
+	if (!d->offset || !d->by_switch || !d->rows || !d->cols)
+		return 0;
+	t = malloc((size_t)d->rows * d->cols);
+	if (!t)
+		return ibr_error_set(err, "metrics: out of memory for the "
+				     "designated DLIDs by destination (%u x %u)",
+				     d->rows, d->cols);
+	for (uint32_t r0 = 0; r0 < d->rows; r0 += TILE)
+		for (uint32_t c0 = 0; c0 < d->cols; c0 += TILE)
+			for (uint32_t s = r0; s < r0 + TILE && s < d->rows; s++)
+				for (uint32_t c = c0; c < c0 + TILE &&
+				     c < d->cols; c++)
+					t[(size_t)c * d->rows + s] =
+						d->offset[(size_t)s * d->cols + c];
+	*columns = t;
+	return 0;
+}
+
 int ibr_flows_init(struct ibr_flows *fl, const struct ibr_fabric *f,
-		   const struct ibr_result *r, struct ibr_metrics *m,
-		   struct ibr_error *err)
+		   const struct ibr_result *r, const uint8_t *columns,
+		   struct ibr_metrics *m, struct ibr_error *err)
 {
 	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
 	size_t ranges = (size_t)S << IBR_MAX_LMC;
@@ -27,6 +56,7 @@ int ibr_flows_init(struct ibr_flows *fl, const struct ibr_fabric *f,
 	memset(m, 0, sizeof(*m));
 	fl->f = f;
 	fl->r = r;
+	fl->columns = columns;
 	fl->m = m;
 	fl->senders_port = IBR_NONE;
 	fl->chan = calloc(links ? links : 1, sizeof(uint64_t));
@@ -69,10 +99,13 @@ static void count_senders(struct ibr_flows *fl, uint32_t dst, unsigned count)
 		/* a row per source switch: its CAs send on the same offset,
 		 * O(switches) rather than O(end ports) per destination */
 		const struct ibr_designated *d = &fl->r->designated;
+		const uint8_t *column = fl->columns ?
+					&fl->columns[(size_t)dst * d->rows] : NULL;
 		memset(fl->senders, 0, (size_t)count * S * sizeof(uint32_t));
 		for (uint32_t s = 0; s < S; s++) {
 			uint32_t n = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
-			uint8_t k = d->offset[(size_t)s * d->cols + dst];
+			uint8_t k = column ? column[s] :
+				    d->offset[(size_t)s * d->cols + dst];
 			if (s == f->end_ports[dst].sw)
 				n--;
 			if (n && k < count)
@@ -260,8 +293,11 @@ int ibr_metrics_compute_threads(const struct ibr_fabric *f,
 	unsigned tasks = (f->max_lid + METRICS_TASK_LIDS - 1) / METRICS_TASK_LIDS;
 	unsigned n = ibr_parallel_workers(threads, tasks), ready = 0;
 	struct metrics_team team = { .f = f, .r = r };
+	uint8_t *columns = NULL;
 	int rc = -1;
 
+	if (ibr_flows_columns(r, &columns, err))
+		return -1;
 	team.w = calloc(n, sizeof(*team.w));
 	team.fl = calloc(n, sizeof(*team.fl));
 	team.m = calloc(n, sizeof(*team.m));
@@ -272,7 +308,8 @@ int ibr_metrics_compute_threads(const struct ibr_fabric *f,
 	for (; ready < n; ready++) {
 		if (ibr_walker_init(&team.w[ready], f, err))
 			goto out;
-		if (ibr_flows_init(&team.fl[ready], f, r, &team.m[ready], err)) {
+		if (ibr_flows_init(&team.fl[ready], f, r, columns,
+				   &team.m[ready], err)) {
 			ibr_walker_free(&team.w[ready]);
 			goto out;
 		}
@@ -288,6 +325,7 @@ out:
 		ibr_flows_free(&team.fl[i]);
 		ibr_walker_free(&team.w[i]);
 	}
+	free(columns);
 	free(team.w);
 	free(team.fl);
 	free(team.m);

@@ -380,6 +380,7 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 	bool measure = !opts || !opts->check_only;
 	struct ibr_walk_observer obs = { &v, on_bad_step, on_loop };
 	uint32_t S = f->num_switches, C = f->sw_adj_start[S];
+	uint8_t *columns = NULL;
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
@@ -403,7 +404,10 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 		ibr_climb_free(&v.climb);
 		return -1;
 	}
-	if (measure && ibr_flows_init(&v.flows, f, r, &rep->designated, err)) {
+	if (measure && (ibr_flows_columns(r, &columns, err) ||
+			ibr_flows_init(&v.flows, f, r, columns,
+				       &rep->designated, err))) {
+		free(columns);
 		ibr_walker_free(&v.w);
 		ibr_climb_free(&v.climb);
 		return -1;
@@ -454,6 +458,7 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 out:
 	if (measure)
 		ibr_flows_free(&v.flows);
+	free(columns);
 	ibr_walker_free(&v.w);
 	ibr_climb_free(&v.climb);
 	free(v.deps);
