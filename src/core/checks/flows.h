@@ -34,7 +34,10 @@ struct ibr_flows {
  * senders are counted from one run of bytes, where the map, by source
  * row, costs a cache line per switch; NULL without a by-switch map.  The
  * caller frees it, after every flows that use it.  0, or -1 after a
- * message (no memory). */
+ * message (no memory).  It costs the map's size again: the engines'
+ * load checks (ibr_metrics_compute_threads) take it, beside memory that
+ * is larger anyway; the verifier and the check before OpenSM's push read
+ * the map by rows. */
 int ibr_flows_columns(const struct ibr_result *r, uint8_t **columns,
 		      struct ibr_error *err);
 /* columns: ibr_flows_columns(r), shared, or NULL. */

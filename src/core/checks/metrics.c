@@ -286,9 +286,11 @@ static void metrics_merge(struct metrics_team *team, unsigned i)
 		team->m[0].path_len_hist[len] += team->m[i].path_len_hist[len];
 }
 
-int ibr_metrics_compute_threads(const struct ibr_fabric *f,
-				const struct ibr_result *r, unsigned threads,
-				struct ibr_metrics *m, struct ibr_error *err)
+/* by_destination: the map transposed (ibr_flows_columns) */
+static int metrics_compute(const struct ibr_fabric *f,
+			   const struct ibr_result *r, unsigned threads,
+			   bool by_destination, struct ibr_metrics *m,
+			   struct ibr_error *err)
 {
 	unsigned tasks = (f->max_lid + METRICS_TASK_LIDS - 1) / METRICS_TASK_LIDS;
 	unsigned n = ibr_parallel_workers(threads, tasks), ready = 0;
@@ -296,7 +298,7 @@ int ibr_metrics_compute_threads(const struct ibr_fabric *f,
 	uint8_t *columns = NULL;
 	int rc = -1;
 
-	if (ibr_flows_columns(r, &columns, err))
+	if (by_destination && ibr_flows_columns(r, &columns, err))
 		return -1;
 	team.w = calloc(n, sizeof(*team.w));
 	team.fl = calloc(n, sizeof(*team.fl));
@@ -332,10 +334,17 @@ out:
 	return rc;
 }
 
+int ibr_metrics_compute_threads(const struct ibr_fabric *f,
+				const struct ibr_result *r, unsigned threads,
+				struct ibr_metrics *m, struct ibr_error *err)
+{
+	return metrics_compute(f, r, threads, true, m, err);
+}
+
 int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
 			struct ibr_metrics *m, struct ibr_error *err)
 {
-	return ibr_metrics_compute_threads(f, r, 1, m, err);
+	return metrics_compute(f, r, 1, false, m, err);
 }
 
 uint64_t ibr_metrics_switch_link_bound(const struct ibr_fabric *f,
