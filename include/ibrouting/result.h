@@ -45,7 +45,7 @@ struct ibr_stat {
 };
 
 /* A phase of an engine's run: name a string literal that says what ran
- * ("path search", "FERa's base tree beside the path search"). */
+ * ("path search", "FERa's base tree and its load, beside the paths"). */
 struct ibr_phase {
 	const char *name;
 	double ms;
