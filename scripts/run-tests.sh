@@ -73,10 +73,14 @@ done
 helgrind ./ibrouting route -e fera --threads 3 gen:kary:k=4,n=3,cut=2,seed=1 >/dev/null
 # colorl's path selection told to stop beside a base at the load bound
 helgrind ./ibrouting route -e colorl --lmc 1 --threads 3 gen:kary:k=4,n=3 >/dev/null
-# colorl's path selection in 3 parts on the workers, no leak and no race
+# colorl's path selection in 3 parts on the workers, and in 3 batches of
+# 2 parts: no leak and no race
 valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	-q ./ibrouting route -e colorl -o parts=3 --lmc 1 --threads 3 --repeat 2 gen:random:sw=24,ca=96,seed=5 >/dev/null
 helgrind ./ibrouting route -e colorl -o parts=3 --lmc 1 --threads 3 gen:random:sw=16,ca=48,seed=5 >/dev/null
+valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	-q ./ibrouting route -e colorl -o parts=2 -o batches=3 --lmc 1 --threads 3 --repeat 2 gen:random:sw=24,ca=96,seed=5 >/dev/null
+helgrind ./ibrouting route -e colorl -o parts=2 -o batches=3 --lmc 1 --threads 3 gen:random:sw=16,ca=48,seed=5 >/dev/null
 # every allocation of a routing run failed once: no leak on any error path
 valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	-q ./tests/test_failures >/dev/null

@@ -7,10 +7,11 @@
 #   - colorl routes and verifies with every heuristic and both path
 #     schemes at LMC 2; its INFO figures are there;
 #   - --parts 1 gives the default's selection on a small fabric, 3 parts
-#     one of their own;
-#   - bad options: an unknown scheme or heuristic, k or parts out of range, no
-#     fabric, an option colorl does not have or a value it refuses: exit
-#     2 with a message naming the option and the value.
+#     one of their own; so do --batches 1 and 3, and colorl in 3 batches
+#     verifies with the same dumps on 1 and 2 threads;
+#   - bad options: an unknown scheme or heuristic, k, parts or batches out
+#     of range, no fabric, an option colorl does not have or a value it
+#     refuses: exit 2 with a message naming the option and the value.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -70,6 +71,30 @@ expect_error "lids: parts out of range" 2 "^ibrouting lids: --parts 9: expected 
 	"$IBROUTING" lids --parts 9 "$spec"
 expect_error "colorl: parts out of range" 2 "option parts=9: expected a number 0..8" \
 	"$IBROUTING" route -e colorl -o parts=9 "$spec"
+# --batches: 1 is the default's one batch on this small fabric; 3
+# batches report a load and LIDs of their own, and colorl in 3 batches
+# routes and verifies, the same tables on 1 and 2 threads
+"$IBROUTING" lids --paths path-selection --heuristics color/L --batches 1 "$spec" > "$TMP/b1.out"
+"$IBROUTING" lids --paths path-selection --heuristics color/L --batches 3 "$spec" > "$TMP/b3.out"
+if [ "$(grep '^lids\|^paths' "$TMP/p0.out" | sed 's/, [0-9.]* ms$//')" = \
+     "$(grep '^lids\|^paths' "$TMP/b1.out" | sed 's/, [0-9.]* ms$//')" ] &&
+   grep -q '^lids      path-selection: color/L [0-9]' "$TMP/b3.out"; then
+	pass "lids --batches 1 as the default here; --batches 3: $(grep '^lids' "$TMP/b3.out" | cut -c11-)"
+else
+	flunk "lids --batches: $(cat "$TMP/p0.out" "$TMP/b1.out" "$TMP/b3.out")"
+fi
+for j in 1 2; do
+	"$IBROUTING" route -e colorl --lmc 2 -j $j -o batches=3 --dump-dir "$TMP/b3-j$j" "$spec" > "$TMP/b3-j$j.out" 2>&1 || true
+done
+if grep -q '^verify    OK' "$TMP/b3-j1.out" && [ -s "$TMP/b3-j1/opensm-lfts.dump" ] && diff -r "$TMP/b3-j1" "$TMP/b3-j2" > /dev/null; then
+	pass "colorl batches=3: verified, the same dumps on 1 and 2 threads"
+else
+	flunk "colorl batches=3: $(cat "$TMP/b3-j1.out" "$TMP/b3-j2.out")"
+fi
+expect_error "lids: batches out of range" 2 "^ibrouting lids: --batches 65: expected a number 0..64$" \
+	"$IBROUTING" lids --batches 65 "$spec"
+expect_error "colorl: batches out of range" 2 "option batches=65: expected a number 0..64" \
+	"$IBROUTING" route -e colorl -o batches=65 "$spec"
 expect_error "lids: no fabric" 2 "lids: expected one or more FABRIC" \
 	"$IBROUTING" lids --paths both
 expect_error "colorl: bad heuristic" 2 "option heuristic=best: expected one of color/L, color/S, greedy" \

@@ -2,8 +2,8 @@
 # e2e_dr.sh - the multi-LID engines inside OpenSM, and the SA handing out
 # their designated DLIDs.  ibsim serves a generated random fabric; OpenSM
 # runs as a daemon (SA up) with `routing_engine dr` and `lmc 2`, then
-# `colorl` at `lmc 2` (once more with its path selection in 3 parts on 3
-# worker threads) and `lmc 3`, the plugin dumping its tables
+# `colorl` at `lmc 2` (once more with its path selection in 3 parts and 2
+# batches on 3 worker threads) and `lmc 3`, the plugin dumping its tables
 # (dump_dir); on each:
 #   - OpenSM routed with dr, logged no error, and the INFO line carries
 #     dr's figures (LIDs needed, fallback pairs, ...);
@@ -247,9 +247,10 @@ opensm_stop
 
 # ---- colorl, at lmc 2 and 3 (last: each LMC moves the LIDs ibsim keeps) ----
 designated_run colorl 2 "CA LIDs needed.*pairs moved"
-# its path selection in 3 parts on 3 worker threads inside OpenSM (an
-# option refused would be an ERR line, which fails the run)
+# its path selection in 3 parts and 2 batches on 3 worker threads inside
+# OpenSM (an option refused would be an ERR line, which fails the run)
 designated_run colorl 2 "CA LIDs needed.*pairs moved" "colorl_parts 3
+colorl_batches 2
 threads 3" parts3
 designated_run colorl 3 "CA LIDs needed.*pairs moved"
 finish

@@ -790,14 +790,20 @@ static void test_allocation_failures(void **state)
 		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SHORTEST_WIDEST, false },
 		{ "random:sw=8,ca=16,seed=1", IBR_PATHS_SELECTION, true },
 		{ "random:sw=8,ca=16,seed=1", IBR_PATHS_SHORTEST_WIDEST, true },
+		/* in 3 batches, with 2 parts, and of CA pairs */
+		{ "random:sw=24,ca=48,seed=4", IBR_PATHS_SELECTION, false },
+		{ "random:sw=8,ca=16,seed=1", IBR_PATHS_SELECTION, true },
 	};
+	static const unsigned parts[N(runs)] = { 0, 3, 0, 0, 0, 2, 0 };
+	static const unsigned batches[N(runs)] = { 0, 0, 0, 0, 0, 3, 3 };
 
 	(void)state;
 	for (unsigned r = 0; r < N(runs); r++) {
 		struct ibr_path_options o = { .scheme = runs[r].scheme, .k = 16,
 					      .per_ca = runs[r].per_ca,
 					      .threads = 1,
-					      .parts = r == 1 ? 3 : 0 };
+					      .parts = parts[r],
+					      .batches = batches[r] };
 		struct ibr_error err = { "" };
 		struct ibr_paths p;
 		struct fab x;
@@ -1054,6 +1060,41 @@ static void test_threads_allocation_failures(void **state)
 	fab_close(&x);
 }
 
+/* Path selection the way o says (its threads aside): every unit one
+ * legal loop-free path, of the pairs promised, among as many candidates
+ * as seq's (the one sequence's); the same paths on each of `counts`
+ * threads as on one, and the long way's (every list from its start,
+ * every change moved in the heap). */
+static void assert_selection_way(const struct fab *x,
+				 struct ibr_path_options o,
+				 const struct ibr_paths *seq, uint8_t *seen,
+				 const unsigned *counts, unsigned ncounts,
+				 const char *what)
+{
+	struct ibr_paths one, many;
+
+	o.threads = 1;
+	compute_with(x, &o, &one, what);
+	assert_units(x->f, &one, what);
+	for (uint32_t u = 0; u < one.num_units; u++)
+		assert_path(x, &one, u, seen, what);
+	assert_true(one.candidates == seq->candidates);
+	for (unsigned t = 0; t < ncounts; t++) {
+		char on[200];
+		o.threads = counts[t];
+		snprintf(on, sizeof(on), "%s, %u threads", what, counts[t]);
+		compute_with(x, &o, &many, on);
+		assert_same_paths(&one, &many, on);
+		ibr_paths_free(&many);
+	}
+	o.threads = 1;
+	o.exhaustive = true;
+	compute_with(x, &o, &many, what);
+	assert_same_paths(&one, &many, what);
+	ibr_paths_free(&many);
+	ibr_paths_free(&one);
+}
+
 /* Most-loaded-link-first in parts (paths.c, "the selection in parts";
  * o->parts): every unit one legal loop-free path, of the pairs promised;
  * the same paths on 1, 2, 3 and 7 threads, and the long way's (every list
@@ -1079,32 +1120,12 @@ static void test_parts(void **state)
 		for (unsigned i = 0; i < N(parts); i++) {
 			struct ibr_path_options o = {
 				.scheme = IBR_PATHS_SELECTION, .k = runs[r].k,
-				.per_ca = runs[r].per_ca, .threads = 1,
-				.parts = parts[i] };
-			struct ibr_paths many;
+				.per_ca = runs[r].per_ca, .parts = parts[i] };
 			char what[160];
 			snprintf(what, sizeof(what), "%s, %u parts",
 				 runs[r].spec, parts[i]);
-			compute_with(&x, &o, &one, what);
-			assert_units(x.f, &one, what);
-			for (uint32_t u = 0; u < one.num_units; u++)
-				assert_path(&x, &one, u, seen, what);
-			assert_true(one.candidates == seq.candidates);
-			for (unsigned t = 0; t < N(counts); t++) {
-				char on[200];
-				o.threads = counts[t];
-				snprintf(on, sizeof(on), "%s, %u threads", what,
-					 counts[t]);
-				compute_with(&x, &o, &many, on);
-				assert_same_paths(&one, &many, on);
-				ibr_paths_free(&many);
-			}
-			o.threads = 1;
-			o.exhaustive = true;
-			compute_with(&x, &o, &many, what);
-			assert_same_paths(&one, &many, what);
-			ibr_paths_free(&many);
-			ibr_paths_free(&one);
+			assert_selection_way(&x, o, &seq, seen, counts,
+					     N(counts), what);
 		}
 		{
 			struct ibr_path_options o = {
@@ -1152,9 +1173,55 @@ static void test_parts_workers_now(void **state)
 	fab_close(&x);
 }
 
+/* The default (o->parts or o->batches 0, per `set`) on specs[0] is
+ * expect[0], and selects otherwise than 1 there (the test tells them
+ * apart); on specs[1] it is expect[1] (1).  k 2 keeps it quick. */
+static void assert_default_count(const char *const specs_[2],
+				 const unsigned expect[2],
+				 void (*set)(struct ibr_path_options *, unsigned))
+{
+	for (unsigned r = 0; r < 2; r++) {
+		struct ibr_path_options o = { .scheme = IBR_PATHS_SELECTION,
+					      .k = 2, .threads = 2 };
+		struct ibr_paths dflt, other;
+		struct fab x;
+		fab_open(&x, specs_[r]);
+		compute_with(&x, &o, &dflt, specs_[r]);
+		set(&o, expect[r]);
+		compute_with(&x, &o, &other, specs_[r]);
+		assert_same_paths(&dflt, &other, specs_[r]);
+		ibr_paths_free(&other);
+		if (expect[r] > 1) {
+			set(&o, 1);
+			compute_with(&x, &o, &other, specs_[r]);
+			uint32_t hops = dflt.first[dflt.num_units];
+			assert_int_equal(other.num_units, dflt.num_units);
+			assert_true(other.first[other.num_units] != hops ||
+				    memcmp(dflt.first, other.first,
+					   (dflt.num_units + 1) *
+					   sizeof(uint32_t)) ||
+				    memcmp(dflt.hop_sw, other.hop_sw,
+					   hops * sizeof(uint32_t)) ||
+				    memcmp(dflt.hop_port, other.hop_port, hops));
+			ibr_paths_free(&other);
+		}
+		ibr_paths_free(&dflt);
+		fab_close(&x);
+	}
+}
+
+static void set_parts(struct ibr_path_options *o, unsigned n)
+{
+	o->parts = n;
+}
+
+static void set_batches(struct ibr_path_options *o, unsigned n)
+{
+	o->batches = n;
+}
+
 /* From 513 switches with CAs (2^18 switch pairs) the default is 2 parts,
- * below it one sequence (on the larger fabric the two select differently,
- * so the test tells them apart); k 2 keeps it quick. */
+ * below it one sequence. */
 static void test_parts_by_default(void **state)
 {
 	static const char *const specs_[] = {
@@ -1164,34 +1231,89 @@ static void test_parts_by_default(void **state)
 	static const unsigned expect[] = { 2, 1 };
 
 	(void)state;
-	for (unsigned r = 0; r < N(specs_); r++) {
-		struct ibr_path_options o = { .scheme = IBR_PATHS_SELECTION,
-					      .k = 2, .threads = 2 };
-		struct ibr_paths dflt, set;
+	assert_default_count(specs_, expect, set_parts);
+}
+
+/* Path selection in batches of destination switches (paths.c, "the
+ * selection in batches"; o->batches), alone and with parts: every unit
+ * one legal loop-free path, of the pairs promised, among the candidates
+ * one batch finds (the same count: the search does not depend on the
+ * batches); the same paths on 1, 2 and 3 threads and the long way's; more
+ * batches than destination switches is a batch each.  A 0 from
+ * workers_now in any batch stops it all with nothing kept. */
+static void test_batches(void **state)
+{
+	const struct k_run *runs = selection_runs;
+	static const struct { unsigned batches, parts; } ways[] = {
+		{ 2, 1 }, { 3, 1 }, { 3, 2 }, { 64, 1 },
+	};
+	static const unsigned counts[] = { 2, 3 };
+
+	(void)state;
+	for (unsigned r = 0; r < N(selection_runs); r++) {
 		struct fab x;
-		fab_open(&x, specs_[r]);
-		compute_with(&x, &o, &dflt, specs_[r]);
-		o.parts = expect[r];
-		compute_with(&x, &o, &set, specs_[r]);
-		assert_same_paths(&dflt, &set, specs_[r]);
-		ibr_paths_free(&set);
-		if (expect[r] > 1) {
-			o.parts = 1;
-			compute_with(&x, &o, &set, specs_[r]);
-			uint32_t hops = dflt.first[dflt.num_units];
-			assert_int_equal(set.num_units, dflt.num_units);
-			assert_true(set.first[set.num_units] != hops ||
-				    memcmp(dflt.first, set.first,
-					   (dflt.num_units + 1) *
-					   sizeof(uint32_t)) ||
-				    memcmp(dflt.hop_sw, set.hop_sw,
-					   hops * sizeof(uint32_t)) ||
-				    memcmp(dflt.hop_port, set.hop_port, hops));
-			ibr_paths_free(&set);
+		struct ibr_paths seq;
+		uint8_t *seen;
+		fab_open(&x, runs[r].spec);
+		seen = malloc(x.f->num_switches);
+		assert_non_null(seen);
+		compute(&x, IBR_PATHS_SELECTION, runs[r].k, runs[r].per_ca,
+			&seq, runs[r].spec);
+		for (unsigned i = 0; i < N(ways); i++) {
+			struct ibr_path_options o = {
+				.scheme = IBR_PATHS_SELECTION, .k = runs[r].k,
+				.per_ca = runs[r].per_ca,
+				.batches = ways[i].batches,
+				.parts = ways[i].parts };
+			char what[160];
+			snprintf(what, sizeof(what), "%s, %u batches, %u parts",
+				 runs[r].spec, ways[i].batches, ways[i].parts);
+			assert_selection_way(&x, o, &seq, seen, counts,
+					     N(counts), what);
 		}
-		ibr_paths_free(&dflt);
+		ibr_paths_free(&seq);
+		free(seen);
 		fab_close(&x);
 	}
+	{
+		static const char spec[] = "random:sw=48,ca=192,seed=7";
+		struct pace pace = { { 1, 3, 2, 7 }, 0, 0 };
+		struct ibr_path_options o = { .scheme = IBR_PATHS_SELECTION,
+					      .k = 16, .threads = 1,
+					      .batches = 3, .parts = 2 };
+		struct ibr_paths ref, paced;
+		struct fab x;
+		unsigned asked;
+		fab_open(&x, spec);
+		compute_with(&x, &o, &ref, spec);
+		o.threads = 7;
+		o.workers_now = pace_workers;
+		o.workers_arg = &pace;
+		compute_with(&x, &o, &paced, spec);
+		assert_same_paths(&ref, &paced, spec);
+		ibr_paths_free(&paced);
+		ibr_paths_free(&ref);
+		asked = pace.calls;
+		assert_true(asked > 6);
+		const unsigned stops[] = { 1, asked / 3, 2 * asked / 3, asked };
+		for (unsigned i = 0; i < N(stops); i++)
+			assert_stopped_at(&x, &o, &pace, stops[i]);
+		fab_close(&x);
+	}
+}
+
+/* From 1255 switches with CAs (over 1.5 x 2^20 switch pairs) the default
+ * is a batch per 1.5 x 2^20 switch pairs, below it one batch. */
+static void test_batches_by_default(void **state)
+{
+	static const char *const specs_[] = {
+		"random:sw=1255,ca=1255,deg=4,seed=3",
+		"random:sw=1254,ca=1254,deg=4,seed=3",
+	};
+	static const unsigned expect[] = { 2, 1 };
+
+	(void)state;
+	assert_default_count(specs_, expect, set_batches);
 }
 
 int main(void)
@@ -1211,6 +1333,8 @@ int main(void)
 		cmocka_unit_test(test_parts),
 		cmocka_unit_test(test_parts_workers_now),
 		cmocka_unit_test(test_parts_by_default),
+		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_batches_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

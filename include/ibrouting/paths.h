@@ -58,6 +58,10 @@ struct ibr_path_options {
 	unsigned parts;             /* path selection: parts of the greedy
 				     * sequence (paths.c; 0: by the pairs'
 				     * count, 1: one sequence, the paper's) */
+	unsigned batches;           /* path selection: batches of destination
+				     * switches, one after the other (paths.c;
+				     * 0: by the pairs' count, 1: all at once,
+				     * the paper's) */
 	bool exhaustive;            /* path selection the long way, for tests:
 				     * every visit scans its channel's list
 				     * from its start, every load change

@@ -245,6 +245,10 @@ static const struct cli_option lids_options[] = {
 	{ "parts", 0, 'R', "N", "path selection: most-loaded-link-first in N "
 	  "parts, 0..8 (default 0: 1 up to 512 switches with CAs, else 2; 1: the "
 	  "paper's one sequence)" },
+	{ "batches", 0, 'B', "N", "path selection: destination switches in N "
+	  "batches, each over the paths of those before, 0..64 (default 0: 1 "
+	  "up to 1254 switches with CAs, else one per 1.5 x 2^20 switch pairs; "
+	  "1: all at once)" },
 	CLI_HELP_OPTION,
 	{ NULL, 0, 0, NULL, NULL },
 };
@@ -305,6 +309,11 @@ static int cmd_lids(int argc, char **argv)
 		case 'R':
 			if (cli_parse_range("--parts", optarg, 0, 8,
 					    &o.paths.parts))
+				return EXIT_USAGE;
+			break;
+		case 'B':
+			if (cli_parse_range("--batches", optarg, 0, 64,
+					    &o.paths.batches))
 				return EXIT_USAGE;
 			break;
 		case 'P':

@@ -50,7 +50,10 @@
  * its destinations' alone (their columns and designated slots); the
  * tables are the same for every count.  Most-loaded-link-first is one
  * greedy sequence up to 512 switches with CAs; above it runs in two parts
- * side by side (option parts; paths.c).
+ * side by side (option parts; paths.c).  Above 1254 switches with CAs the
+ * destination switches go in batches, one after the other, each over the
+ * paths of those before, so that only one batch's candidates are held
+ * (option batches; paths.c).
  *
  * Figures: CA LIDs needed without a limit (2^ceil(lg(1 + classes off the
  * base)) per CA, the base being FERa's), renamed LIDs (offsets above the
@@ -91,6 +94,12 @@ static const struct ibr_option_spec colorl_options[] = {
 	  "path selection: most-loaded-link-first in this many parts side by "
 	  "side, over the threads (0: 1 up to 512 switches with CAs, else 2; "
 	  "1: the paper's one sequence)", NULL },
+	{ "batches", "0", 0, 64,
+	  "path selection: destination switches in this many batches, each "
+	  "searched and selected over the paths of those before, so that "
+	  "only one batch's candidates are held (0: 1 up to 1254 switches "
+	  "with CAs, else one per 1.5 x 2^20 switch pairs; 1: all at once)",
+	  NULL },
 	{ "ilp_seconds", "10", 1, 3600,
 	  "heuristic ilp: GLPK's time limit per destination, in seconds",
 	  NULL },
@@ -475,10 +484,11 @@ static void keep_base(struct colorl *w)
 static int read_options(struct ibr_route_ctx *ctx, struct ibr_path_options *po,
 			struct ibr_lid_assign_options *la, struct ibr_error *err)
 {
-	unsigned k, seconds, parts;
+	unsigned k, seconds, parts, batches;
 
 	if (ibr_option_uint(ctx, "k", &k, err) ||
 	    ibr_option_uint(ctx, "parts", &parts, err) ||
+	    ibr_option_uint(ctx, "batches", &batches, err) ||
 	    ibr_option_uint(ctx, "ilp_seconds", &seconds, err) ||
 	    ibr_path_scheme_parse(ibr_option_str(ctx, "paths"), &po->scheme) ||
 	    ibr_lid_heuristic_parse(ibr_option_str(ctx, "heuristic"),
@@ -486,6 +496,7 @@ static int read_options(struct ibr_route_ctx *ctx, struct ibr_path_options *po,
 		return ibr_error_set(err, "colorl: bad option value");
 	po->k = k;
 	po->parts = parts;
+	po->batches = batches;
 	po->per_ca = strcmp(ibr_option_str(ctx, "pairs"), "ca") == 0;
 	po->threads = ctx->threads;
 	la->ilp_seconds = seconds;
