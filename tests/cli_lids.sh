@@ -8,7 +8,7 @@
 #     schemes at LMC 2; its INFO figures are there;
 #   - --parts 1 gives the default's selection on a small fabric, 3 parts
 #     one of their own; so do --batches 1 and 3, and colorl in 3 batches
-#     verifies with the same dumps on 1 and 2 threads;
+#     verifies, says so, and dumps the same tables on 1 and 2 threads;
 #   - bad options: an unknown scheme or heuristic, k, parts or batches out
 #     of range, no fabric, an option colorl does not have or a value it
 #     refuses: exit 2 with a message naming the option and the value.
@@ -86,8 +86,10 @@ fi
 for j in 1 2; do
 	"$IBROUTING" route -e colorl --lmc 2 -j $j -o batches=3 --dump-dir "$TMP/b3-j$j" "$spec" > "$TMP/b3-j$j.out" 2>&1 || true
 done
-if grep -q '^verify    OK' "$TMP/b3-j1.out" && [ -s "$TMP/b3-j1/opensm-lfts.dump" ] && diff -r "$TMP/b3-j1" "$TMP/b3-j2" > /dev/null; then
-	pass "colorl batches=3: verified, the same dumps on 1 and 2 threads"
+if grep -q '^verify    OK' "$TMP/b3-j1.out" && [ -s "$TMP/b3-j1/opensm-lfts.dump" ] &&
+   grep -q '^engine    colorl: .*, 3 selection batches' "$TMP/b3-j1.out" &&
+   diff -r "$TMP/b3-j1" "$TMP/b3-j2" > /dev/null; then
+	pass "colorl batches=3: verified, says its 3 batches, the same dumps on 1 and 2 threads"
 else
 	flunk "colorl batches=3: $(cat "$TMP/b3-j1.out" "$TMP/b3-j2.out")"
 fi

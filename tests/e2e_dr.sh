@@ -249,7 +249,7 @@ opensm_stop
 designated_run colorl 2 "CA LIDs needed.*pairs moved"
 # its path selection in 3 parts and 2 batches on 3 worker threads inside
 # OpenSM (an option refused would be an ERR line, which fails the run)
-designated_run colorl 2 "CA LIDs needed.*pairs moved" "colorl_parts 3
+designated_run colorl 2 "CA LIDs needed.*pairs moved.*2 selection batches" "colorl_parts 3
 colorl_batches 2
 threads 3" parts3
 designated_run colorl 3 "CA LIDs needed.*pairs moved"

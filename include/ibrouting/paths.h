@@ -91,6 +91,8 @@ struct ibr_paths {
 	uint8_t *hop_port;
 	uint64_t candidates;        /* path selection: sum over units of their
 				     * candidates (0 for shortest-widest) */
+	uint32_t batches;           /* path selection: batches it ran in
+				     * (o->batches, or as paths.c chose) */
 	/* wall-clock ms: path selection's candidate search, then its
 	 * most-loaded-link-first with the paths written (search_ms 0 with
 	 * shortest-widest, whose whole run is select_ms) */

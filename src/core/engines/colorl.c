@@ -618,6 +618,7 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	struct base_and_paths bp;
 	const struct ibr_updown *ud;
 	uint64_t kept_base = 0;
+	uint32_t batches = 0;       /* of the path selection (paths.c) */
 	uint8_t most_lids = 1;
 	double t0;
 	int rc = -1;
@@ -658,6 +659,7 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		if (po.scheme == IBR_PATHS_SELECTION) {
 			ibr_phase_add(r, "path search", w.paths.search_ms);
 			ibr_phase_add(r, "path selection", w.paths.select_ms);
+			batches = w.paths.batches;
 		} else {
 			ibr_phase_add(r, "shortest-widest paths",
 				      w.paths.select_ms);
@@ -715,6 +717,9 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	ibr_stat_set(r, "selection kept the base", kept_base);
 	if (skipped)
 		ibr_stat_set(r, "selection skipped at the load bound", 1);
+	if (batches > 1)
+		ibr_stat_count(r, "selection batch", "selection batches",
+			       batches);
 	rc = 0;
 out:
 	if (detail) {

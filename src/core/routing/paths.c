@@ -2146,6 +2146,7 @@ static int path_selection(struct work *w)
 		goto out;
 	}
 	w->out->first[0] = 0;
+	w->out->batches = batches;
 	for (uint32_t b = 0; b < batches; b++) {
 		uint32_t r0 = (uint32_t)((uint64_t)b * w->hosts / batches);
 		uint32_t r1 = (uint32_t)((uint64_t)(b + 1) * w->hosts / batches);
