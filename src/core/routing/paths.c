@@ -2042,30 +2042,25 @@ static int expand_per_ca(struct work *w, const struct crossings *sw,
 {
 	const struct ibr_paths *p = w->out;
 	uint32_t n = p->num_units;
+	uint8_t *ncand = ca->ncand;
+	uint32_t *flows = ca->flows, *pair = ca->pair;
 
-	if (!ca->pair) {
-		uint8_t *ncand = malloc(n ? n : 1);
-		uint32_t *flows = malloc((n ? n : 1) * sizeof(uint32_t));
-		uint32_t *pair = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!pair) {
+		ncand = malloc(n ? n : 1);
+		flows = malloc((n ? n : 1) * sizeof(uint32_t));
+		pair = malloc((n ? n : 1) * sizeof(uint32_t));
 		if (!ncand || !flows || !pair) {
 			free(ncand);
 			free(flows);
 			free(pair);
 			return oom(w, "CA pairs' candidates");
 		}
-		ca->ncand = ncand;
-		ca->flows = flows;
-		ca->pair = pair;
 	}
-	/* the entries, shared (and moved by sw's growth: taken afresh) */
-	ca->first = sw->first;
-	ca->num = sw->num;
-	ca->cap = sw->cap;
-	ca->wide = sw->wide;
-	ca->packed = sw->packed;
-	ca->ch32 = sw->ch32;
-	ca->ranks = sw->ranks;
+	*ca = *sw;      /* the entries, shared (sw's growth moves them: anew) */
 	ca->groups = n;
+	ca->ncand = ncand;
+	ca->flows = flows;
+	ca->pair = pair;
 	for (uint32_t u = u0; u < u1; u++) {
 		uint32_t g = group_of(w, ibr_unit_src_switch(w->f, p, u),
 				      ibr_unit_dst_switch(w->f, p, u));
@@ -2145,7 +2140,6 @@ static int path_selection(struct work *w)
 		oom(w, "switch pairs");
 		goto out;
 	}
-	w->out->first[0] = 0;
 	w->out->batches = batches;
 	for (uint32_t b = 0; b < batches; b++) {
 		uint32_t r0 = (uint32_t)((uint64_t)b * w->hosts / batches);
