@@ -19,6 +19,10 @@
  *     so it makes no second, and makes one on cut trees; colorl, its
  *     base tree at the bound, makes no path selection and gives fera's
  *     tree at every LID, and makes one where a top switch is down;
+ *   - fera's first pass, deciding once for the switches whose candidates
+ *     lead to the same far ends (a pod's leaves, the middle switches of
+ *     one place in every pod), gives the tables it gives weighing every
+ *     candidate of every switch, and so do dr and colorl on it;
  *   - the same fabric and options give the same tables.
  */
 #include <setjmp.h>
@@ -34,6 +38,7 @@
 #include "ibrouting/metrics.h"
 #include "ibrouting/roots.h"
 #include "ibrouting/verify.h"
+#include "engines/engines.h"
 #include "fixtures.h"
 
 static struct ibr_roots resolve(const struct ibr_fabric *f,
@@ -413,6 +418,73 @@ static void test_pira_spreads_default_ports(void **state)
 	ibr_fabric_free(f);
 }
 
+/* The tables of `engine` on f weighing every candidate of every switch
+ * and sharing the far ends' choice are the same, byte for byte; returns
+ * the choices shared. */
+static uint64_t assert_sharing_changes_nothing(const struct ibr_fabric *f,
+					       const char *spec,
+					       const char *engine)
+{
+	struct ibr_result every, shared;
+
+	ibr_fera_probe = (struct ibr_fera_probe){ .weigh_every_candidate = true };
+	every = route(f, engine, IBR_PORT_BALANCED);
+	assert_int_equal(ibr_fera_probe.shared, 0);
+	ibr_fera_probe = (struct ibr_fera_probe){ 0 };
+	shared = route(f, engine, IBR_PORT_BALANCED);
+	assert_int_equal(every.num_lids, shared.num_lids);
+	if (memcmp(every.col, shared.col,
+		   (size_t)every.num_lids * every.num_switches))
+		fail_msg("%s %s: sharing the far ends' choice changed the "
+			 "tables", spec, engine);
+	assert_int_equal(every.designated.offset != NULL,
+			 shared.designated.offset != NULL);
+	if (every.designated.offset)
+		assert_memory_equal(every.designated.offset,
+				    shared.designated.offset,
+				    (size_t)every.designated.rows *
+				    every.designated.cols);
+	ibr_result_free(&every);
+	ibr_result_free(&shared);
+	return ibr_fera_probe.shared;
+}
+
+/* Fat trees intact, cut, with a top switch down and with broken links,
+ * Clos networks with links cut and with parallel links, and a random
+ * fabric, at LMC 0 and 2. */
+static void test_first_pass_shares_far_ends(void **state)
+{
+	static const struct { const char *spec; bool shares; } fabrics[] = {
+		{ "kary:k=4,n=3", true }, { "kary:k=8,n=3,cut=6,seed=1", true },
+		{ "kary:k=4,n=3,down=1,seed=3", true },
+		{ "fattree:ports=12,levels=3,broken=6,seed=2", true },
+		{ "clos:leaf=8,spine=4,oversub=2,cut=3,seed=2", true },
+		{ "random:sw=64,ca=512,seed=2", true },
+		/* two links to every spine: each far end ties with itself
+		 * (the first keys are its own), so no choice is shared
+		 * and each leaf's own links decide */
+		{ "clos:leaf=8,spine=4,uplinks=2,ca=64,seed=3", false },
+	};
+	static const char *const engines[] = { "fera", "dr", "colorl" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fabrics) / sizeof(*fabrics); i++)
+		for (unsigned lmc = 0; lmc <= 2; lmc += 2) {
+			struct ibr_fabric *f = generated_fabric(fabrics[i].spec,
+								lmc);
+			for (size_t k = 0; k < 3; k++) {
+				uint64_t n = assert_sharing_changes_nothing(
+					f, fabrics[i].spec, engines[k]);
+				if ((n > 0) != fabrics[i].shares)
+					fail_msg("%s %s: %llu choices shared",
+						 fabrics[i].spec, engines[k],
+						 (unsigned long long)n);
+			}
+			ibr_fabric_free(f);
+		}
+	ibr_fera_probe = (struct ibr_fera_probe){ 0 };
+}
+
 static void test_deterministic(void **state)
 {
 	struct ibr_fabric *f = generated_fabric("kary:k=4,n=3,cut=3,seed=7", 2);
@@ -442,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_engines_on_degraded_trees),
 		cmocka_unit_test(test_balanced_reaches_the_bound),
 		cmocka_unit_test(test_pira_spreads_default_ports),
+		cmocka_unit_test(test_first_pass_shares_far_ends),
 		cmocka_unit_test(test_deterministic),
 	};
 

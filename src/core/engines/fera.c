@@ -49,7 +49,14 @@
  * Switches are settled in an order where a candidate comes first: the
  * all-down part in BFS order from the destination, then the rest in
  * up/down order; flows are pushed in the reverse order.  O(S + K) per end
- * port for K candidates, beside the O(E) per destination switch.
+ * port for K candidates, beside the O(E) per destination switch.  On the
+ * first pass switches whose up links all lead to the same far ends (a
+ * fat tree's leaves of one pod, its middle switches of one place) weigh
+ * them once between them (list_shared_ends): the far end's route decides
+ * there before the switch's own link does, so the pass weighs about one
+ * candidate per switch where it weighed every up link, and routes an
+ * intact 3-level fat tree of 52-port switches (3380 switches, 35152
+ * CAs) 2.6x faster, with the same tables.
  *
  * Threads (ctx->threads, parallel.h): a destination switch's candidates
  * and settling order, and on a re-route pass the flows its end ports'
@@ -120,6 +127,11 @@ struct plan {
 	struct candidate *decide_cand;
 	uint32_t num_fixed;
 	uint32_t *fixed;        /* settle positions of the fixed switches */
+	/* the first pass: per decide position, the first position whose
+	 * candidates lead to the same far ends in the same order, when they
+	 * are several up links, none to d, and some switch after it shares
+	 * them; IBR_NONE for the others (list_shared_ends) */
+	uint32_t *same_as;
 	/* where no hosts are carried, the flows are pushed along the
 	 * switches decided only: start_flow[s] is s's hosts and those of the
 	 * fixed switches leading to it, fixed_load the fixed switches' own
@@ -141,6 +153,8 @@ struct plan {
  * ahead of it. */
 #define FERA_BATCH 8u
 
+struct ibr_fera_probe ibr_fera_probe;
+
 /* A worker's scratch while it lists a plan (and route_to_switch's). */
 struct lister {
 	uint32_t *down_dist;    /* per switch, IBR_FAR outside D */
@@ -148,6 +162,9 @@ struct lister {
 	uint32_t *queue;
 	uint8_t *reached;       /* per switch: some candidate leads to it */
 	uint64_t *flow;         /* per switch: flows passing (list_take_off) */
+	uint32_t *slot;         /* list_shared_ends' hash table: decide
+				 * positions, IBR_NONE where free */
+	uint32_t slot_mask;     /* its size - 1, a power of two >= 2 S */
 };
 
 struct fera {
@@ -174,6 +191,10 @@ struct fera {
 	uint64_t *hosts;        /* per switch: its CA ports, the flows it sends */
 	uint32_t *by_lid;       /* switches by LID: the order destinations go */
 	uint32_t *path;         /* one route's switches (carry_hosts) */
+	uint64_t shared;        /* choices shared (ibr_fera_probe) */
+	uint32_t *shared_pick;  /* per decide position that others share
+				 * (plan.same_as): its candidate the first pass
+				 * takes for all of them, IBR_NONE on a tie */
 };
 
 /* Rule 1 then rule 3: the lowest down port one step closer to d. */
@@ -333,6 +354,76 @@ static void list_fixed(const struct fera *w, struct lister *l,
 	}
 }
 
+/* Whether the n candidates at c are all up links to switches other than
+ * d: then what each weighs first (the load of the down part, the entry
+ * and turn LIDs) is its far end's, not its own. */
+static bool all_up_elsewhere(const struct candidate *c, uint32_t n,
+			     uint32_t d)
+{
+	for (uint32_t j = 0; j < n; j++)
+		if (!c[j].up || c[j].peer == d)
+			return false;
+	return true;
+}
+
+static uint32_t hash_ends(const struct candidate *c, uint32_t n)
+{
+	uint32_t h = 2166136261u ^ n;
+
+	for (uint32_t j = 0; j < n; j++)
+		h = (h ^ c[j].peer) * 16777619u;
+	return h ^ h >> 15;
+}
+
+/* Whether decide positions a and b have candidates leading to the same
+ * far ends in the same order. */
+static bool same_ends(const struct plan *p, uint32_t a, uint32_t b)
+{
+	uint32_t n = p->decide_start[a + 1] - p->decide_start[a];
+	const struct candidate *x = &p->decide_cand[p->decide_start[a]];
+	const struct candidate *y = &p->decide_cand[p->decide_start[b]];
+
+	if (p->decide_start[b + 1] - p->decide_start[b] != n)
+		return false;
+	for (uint32_t j = 0; j < n; j++)
+		if (x[j].peer != y[j].peer)
+			return false;
+	return true;
+}
+
+/* The switches to decide that share their candidates' far ends, all up
+ * (plan.same_as).  On the first pass such switches take the same
+ * candidate whenever one far end is strictly best on the keys that come
+ * from the far end alone, which is then decided once for all of them:
+ * the leaves of a fat tree's pod share their middle switches, the middle
+ * switches of one place in every pod their top switches, so the first
+ * pass weighs about one candidate per switch where it weighed all of a
+ * switch's up links.  Hashing the far ends costs the lister O(K). */
+static void list_shared_ends(struct lister *l, struct plan *p)
+{
+	memset(l->slot, 0xff, ((size_t)l->slot_mask + 1) * sizeof(uint32_t));
+	for (uint32_t k = 0; k < p->num_decide; k++) {
+		const struct candidate *c = &p->decide_cand[p->decide_start[k]];
+		uint32_t n = p->decide_start[k + 1] - p->decide_start[k];
+
+		p->same_as[k] = IBR_NONE;
+		if (n < 2 || !all_up_elsewhere(c, n, p->d))
+			continue;
+		for (uint32_t i = hash_ends(c, n) & l->slot_mask;;
+		     i = (i + 1) & l->slot_mask) {
+			uint32_t first = l->slot[i];
+			if (first == IBR_NONE) {
+				l->slot[i] = k;
+				break;
+			}
+			if (same_ends(p, first, k)) {
+				p->same_as[first] = p->same_as[k] = first;
+				break;
+			}
+		}
+	}
+}
+
 /* d's plan: rules 1 and 2's route lengths and the candidates of every
  * switch, in settling order (those with an all-down route in BFS order
  * from d, then the others in up/down order), and d's end ports; from the
@@ -358,6 +449,8 @@ static void list_candidates(const struct fera *w, struct lister *l,
 			add_up_candidates(w, l, p, s);
 	}
 	list_fixed(w, l, p);
+	if (pass == 0)
+		list_shared_ends(l, p);
 	p->num_cas = end_ports_by_lid(w->f, d, p->cas);
 	p->off_len = w->carry ? p->num_settle : p->num_decide;
 	for (uint32_t i = 0; pass > 0 && i < p->num_cas; i++)
@@ -440,11 +533,49 @@ static inline bool beats(const struct choice *ch, const uint64_t *loads,
 	return l < b_load;
 }
 
+/* The candidate among the n at c (all up, none to d) whose far end is
+ * strictly best on what every switch with these far ends weighs alike,
+ * in beats' order: the down part's load, the entry LID, the turn LID; as
+ * an offset from c, or IBR_NONE when two tie there (each switch then
+ * weighs its own links). */
+static inline uint32_t best_far_end(const struct choice *ch,
+				    const struct candidate *c, uint32_t n)
+{
+	const struct choice *b = &ch[c[0].peer];
+	uint32_t best = 0;
+	bool tie = false;
+
+	for (uint32_t j = 1; j < n; j++) {
+		const struct choice *t = &ch[c[j].peer];
+		if (t->down_cost != b->down_cost) {
+			if (t->down_cost > b->down_cost)
+				continue;
+		} else if (t->entry != b->entry) {
+			if (t->entry > b->entry)
+				continue;
+		} else if (t->turn != b->turn) {
+			if (t->turn > b->turn)
+				continue;
+		} else {
+			tie = true;
+			continue;
+		}
+		b = t;
+		best = j;
+		tie = false;
+	}
+	return tie ? IBR_NONE : best;
+}
+
 /* choose_balanced's loop, carry and neck_first constants in each copy
  * (the re-route passes are the ones with a neck; inlined by force, as
  * GCC at -O2 kept one copy testing both at every candidate): the first
  * candidate is the best so far, each later one replaces it only when
- * strictly better, so ties keep the earlier. */
+ * strictly better, so ties keep the earlier.  On the first pass (no
+ * neck, no hosts carried) the switches that share their candidates' far
+ * ends (plan.same_as) take the one best_far_end finds when it finds one:
+ * it beats every other on the first keys, whatever their own links'
+ * loads, so the scan would end on it too. */
 static inline __attribute__((always_inline))
 void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 {
@@ -460,6 +591,8 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 	const uint32_t *settle = carry ? p->settle : p->decide;
 	const uint32_t *cand_end = (carry ? p->cand_start : p->decide_start) + 1;
 	uint32_t n = carry ? p->num_settle : p->num_decide;
+	bool shared = !carry && !neck_first &&
+		      !ibr_fera_probe.weigh_every_candidate;
 
 	/* every switch settled has a candidate (list_candidates), so c is
 	 * at the first of switch k's when its loop starts */
@@ -469,6 +602,24 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 		const struct candidate *end = cand + cand_end[k];
 		const struct candidate *pick = c;
 		uint64_t best_load;
+
+		if (shared && p->same_as[k] != IBR_NONE) {
+			uint32_t first = p->same_as[k];
+			/* the first of them settles first: its far ends are
+			 * settled then, and stay as they are for the others */
+			if (first == k)
+				w->shared_pick[k] = best_far_end(ch, c,
+							(uint32_t)(end - c));
+			if (w->shared_pick[first] != IBR_NONE) {
+				pick = c + w->shared_pick[first];
+				ch[s] = weigh(ch, loads, lid_s, d, pick,
+					      &best_load, false);
+				out_port[s] = pick->port;
+				w->shared++;
+				c = end;
+				continue;
+			}
+		}
 
 		/* the best so far is kept in place: no candidate leads to s */
 		ch[s] = weigh(ch, loads, lid_s, d, c, &best_load, neck_first);
@@ -771,9 +922,14 @@ static int alloc_listers(struct fera *w)
 		if (w->balanced) {
 			l->flow = malloc(S * sizeof(uint64_t));
 			l->reached = malloc(S ? S : 1);
+			size_t slots = 1;
+			while (slots < 2 * (size_t)S)
+				slots *= 2;
+			l->slot = malloc(slots * sizeof(uint32_t));
+			l->slot_mask = (uint32_t)(slots - 1);
 		}
 		if (!l->down_dist || !l->route_dist || !l->queue ||
-		    (w->balanced && (!l->flow || !l->reached)))
+		    (w->balanced && (!l->flow || !l->reached || !l->slot)))
 			return -1;
 	}
 	return 0;
@@ -799,10 +955,12 @@ static int alloc_plans(struct fera *w, unsigned passes)
 		p->decide_start = malloc((S + 1) * sizeof(uint32_t));
 		p->decide_cand = malloc((links ? links : 1) * sizeof(*p->cand));
 		p->fixed = malloc(S * sizeof(uint32_t));
+		p->same_as = malloc(S * sizeof(uint32_t));
 		p->start_flow = malloc(S * sizeof(uint64_t));
 		p->fixed_load = malloc(S * sizeof(*p->fixed_load));
 		if (!p->decide || !p->decide_start || !p->decide_cand ||
-		    !p->fixed || !p->start_flow || !p->fixed_load)
+		    !p->fixed || !p->same_as || !p->start_flow ||
+		    !p->fixed_load)
 			return -1;
 		if (passes > 1)
 			p->off = malloc((size_t)most_cas * (S ? S : 1) *
@@ -826,6 +984,7 @@ static void free_work(struct fera *w)
 		free(w->plans[i].decide_start);
 		free(w->plans[i].decide_cand);
 		free(w->plans[i].fixed);
+		free(w->plans[i].same_as);
 		free(w->plans[i].start_flow);
 		free(w->plans[i].fixed_load);
 	}
@@ -835,6 +994,7 @@ static void free_work(struct fera *w)
 		free(w->listers[k].queue);
 		free(w->listers[k].flow);
 		free(w->listers[k].reached);
+		free(w->listers[k].slot);
 	}
 	free(w->listers);
 	free(w->link_up);
@@ -846,6 +1006,7 @@ static void free_work(struct fera *w)
 	free(w->hosts);
 	free(w->by_lid);
 	free(w->path);
+	free(w->shared_pick);
 }
 
 int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
@@ -875,8 +1036,10 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		w.hosts = malloc(S * sizeof(uint64_t));
 		w.by_lid = malloc(S * sizeof(uint32_t));
 		w.path = malloc(S * sizeof(uint32_t));
+		w.shared_pick = malloc(S * sizeof(uint32_t));
 		if (!w.load || !w.choice || !w.lid || !w.flow || !w.hosts ||
-		    !w.by_lid || !w.path || alloc_plans(&w, passes)) {
+		    !w.by_lid || !w.path || !w.shared_pick ||
+		    alloc_plans(&w, passes)) {
 			ibr_error_set(err, "fera: out of memory for the link "
 				      "loads of %u switches", S);
 			goto out;
@@ -914,6 +1077,7 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	ibr_stat_count(r, "explicit entry", "explicit entries", w.lids * S);
 	if (made)
 		ibr_stat_count(r, "routing pass", "routing passes", made);
+	ibr_fera_probe.shared += w.shared;
 	rc = 0;
 out:
 	free_work(&w);
