@@ -460,6 +460,9 @@ static void test_first_pass_shares_far_ends(void **state)
 		{ "fattree:ports=12,levels=3,broken=6,seed=2", true },
 		{ "clos:leaf=8,spine=4,oversub=2,cut=3,seed=2", true },
 		{ "random:sw=64,ca=512,seed=2", true },
+		/* where far ends tie on the down part's load and the entry
+		 * and turn LIDs decide */
+		{ "random:sw=64,ca=256,seed=1", true },
 		/* two links to every spine: each far end ties with itself
 		 * (the first keys are its own), so no choice is shared
 		 * and each leaf's own links decide */
