@@ -601,6 +601,71 @@ static void check_scheme(const struct fab *x, enum ibr_path_scheme scheme,
 	free(seen);
 }
 
+/* The up links list exactly the sw_adj entries that point up, in order,
+ * and the all-down and legal distances swept over them are the
+ * reference's (legal_ref.h): the lengths every engine's candidates rest
+ * on. */
+static void test_distances_over_up_links(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < N(specs); i++) {
+		struct fab x;
+		fab_open(&x, specs[i]);
+		const struct ibr_fabric *f = x.f;
+		uint32_t S = f->num_switches, links = f->sw_adj_start[S], n = 0;
+		uint8_t *link_up = malloc(links ? links : 1);
+		uint32_t *down = malloc(S * sizeof(uint32_t));
+		uint32_t *legal = malloc(S * sizeof(uint32_t));
+		uint32_t *queue = malloc(S * sizeof(uint32_t));
+		uint32_t *ref = malloc((size_t)S * S * sizeof(uint32_t));
+		struct ibr_up_links up = { 0 };
+
+		assert_true(link_up && down && legal && queue && ref);
+		ibr_updown_link_flags(f, x.ud, link_up);
+		assert_int_equal(ibr_up_links_build(f, link_up, &up), 0);
+		for (uint32_t s = 0; s < S; s++) {
+			assert_int_equal(up.start[s], n);
+			for (uint32_t j = f->sw_adj_start[s];
+			     j < f->sw_adj_start[s + 1]; j++) {
+				if (!link_up[j])
+					continue;
+				assert_int_equal(up.at[n].link, j);
+				assert_int_equal(up.at[n].peer, f->sw_adj[j].peer);
+				assert_int_equal(up.at[n].port, f->sw_adj[j].port);
+				n++;
+			}
+		}
+		assert_int_equal(up.start[S], n);
+		for (uint32_t s = 0; s < S; s++)
+			legal_lengths(f, x.ud, s, &ref[(size_t)s * S]);
+		for (uint32_t d = 0; d < S; d++) {
+			uint32_t reached = ibr_down_distances(&up, S, d, down,
+							      queue);
+			ibr_legal_distances(&up, x.ud, down, legal);
+			assert_int_equal(queue[0], d);
+			for (uint32_t s = 0, in_d = 0; s < S; s++) {
+				uint32_t want = ref[(size_t)s * S + d];
+				if (legal[s] != want)
+					fail_msg("%s: legal distance %u -> %u is "
+						 "%u, the reference's %u",
+						 specs[i], s, d, legal[s], want);
+				/* an all-down route is legal: never shorter */
+				assert_true(down[s] >= legal[s]);
+				in_d += down[s] != IBR_FAR;
+				if (s == S - 1)
+					assert_int_equal(in_d, reached);
+			}
+		}
+		ibr_up_links_free(&up);
+		free(link_up);
+		free(down);
+		free(legal);
+		free(queue);
+		free(ref);
+		fab_close(&x);
+	}
+}
+
 static void test_families(void **state)
 {
 	(void)state;
@@ -1319,6 +1384,7 @@ static void test_batches_by_default(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_distances_over_up_links),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_per_ca),
 		cmocka_unit_test(test_torus_candidates),

@@ -119,18 +119,40 @@ static inline bool ibr_link_is_up(const struct ibr_fabric *f,
 void ibr_updown_link_flags(const struct ibr_fabric *f,
 			   const struct ibr_updown *ud, uint8_t *link_up);
 
+/* Each switch's up links (the sw_adj entries link_up marks), in sw_adj
+ * order: the sweeps made once per destination read these, where a scan
+ * of sw_adj would test and skip every down link (on a random fabric about
+ * half of them).  at[start[s] .. start[s + 1]) are switch s's. */
+struct ibr_up_link {
+	uint32_t link;          /* the sw_adj entry */
+	uint32_t peer;          /* the switch it leads up to */
+	uint8_t port;           /* its port at the switch */
+};
+
+struct ibr_up_links {
+	uint32_t *start;        /* num_switches + 1 */
+	struct ibr_up_link *at;
+};
+
+/* up from link_up; -1 when out of memory (up then holds nothing to free
+ * but what ibr_up_links_free frees). */
+int ibr_up_links_build(const struct ibr_fabric *f, const uint8_t *link_up,
+		       struct ibr_up_links *up);
+void ibr_up_links_free(struct ibr_up_links *up);
+
 /* down_dist[s]: links of the shortest all-down route from switch s to
  * switch d, IBR_FAR when s has none.  A BFS from d climbing up links;
  * leaves in queue[] (num_switches entries) the switches reached, d first,
  * in BFS order, and returns how many.  O(E). */
-uint32_t ibr_down_distances(const struct ibr_fabric *f, const uint8_t *link_up,
-			uint32_t d, uint32_t *down_dist, uint32_t *queue);
+uint32_t ibr_down_distances(const struct ibr_up_links *up,
+			    uint32_t num_switches, uint32_t d,
+			    uint32_t *down_dist, uint32_t *queue);
 
 /* legal_dist[s]: links of the shortest legal route (up links, then down
  * links) from s to d: min(down_dist[s], 1 + legal_dist of an up
  * neighbour), swept in `order` so up neighbours come first.  O(E). */
-void ibr_legal_distances(const struct ibr_fabric *f,
-			 const struct ibr_updown *ud, const uint8_t *link_up,
+void ibr_legal_distances(const struct ibr_up_links *up,
+			 const struct ibr_updown *ud,
 			 const uint32_t *down_dist, uint32_t *legal_dist);
 
 /* ---- which switches can reach which, legally ------------------------- */

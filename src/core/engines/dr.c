@@ -124,6 +124,7 @@ struct dr {
 	struct ibr_result *r;
 	struct ibr_dr_detail *detail;   /* NULL unless asked for */
 	uint8_t *link_up;       /* per sw_adj entry */
+	struct ibr_up_links up; /* each switch's up links (the listers') */
 	unsigned threads;
 	struct plan plans[IBR_PIPELINE_DEPTH * DR_BATCH];
 	struct lister *listers; /* one per worker of the pipeline */
@@ -447,10 +448,9 @@ static void fera_distances(const struct dr *w, struct lister *l,
 			p->fera_dist[x] = x == d ? 0 : p->down_dist[x];
 			continue;
 		}
-		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
-			uint32_t t = f->sw_adj[i].peer;
-			if (w->link_up[i] && p->fera_dist[t] != IBR_FAR &&
-			    p->fera_dist[t] + 1 < best)
+		for (uint32_t i = w->up.start[x]; i < w->up.start[x + 1]; i++) {
+			uint32_t t = w->up.at[i].peer;
+			if (p->fera_dist[t] != IBR_FAR && p->fera_dist[t] + 1 < best)
 				best = p->fera_dist[t] + 1;
 		}
 		p->fera_dist[x] = best;
@@ -532,9 +532,8 @@ static void list_destination(const struct dr *w, struct lister *l,
 	p->err.msg[0] = '\0';
 	if (p->num_cas == 0)
 		return;
-	reached_down = ibr_down_distances(f, w->link_up, d, p->down_dist,
-					  l->queue);
-	ibr_legal_distances(f, w->ud, w->link_up, p->down_dist, p->legal_dist);
+	reached_down = ibr_down_distances(&w->up, S, d, p->down_dist, l->queue);
+	ibr_legal_distances(&w->up, w->ud, p->down_dist, p->legal_dist);
 	fera_distances(w, l, p);
 	mark_needed(w, l, p);
 	list_steps(w, l, p, reached_down);
@@ -785,6 +784,7 @@ static void free_work(struct dr *w)
 	}
 	free(w->listers);
 	free(w->link_up);
+	ibr_up_links_free(&w->up);
 	free(w->load);
 	free(w->next_up);
 	free(w->next_down);
@@ -845,6 +845,10 @@ int ibr_dr_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		goto out;
 	}
 	ibr_updown_link_flags(f, w.ud, w.link_up);
+	if (ibr_up_links_build(f, w.link_up, &w.up)) {
+		ibr_error_set(err, "dr: out of memory (%u switches)", S);
+		goto out;
+	}
 	w.balanced = ctx->port_choice == IBR_PORT_BALANCED;
 	if (rename_all(&w, err))
 		goto out;

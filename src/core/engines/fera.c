@@ -173,6 +173,8 @@ struct fera {
 	const struct ibr_updown *ud;
 	struct ibr_result *r;
 	uint8_t *link_up;       /* per sw_adj entry: 1 if it points up */
+	struct ibr_up_links up; /* each switch's up links: what the sweeps
+				 * per destination read */
 	uint8_t *out_port;      /* per switch: the chosen port */
 	struct lister *listers; /* per worker listing (lowest ports: [0]) */
 	unsigned num_listers;
@@ -217,16 +219,14 @@ static uint8_t best_down_port(const struct fera *w, const struct lister *l,
 /* Rule 2 then rule 3: shortest route through an up neighbour. */
 static void best_up_route(struct fera *w, struct lister *l, uint32_t s)
 {
-	const struct ibr_fabric *f = w->f;
 	uint32_t best = IBR_FAR;
 	uint8_t port = IBR_NO_PATH;
 
-	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
-		uint32_t t = f->sw_adj[i].peer;
-		if (w->link_up[i] && l->route_dist[t] != IBR_FAR &&
-		    l->route_dist[t] + 1 < best) {
+	for (uint32_t i = w->up.start[s]; i < w->up.start[s + 1]; i++) {
+		uint32_t t = w->up.at[i].peer;
+		if (l->route_dist[t] != IBR_FAR && l->route_dist[t] + 1 < best) {
 			best = l->route_dist[t] + 1;
-			port = f->sw_adj[i].port;
+			port = w->up.at[i].port;
 		}
 	}
 	l->route_dist[s] = best;
@@ -237,7 +237,8 @@ static void route_to_switch(struct fera *w, struct lister *l, uint32_t d)
 {
 	const struct ibr_updown *ud = w->ud;
 
-	ibr_down_distances(w->f, w->link_up, d, l->down_dist, l->queue);
+	ibr_down_distances(&w->up, w->f->num_switches, d, l->down_dist,
+			   l->queue);
 	for (uint32_t k = 0; k < ud->num_switches; k++) {
 		uint32_t s = ud->order[k];
 		if (s == d) {
@@ -279,22 +280,23 @@ static void add_down_candidates(const struct fera *w, const struct lister *l,
 static void add_up_candidates(const struct fera *w, struct lister *l,
 			      struct plan *p, uint32_t s)
 {
-	const struct ibr_fabric *f = w->f;
+	const struct ibr_up_link *u = &w->up.at[w->up.start[s]];
+	const struct ibr_up_link *end = &w->up.at[w->up.start[s + 1]];
 	uint32_t best = IBR_FAR, first = p->cand_start[p->num_settle + 1];
 	uint32_t n = first;
 
-	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
-		uint32_t t = f->sw_adj[i].peer, len;
-		if (!w->link_up[i] || l->route_dist[t] == IBR_FAR)
+	for (; u < end; u++) {
+		uint32_t len = l->route_dist[u->peer];
+		if (len == IBR_FAR)
 			continue;
-		len = l->route_dist[t] + 1;
+		len++;
 		if (len < best) {
 			best = len;
 			n = first; /* the longer ones listed so far go */
 		}
 		if (len == best)
-			p->cand[n++] = (struct candidate){ i, t, true,
-							   f->sw_adj[i].port };
+			p->cand[n++] = (struct candidate){ u->link, u->peer,
+							   true, u->port };
 	}
 	l->route_dist[s] = best;
 	if (best == IBR_FAR)
@@ -440,8 +442,8 @@ static void list_candidates(const struct fera *w, struct lister *l,
 			    struct plan *p, uint32_t d, unsigned pass)
 {
 	const struct ibr_updown *ud = w->ud;
-	uint32_t reached_down = ibr_down_distances(w->f, w->link_up, d,
-						   l->down_dist, l->queue);
+	uint32_t reached_down = ibr_down_distances(&w->up, w->f->num_switches,
+						   d, l->down_dist, l->queue);
 
 	p->d = d;
 	p->num_settle = 0;
@@ -1004,6 +1006,7 @@ static void free_work(struct fera *w)
 	}
 	free(w->listers);
 	free(w->link_up);
+	ibr_up_links_free(&w->up);
 	free(w->out_port);
 	free(w->load);
 	free(w->choice);
@@ -1058,6 +1061,11 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		}
 	}
 	ibr_updown_link_flags(f, ud, w.link_up);
+	if (ibr_up_links_build(f, w.link_up, &w.up)) {
+		ibr_error_set(err, "fera: out of memory for the up links of %u "
+			      "switches", S);
+		goto out;
+	}
 
 	if (!w.balanced) {
 		for (uint32_t d = 0; d < S; d++)

@@ -267,21 +267,49 @@ void ibr_updown_link_flags(const struct ibr_fabric *f,
 			link_up[i] = ibr_link_is_up(f, ud, s, f->sw_adj[i].peer);
 }
 
-uint32_t ibr_down_distances(const struct ibr_fabric *f, const uint8_t *link_up,
-			    uint32_t d, uint32_t *down_dist, uint32_t *queue)
+int ibr_up_links_build(const struct ibr_fabric *f, const uint8_t *link_up,
+		       struct ibr_up_links *up)
+{
+	uint32_t S = f->num_switches, links = f->sw_adj_start[S], n = 0;
+
+	up->start = malloc((S + 1) * sizeof(uint32_t));
+	up->at = malloc((links ? links : 1) * sizeof(*up->at));
+	if (!up->start || !up->at)
+		return -1;
+	for (uint32_t s = 0; s < S; s++) {
+		up->start[s] = n;
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
+			if (link_up[i])
+				up->at[n++] = (struct ibr_up_link){
+					i, f->sw_adj[i].peer, f->sw_adj[i].port };
+	}
+	up->start[S] = n;
+	return 0;
+}
+
+void ibr_up_links_free(struct ibr_up_links *up)
+{
+	free(up->start);
+	free(up->at);
+	memset(up, 0, sizeof(*up));
+}
+
+uint32_t ibr_down_distances(const struct ibr_up_links *up,
+			    uint32_t num_switches, uint32_t d,
+			    uint32_t *down_dist, uint32_t *queue)
 {
 	uint32_t head = 0, tail = 0;
 
-	for (uint32_t s = 0; s < f->num_switches; s++)
+	for (uint32_t s = 0; s < num_switches; s++)
 		down_dist[s] = IBR_FAR;
 	down_dist[d] = 0;
 	queue[tail++] = d;
 	while (head < tail) {
 		uint32_t x = queue[head++];
-		for (uint32_t i = f->sw_adj_start[x]; i < f->sw_adj_start[x + 1]; i++) {
-			uint32_t y = f->sw_adj[i].peer;
+		for (uint32_t i = up->start[x]; i < up->start[x + 1]; i++) {
+			uint32_t y = up->at[i].peer;
 			/* x -> y up means y -> x down: y can descend to x. */
-			if (link_up[i] && down_dist[y] == IBR_FAR) {
+			if (down_dist[y] == IBR_FAR) {
 				down_dist[y] = down_dist[x] + 1;
 				queue[tail++] = y;
 			}
@@ -290,16 +318,15 @@ uint32_t ibr_down_distances(const struct ibr_fabric *f, const uint8_t *link_up,
 	return tail;
 }
 
-void ibr_legal_distances(const struct ibr_fabric *f,
-			 const struct ibr_updown *ud, const uint8_t *link_up,
+void ibr_legal_distances(const struct ibr_up_links *up,
+			 const struct ibr_updown *ud,
 			 const uint32_t *down_dist, uint32_t *legal_dist)
 {
 	for (uint32_t k = 0; k < ud->num_switches; k++) {
 		uint32_t s = ud->order[k], best = down_dist[s];
-		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
-			uint32_t t = f->sw_adj[i].peer;
-			if (link_up[i] && legal_dist[t] != IBR_FAR &&
-			    legal_dist[t] + 1 < best)
+		for (uint32_t i = up->start[s]; i < up->start[s + 1]; i++) {
+			uint32_t t = up->at[i].peer;
+			if (legal_dist[t] != IBR_FAR && legal_dist[t] + 1 < best)
 				best = legal_dist[t] + 1;
 		}
 		legal_dist[s] = best;

@@ -116,6 +116,7 @@ struct work {
 	struct ibr_error *err;
 	uint32_t S, C;          /* switches, channels */
 	uint8_t *link_up;       /* per channel */
+	struct ibr_up_links up; /* each switch's up channels */
 	uint32_t *chan_sw;      /* per channel: the switch it leaves */
 	uint32_t *ca_rank;      /* per switch: rank among switches with CAs */
 	uint32_t hosts;         /* switches with CAs */
@@ -268,9 +269,8 @@ static void distances_to(struct work *w, uint32_t d)
 {
 	if (w->dist_of == d)
 		return;
-	ibr_down_distances(w->f, w->link_up, d, w->down_dist, w->queue);
-	ibr_legal_distances(w->f, w->ud, w->link_up, w->down_dist,
-			    w->legal_dist);
+	ibr_down_distances(&w->up, w->S, d, w->down_dist, w->queue);
+	ibr_legal_distances(&w->up, w->ud, w->down_dist, w->legal_dist);
 	w->dist_of = d;
 }
 
@@ -2205,6 +2205,8 @@ static int init_work(struct work *w)
 	    !w->legal_dist || !w->queue)
 		return oom(w, "distances");
 	ibr_updown_link_flags(f, w->ud, w->link_up);
+	if (ibr_up_links_build(f, w->link_up, &w->up))
+		return oom(w, "distances");
 	for (uint32_t s = 0; s < w->S; s++) {
 		for (uint32_t c = f->sw_adj_start[s]; c < f->sw_adj_start[s + 1]; c++)
 			w->chan_sw[c] = s;
@@ -2216,6 +2218,7 @@ static int init_work(struct work *w)
 static void free_work(struct work *w)
 {
 	free(w->link_up);
+	ibr_up_links_free(&w->up);
 	free(w->chan_sw);
 	free(w->ca_rank);
 	free(w->down_dist);
