@@ -195,6 +195,10 @@ struct fera {
 	uint32_t *by_lid;       /* switches by LID: the order destinations go */
 	uint32_t *path;         /* one route's switches (carry_hosts) */
 	uint64_t shared;        /* choices shared (ibr_fera_probe) */
+	/* per decide position, where no hosts are carried: the link its
+	 * switch took and the switch it leads to, written in settling order
+	 * as choose_each decides, so add_flows reads them in sequence */
+	uint32_t *took_link, *took_peer;
 	uint32_t *shared_offset; /* per decide position that others share
 				 * (plan.same_as): the offset, among its
 				 * candidates and theirs, of the one the first
@@ -601,6 +605,7 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 	uint32_t n = carry ? p->num_settle : p->num_decide;
 	bool shared = !carry && !neck_first &&
 		      !ibr_fera_probe.weigh_every_candidate;
+	uint32_t *took_link = w->took_link, *took_peer = w->took_peer;
 
 	/* every switch settled has a candidate (list_candidates), so c is
 	 * at the first of switch k's when its loop starts */
@@ -623,6 +628,8 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 				ch[s] = weigh(ch, loads, lid_s, d, pick,
 					      &best_load, false);
 				out_port[s] = pick->port;
+				took_link[k] = pick->link;
+				took_peer[k] = pick->peer;
 				w->shared++;
 				c = end;
 				continue;
@@ -639,8 +646,12 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 				pick = c;
 			}
 		out_port[s] = pick->port;
-		if (carry)
+		if (carry) {
 			carry_hosts(w, s, d);
+		} else {
+			took_link[k] = pick->link;
+			took_peer[k] = pick->peer;
+		}
 	}
 }
 
@@ -689,12 +700,13 @@ static void carry_hosts(struct fera *w, uint32_t s, uint32_t d)
 	}
 }
 
-/* The flows of every CA port to one destination end port, along each
- * decided switch's choice[].via, added to the links' loads; those of the
- * fixed switches' own links too when with_fixed (the first pass: a
- * re-route would take them off and put them back on unchanged, and no
- * choice in between weighs those links, only their own switch having
- * them as candidates, so it leaves them alone, list_take_off too). */
+/* The flows of every CA port to one destination end port, along the
+ * link each decided switch took (took_link, took_peer), added to the
+ * links' loads; those of the fixed switches' own links too when
+ * with_fixed (the first pass: a re-route would take them off and put
+ * them back on unchanged, and no choice in between weighs those links,
+ * only their own switch having them as candidates, so it leaves them
+ * alone, list_take_off too). */
 static void add_flows(struct fera *w, bool with_fixed)
 {
 	const struct ibr_fabric *f = w->f;
@@ -702,10 +714,9 @@ static void add_flows(struct fera *w, bool with_fixed)
 
 	memcpy(w->flow, p->start_flow, f->num_switches * sizeof(*w->flow));
 	for (uint32_t k = p->num_decide; k-- > 0;) {
-		uint32_t s = p->decide[k], i = w->choice[s].via;
-		uint64_t flow = w->flow[s];
-		w->load[i] += flow;
-		w->flow[f->sw_adj[i].peer] += flow;
+		uint64_t flow = w->flow[p->decide[k]];
+		w->load[w->took_link[k]] += flow;
+		w->flow[w->took_peer[k]] += flow;
 	}
 	if (with_fixed)
 		ibr_flow_steps_add(w->load, p->fixed_load, p->num_fixed);
@@ -1016,6 +1027,8 @@ static void free_work(struct fera *w)
 	free(w->by_lid);
 	free(w->path);
 	free(w->shared_offset);
+	free(w->took_link);
+	free(w->took_peer);
 }
 
 int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
@@ -1046,8 +1059,11 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		w.by_lid = malloc(S * sizeof(uint32_t));
 		w.path = malloc(S * sizeof(uint32_t));
 		w.shared_offset = malloc(S * sizeof(uint32_t));
+		w.took_link = malloc(S * sizeof(uint32_t));
+		w.took_peer = malloc(S * sizeof(uint32_t));
 		if (!w.load || !w.choice || !w.lid || !w.flow || !w.hosts ||
 		    !w.by_lid || !w.path || !w.shared_offset ||
+		    !w.took_link || !w.took_peer ||
 		    alloc_plans(&w, passes)) {
 			ibr_error_set(err, "fera: out of memory for the link "
 				      "loads of %u switches", S);
