@@ -89,7 +89,7 @@ expect_error "--lmc 0 on an OpenSM dump made at lmc 1" 2 \
 	"$IBROUTING" verify --lmc 0 "$FABRICS_DIR/opensm-dump-2sw"
 expect_error "verify --lmc with --lfts" 2 "--lmc is for OpenSM's dumps" \
 	"$IBROUTING" verify --lmc 1 --lfts "$FABRICS_DIR/fig1-live/dump_fts-fera.out" "$FABRICS_DIR/fig1.net"
-expect_error "unknown engine option" 2 'engine fera has no option "k" \(known: passes, incremental\)' \
+expect_error "unknown engine option" 2 'engine fera has no option "k" \(known: passes, reroute_all, incremental\)' \
 	"$IBROUTING" route -e fera -o k=3 "$FABRICS_DIR/fig1.net"
 
 # Fuzz a little: truncations of a good file give a fabric or an error

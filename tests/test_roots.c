@@ -344,6 +344,89 @@ static void assert_colorl_is_the_base(const struct ibr_fabric *f,
 	ibr_result_free(&base);
 }
 
+/* fera with options ("key=value" ...), auto roots, balanced ports. */
+static struct ibr_result route_fera_with(const struct ibr_fabric *f,
+					 const char *const *options, size_t n)
+{
+	struct ibr_root_choice auto_roots = { .strategy = IBR_ROOT_AUTO };
+	struct ibr_options o = { 0 };
+	struct ibr_error err = { "" };
+	struct ibr_result r;
+
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(ibr_options_add(&o, options[i], NULL, &err), 0);
+	if (ibr_route_once_with(f, ibr_engine_find("fera"), &auto_roots, &o,
+				IBR_PORT_BALANCED, &r, &err))
+		fail_msg("fera: %s", err.msg);
+	return r;
+}
+
+/* The end ports whose columns differ between two results. */
+static uint64_t end_ports_moved(const struct ibr_fabric *f,
+				const struct ibr_result *a,
+				const struct ibr_result *b)
+{
+	uint64_t moved = 0;
+
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		const struct ibr_end_port *ep = &f->end_ports[e];
+		ibr_lid_t lid = ibr_port(f, ep->node, ep->port)->base_lid;
+		moved += memcmp(ibr_column(a, lid), ibr_column(b, lid),
+				f->num_switches) != 0;
+	}
+	return moved;
+}
+
+/* A re-route pass routes again only the end ports whose route crosses a
+ * link above the load bound (fera.c, keeps_route): on fat trees with
+ * links down most keep the first pass's route, exactly, and the max link
+ * load is no higher than the first pass left it; reroute_all=1 routes
+ * every end port again; on a random fabric, where every route crosses a
+ * link above the bound, the two give the same tables. */
+static void test_reroute_only_the_heavy(void **state)
+{
+	static const char *const trees[] = {
+		"fattree:ports=12,levels=3,broken=6,seed=1",
+		"kary:k=4,n=3,cut=5,seed=2", "kary:k=6,n=3,down=1,seed=1",
+		"clos:leaf=12,spine=6,ca=96,cut=7,seed=3",
+	};
+	static const char *const one_pass[] = { "passes=1" };
+	static const char *const all[] = { "reroute_all=1" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(trees) / sizeof(*trees); i++) {
+		struct ibr_fabric *f = generated_fabric(trees[i], 0);
+		struct ibr_result first = route_fera_with(f, one_pass, 1);
+		struct ibr_result heavy = route_fera_with(f, NULL, 0);
+		struct ibr_result every = route_fera_with(f, all, 1);
+		uint64_t again = ibr_stat_get(&heavy, "end ports routed again", 0);
+
+		assert_int_equal(ibr_stat_get(&heavy, "routing passes", 0), 2);
+		if (again == 0 || again >= f->num_end_ports)
+			fail_msg("%s: %llu of %u end ports routed again",
+				 trees[i], (unsigned long long)again,
+				 f->num_end_ports);
+		/* an end port kept has the first pass's column */
+		assert_true(end_ports_moved(f, &first, &heavy) <= again);
+		assert_true(max_load(f, &heavy) <= max_load(f, &first));
+		assert_int_equal(ibr_stat_get(&every, "end ports routed again", 0),
+				 f->num_end_ports);
+		ibr_result_free(&first);
+		ibr_result_free(&heavy);
+		ibr_result_free(&every);
+		ibr_fabric_free(f);
+	}
+	struct ibr_fabric *f = generated_fabric("random:sw=64,ca=256,seed=1", 0);
+	struct ibr_result heavy = route_fera_with(f, NULL, 0);
+	struct ibr_result every = route_fera_with(f, all, 1);
+	assert_int_equal(ibr_stat_get(&heavy, "end ports routed again", 0),
+			 f->num_end_ports);
+	assert_int_equal(end_ports_moved(f, &heavy, &every), 0);
+	ibr_result_free(&heavy);
+	ibr_result_free(&every);
+	ibr_fabric_free(f);
+}
+
 /* On an intact k-ary n-tree every host's own link carries hosts - 1
  * flows, so that is the least max link load; balanced fera reaches it,
  * and so do dr and colorl at lmc 2 along their designated DLIDs. */
@@ -516,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_cut_top_and_the_sm),
 		cmocka_unit_test(test_engines_on_degraded_trees),
 		cmocka_unit_test(test_balanced_reaches_the_bound),
+		cmocka_unit_test(test_reroute_only_the_heavy),
 		cmocka_unit_test(test_pira_spreads_default_ports),
 		cmocka_unit_test(test_first_pass_shares_far_ends),
 		cmocka_unit_test(test_deterministic),
