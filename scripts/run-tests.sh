@@ -123,6 +123,11 @@ BUILD_DIR=$PWD "$top/bench/bench_targets.sh" --smoke > bench-targets-smoke.log 2
 tail -n 1 bench-targets-smoke.log
 passed=$((passed + 1))
 
+echo "== fera's re-route benchmark smoke run (every end port again and only those on links above the bound, a cut 4-ary 3-tree and a random fabric; not timed)"
+BUILD_DIR=$PWD "$top/bench/bench_reroute.sh" kary:k=4,n=3,cut=5,seed=2 random:sw=16,ca=64,seed=1 > bench-reroute-smoke.log 2>&1 || { cat bench-reroute-smoke.log; exit 1; }
+tail -n 1 bench-reroute-smoke.log
+passed=$((passed + 1))
+
 echo "== balanced routing benchmark smoke run (every engine, ours and OpenSM's, on a cut 4-ary 3-tree and a 2:1 Clos over ibsim; not timed)"
 BUILD_DIR=$PWD "$top/bench/bench_balance.sh" --smoke > bench-balance-smoke.log 2>&1 || { cat bench-balance-smoke.log; exit 1; }
 tail -n 1 bench-balance-smoke.log
