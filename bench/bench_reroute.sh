@@ -34,7 +34,7 @@ field() {
 	ms) sed -n 's/^time *\([0-9.]*\) ms compute.*/\1/p' <<<"$2" ;;
 	reroute) sed -n 's/^phases .*re-route passes \([0-9.]*\) ms.*/\1/p' <<<"$2" ;;
 	load) sed -n 's/^load *max link load \([0-9]*\) flows.*/\1/p' <<<"$2" ;;
-	again) sed -n 's/^engine .* \([0-9]*\) end ports routed again.*/\1/p' <<<"$2" ;;
+	again) sed -n 's/^engine .* \([0-9]*\) end ports\{0,1\} routed again.*/\1/p' <<<"$2" ;;
 	esac
 }
 echo "fera, \`ibrouting route -e fera --lmc 0 -j 2 gen:SPEC\` with \`-o reroute_all=1\` and without, one run each, interleaved, commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date +%F), $(nproc) cores; ms; max link load in flows"

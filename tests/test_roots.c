@@ -344,11 +344,12 @@ static void assert_colorl_is_the_base(const struct ibr_fabric *f,
 	ibr_result_free(&base);
 }
 
-/* fera with options ("key=value" ...), auto roots, balanced ports. */
+/* fera with options ("key=value" ...), roots by `how`, balanced ports. */
 static struct ibr_result route_fera_with(const struct ibr_fabric *f,
+					 enum ibr_root_strategy how,
 					 const char *const *options, size_t n)
 {
-	struct ibr_root_choice auto_roots = { .strategy = IBR_ROOT_AUTO };
+	struct ibr_root_choice auto_roots = { .strategy = how };
 	struct ibr_options o = { 0 };
 	struct ibr_error err = { "" };
 	struct ibr_result r;
@@ -382,29 +383,37 @@ static uint64_t end_ports_moved(const struct ibr_fabric *f,
  * links down most keep the first pass's route, exactly, and the max link
  * load is no higher than the first pass left it; reroute_all=1 routes
  * every end port again; on a random fabric, where every route crosses a
- * link above the bound, the two give the same tables. */
+ * link above the bound, the two give the same tables.  The trees under
+ * their top level (hosts carried as they settle) and a Clos under one
+ * root (the switches to decide only). */
 static void test_reroute_only_the_heavy(void **state)
 {
-	static const char *const trees[] = {
-		"fattree:ports=12,levels=3,broken=6,seed=1",
-		"kary:k=4,n=3,cut=5,seed=2", "kary:k=6,n=3,down=1,seed=1",
-		"clos:leaf=12,spine=6,ca=96,cut=7,seed=3",
+	static const struct {
+		const char *spec;
+		enum ibr_root_strategy how;
+	} trees[] = {
+		{ "fattree:ports=12,levels=3,broken=6,seed=1", IBR_ROOT_AUTO },
+		{ "kary:k=4,n=3,cut=5,seed=2", IBR_ROOT_AUTO },
+		{ "kary:k=6,n=3,down=1,seed=1", IBR_ROOT_AUTO },
+		{ "clos:leaf=12,spine=6,ca=96,cut=7,seed=3", IBR_ROOT_AUTO },
+		{ "clos:leaf=12,spine=6,ca=96,cut=7,seed=3", IBR_ROOT_LOWEST_LID },
 	};
 	static const char *const one_pass[] = { "passes=1" };
 	static const char *const all[] = { "reroute_all=1" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(trees) / sizeof(*trees); i++) {
-		struct ibr_fabric *f = generated_fabric(trees[i], 0);
-		struct ibr_result first = route_fera_with(f, one_pass, 1);
-		struct ibr_result heavy = route_fera_with(f, NULL, 0);
-		struct ibr_result every = route_fera_with(f, all, 1);
+		struct ibr_fabric *f = generated_fabric(trees[i].spec, 0);
+		enum ibr_root_strategy how = trees[i].how;
+		struct ibr_result first = route_fera_with(f, how, one_pass, 1);
+		struct ibr_result heavy = route_fera_with(f, how, NULL, 0);
+		struct ibr_result every = route_fera_with(f, how, all, 1);
 		uint64_t again = ibr_stat_get(&heavy, "end ports routed again", 0);
 
 		assert_int_equal(ibr_stat_get(&heavy, "routing passes", 0), 2);
 		if (again == 0 || again >= f->num_end_ports)
 			fail_msg("%s: %llu of %u end ports routed again",
-				 trees[i], (unsigned long long)again,
+				 trees[i].spec, (unsigned long long)again,
 				 f->num_end_ports);
 		/* an end port kept has the first pass's column */
 		assert_true(end_ports_moved(f, &first, &heavy) <= again);
@@ -417,8 +426,8 @@ static void test_reroute_only_the_heavy(void **state)
 		ibr_fabric_free(f);
 	}
 	struct ibr_fabric *f = generated_fabric("random:sw=64,ca=256,seed=1", 0);
-	struct ibr_result heavy = route_fera_with(f, NULL, 0);
-	struct ibr_result every = route_fera_with(f, all, 1);
+	struct ibr_result heavy = route_fera_with(f, IBR_ROOT_AUTO, NULL, 0);
+	struct ibr_result every = route_fera_with(f, IBR_ROOT_AUTO, all, 1);
 	assert_int_equal(ibr_stat_get(&heavy, "end ports routed again", 0),
 			 f->num_end_ports);
 	assert_int_equal(end_ports_moved(f, &heavy, &every), 0);

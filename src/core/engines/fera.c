@@ -39,9 +39,10 @@
  * the bound no routing goes below: heaviest_link).  Only the end ports
  * whose route crosses a link above that bound are routed again
  * (keeps_route; option reroute_all routes all): on random fabrics every
- * one, on a fat tree with links down about one in ten, which routes a
- * 52-port 3-level tree with 8 broken links 3.7x faster and closer to the
- * bound.  Under
+ * one, on the fat trees with links down measured 7% to 44%, which routes
+ * a 52-port 3-level tree with 8 broken links 3.7x faster, its max link
+ * load within 0.6% of the bound where it was 1.8% (lower on 5 degraded
+ * fabrics of 10, higher on one by 1.3%).  Under
  * a root set of several switches (fat trees, Clos), the re-route passes
  * also put each switch's own flows on its route as soon as it settles
  * (carry_hosts), so the sources of one destination split where its entry
@@ -206,7 +207,8 @@ struct fera {
 	 * link above it (keeps_route) */
 	uint64_t bound;
 	bool reroute_all;
-	uint64_t rerouted;      /* end ports routed again */
+	uint64_t rerouted;      /* end ports routed again, summed over the
+				 * re-route passes */
 	/* per decide position, where no hosts are carried: the link its
 	 * switch took and the switch it leads to, written in settling order
 	 * as choose_each decides, so add_flows reads them in sequence */
@@ -766,15 +768,18 @@ static void list_take_off(const struct fera *w, struct lister *l,
 }
 
 /* Whether a re-route pass leaves end port cas[i] on the route its
- * column holds: unless reroute_all, when no link of that route (those
- * the routing can move, list_take_off) is loaded above the bound.  Only
- * the links above the bound keep the max link load above it, and only
- * the end ports crossing them can bring it down; routing the others
- * again moves flows among links that are not the bottleneck, and on a
- * fat tree with links down (the bound a few percent under the load after
- * the first pass) about 9 end ports in 10 are such.  Judged on the loads
- * when the end port's turn comes, so an end port moved off a heavy link
- * spares those after it. */
+ * column holds: unless reroute_all, when no link of that route listed in
+ * its take-off steps (list_take_off: the links of the switches the
+ * routing settles; carrying hosts, those of the fixed switches too, whose
+ * one link no routing moves) is loaded above the bound.  Only the links
+ * above the bound keep the max link load above it, and only the end
+ * ports crossing them can bring it down; routing the others again moves
+ * flows among links that are not the bottleneck.  On the fat trees with
+ * links down measured (BENCHMARKS.md, sixteenth step) 7% to 44% of the
+ * end ports were routed again.  Judged on the loads when the end port's
+ * turn comes, so an end port moved off a heavy link spares those after
+ * it.  dr and colorl build on fera's default, so their base tree skips
+ * the same end ports. */
 static bool keeps_route(const struct fera *w, uint32_t i)
 {
 	const struct plan *p = w->plan;
