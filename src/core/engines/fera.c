@@ -956,9 +956,11 @@ static void route_lowest(struct fera *w, uint32_t d)
 	}
 }
 
-/* fera's own `passes`; as dr's and colorl's base tree, the default. */
-static int read_passes(const struct ibr_route_ctx *ctx, unsigned *passes,
-		       bool *reroute_all, struct ibr_error *err)
+/* fera's own `passes` and `reroute_all`; as dr's and colorl's base tree,
+ * the defaults (neither engine takes them). */
+static int read_pass_options(const struct ibr_route_ctx *ctx,
+			     unsigned *passes, bool *reroute_all,
+			     struct ibr_error *err)
 {
 	unsigned all = 0;
 
@@ -1091,7 +1093,7 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	unsigned passes = 1, made = 0;  /* balanced ties: passes made */
 	int rc = -1;
 
-	if (!ud || read_passes(ctx, &passes, &w.reroute_all, err))
+	if (!ud || read_pass_options(ctx, &passes, &w.reroute_all, err))
 		return -1;
 	w.balanced = ctx->port_choice == IBR_PORT_BALANCED;
 	w.link_up = malloc(links ? links : 1);
