@@ -1209,7 +1209,8 @@ static uint32_t inv_lookup(const struct crossings *c, const struct mllf *m,
 
 #define SCAN_AHEAD 24   /* entries: prefetch distance of a channel's scan */
 #define VERDICTS_AHEAD 32 /* entries judged before they are acted on */
-#define DROP_LINES 2    /* cache lines of a group's entries fetched ahead */
+#define DROP_LINES 4    /* cache lines of a group's entries fetched ahead,
+			 * at most */
 
 /* Bits set in x, by bytes: without a popcnt instruction (the build's
  * baseline x86-64 has none) __builtin_popcount is a library call, and a
@@ -1427,6 +1428,25 @@ static uint32_t dest_of(const struct mllf *m, uint32_t g)
 	return dest_rank(m->pair, m->per_dest, g);
 }
 
+/* The cache lines of group b's entries (their ranks), at most
+ * DROP_LINES, fetched for its drop.  A group crosses 43 channels on
+ * average at 1024 switches (three or four lines from wherever its
+ * entries start); fetching two lines from its first entry (before) left
+ * the drop to miss on the rest, and most-loaded-link-first took 10% to
+ * 12% longer. */
+static void fetch_entries(const struct crossings *c, const struct gstate *b)
+{
+	/* entries of 2 or 4 bytes: 64 a line is more than any holds */
+	uint32_t n = b->count < 64 * DROP_LINES ? b->count : 64 * DROP_LINES;
+	uintptr_t at = (uintptr_t)entry_ranks_at(c, b->first) & ~(uintptr_t)63;
+	uintptr_t end = (uintptr_t)entry_ranks_at(c, b->first + n);
+
+	if (end > at + 64 * DROP_LINES)
+		end = at + 64 * DROP_LINES;
+	for (; at < end; at += 64)
+		__builtin_prefetch((const void *)at);
+}
+
 /* What a visit does with an entry of its channel's list, in the high
  * half of scan_entry's value; its candidates crossing in the low half. */
 enum scan_verdict {
@@ -1453,9 +1473,7 @@ static uint32_t scan_entry(const struct crossings *c, const struct mllf *m,
 		return crossing | (uint32_t)SCAN_GONE << 16; /* nor ever */
 	if (b->left != level)
 		return crossing | (uint32_t)SCAN_KEEP << 16;
-	for (unsigned line = 0; line < DROP_LINES; line++)
-		__builtin_prefetch((const char *)entry_ranks_at(c, b->first) +
-				   64 * line);
+	fetch_entries(c, b);
 	return crossing | (uint32_t)SCAN_DROP << 16;
 }
 
