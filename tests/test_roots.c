@@ -23,6 +23,9 @@
  *     lead to the same far ends (a pod's leaves, the middle switches of
  *     one place in every pod), gives the tables it gives weighing every
  *     candidate of every switch, and so do dr and colorl on it;
+ *   - the load balanced fera keeps on the links as it routes is what
+ *     metrics.h measures on its tables, wherever it says it knows it
+ *     (colorl takes its base's load from it);
  *   - the same fabric and options give the same tables.
  */
 #include <setjmp.h>
@@ -436,6 +439,74 @@ static void test_reroute_only_the_heavy(void **state)
 	ibr_fabric_free(f);
 }
 
+/* fera's kept load (engines.h, ibr_fera_load) against metrics.h's walk
+ * of its tables: where known, the heaviest channel is the larger of the
+ * kept heaviest link and ports - 1, and no flow is unrouted; one pass,
+ * two, and every end port routed again; one root and the auto root sets
+ * (hosts carried); random fabrics, where the links between switches are
+ * the heaviest, degraded trees, a torus. */
+static void test_fera_knows_its_load(void **state)
+{
+	static const char *const specs[] = {
+		"random:sw=64,ca=256,seed=1", "random:sw=128,ca=512,cut=20,seed=4",
+		"random:sw=96,ca=768,seed=7", "kary:k=4,n=3,cut=5,seed=2",
+		"kary:k=6,n=3,down=1,seed=1", "fattree:ports=12,levels=3,broken=6,seed=1",
+		"clos:leaf=12,spine=6,ca=96,cut=7,seed=3", "torus:dims=6x6,ca=2",
+	};
+	static const enum ibr_root_strategy hows[] = {
+		IBR_ROOT_AUTO, IBR_ROOT_LOWEST_LID,
+	};
+	static const char *const passes[][1] = {
+		{ "passes=1" }, { "passes=2" }, { "reroute_all=1" },
+	};
+	unsigned above_own = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
+		struct ibr_fabric *f = generated_fabric(specs[i], 1);
+		uint64_t own = f->num_end_ports - 1;
+		for (size_t h = 0; h < sizeof(hows) / sizeof(*hows); h++)
+		for (size_t p = 0; p < sizeof(passes) / sizeof(*passes); p++) {
+			struct ibr_root_choice root = { .strategy = hows[h] };
+			struct ibr_options o = { 0 };
+			struct ibr_error err = { "" };
+			struct ibr_route_ctx ctx;
+			struct ibr_fera_load kept;
+			struct ibr_metrics m;
+			struct ibr_result r;
+			uint64_t most;
+			assert_int_equal(ibr_options_add(&o, passes[p][0], NULL,
+							 &err), 0);
+			assert_int_equal(ibr_ctx_init(&ctx, f, &root, &o, &err), 0);
+			ctx.engine = ibr_engine_find("fera");
+			assert_int_equal(ibr_result_init(&r, f, &err), 0);
+			if (ibr_fera_route_afresh_load(&ctx, &r, &kept, &err))
+				fail_msg("%s: %s", specs[i], err.msg);
+			assert_int_equal(ibr_metrics_compute(f, &r, &m, &err), 0);
+			/* every switch with hosts reaches every other here
+			 * (test_engines_on_degraded_trees), under either
+			 * root choice */
+			if (!kept.known)
+				fail_msg("%s %s roots %zu: load not known",
+					 specs[i], passes[p][0], h);
+			most = kept.heaviest > own ? kept.heaviest : own;
+			if (most != m.max_link_load)
+				fail_msg("%s %s roots %zu: kept %llu, walked %llu",
+					 specs[i], passes[p][0], h,
+					 (unsigned long long)most,
+					 (unsigned long long)m.max_link_load);
+			assert_int_equal(m.unrouted_flows, 0);
+			above_own += kept.heaviest > own;
+			ibr_result_free(&r);
+			ibr_ctx_free(&ctx);
+		}
+		ibr_fabric_free(f);
+	}
+	/* the links between switches are the heaviest on most, so that the
+	 * comparison weighs the kept loads (48 of 48 when written) */
+	assert_true(above_own >= 24);
+}
+
 /* On an intact k-ary n-tree every host's own link carries hosts - 1
  * flows, so that is the least max link load; balanced fera reaches it,
  * and so do dr and colorl at lmc 2 along their designated DLIDs. */
@@ -609,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_engines_on_degraded_trees),
 		cmocka_unit_test(test_balanced_reaches_the_bound),
 		cmocka_unit_test(test_reroute_only_the_heavy),
+		cmocka_unit_test(test_fera_knows_its_load),
 		cmocka_unit_test(test_pira_spreads_default_ports),
 		cmocka_unit_test(test_first_pass_shares_far_ends),
 		cmocka_unit_test(test_deterministic),

@@ -510,17 +510,23 @@ static int read_options(struct ibr_route_ctx *ctx, struct ibr_path_options *po,
 
 /* ---- the base tree beside the path selection ------------------------ */
 
+/* The base routes' load (every pair on offset 0) as metrics.h measures
+ * it: the heaviest channel and the flows left without a route. */
+struct base_load {
+	uint64_t heaviest, unrouted;
+};
+
 /* The base routes' heaviest link is the least any routing of f gives
  * (metrics.h: a host's own link, or a switch's hosts' flows over its
  * links), as on intact fat trees and non-blocking Clos networks: no
  * selection can be lighter, and the base would be kept after it. */
 static bool base_at_bound(const struct ibr_fabric *f,
-			  const struct ibr_metrics *base)
+			  const struct base_load *base)
 {
 	uint32_t worst;
 
-	return base->unrouted_flows == 0 &&
-	       base->max_link_load <= ibr_metrics_load_bound(f, &worst);
+	return base->unrouted == 0 &&
+	       base->heaviest <= ibr_metrics_load_bound(f, &worst);
 }
 
 /* FERa's tree (offset 0, with the base routes' load) and the selected
@@ -543,7 +549,7 @@ struct base_and_paths {
 	struct ibr_path_options po;
 	unsigned threads;           /* in all */
 	bool by_switch;
-	struct ibr_metrics *base;   /* NULL: not wanted */
+	struct base_load *base;     /* NULL: not wanted */
 	struct ibr_paths *paths;
 	struct ibr_error err[2];
 	double base_ms;             /* the tree and its load, wall-clock */
@@ -567,22 +573,48 @@ static unsigned selection_workers(void *arg)
 	return n;
 }
 
+/* The base routes' load: what fera kept on the links as it routed, where
+ * it routed every switch to every destination (engines.h), else walked
+ * (metrics.h).  The walk was 170 ms of the base's 470 on its one thread
+ * at 1024 switches / 16384 CAs, while the path search had the other
+ * thread alone. */
+static int measure_base(struct base_and_paths *b,
+			const struct ibr_fera_load *kept)
+{
+	const struct ibr_fabric *f = b->ctx.f;
+	uint64_t own = f->num_end_ports ? f->num_end_ports - 1 : 0;
+	struct ibr_metrics m;
+
+	if (kept->known) {
+		/* every CA port receives a flow from every other */
+		b->base->heaviest = kept->heaviest > own ? kept->heaviest : own;
+		b->base->unrouted = 0;
+		return 0;
+	}
+	if (ibr_metrics_compute_threads(f, b->r, b->ctx.threads, &m,
+					&b->err[0]))
+		return -1;
+	b->base->heaviest = m.max_link_load;
+	b->base->unrouted = m.unrouted_flows;
+	return 0;
+}
+
 static int base_tree(struct base_and_paths *b)
 {
 	const struct ibr_fabric *f = b->ctx.f;
+	struct ibr_fera_load kept;
 	double t0 = ibr_now_ms();
 	int rc;
 
 	/* Offset 0 of every range, and every switch LID, is FERa's. */
-	if (ibr_fera_route_afresh(&b->ctx, b->r, &b->err[0]))
+	if (ibr_fera_route_afresh_load(&b->ctx, b->r, &kept, &b->err[0]))
 		return -1;
 	b->r->stats.count = 0;
 	b->r->stats.phases = 0;     /* colorl's phases, not FERa's */
 	if (ibr_designated_init(b->r, f, b->by_switch, &b->err[0]))
 		return -1;
 	/* the base routes' heaviest channel, every pair on offset 0 */
-	rc = b->base ? ibr_metrics_compute_threads(f, b->r, b->ctx.threads,
-						   b->base, &b->err[0]) : 0;
+	rc = b->base ? measure_base(b, &kept) : 0;
 	b->base_ms = ibr_now_ms() - t0;
 	return rc;
 }
@@ -613,7 +645,8 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	const struct ibr_fabric *f = ctx->f;
 	struct colorl w = { .f = f, .r = r };
 	struct ibr_path_options po = { 0 };
-	struct ibr_metrics base, chosen;
+	struct ibr_metrics chosen;
+	struct base_load base;
 	bool balanced = ctx->port_choice == IBR_PORT_BALANCED, skipped, failed;
 	struct base_and_paths bp;
 	const struct ibr_updown *ud;
@@ -700,7 +733,7 @@ int ibr_colorl_route_detail(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			goto out;
 		ibr_phase_add(r, "load of the chosen tables",
 			      ibr_now_ms() - t0);
-		if (chosen.max_link_load >= base.max_link_load) {
+		if (chosen.max_link_load >= base.heaviest) {
 			keep_base(&w);
 			w.renamed_lids = 0;
 			kept_base = 1;

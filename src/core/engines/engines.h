@@ -44,6 +44,23 @@ extern const struct ibr_engine ibr_engine_colorl;
 int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			  struct ibr_error *err);
 
+/* What fera's balanced routing knows of its own tables' load without
+ * walking them: the flows it keeps on every link between switches as it
+ * routes (all-to-all traffic between CA ports along their base LIDs, as
+ * metrics.h counts it).  With `known`, every switch with hosts had a
+ * route to every other with hosts, so no flow is unrouted and each CA
+ * port receives one from every other: the heaviest channel metrics.h
+ * finds is the larger of `heaviest` and ports - 1 (test_roots checks it
+ * against metrics.h's walk on random fabrics, degraded trees, a torus). */
+struct ibr_fera_load {
+	bool known;             /* port_choice balanced, hosts all routed */
+	uint64_t heaviest;      /* flows on the most loaded inter-switch link */
+};
+/* ibr_fera_route_afresh, and *load. */
+int ibr_fera_route_afresh_load(struct ibr_route_ctx *ctx,
+			       struct ibr_result *r, struct ibr_fera_load *load,
+			       struct ibr_error *err);
+
 /* For tests (test_roots.c): with weigh_every_candidate set, fera's first
  * pass weighs every candidate of every switch, never sharing a choice
  * between switches with the same far ends (fera.c, list_shared_ends),

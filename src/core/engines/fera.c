@@ -207,6 +207,9 @@ struct fera {
 	 * link above it (keeps_route) */
 	uint64_t bound;
 	bool reroute_all;
+	bool hosts_routed;      /* balanced: every switch with hosts had a
+				 * route to every destination switch with
+				 * hosts (the first pass's plans) */
 	uint64_t rerouted;      /* end ports routed again, summed over the
 				 * re-route passes */
 	/* per decide position, where no hosts are carried: the link its
@@ -827,6 +830,20 @@ static void write_lids(struct fera *w, ibr_lid_t lid, unsigned count,
 	}
 }
 
+/* Every switch with hosts is p->d or has a route to it, or p->d has no
+ * hosts to send to (a switch the plan does not settle has no route:
+ * several roots, one above a cut). */
+static bool hosts_settled(const struct fera *w, const struct plan *p)
+{
+	uint64_t n = w->hosts[p->d];
+
+	if (p->num_cas == 0)
+		return true;
+	for (uint32_t k = 0; k < p->num_settle; k++)
+		n += w->hosts[p->settle[k]];
+	return n == w->f->num_end_ports;
+}
+
 /* Destination d's LIDs, its plan listed (balanced ties), on pass
  * `pass`.  The first places every end port against the loads of those
  * before it; each later one routes every end port again, its own flows
@@ -849,6 +866,9 @@ static void route_destination(struct fera *w, const struct plan *plan,
 	}
 	if (pass == 0) {
 		const struct ibr_port *p0 = ibr_port(f, f->sw_node[d], 0);
+		if (plan->num_settle + 1 < f->num_switches &&
+		    !hosts_settled(w, plan))
+			w->hosts_routed = false;
 		choose_balanced(w, d, false);
 		write_lids(w, p0->base_lid, ibr_port_lid_count(p0), d, 0);
 		w->lids += ibr_port_lid_count(p0);
@@ -1083,13 +1103,15 @@ static void free_work(struct fera *w)
 	free(w->took_peer);
 }
 
-int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
-			  struct ibr_error *err)
+int ibr_fera_route_afresh_load(struct ibr_route_ctx *ctx,
+			       struct ibr_result *r, struct ibr_fera_load *load,
+			       struct ibr_error *err)
 {
 	const struct ibr_fabric *f = ctx->f;
 	const struct ibr_updown *ud = ibr_ctx_updown(ctx, err);
 	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
-	struct fera w = { .f = f, .ud = ud, .r = r, .threads = ctx->threads };
+	struct fera w = { .f = f, .ud = ud, .r = r, .threads = ctx->threads,
+			  .hosts_routed = true };
 	unsigned passes = 1, made = 0;  /* balanced ties: passes made */
 	int rc = -1;
 
@@ -1164,10 +1186,20 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		ibr_stat_count(r, "end port routed again",
 			       "end ports routed again", w.rerouted);
 	ibr_fera_probe.shared += w.shared;
+	if (load)
+		*load = (struct ibr_fera_load){
+			.known = w.balanced && w.hosts_routed,
+			.heaviest = w.balanced ? heaviest_link(&w) : 0 };
 	rc = 0;
 out:
 	free_work(&w);
 	return rc;
+}
+
+int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
+			  struct ibr_error *err)
+{
+	return ibr_fera_route_afresh_load(ctx, r, NULL, err);
 }
 
 /* From the tables in place after a change (prior.h), else afresh. */
