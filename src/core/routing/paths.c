@@ -451,16 +451,6 @@ struct kbest {
 	uint32_t *walk;         /* its channels */
 };
 
-/* Candidates of one destination as channel lists, as the search reads
- * them off (a worker's scratch, packed into crossings per group):
- * candidate i crosses chans[chan_first[i] .. chan_first[i + 1]). */
-struct cand_list {
-	uint32_t num, cap;
-	uint32_t *chan_first;   /* cap + 1 */
-	uint32_t *chans;
-	uint32_t nchans, chans_cap;
-};
-
 /* Every group's candidates, packed (group g = units sharing candidates:
  * switch pairs with CAs, or with per_ca the CA pairs).  A group's
  * candidates are its ranks 0 .. ncand - 1, in the search's order.  Its
@@ -739,71 +729,46 @@ static uint32_t read_walk(struct work *w, struct kbest *k, uint32_t s,
 }
 
 
-/* Room in c for n more candidates and h more hops. */
-static int cands_reserve(struct work *w, struct cand_list *c, uint32_t n,
-			 uint64_t h)
+/* Packs the k best loop-free walks of s's list, as they are read off,
+ * as the next group of x: each channel they cross once, in order of first
+ * crossing (by rank, then hop), with the ranks crossing it (slot: per
+ * channel IBR_NONE, and so again on return).  *more: the list was full
+ * and gave fewer than k, so a longer list may give more; then nothing is
+ * packed, and the caller asks again with a longer one.  (Packed as read:
+ * through a list of the candidates' channels first, the search took 2%
+ * longer at 1024 switches.) */
+static int pack_walks(struct work *w, struct kbest *k, struct crossings *x,
+		      uint32_t *slot, uint32_t s, bool *more)
 {
-	if ((uint64_t)c->num + n > c->cap) {
-		uint64_t cap = c->cap ? c->cap : 4096;
-		uint32_t *first;
-		while (cap < (uint64_t)c->num + n)
-			cap *= 2;
-		if (cap >= UINT32_MAX)
-			return ibr_error_set(w->err, "paths: more than 2^32 "
-					     "candidates");
-		first = realloc(c->chan_first, (cap + 1) * sizeof(uint32_t));
-		if (!first)
-			return oom(w, "candidates");
-		c->chan_first = first;
-		c->cap = (uint32_t)cap;
-	}
-	if (c->nchans + h > c->chans_cap) {
-		uint64_t cap = c->chans_cap ? c->chans_cap : 16384;
-		uint32_t *ch;
-		while (cap < c->nchans + h)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			return ibr_error_set(w->err, "paths: more than 2^32 "
-					     "candidate hops");
-		ch = realloc(c->chans, cap * sizeof(uint32_t));
-		if (!ch)
-			return oom(w, "candidate hops");
-		c->chans = ch;
-		c->chans_cap = (uint32_t)cap;
-	}
-	return 0;
-}
-
-static int add_candidate(struct work *w, struct cand_list *c, const uint32_t *chans,
-			 uint32_t len)
-{
-	if (cands_reserve(w, c, 1, len))
-		return -1;
-	c->chan_first[c->num] = c->nchans;
-	memcpy(c->chans + c->nchans, chans, len * sizeof(uint32_t));
-	c->nchans += len;
-	c->chan_first[++c->num] = c->nchans;
-	return 0;
-}
-
-/* Adds the k best loop-free walks of s's list as candidates.  *more: the
- * list was full and gave fewer than k, so a longer list may give more;
- * the caller drops what was added and asks again with a longer one. */
-static int collect(struct work *w, struct kbest *k, struct cand_list *c,
-		   uint32_t s, bool *more)
-{
-	uint32_t found = 0, n;
+	uint32_t found = 0, n, e0 = x->num, g = x->groups;
 
 	for (n = 0; n < k->count[s] && found < w->o->k; n++) {
 		uint32_t len = read_walk(w, k, s, n);
 		if (len == 0)
 			continue; /* loops (s is not the destination) */
-		if (add_candidate(w, c, k->walk, len))
+		if (crossings_reserve(w, x, len))
 			return -1;
+		for (uint32_t h = 0; h < len; h++) {
+			uint32_t ch = k->walk[h];
+			if (slot[ch] == IBR_NONE) {
+				slot[ch] = x->num;
+				entry_append(x, ch);
+			}
+			entry_add_rank(x, slot[ch], found);
+		}
 		found++;
 	}
+	for (uint32_t e = e0; e < x->num; e++)
+		slot[entry_chan(x, e)] = IBR_NONE;
 	*more = found < w->o->k && k->count[s] == k->kmax &&
 		k->kmax < KBEST_CAP;
+	if (*more) {
+		x->num = e0;
+		return 0;
+	}
+	x->ncand[g] = (uint8_t)found;
+	x->first[g + 1] = x->num;
+	x->groups++;
 	return 0;
 }
 
@@ -840,66 +805,32 @@ static int kbest_init(struct work *w, struct kbest *k)
 	return 0;
 }
 
-/* Appends to l the candidates of destination d's groups, source switch
- * by source switch; ends[j] = l->num after the j-th of them. */
-static int candidates_to(struct work *w, struct kbest *k, struct cand_list *l,
-			 uint32_t d, uint32_t *ends)
+/* Packs into x the groups of destination d, source switch by source
+ * switch (slot as pack_walks'). */
+static int candidates_to(struct work *w, struct kbest *k, struct crossings *x,
+			 uint32_t *slot, uint32_t d)
 {
-	uint32_t j = 0;
-
 	if (kbest_size(w, k, w->o->k + KBEST_SLACK, false))
 		return -1;
 	kbest_to(w, k, d, 0);
 	for (uint32_t s = 0; s < w->S; s++) {
-		uint32_t num = l->num, nchans = l->nchans;
 		bool more;
 		if (s == d || !cas_on(w->f, s))
 			continue;
 		if (k->count[s] == 0)
 			return no_path(w, s, d);
 		for (;;) {
-			if (collect(w, k, l, s, &more))
+			if (pack_walks(w, k, x, slot, s, &more))
 				return -1;
 			if (!more)
 				break;
 			/* again, with longer lists (same prefix) */
 			uint32_t was = k->kmax;
-			l->num = num;
-			l->nchans = nchans;
 			if (kbest_size(w, k, 2 * was, true))
 				return -1;
 			kbest_to(w, k, d, was);
 		}
-		ends[j++] = l->num;
 	}
-	return 0;
-}
-
-/* Packs candidates [a, b) of l, one group's, as the next group of x
- * (its entries appended, ncand and first set; groups counts it).
- * slot: per channel IBR_NONE, and so again on return. */
-static int pack_group(struct work *w, struct crossings *x, uint32_t *slot,
-		      const struct cand_list *l, uint32_t a, uint32_t b)
-{
-	uint32_t e0 = x->num, g = x->groups++;
-
-	if (crossings_reserve(w, x, l->chan_first[b] - l->chan_first[a]))
-		return -1;
-	for (uint32_t r = 0; r < b - a; r++) {
-		for (uint32_t h = l->chan_first[a + r];
-		     h < l->chan_first[a + r + 1]; h++) {
-			uint32_t ch = l->chans[h];
-			if (slot[ch] == IBR_NONE) {
-				slot[ch] = x->num;
-				entry_append(x, ch);
-			}
-			entry_add_rank(x, slot[ch], r);
-		}
-	}
-	for (uint32_t e = e0; e < x->num; e++)
-		slot[entry_chan(x, e)] = IBR_NONE;
-	x->ncand[g] = (uint8_t)(b - a);
-	x->first[g + 1] = x->num;
 	return 0;
 }
 
@@ -907,14 +838,13 @@ static int pack_group(struct work *w, struct crossings *x, uint32_t *slot,
 
 /* Destinations are searched in waves of TASKS_PER_WORKER per worker, each
  * into a segment of its own (its groups packed with the worker's k-best
- * lists, candidate list and slots, its own error), and the segments
+ * lists and slots, its own error), and the segments
  * appended to the set in destination order after the wave: the same set,
  * in the same order, whatever the number of workers. */
 #define TASKS_PER_WORKER 4
 
 struct searcher {               /* one per worker */
 	struct kbest k;
-	struct cand_list l;
 	uint32_t *slot;         /* per channel, IBR_NONE between groups */
 };
 
@@ -924,7 +854,6 @@ struct search_team {
 	struct searcher *sr;    /* per worker */
 	uint32_t *dests;        /* the wave's destination switches */
 	struct crossings *seg;  /* per task of the wave: hosts - 1 groups */
-	uint32_t *ends;         /* per task: hosts - 1 */
 	struct ibr_error *errs; /* per task */
 };
 
@@ -934,21 +863,11 @@ static int search_task(void *arg, unsigned t, unsigned worker)
 	struct work tw = *team->w;      /* read only but for the error */
 	struct searcher *sr = &team->sr[worker];
 	struct crossings *seg = &team->seg[t];
-	uint32_t *ends = team->ends + (size_t)t * (tw.hosts - 1);
 
 	tw.err = &team->errs[t];
-	sr->l.num = 0;
-	sr->l.nchans = 0;
-	sr->l.chan_first[0] = 0;
 	seg->groups = 0;
 	seg->num = 0;
-	if (candidates_to(&tw, &sr->k, &sr->l, team->dests[t], ends))
-		return -1;
-	for (uint32_t j = 0; j < tw.hosts - 1; j++)
-		if (pack_group(&tw, seg, sr->slot, &sr->l, j ? ends[j - 1] : 0,
-			       ends[j]))
-			return -1;
-	return 0;
+	return candidates_to(&tw, &sr->k, seg, sr->slot, team->dests[t]);
 }
 
 /* Segment t of the wave (destination d) after the groups in x. */
@@ -986,8 +905,6 @@ static int append_segment(struct search_team *team, unsigned t)
 static void searcher_free(struct searcher *sr)
 {
 	kbest_free(&sr->k);
-	free(sr->l.chan_first);
-	free(sr->l.chans);
 	free(sr->slot);
 }
 
@@ -995,9 +912,8 @@ static int searcher_init(struct work *w, struct searcher *sr)
 {
 	if (kbest_init(w, &sr->k))
 		return -1;
-	sr->l.chan_first = malloc(sizeof(uint32_t));
 	sr->slot = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
-	if (!sr->l.chan_first || !sr->slot)
+	if (!sr->slot)
 		return oom(w, "the candidate search");
 	for (uint32_t c = 0; c < w->C; c++)
 		sr->slot[c] = IBR_NONE;
@@ -1023,10 +939,8 @@ static int find_candidates(struct work *w, struct crossings *x,
 	team.sr = calloc(workers, sizeof(*team.sr));
 	team.dests = malloc(slots * sizeof(uint32_t));
 	team.seg = calloc(slots, sizeof(*team.seg));
-	team.ends = malloc((size_t)slots * (w->hosts ? w->hosts : 1) *
-			   sizeof(uint32_t));
 	team.errs = calloc(slots, sizeof(*team.errs));
-	if (!team.sr || !team.dests || !team.seg || !team.ends || !team.errs) {
+	if (!team.sr || !team.dests || !team.seg || !team.errs) {
 		oom(w, "the candidate search's workers");
 		goto out;
 	}
@@ -1081,7 +995,6 @@ out:
 	free(team.sr);
 	free(team.dests);
 	free(team.seg);
-	free(team.ends);
 	free(team.errs);
 	return rc;
 }
@@ -1333,7 +1246,7 @@ static uint64_t share(const struct mllf *m, const struct gstate *b)
 /* Channel ch's load changes by add (mod 2^64: a drop subtracts); a load
  * that rises above its key moves up at once (a valid heap between two
  * changes, whatever their order).  A group names a channel in one entry
- * only (pack_group), so a drop changes each load once. */
+ * only (pack_walks), so a drop changes each load once. */
 static void add_load(struct mllf *m, uint32_t ch, uint64_t add)
 {
 	if (m->own) {
@@ -1374,7 +1287,7 @@ static void drop_crossing(const struct crossings *c, struct mllf *m,
 	after = share(m, b);
 	gs_entries(c, m, g, &first, &end);
 	/* entries come in order of the lowest rank crossing them
-	 * (pack_group): past the highest rank alive, none is alive */
+	 * (pack_walks): past the highest rank alive, none is alive */
 	for (uint32_t e = first; e < end && (entry_ranks(c, e) & reach); e++) {
 		uint16_t ranks = entry_ranks(c, e), alive = ranks & was;
 		uint64_t gone, stay, add;
