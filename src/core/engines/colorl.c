@@ -182,27 +182,17 @@ static uint32_t path_len(const struct colorl *w, uint32_t i)
 	return w->set.first[i + 1] - w->set.first[i];
 }
 
-/* Which offset each colour class takes (see the header): classes that
- * follow FERa's column ride offset 0; the others, most pairs first, take
- * offsets 1.. while they last; the rest are IBR_NOT_REALISED (moved). */
-static void place_classes(struct colorl *w, const struct ibr_dest_paths *dp,
-			  uint32_t lids, uint32_t *off_base)
+/* The colour classes by pairs served, most first (ties by class index),
+ * into class_order: once per colouring, for every CA that uses it. */
+static void order_classes(struct colorl *w, const struct ibr_dest_paths *dp)
 {
-	struct ibr_configs *c = &w->offsets;
-	uint32_t k = w->k, next = 1;
+	uint32_t k = w->k;
 
-	for (uint32_t q = 0; q < k; q++) {
+	for (uint32_t q = 0; q < k; q++)
 		w->class_pairs[q] = 0;
-		w->class_offset[q] = 0;  /* on the base until a path says no */
-	}
-	for (uint32_t i = 0; i < dp->num_paths; i++) {
-		uint32_t q = w->color[i];
-		w->class_pairs[q] += (uint32_t)unit_pairs(w, (w->u0 + i));
-		if (!ibr_configs_fits(c, 0, path_sw(w, i), path_port(w, i),
-				      path_len(w, i)))
-			w->class_offset[q] = IBR_NOT_REALISED;
-	}
-	*off_base = 0;
+	for (uint32_t i = 0; i < dp->num_paths; i++)
+		w->class_pairs[w->color[i]] +=
+			(uint32_t)unit_pairs(w, (w->u0 + i));
 	for (uint32_t q = 0; q < k; q++) {
 		uint32_t j = q;
 		/* insertion sort by pairs, descending; ties by class index */
@@ -212,8 +202,31 @@ static void place_classes(struct colorl *w, const struct ibr_dest_paths *dp,
 			j--;
 		}
 		w->class_order[j] = q;
-		*off_base += w->class_offset[q] != 0;
 	}
+}
+
+/* Which offset each colour class takes (see the header): classes that
+ * follow FERa's column ride offset 0; the others, most pairs first
+ * (order_classes), take offsets 1.. while they last; the rest are
+ * IBR_NOT_REALISED (moved). */
+static void place_classes(struct colorl *w, const struct ibr_dest_paths *dp,
+			  uint32_t lids, uint32_t *off_base)
+{
+	struct ibr_configs *c = &w->offsets;
+	uint32_t k = w->k, next = 1;
+
+	for (uint32_t q = 0; q < k; q++)
+		w->class_offset[q] = 0;  /* on the base until a path says no */
+	for (uint32_t i = 0; i < dp->num_paths; i++) {
+		uint32_t q = w->color[i];
+		if (w->class_offset[q] == 0 &&
+		    !ibr_configs_fits(c, 0, path_sw(w, i), path_port(w, i),
+				      path_len(w, i)))
+			w->class_offset[q] = IBR_NOT_REALISED;
+	}
+	*off_base = 0;
+	for (uint32_t q = 0; q < k; q++)
+		*off_base += w->class_offset[q] != 0;
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t q = w->class_order[i];
 		if (w->class_offset[q] != 0 && next < lids)
@@ -299,6 +312,7 @@ static int route_destination(struct colorl *w, uint32_t u0, uint32_t u1,
 			return -1;
 		w->colourings++;
 		w->exact_colourings += exact || dp.num_paths == 0;
+		order_classes(w, &dp);
 	}
 	memcpy(ibr_configs_column(&w->offsets, 0),
 	       ibr_column(w->r, p->base_lid), f->num_switches);
