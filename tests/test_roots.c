@@ -444,7 +444,9 @@ static void test_reroute_only_the_heavy(void **state)
  * kept heaviest link and ports - 1, and no flow is unrouted; one pass,
  * two, and every end port routed again; one root and the auto root sets
  * (hosts carried); random fabrics, where the links between switches are
- * the heaviest, degraded trees, a torus. */
+ * the heaviest, degraded trees, a torus.  Lowest ports keep no loads:
+ * never known.  (Hosts cut off from each other, the other case fera does
+ * not know, no root choice leaves: ibr_ctx_updown replaces such a set.) */
 static void test_fera_knows_its_load(void **state)
 {
 	static const char *const specs[] = {
@@ -505,6 +507,23 @@ static void test_fera_knows_its_load(void **state)
 	/* the links between switches are the heaviest on most, so that the
 	 * comparison weighs the kept loads (48 of 48 when written) */
 	assert_true(above_own >= 24);
+
+	/* lowest ports keep no load: never known (colorl walks) */
+	struct ibr_fabric *f = generated_fabric(specs[0], 1);
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
+	struct ibr_error err = { "" };
+	struct ibr_route_ctx ctx;
+	struct ibr_fera_load kept = { .known = true };
+	struct ibr_result r;
+	assert_int_equal(ibr_ctx_init(&ctx, f, &root, NULL, &err), 0);
+	ctx.engine = ibr_engine_find("fera");
+	ctx.port_choice = IBR_PORT_LOWEST;
+	assert_int_equal(ibr_result_init(&r, f, &err), 0);
+	assert_int_equal(ibr_fera_route_afresh_load(&ctx, &r, &kept, &err), 0);
+	assert_false(kept.known);
+	ibr_result_free(&r);
+	ibr_ctx_free(&ctx);
+	ibr_fabric_free(f);
 }
 
 /* On an intact k-ary n-tree every host's own link carries hosts - 1

@@ -383,7 +383,7 @@ static int worker_init(struct colorl *ww, const struct colorl *w,
 struct route_team {
 	struct colorl *workers;
 	const struct unit_index *ix;
-	struct ibr_error *errs;  /* per task: destination switch */
+	struct ibr_error *errs;  /* per destination switch */
 };
 
 /* Destination switches a task routes, consecutive: their CAs' slots
@@ -468,7 +468,8 @@ static int route_all(struct colorl *w, unsigned threads, unsigned most_lids,
 	const struct ibr_paths *p = &w->paths;
 	uint32_t keys = p->per_ca ? f->num_end_ports : f->num_switches;
 	unsigned workers = w->la.heuristic == IBR_LA_ILP ? 1 :
-			   ibr_parallel_workers(threads, f->num_switches);
+			   ibr_parallel_workers(threads, (f->num_switches +
+				ROUTE_TASK_SWITCHES - 1) / ROUTE_TASK_SWITCHES);
 	struct unit_index ix;
 	int rc = -1;
 
@@ -601,10 +602,10 @@ static unsigned selection_workers(void *arg)
 }
 
 /* The base routes' load: what fera kept on the links as it routed, where
- * it routed every switch to every destination (engines.h), else walked
- * (metrics.h).  The walk was 170 ms of the base's 470 on its one thread
- * at 1024 switches / 16384 CAs, while the path search had the other
- * thread alone. */
+ * every switch with hosts reached every other with hosts (engines.h),
+ * else walked (metrics.h).  The walk was 170 ms of the base's 470 on its
+ * one thread at 1024 switches / 16384 CAs, while the path search had the
+ * other thread alone. */
 static int measure_base(struct base_and_paths *b,
 			const struct ibr_fera_load *kept)
 {

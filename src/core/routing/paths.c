@@ -760,20 +760,25 @@ static uint32_t read_walk(struct work *w, struct kbest *k, uint32_t s,
  * crossing (by rank, then hop), with the ranks crossing it (slot: per
  * channel IBR_NONE, and so again on return).  *more: the list was full
  * and gave fewer than k, so a longer list may give more; then nothing is
- * packed, and the caller asks again with a longer one.  (Packed as read:
+ * packed, and the caller asks again with a longer one.  On failure (no
+ * memory) nothing is packed either, and slot is clean: the worker's next
+ * task reads it.  (Packed as read:
  * through a list of the candidates' channels first, the search took 2%
  * longer at 1024 switches.) */
 static int pack_walks(struct work *w, struct kbest *k, struct crossings *x,
 		      uint32_t *slot, uint32_t s, bool *more)
 {
 	uint32_t found = 0, n, e0 = x->num, g = x->groups;
+	int rc = 0;
 
 	for (n = 0; n < k->count[s] && found < w->o->k; n++) {
 		uint32_t len = read_walk(w, k, s, n);
 		if (len == 0)
 			continue; /* loops (s is not the destination) */
-		if (crossings_reserve(w, x, len))
-			return -1;
+		if (crossings_reserve(w, x, len)) {
+			rc = -1;        /* slot cleared, nothing packed */
+			break;
+		}
 		for (uint32_t h = 0; h < len; h++) {
 			uint32_t ch = k->walk[h];
 			if (slot[ch] == IBR_NONE) {
@@ -786,11 +791,11 @@ static int pack_walks(struct work *w, struct kbest *k, struct crossings *x,
 	}
 	for (uint32_t e = e0; e < x->num; e++)
 		slot[entry_chan(x, e)] = IBR_NONE;
-	*more = found < w->o->k && k->count[s] == k->kmax &&
+	*more = rc == 0 && found < w->o->k && k->count[s] == k->kmax &&
 		k->kmax < KBEST_CAP;
-	if (*more) {
+	if (rc || *more) {
 		x->num = e0;
-		return 0;
+		return rc;
 	}
 	x->ncand[g] = (uint8_t)found;
 	x->first[g + 1] = x->num;
@@ -1397,9 +1402,11 @@ static uint32_t scan_entry(const struct crossings *c, const struct mllf *m,
 	 * line its first entry is on, at most DROP_LINES: a group crosses 43
 	 * channels on average at 1024 switches, three or four lines; two
 	 * lines from its first entry (before) left the drop to miss on the
-	 * rest, and most-loaded-link-first took 10% to 12% longer.  Here,
-	 * not in a function of their own: GCC drops a call to a function of
-	 * prefetches alone (it has no effect), and did, silently. */
+	 * rest, and most-loaded-link-first took 10% to 12% longer.  (Above
+	 * 65536 channels an entry's channel is in an array of its own, which
+	 * is not fetched.)  Written here, not in a function of their own: GCC
+	 * drops a call to a function of prefetches alone (it has no effect),
+	 * and did, silently. */
 	{
 		uint32_t n = b->count < 64 * DROP_LINES ? b->count :
 			     64 * DROP_LINES; /* 2 or 4 bytes an entry */
