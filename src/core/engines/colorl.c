@@ -393,6 +393,11 @@ struct route_team {
  * turn, and the LID assignment took longer (measured below). */
 #define ROUTE_TASK_SWITCHES 8u
 
+static unsigned route_tasks(uint32_t switches)
+{
+	return (switches + ROUTE_TASK_SWITCHES - 1) / ROUTE_TASK_SWITCHES;
+}
+
 static int route_task(void *arg, unsigned t, unsigned worker)
 {
 	struct route_team *team = arg;
@@ -438,8 +443,7 @@ static int route_parallel(struct colorl *w, const struct unit_index *ix,
 			ready++;
 			goto out;
 		}
-	if (ibr_parallel(workers, (S + ROUTE_TASK_SWITCHES - 1) /
-			 ROUTE_TASK_SWITCHES, route_task, &team)) {
+	if (ibr_parallel(workers, route_tasks(S), route_task, &team)) {
 		for (uint32_t d = 0; d < S; d++)
 			if (team.errs[d].msg[0]) {
 				ibr_error_set(err, "%s", team.errs[d].msg);
@@ -468,8 +472,8 @@ static int route_all(struct colorl *w, unsigned threads, unsigned most_lids,
 	const struct ibr_paths *p = &w->paths;
 	uint32_t keys = p->per_ca ? f->num_end_ports : f->num_switches;
 	unsigned workers = w->la.heuristic == IBR_LA_ILP ? 1 :
-			   ibr_parallel_workers(threads, (f->num_switches +
-				ROUTE_TASK_SWITCHES - 1) / ROUTE_TASK_SWITCHES);
+			   ibr_parallel_workers(threads,
+						route_tasks(f->num_switches));
 	struct unit_index ix;
 	int rc = -1;
 
