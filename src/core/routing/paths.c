@@ -99,6 +99,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ibrouting/paths.h"
 #include "util/parallel.h"
@@ -1034,22 +1037,33 @@ out:
 
 #define MAX_GROUP_CANDS 16      /* k's range, and a CA pair's copies */
 
+/* A channel's load as a part sees it, together: a drop changes it on
+ * each channel its group's candidates cross, one cache line a channel. */
+struct chan_load {
+	uint64_t load;          /* in 1/SHARES of a flow: all groups' (in
+				 * parts: this part's own now, the others' as
+				 * the last epoch left them) */
+	uint64_t own;           /* in parts: this part's groups' load alone */
+	uint64_t key;           /* the heap's order, >= load */
+	uint32_t scale;         /* in parts: how much all the groups' load is
+				 * taken to change when this part's does, in
+				 * 1/SCALE_ONE (1 to parts) */
+};
+
 struct mllf {
-	uint64_t *load;         /* per channel, in 1/SHARES of a flow: all
-				 * groups' (in parts: this part's own now,
-				 * the others' as the last epoch left them) */
-	uint64_t *own;          /* in parts: per channel, this part's groups'
-				 * load alone; NULL with one part */
-	uint32_t *scale;        /* in parts: per channel, how much all the
-				 * groups' load is taken to change when this
-				 * part's does, in 1/SCALE_ONE (1 to parts) */
-	uint64_t *key;          /* per channel: the heap's order, >= load */
+	struct chan_load *cl;   /* per channel */
+	bool in_parts;          /* own and scale kept (more than one part) */
 	bool exhaustive;        /* o->exhaustive: no resume, keys = loads */
-	uint32_t *inv_first;    /* C + 1: the groups with candidates crossing */
-	uint32_t *inv;          /*   channel c are inv[inv_first[c] .. [c + 1]),
-				 *   each as INV(group, its entry's place
-				 *   among the group's entries) */
+	uint32_t *inv_first;    /* C + 1: the groups qualifying at channel c */
+	uint32_t *inv;          /*   at the start (some of their candidates
+				 *   cross it, not all) are inv[inv_first[c]
+				 *   .. [c + 1]), each as INV(group, its
+				 *   entry's place among the group's entries) */
 	uint32_t *inv_end;      /* per channel: its list's live end (shrinks) */
+	uint8_t *below;         /* per inverted entry: its group's candidates
+				 * left when a scan last read them (at first
+				 * all), never fewer than left now: a scan at a
+				 * level above it passes the entry unread */
 	unsigned place_bits;    /* of an inverted entry (the rest: the group) */
 	/* per group, together for one cache miss a group (a scan reads its
 	 * group's state and its entry's ranks per entry, a drop the state and
@@ -1063,10 +1077,9 @@ struct mllf {
 		uint16_t count;  /* its entries; GS_MANY: read c->first */
 	} *gs;
 	uint64_t per_candidate[MAX_GROUP_CANDS + 1]; /* SHARES / n, n >= 1 */
-	/* per channel ch and level l (2 .. MAX_GROUP_CANDS), at
-	 * *qualifying_at(m, ch, l): the groups of ch's list that qualify
-	 * there with l candidates left, kept by drop_crossing */
-	uint32_t *qualifying;
+	/* per channel: no group of its list qualifies with more candidates
+	 * left than this (its entries' below are at most it) */
+	uint8_t *ceiling;
 	/* per channel: where its next visit resumes, and at which level (the
 	 * candidates left of the groups qualifying; 0: none to resume) */
 	uint32_t *resume_pos, *resume_level;
@@ -1084,15 +1097,6 @@ struct mllf {
 
 #define GS_MANY UINT16_MAX
 #define SCALE_ONE 65536
-/* A channel's counts fill one cache line (levels 1 .. MAX_GROUP_CANDS,
- * level 1 never counted), which a drop reads and writes per entry. */
-_Static_assert(MAX_GROUP_CANDS * sizeof(uint32_t) == 64,
-	       "a channel's counts of qualifying groups: one cache line");
-static uint32_t *qualifying_at(const struct mllf *m, uint32_t ch, unsigned l)
-{
-	return &m->qualifying[(size_t)ch * MAX_GROUP_CANDS + l - 1];
-}
-
 /* A group with candidates alive `alive` qualifies at a channel that
  * `crossing` of them cross: some, not all. */
 static bool qualifies(uint16_t crossing, uint16_t alive)
@@ -1151,8 +1155,12 @@ static uint32_t inv_lookup(const struct crossings *c, const struct mllf *m,
 	return e;
 }
 
-#define SCAN_AHEAD 24   /* entries: prefetch distance of a channel's scan */
+#define SCAN_AHEAD 24   /* entries read: prefetch distance of a scan */
 #define VERDICTS_AHEAD 32 /* entries judged before they are acted on */
+#define READ_AHEAD (2 * SCAN_AHEAD + VERDICTS_AHEAD) /* found, not acted */
+#define READ_RING 128   /* >= READ_AHEAD, a power of two */
+_Static_assert(READ_AHEAD <= READ_RING &&
+	       (READ_RING & (READ_RING - 1)) == 0, "the scan's ring");
 #define DROP_LINES 4    /* cache lines of a group's entries fetched ahead,
 			 * at most */
 
@@ -1193,7 +1201,7 @@ static unsigned ones(uint16_t x)
 
 static bool heavier(const struct mllf *m, uint32_t a, uint32_t b)
 {
-	return m->key[a] != m->key[b] ? m->key[a] > m->key[b] : a < b;
+	return m->cl[a].key != m->cl[b].key ? m->cl[a].key > m->cl[b].key : a < b;
 }
 
 static void heap_swap(struct mllf *m, uint32_t i, uint32_t j)
@@ -1239,8 +1247,9 @@ static void heap_fix(struct mllf *m, uint32_t ch)
 /* The top's key its load, the top then the heaviest channel. */
 static void settle_top(struct mllf *m)
 {
-	while (m->heap_len && m->key[m->heap[0]] != m->load[m->heap[0]]) {
-		m->key[m->heap[0]] = m->load[m->heap[0]];
+	while (m->heap_len &&
+	       m->cl[m->heap[0]].key != m->cl[m->heap[0]].load) {
+		m->cl[m->heap[0]].key = m->cl[m->heap[0]].load;
 		heap_fix(m, m->heap[0]);
 	}
 }
@@ -1251,10 +1260,10 @@ static bool near_heaviest(struct mllf *m, uint32_t ch)
 	uint64_t top;
 
 	settle_top(m);
-	top = m->load[m->heap[0]];
+	top = m->cl[m->heap[0]].load;
 
 	return m->heap[0] == ch ||
-	       m->load[ch] >= top - top / TOLERANCE;
+	       m->cl[ch].load >= top - top / TOLERANCE;
 }
 
 static void heap_remove_top(struct mllf *m)
@@ -1280,32 +1289,33 @@ static uint64_t share(const struct mllf *m, const struct gstate *b)
  * only (pack_walks), so a drop changes each load once. */
 static void add_load(struct mllf *m, uint32_t ch, uint64_t add)
 {
-	if (m->own) {
+	struct chan_load *l = &m->cl[ch];
+
+	if (m->in_parts) {
 		/* mod 2^64: add is the change's two's complement */
-		int64_t seen = (int64_t)m->load[ch] +
-			       (int64_t)add * m->scale[ch] / SCALE_ONE;
-		m->own[ch] += add;
-		m->load[ch] = seen > 0 ? (uint64_t)seen : 0;
+		int64_t seen = (int64_t)l->load +
+			       (int64_t)add * l->scale / SCALE_ONE;
+		l->own += add;
+		l->load = seen > 0 ? (uint64_t)seen : 0;
 	} else {
-		m->load[ch] += add;
+		l->load += add;
 	}
-	if (m->load[ch] > m->key[ch] || m->exhaustive) {
-		m->key[ch] = m->exhaustive ? m->load[ch] :
-			     m->load[ch] + (m->load[ch] >> KEY_SLACK);
+	if (l->load > l->key || m->exhaustive) {
+		l->key = m->exhaustive ? l->load :
+			 l->load + (l->load >> KEY_SLACK);
 		heap_fix(m, ch);
 	}
 }
 
 /* Group g loses its candidates `crossing` the channel at hand (some are
  * left): their load goes, the survivors' shares grow; per entry, the
- * change of all the group's candidates on its channel at once, and the
- * count of groups qualifying there moved to its new level. */
+ * change of all the group's candidates on its channel at once. */
 static void drop_crossing(const struct crossings *c, struct mllf *m,
 			  uint32_t g, uint16_t crossing)
 {
 	struct gstate *b = &m->gs[g];
 	uint16_t was = b->alive, now = (uint16_t)(was & ~crossing);
-	unsigned hits = ones(crossing), from = b->left, to = from - hits;
+	unsigned to = b->left - ones(crossing);
 	uint64_t before = share(m, b), after;
 	/* the ranks up to the highest alive */
 	uint16_t reach = (uint16_t)((2u << (31 - __builtin_clz(was))) - 1);
@@ -1330,30 +1340,41 @@ static void drop_crossing(const struct crossings *c, struct mllf *m,
 		/* mod 2^64: the drops subtract */
 		add = stay * (after - before) - gone * before;
 		ch = entry_chan(c, e);
-		*qualifying_at(m, ch, from) -= qualifies(alive, was);
-		*qualifying_at(m, ch, to) += qualifies(ranks & now, now);
 		if (add)
 			add_load(m, ch, add);
 	}
 }
 
+/* The first entry at j or after (end: none) of a list whose below is at
+ * least `level`: one a scan at that level reads.  Sixteen at a time with
+ * SSE2 (the x86-64 baseline): most entries are passed. */
+static uint32_t next_read(const uint8_t *below, unsigned level, uint32_t j,
+			  uint32_t end)
+{
+#ifdef __SSE2__
+	const __m128i lv = _mm_set1_epi8((char)level), zero = _mm_setzero_si128();
+
+	for (; j + 16 <= end; j += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)&below[j]);
+		/* level - v saturates to 0 where v >= level */
+		unsigned hit = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_subs_epu8(lv, v), zero));
+		if (hit)
+			return j + (uint32_t)__builtin_ctz(hit);
+	}
+#endif
+	while (j < end && below[j] < level)
+		j++;
+	return j;
+}
+
 /* The group of ch's list entry j, alive, with its candidates alive that
- * cross ch (0: none; the entry is dead for good).  An entry costs two
- * dependent cache misses (its group's state, then its ranks): both are
- * fetched ahead, in two stages (entries after j are not yet moved down
- * by the compaction of the scans). */
+ * cross ch (0: none; the entry is dead for good). */
 static uint16_t entry_crossing(const struct crossings *c,
-			       const struct mllf *m, uint32_t ch, uint32_t j,
-			       uint32_t end)
+			       const struct mllf *m, uint32_t ch, uint32_t j)
 {
 	uint32_t x = m->inv[j];
 
-	if (j + 2 * SCAN_AHEAD < end)
-		__builtin_prefetch(&m->gs[m->inv[j + 2 * SCAN_AHEAD] >>
-					  m->place_bits]);
-	if (j + SCAN_AHEAD < end)
-		__builtin_prefetch(entry_ranks_at(c, inv_place(m,
-					     m->inv[j + SCAN_AHEAD])));
 	return entry_ranks(c, inv_lookup(c, m, x, ch)) &
 	       m->gs[x >> m->place_bits].alive;
 }
@@ -1380,18 +1401,17 @@ enum scan_verdict {
 	SCAN_KEEP,      /* qualifies, with fewer candidates left: stays */
 };
 
-/* The visit of ch at level `level`: entry j of its list (live up to end),
- * as crossing | verdict << 16.  It reads only the entry, its group's
+/* A pass over ch's list at level `level`: entry j's verdict, as
+ * crossing | verdict << 16.  It reads only the entry, its group's
  * state and ranks; a visit's drops change only the state of the group
  * dropped, which a channel's list names once, so an entry's verdict is
  * the same before and after the drops of the entries before it.  For a
  * group to drop, its entries are fetched: the drop reads them all. */
 static uint32_t scan_entry(const struct crossings *c, const struct mllf *m,
-			   uint32_t ch, unsigned level, uint32_t j,
-			   uint32_t end)
+			   uint32_t ch, unsigned level, uint32_t j)
 {
 	uint32_t g = m->inv[j] >> m->place_bits;
-	uint16_t crossing = entry_crossing(c, m, ch, j, end);
+	uint16_t crossing = entry_crossing(c, m, ch, j);
 	const struct gstate *b = &m->gs[g];
 
 	if (!qualifies(crossing, b->alive))
@@ -1420,60 +1440,67 @@ static uint32_t scan_entry(const struct crossings *c, const struct mllf *m,
 	return crossing | (uint32_t)SCAN_DROP << 16;
 }
 
-/* Visits the most loaded channel ch.  The groups qualify that have
- * candidates crossing ch and another not crossing it; of those, the ones
- * with the most candidates left (the most alternatives: the level, from
- * the counts kept per channel) lose the crossing candidates, one after
- * the other by group index, while ch stays the most loaded channel or
- * within 1/TOLERANCE of its load: pairs alike (the CA pairs of one switch
- * pair) part ways, and one visit serves many steps.  The list is scanned
- * only as far as the last group dropped (and the next qualifying at the
- * level, where the visit stops): a group dropped, or that qualifies no
- * more (all its candidates alive cross ch, or none; it never will again),
- * leaves the list as it is scanned, so lists shrink as selection goes.
- * Returns 0 when no group qualifies: ch is exhausted (groups only lose
- * candidates, so it stays so); 1 after dropping; -1 when the counts did
- * not match the list (a bug).
- *
- * A visit that stops resumes there at the next visit of ch if the level
- * is the same: a group never comes to qualify and its candidates left
- * only fall, so the groups qualifying at that level are those after the
- * resume position (those before it at the level were dropped).  Else the
- * scan starts at the list's first entry.
- *
- * In parts (m->whole_destinations), a visit past its tolerance still drops
- * the groups of the destination it last dropped for that follow in the
- * list (its groups are consecutive there): see "the selection in parts".
- *
- * Entries are judged VERDICTS_AHEAD before they are acted on (scan_entry:
+/* One pass of the visit of ch at `level` (below): returns the groups it
+ * dropped, *stopped when it stopped short of the list's end.  Entries are
+ * read only where their below is at least the level: a group read with
+ * fewer candidates left is kept, its below lowered to them; one that
+ * qualifies no more (all its candidates alive cross ch, or none; it
+ * never will again) leaves the list, as does a group dropped.  Entries
+ * are judged VERDICTS_AHEAD reads before they are acted on (scan_entry:
  * the same verdicts), so that the entries of a group to drop are in the
  * cache when its drop reads them. */
-static int relieve_channel(const struct crossings *c, struct mllf *m,
-			   uint32_t ch)
+static uint32_t relieve_at(const struct crossings *c, struct mllf *m,
+			   uint32_t ch, unsigned level, bool *stopped)
 {
-	uint32_t level = MAX_GROUP_CANDS, from, kept, j, end, judged;
-	uint32_t dropped = 0, verdict[VERDICTS_AHEAD], last_dest = 0;
+	uint32_t from, kept, j, end, next;
+	uint32_t dropped = 0, last_dest = 0;
+	/* the entries read, in list order: found (their states fetched),
+	 * fetched (their ranks too), judged and acted on, counted from the
+	 * pass's start; the k-th at read[k % READ_RING] */
+	uint32_t read[READ_RING], verdict[READ_RING];
+	uint32_t found = 0, fetched = 0, judged = 0, acted = 0;
 
-	while (level > 1 && !*qualifying_at(m, ch, level))
-		level--;
-	if (level <= 1)
-		return 0;
+	*stopped = false;
 	from = !m->exhaustive && m->resume_level[ch] == level ?
 	       m->resume_pos[ch] : m->inv_first[ch];
 	m->resume_level[ch] = 0;
-	kept = from;
+	kept = j = next = from;
 	end = m->inv_end[ch];
 	/* the list is in group order (build_index) and stays so as its
-	 * entries go; entries [j, judged) are judged, entry i's verdict in
-	 * verdict[i % VERDICTS_AHEAD] */
-	for (j = judged = from; j < end; j++) {
-		uint32_t x = m->inv[j], s;
-		for (; judged < end && judged - j < VERDICTS_AHEAD; judged++)
-			verdict[judged % VERDICTS_AHEAD] =
-				scan_entry(c, m, ch, level, judged, end);
-		s = verdict[j % VERDICTS_AHEAD];
-		if (s >> 16 == SCAN_GONE)
-			continue;
+	 * entries go; entries before j are acted on, those kept moved down
+	 * to before kept; an entry not read is kept as it is */
+	for (;;) {
+		uint32_t x, at, s, lim;
+		while (found - acted < READ_AHEAD &&
+		       (next = next_read(m->below, level, next, end)) < end) {
+			read[found++ % READ_RING] = next;
+			__builtin_prefetch(&m->gs[m->inv[next++] >>
+						  m->place_bits]);
+		}
+		lim = next >= end ? found : found - SCAN_AHEAD;
+		for (; fetched < found && (int32_t)(lim - fetched) > 0;
+		     fetched++)
+			__builtin_prefetch(entry_ranks_at(c, inv_place(m,
+					m->inv[read[fetched % READ_RING]])));
+		lim = next >= end ? found : found - 2 * SCAN_AHEAD;
+		for (; judged < fetched && (int32_t)(lim - judged) > 0;
+		     judged++)
+			verdict[judged % READ_RING] = scan_entry(c, m, ch,
+					level, read[judged % READ_RING]);
+		at = acted < judged ? read[acted % READ_RING] : end;
+		/* the entries up to the next read, kept unread */
+		if (kept == j) {
+			kept = j = at;
+		} else {
+			for (; j < at; j++, kept++) {
+				m->inv[kept] = m->inv[j];
+				m->below[kept] = m->below[j];
+			}
+		}
+		if (at == end)
+			break;
+		s = verdict[acted++ % READ_RING];
+		x = m->inv[j];
 		if (s >> 16 == SCAN_DROP) {
 			uint32_t g = x >> m->place_bits;
 			uint32_t d = m->whole_destinations ? dest_of(m, g) : 0;
@@ -1481,19 +1508,58 @@ static int relieve_channel(const struct crossings *c, struct mllf *m,
 			      d == last_dest) && !near_heaviest(m, ch)) {
 				m->resume_level[ch] = level;
 				m->resume_pos[ch] = kept;
+				*stopped = true;
 				break;
 			}
 			drop_crossing(c, m, g, (uint16_t)s);
 			last_dest = d;
 			dropped++;
-			continue;
+		} else if (s >> 16 == SCAN_KEEP) {
+			m->below[kept] = m->gs[x >> m->place_bits].left;
+			m->inv[kept++] = x;
 		}
-		m->inv[kept++] = x;
+		j++;
 	}
-	/* a visit that stopped keeps the rest of the list as it is */
+	/* a pass that stopped keeps the rest of the list as it is */
 	memmove(&m->inv[kept], &m->inv[j], (end - j) * sizeof(*m->inv));
+	memmove(&m->below[kept], &m->below[j], end - j);
 	m->inv_end[ch] = kept + (end - j);
-	return dropped ? 1 : -1;
+	return dropped;
+}
+
+/* Visits the most loaded channel ch.  The groups qualify that have
+ * candidates crossing ch and another not crossing it; of those, the ones
+ * with the most candidates left (the most alternatives: the level) lose
+ * the crossing candidates, one after the other by group index, while ch
+ * stays the most loaded channel or within 1/TOLERANCE of its load: pairs
+ * alike (the CA pairs of one switch pair) part ways, and one visit serves
+ * many steps.  The level is found by passes down from ch's ceiling: a
+ * pass that drops none has read every group of its level and lowered
+ * their below, and lowers the ceiling.  A group never comes to qualify
+ * and its candidates left only fall, so no group qualifies above the
+ * ceiling.  Returns 0 when no group qualifies: ch is exhausted (groups
+ * only lose candidates, so it stays so); 1 after dropping.
+ *
+ * A visit that stops resumes there at the next visit of ch if the level
+ * is the same (the ceiling stays there): the groups qualifying at that
+ * level are those after the resume position (those before it at the
+ * level were dropped).  Else a pass starts at the list's first entry.
+ *
+ * In parts (m->whole_destinations), a visit past its tolerance still drops
+ * the groups of the destination it last dropped for that follow in the
+ * list (its groups are consecutive there): see "the selection in parts". */
+static int relieve_channel(const struct crossings *c, struct mllf *m,
+			   uint32_t ch)
+{
+	for (unsigned level = m->ceiling[ch]; level > 1; level--) {
+		bool stopped;
+		if (relieve_at(c, m, ch, level, &stopped)) {
+			m->ceiling[ch] = (uint8_t)(stopped ? level : level - 1);
+			return 1;
+		}
+	}
+	m->ceiling[ch] = 1;
+	return 0;
 }
 
 static void free_mllf(struct mllf *m)
@@ -1501,13 +1567,11 @@ static void free_mllf(struct mllf *m)
 	free(m->heap);
 	free(m->heap_pos);
 	free(m->inv_end);
-	free(m->qualifying);
-	free(m->load);
-	free(m->own);
-	free(m->scale);
-	free(m->key);
+	free(m->ceiling);
+	free(m->cl);
 	free(m->inv_first);
 	free(m->inv);
+	free(m->below);
 	free(m->resume_pos);
 	free(m->resume_level);
 }
@@ -1545,7 +1609,7 @@ static unsigned bits_for(uint32_t n)
  * loads the one before it left, so it stays on one core (7-9 s of colorl's
  * 10-13 s at 1024 switches / 16384 CAs).  In parts it spreads:
  *   - the groups of destination switches p, p + parts, p + 2 parts, ..
- *     (by rank among switches with CAs) form part p, with its own counts,
+ *     (by rank among switches with CAs) form part p, with its own
  *     inverted lists, heap and loads;
  *   - each part runs the sequence above on its own groups for an epoch of
  *     EPOCH_VISITS visits; then the parts' own loads are summed, and every
@@ -1597,7 +1661,6 @@ struct selection {
 /* part_epoch's failures (bugs), what ibr_parallel hands back */
 enum part_failure {
 	PART_LEFT_SEVERAL = 1,  /* no channel left, groups with several */
-	PART_MISCOUNTED = 2,    /* the qualifying counts missed the list */
 };
 
 /* o->parts, or by the switch pairs with CAs (with CA pairs too: the
@@ -1620,8 +1683,8 @@ static unsigned part_of(const struct selection *s, uint32_t g)
 }
 
 /* Part p's own state: its groups' states, loads (into own, or load with
- * one part and no batch to come), counts of qualifying groups and inverted index; its heap
- * waits for the loads of all parts (start_heap). */
+ * one part and no batch to come), inverted lists and their ceilings; its
+ * heap waits for the loads of all parts (start_heap). */
 static int part_init(void *arg, unsigned p, unsigned worker)
 {
 	struct selection *s = arg;
@@ -1629,29 +1692,22 @@ static int part_init(void *arg, unsigned p, unsigned worker)
 	struct mllf *m = &s->part[p];
 	uint32_t C = s->w->C ? s->w->C : 1;
 	uint64_t entries = 0;
-	uint64_t *acc;
 
 	(void)worker;
-	m->load = calloc(C, sizeof(uint64_t));
-	m->own = s->parts > 1 ? calloc(C, sizeof(uint64_t)) : NULL;
-	m->scale = s->parts > 1 ? calloc(C, sizeof(uint32_t)) : NULL;
+	m->cl = calloc(C, sizeof(*m->cl));
+	m->in_parts = s->parts > 1;
 	m->inv_first = malloc(((size_t)C + 1) * sizeof(uint32_t));
-	m->qualifying = aligned_alloc(64, (size_t)C * MAX_GROUP_CANDS *
-				      sizeof(uint32_t));
+	m->ceiling = calloc(C, 1);
 	m->heap = malloc(C * sizeof(uint32_t));
 	m->heap_pos = malloc(C * sizeof(uint32_t));
 	m->inv_end = malloc(C * sizeof(uint32_t));
 	m->resume_pos = calloc(C, sizeof(uint32_t));
 	m->resume_level = calloc(C, sizeof(uint32_t));
-	m->key = malloc(C * sizeof(uint64_t));
-	if (!m->load || (s->parts > 1 && (!m->own || !m->scale)) ||
-	    !m->inv_first || !m->qualifying || !m->heap || !m->heap_pos ||
-	    !m->inv_end || !m->resume_pos || !m->resume_level || !m->key)
+	if (!m->cl ||
+	    !m->inv_first || !m->ceiling || !m->heap || !m->heap_pos ||
+	    !m->inv_end || !m->resume_pos || !m->resume_level)
 		return -1;
-	memset(m->qualifying, 0, (size_t)C * MAX_GROUP_CANDS *
-	       sizeof(uint32_t));
 	memset(m->inv_first, 0, ((size_t)C + 1) * sizeof(uint32_t));
-	acc = m->own ? m->own : m->load;
 	m->multi = 0;
 	for (uint32_t g = s->g0; g < s->g1; g++) {
 		uint32_t first, end;
@@ -1668,20 +1724,26 @@ static int part_init(void *arg, unsigned p, unsigned worker)
 		for (uint32_t e = first; e < end; e++) {
 			uint16_t ranks = entry_ranks(c, e);
 			uint32_t ch = entry_chan(c, e);
-			acc[ch] += ones(ranks) * sh;
-			*qualifying_at(m, ch, c->ncand[g]) +=
-				qualifies(ranks, m->gs[g].alive);
+			*(m->in_parts ? &m->cl[ch].own : &m->cl[ch].load) +=
+				ones(ranks) * sh;
+			/* a group that does not qualify at ch now never
+			 * will: not listed */
+			if (!qualifies(ranks, m->gs[g].alive))
+				continue;
 			m->inv_first[ch + 1]++;
+			entries++;
+			if (m->ceiling[ch] < c->ncand[g])
+				m->ceiling[ch] = c->ncand[g];
 		}
-		entries += end - first;
 	}
 	/* channel -> this part's groups crossing it, in group order */
 	m->inv = malloc((entries ? entries : 1) * sizeof(uint32_t));
-	if (!m->inv)
+	m->below = malloc(entries ? entries : 1);
+	if (!m->inv || !m->below)
 		return -1;
-	if (!m->own && s->fixed)
+	if (!m->in_parts && s->fixed)
 		for (uint32_t ch = 0; ch < s->w->C; ch++)
-			m->load[ch] += s->fixed[ch];
+			m->cl[ch].load += s->fixed[ch];
 	for (uint32_t ch = 0; ch < s->w->C; ch++)
 		m->inv_first[ch + 1] += m->inv_first[ch];
 	for (uint32_t g = s->g0; g < s->g1; g++) {
@@ -1689,9 +1751,14 @@ static int part_init(void *arg, unsigned p, unsigned worker)
 		if (part_of(s, g) != p)
 			continue;
 		group_entries(c, g, &first, &end);
-		for (uint32_t e = first; e < end; e++)
-			m->inv[m->inv_first[entry_chan(c, e)]++] =
-				inv_entry(m, g, e - first);
+		for (uint32_t e = first; e < end; e++) {
+			uint32_t at;
+			if (!qualifies(entry_ranks(c, e), m->gs[g].alive))
+				continue;
+			at = m->inv_first[entry_chan(c, e)]++;
+			m->inv[at] = inv_entry(m, g, e - first);
+			m->below[at] = c->ncand[g];
+		}
 	}
 	/* the fill moved every start to the next channel's */
 	for (uint32_t ch = s->w->C; ch > 0; ch--)
@@ -1713,12 +1780,12 @@ static void share_loads(struct selection *s)
 	for (uint32_t ch = 0; ch < C; ch++) {
 		uint64_t t = 0, fixed = s->fixed ? s->fixed[ch] : 0;
 		for (unsigned p = 0; p < s->parts; p++)
-			t += s->part[p].own[ch];
+			t += s->part[p].cl[ch].own;
 		for (unsigned p = 0; p < s->parts; p++) {
-			struct mllf *m = &s->part[p];
-			uint64_t own = m->own[ch];
-			m->load[ch] = m->key[ch] = t + fixed;
-			m->scale[ch] = own == 0 || t / own >= s->parts ?
+			struct chan_load *l = &s->part[p].cl[ch];
+			uint64_t own = l->own;
+			l->load = l->key = t + fixed;
+			l->scale = own == 0 || t / own >= s->parts ?
 				       s->parts * SCALE_ONE :
 				       (uint32_t)((unsigned __int128)t *
 						  SCALE_ONE / own);
@@ -1734,7 +1801,8 @@ static void share_loads(struct selection *s)
 /* Part p's heap of every channel, once the loads are shared. */
 static void start_heap(struct mllf *m, uint32_t C)
 {
-	memcpy(m->key, m->load, (C ? C : 1) * sizeof(uint64_t));
+	for (uint32_t ch = 0; ch < C; ch++)
+		m->cl[ch].key = m->cl[ch].load;
 	m->heap_len = 0;
 	for (uint32_t ch = 0; ch < C; ch++) {
 		m->heap[m->heap_len] = ch;
@@ -1752,14 +1820,10 @@ static int part_epoch(void *arg, unsigned p, unsigned worker)
 
 	(void)worker;
 	for (uint32_t v = 0; v < visits && m->multi > 0; v++) {
-		int visit;
 		if (m->heap_len == 0) /* distinct paths differ in a channel */
 			return PART_LEFT_SEVERAL;
 		settle_top(m);
-		visit = relieve_channel(s->c, m, m->heap[0]);
-		if (visit < 0)
-			return PART_MISCOUNTED;
-		if (!visit)
+		if (!relieve_channel(s->c, m, m->heap[0]))
 			heap_remove_top(m);
 	}
 	return 0;
@@ -1845,9 +1909,8 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 					     "pairs with several candidates "
 					     "(a bug)", groups_with_several(s));
 		if (rc)
-			return ibr_error_set(w->err, "paths: the groups "
-					     "qualifying at a channel were "
-					     "miscounted (a bug)");
+			return ibr_error_set(w->err, "paths: path selection "
+					     "failed (%d, a bug)", rc);
 		share_loads(s);
 	}
 	return 0;
@@ -2131,8 +2194,8 @@ static int path_selection(struct work *w)
 			/* every group of the batch has one path: the loads
 			 * are exact, for the next batch to build on */
 			if (rc == 0 && fixed)
-				memcpy(fixed, m.part[0].load,
-				       w->C * sizeof(uint64_t));
+				for (uint32_t ch = 0; ch < w->C; ch++)
+					fixed[ch] = m.part[0].cl[ch].load;
 		}
 		free_selection(&m);
 		w->out->select_ms += ibr_now_ms() - t0;
