@@ -1059,11 +1059,11 @@ struct mllf {
 				 *   cross it, not all) are inv[inv_first[c]
 				 *   .. [c + 1]), each as INV(group, its
 				 *   entry's place among the group's entries) */
-	uint32_t *inv_end;      /* per channel: its list's live end (shrinks) */
 	uint8_t *below;         /* per inverted entry: its group's candidates
 				 * left when a scan last read them (at first
 				 * all), never fewer than left now: a scan at a
-				 * level above it passes the entry unread */
+				 * level above it passes the entry unread; 0:
+				 * the entry has left the list */
 	unsigned place_bits;    /* of an inverted entry (the rest: the group) */
 	/* per group, together for one cache miss a group (a scan reads its
 	 * group's state and its entry's ranks per entry, a drop the state and
@@ -1445,14 +1445,17 @@ static uint32_t scan_entry(const struct crossings *c, const struct mllf *m,
  * read only where their below is at least the level: a group read with
  * fewer candidates left is kept, its below lowered to them; one that
  * qualifies no more (all its candidates alive cross ch, or none; it
- * never will again) leaves the list, as does a group dropped.  Entries
- * are judged VERDICTS_AHEAD reads before they are acted on (scan_entry:
- * the same verdicts), so that the entries of a group to drop are in the
- * cache when its drop reads them. */
+ * never will again) leaves the list, as does a group dropped: its below
+ * becomes 0, under every level.  Lists are not compacted: the passes
+ * skip 16 entries at a time (next_read), and moving the entries that
+ * stay cost as much as that saved.  Entries are judged VERDICTS_AHEAD
+ * reads before they are acted on (scan_entry: the same verdicts), so
+ * that the entries of a group to drop are in the cache when its drop
+ * reads them. */
 static uint32_t relieve_at(const struct crossings *c, struct mllf *m,
 			   uint32_t ch, unsigned level, bool *stopped)
 {
-	uint32_t from, kept, j, end, next;
+	uint32_t end = m->inv_first[ch + 1], next;
 	uint32_t dropped = 0, last_dest = 0;
 	/* the entries read, in list order: found (their states fetched),
 	 * fetched (their ranks too), judged and acted on, counted from the
@@ -1461,16 +1464,11 @@ static uint32_t relieve_at(const struct crossings *c, struct mllf *m,
 	uint32_t found = 0, fetched = 0, judged = 0, acted = 0;
 
 	*stopped = false;
-	from = !m->exhaustive && m->resume_level[ch] == level ?
+	next = !m->exhaustive && m->resume_level[ch] == level ?
 	       m->resume_pos[ch] : m->inv_first[ch];
 	m->resume_level[ch] = 0;
-	kept = j = next = from;
-	end = m->inv_end[ch];
-	/* the list is in group order (build_index) and stays so as its
-	 * entries go; entries before j are acted on, those kept moved down
-	 * to before kept; an entry not read is kept as it is */
 	for (;;) {
-		uint32_t x, at, s, lim;
+		uint32_t at, s, lim;
 		while (found - acted < READ_AHEAD &&
 		       (next = next_read(m->below, level, next, end)) < end) {
 			read[found++ % READ_RING] = next;
@@ -1487,43 +1485,30 @@ static uint32_t relieve_at(const struct crossings *c, struct mllf *m,
 		     judged++)
 			verdict[judged % READ_RING] = scan_entry(c, m, ch,
 					level, read[judged % READ_RING]);
-		at = acted < judged ? read[acted % READ_RING] : end;
-		/* the entries up to the next read, kept unread */
-		if (kept == j) {
-			kept = j = at;
-		} else {
-			for (; j < at; j++, kept++) {
-				m->inv[kept] = m->inv[j];
-				m->below[kept] = m->below[j];
-			}
-		}
-		if (at == end)
+		if (acted == judged)
 			break;
+		at = read[acted % READ_RING];
 		s = verdict[acted++ % READ_RING];
-		x = m->inv[j];
 		if (s >> 16 == SCAN_DROP) {
-			uint32_t g = x >> m->place_bits;
+			uint32_t g = m->inv[at] >> m->place_bits;
 			uint32_t d = m->whole_destinations ? dest_of(m, g) : 0;
 			if (!(m->whole_destinations && dropped &&
 			      d == last_dest) && !near_heaviest(m, ch)) {
 				m->resume_level[ch] = level;
-				m->resume_pos[ch] = kept;
+				m->resume_pos[ch] = at;
 				*stopped = true;
 				break;
 			}
 			drop_crossing(c, m, g, (uint16_t)s);
 			last_dest = d;
 			dropped++;
+			m->below[at] = 0;
 		} else if (s >> 16 == SCAN_KEEP) {
-			m->below[kept] = m->gs[x >> m->place_bits].left;
-			m->inv[kept++] = x;
+			m->below[at] = m->gs[m->inv[at] >> m->place_bits].left;
+		} else {
+			m->below[at] = 0;
 		}
-		j++;
 	}
-	/* a pass that stopped keeps the rest of the list as it is */
-	memmove(&m->inv[kept], &m->inv[j], (end - j) * sizeof(*m->inv));
-	memmove(&m->below[kept], &m->below[j], end - j);
-	m->inv_end[ch] = kept + (end - j);
 	return dropped;
 }
 
@@ -1566,7 +1551,6 @@ static void free_mllf(struct mllf *m)
 {
 	free(m->heap);
 	free(m->heap_pos);
-	free(m->inv_end);
 	free(m->ceiling);
 	free(m->cl);
 	free(m->inv_first);
@@ -1700,12 +1684,11 @@ static int part_init(void *arg, unsigned p, unsigned worker)
 	m->ceiling = calloc(C, 1);
 	m->heap = malloc(C * sizeof(uint32_t));
 	m->heap_pos = malloc(C * sizeof(uint32_t));
-	m->inv_end = malloc(C * sizeof(uint32_t));
 	m->resume_pos = calloc(C, sizeof(uint32_t));
 	m->resume_level = calloc(C, sizeof(uint32_t));
 	if (!m->cl ||
 	    !m->inv_first || !m->ceiling || !m->heap || !m->heap_pos ||
-	    !m->inv_end || !m->resume_pos || !m->resume_level)
+	    !m->resume_pos || !m->resume_level)
 		return -1;
 	memset(m->inv_first, 0, ((size_t)C + 1) * sizeof(uint32_t));
 	m->multi = 0;
@@ -1764,8 +1747,6 @@ static int part_init(void *arg, unsigned p, unsigned worker)
 	for (uint32_t ch = s->w->C; ch > 0; ch--)
 		m->inv_first[ch] = m->inv_first[ch - 1];
 	m->inv_first[0] = 0;
-	for (uint32_t ch = 0; ch < s->w->C; ch++)
-		m->inv_end[ch] = m->inv_first[ch + 1];
 	return 0;
 }
 
