@@ -53,16 +53,17 @@
  * where no group qualifies is exhausted for good (groups only lose
  * candidates).  Two distinct
  * loop-free paths from s to d differ in their channel sets, so the loop
- * ends with one candidate per unit.  How many groups qualify at each
- * channel with each count of candidates left is kept as groups lose
- * candidates, so a visit knows its level before it scans, and scans its
- * channel's list only as far as its last drop (at 1024 switches the
- * scans had read the lists to the end, most of it again at the next
- * visit: 6.6 entries scanned per entry listed).
+ * ends with one candidate per unit.  Each entry of a channel's list
+ * remembers how many candidates its group had left when last read, and
+ * a visit reads only the entries that may qualify at its level, found
+ * from the channel's ceiling down (relieve_channel): at 1024 switches 57
+ * million entries read where a scan of every entry at every level read
+ * 127 million; a visit scans only as far as its last drop.
  *
  * Memory: a pair's candidates are kept packed (struct crossings): each
  * channel they cross once, with the mask of the ranks crossing it, and
- * the inverted index lists a (pair, channel) once.  That halves colorl's
+ * the inverted index lists a (pair, channel) once, where the pair
+ * qualifies at the start.  That halves colorl's
  * peak at 1024 switches (900 to 472 MB), with the same selection.  Above
  * 1.5 x 2^20 switch pairs (1254 switches with CAs) the destination
  * switches go in batches, each searched and selected over the chosen
@@ -1038,7 +1039,8 @@ out:
 #define MAX_GROUP_CANDS 16      /* k's range, and a CA pair's copies */
 
 /* A channel's load as a part sees it, together: a drop changes it on
- * each channel its group's candidates cross, one cache line a channel. */
+ * each channel its group's candidates cross, two channels a cache line
+ * (the array aligned to one). */
 struct chan_load {
 	uint64_t load;          /* in 1/SHARES of a flow: all groups' (in
 				 * parts: this part's own now, the others' as
@@ -1354,7 +1356,7 @@ static uint32_t next_read(const uint8_t *below, unsigned level, uint32_t j,
 #ifdef __SSE2__
 	const __m128i lv = _mm_set1_epi8((char)level), zero = _mm_setzero_si128();
 
-	for (; j + 16 <= end; j += 16) {
+	for (; end - j >= 16; j += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)&below[j]);
 		/* level - v saturates to 0 where v >= level */
 		unsigned hit = (unsigned)_mm_movemask_epi8(
@@ -1523,12 +1525,14 @@ static uint32_t relieve_at(const struct crossings *c, struct mllf *m,
  * their below, and lowers the ceiling.  A group never comes to qualify
  * and its candidates left only fall, so no group qualifies above the
  * ceiling.  Returns 0 when no group qualifies: ch is exhausted (groups
- * only lose candidates, so it stays so); 1 after dropping.
+ * only lose candidates, so it stays so); 1 after dropping; -1 when a pass
+ * stopped before its first drop (a bug: ch is the heaviest channel, and
+ * going a level down would change the selection silently).
  *
  * A visit that stops resumes there at the next visit of ch if the level
  * is the same (the ceiling stays there): the groups qualifying at that
  * level are those after the resume position (those before it at the
- * level were dropped).  Else a pass starts at the list's first entry.
+ * level were dropped, fell below it or left the list).  Else a pass starts at the list's first entry.
  *
  * In parts (m->whole_destinations), a visit past its tolerance still drops
  * the groups of the destination it last dropped for that follow in the
@@ -1542,6 +1546,8 @@ static int relieve_channel(const struct crossings *c, struct mllf *m,
 			m->ceiling[ch] = (uint8_t)(stopped ? level : level - 1);
 			return 1;
 		}
+		if (stopped)
+			return -1;
 	}
 	m->ceiling[ch] = 1;
 	return 0;
@@ -1645,6 +1651,7 @@ struct selection {
 /* part_epoch's failures (bugs), what ibr_parallel hands back */
 enum part_failure {
 	PART_LEFT_SEVERAL = 1,  /* no channel left, groups with several */
+	PART_STOPPED_FIRST = 2, /* a visit stopped before its first drop */
 };
 
 /* o->parts, or by the switch pairs with CAs (with CA pairs too: the
@@ -1678,7 +1685,8 @@ static int part_init(void *arg, unsigned p, unsigned worker)
 	uint64_t entries = 0;
 
 	(void)worker;
-	m->cl = calloc(C, sizeof(*m->cl));
+	m->cl = aligned_alloc(64, ((size_t)C * sizeof(*m->cl) + 63) &
+			      ~(size_t)63);
 	m->in_parts = s->parts > 1;
 	m->inv_first = malloc(((size_t)C + 1) * sizeof(uint32_t));
 	m->ceiling = calloc(C, 1);
@@ -1690,6 +1698,7 @@ static int part_init(void *arg, unsigned p, unsigned worker)
 	    !m->inv_first || !m->ceiling || !m->heap || !m->heap_pos ||
 	    !m->resume_pos || !m->resume_level)
 		return -1;
+	memset(m->cl, 0, (size_t)C * sizeof(*m->cl));
 	memset(m->inv_first, 0, ((size_t)C + 1) * sizeof(uint32_t));
 	m->multi = 0;
 	for (uint32_t g = s->g0; g < s->g1; g++) {
@@ -1803,8 +1812,12 @@ static int part_epoch(void *arg, unsigned p, unsigned worker)
 	for (uint32_t v = 0; v < visits && m->multi > 0; v++) {
 		if (m->heap_len == 0) /* distinct paths differ in a channel */
 			return PART_LEFT_SEVERAL;
+		int visit;
 		settle_top(m);
-		if (!relieve_channel(s->c, m, m->heap[0]))
+		visit = relieve_channel(s->c, m, m->heap[0]);
+		if (visit < 0)
+			return PART_STOPPED_FIRST;
+		if (!visit)
 			heap_remove_top(m);
 	}
 	return 0;
@@ -1890,8 +1903,9 @@ static int most_loaded_link_first(struct work *w, const struct crossings *c,
 					     "pairs with several candidates "
 					     "(a bug)", groups_with_several(s));
 		if (rc)
-			return ibr_error_set(w->err, "paths: path selection "
-					     "failed (%d, a bug)", rc);
+			return ibr_error_set(w->err, "paths: a visit of the "
+					     "heaviest channel stopped before "
+					     "its first drop (a bug)");
 		share_loads(s);
 	}
 	return 0;
