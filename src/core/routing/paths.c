@@ -1203,7 +1203,9 @@ static unsigned ones(uint16_t x)
 
 static bool heavier(const struct mllf *m, uint32_t a, uint32_t b)
 {
-	return m->cl[a].key != m->cl[b].key ? m->cl[a].key > m->cl[b].key : a < b;
+	uint64_t ka = m->cl[a].key, kb = m->cl[b].key;
+
+	return ka != kb ? ka > kb : a < b;
 }
 
 static void heap_swap(struct mllf *m, uint32_t i, uint32_t j)
@@ -1504,12 +1506,10 @@ static uint32_t relieve_at(const struct crossings *c, struct mllf *m,
 			drop_crossing(c, m, g, (uint16_t)s);
 			last_dest = d;
 			dropped++;
-			m->below[at] = 0;
-		} else if (s >> 16 == SCAN_KEEP) {
-			m->below[at] = m->gs[m->inv[at] >> m->place_bits].left;
-		} else {
-			m->below[at] = 0;
 		}
+		/* kept: read again at its group's level; else gone for good */
+		m->below[at] = s >> 16 == SCAN_KEEP ?
+			       m->gs[m->inv[at] >> m->place_bits].left : 0;
 	}
 	return dropped;
 }
@@ -1532,7 +1532,8 @@ static uint32_t relieve_at(const struct crossings *c, struct mllf *m,
  * A visit that stops resumes there at the next visit of ch if the level
  * is the same (the ceiling stays there): the groups qualifying at that
  * level are those after the resume position (those before it at the
- * level were dropped, fell below it or left the list).  Else a pass starts at the list's first entry.
+ * level were dropped, fell below it or left the list).  Else a pass
+ * starts at the list's first entry.
  *
  * In parts (m->whole_destinations), a visit past its tolerance still drops
  * the groups of the destination it last dropped for that follow in the
