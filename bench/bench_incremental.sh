@@ -18,7 +18,9 @@
 # rest connected).
 # Per change and engine: compute ms (best of N), the entries that change
 # on the switches there before (and those that had to: their port leads
-# to what is gone), the LFT blocks holding them, the max link load along
+# to what is gone; and those any legal tables under the run's orientation
+# change: also the LIDs gone and the down hops into switches left without
+# a route down), the LFT blocks holding them, the max link load along
 # designated DLIDs, and the verifier's verdict.  Writes a Markdown table
 # to FILE (default bench/results/incremental.md) and prints it.
 set -euo pipefail
@@ -45,7 +47,7 @@ row() {
 	local o=$5
 	local ms prior load verdict
 	ms=$(sed -n 's/^time *\([0-9.]*\) ms compute.*/\1/p' "$o")
-	prior=$(sed -n 's/^prior *\([0-9]*\) of \([0-9]*\) entries changed (\([0-9.]*\)%), in \([0-9]*\) LFT blocks.*; \([0-9]*\) of them had to (\([0-9.]*\)%).*/\3 | \6 | \4/p' "$o")
+	prior=$(sed -n 's/^prior *\([0-9]*\) of \([0-9]*\) entries changed (\([0-9.]*\)%), in \([0-9]*\) LFT blocks.*; \([0-9]*\) of them had to (\([0-9.]*\)%)[^;]*; [0-9]* (\([0-9.]*\)%) change in any legal tables.*/\3 | \6 | \7 | \4/p' "$o")
 	load=$(sed -n 's/^load *max link load \([0-9]*\) flows.*/\1/p' "$o")
 	verdict=$(sed -n 's/^verify *\(OK\).*/verified/p; s/^verify *FAIL.*/FINDINGS/p' "$o")
 	printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" \
@@ -63,8 +65,8 @@ route() {
 {
 echo "bench_incremental.sh at commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) cores, best of $repeat runs; entries and blocks: on the switches there before the change"
 echo
-echo "| fabric | change | engine | run | compute ms | entries changed % | had to change % | LFT blocks | max link load | tables |"
-echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
+echo "| fabric | change | engine | run | compute ms | entries changed % | had to change % | any legal tables change % | LFT blocks | max link load | tables |"
+echo "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 } > "$tmp/table"
 for item in $fabrics; do
 	spec=${item%@*} lmc=${item#*@}

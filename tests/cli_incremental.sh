@@ -18,6 +18,9 @@
 #   - on a k-ary 3-tree and a Clos network with two links cut, the tables
 #     in place of the whole fabric routed first (--before): max link load
 #     within 10% of fera's afresh;
+#   - the root in place is kept when a switch down moves the centre (dr
+#     then changes at most 1% more than any legal tables must), and from
+#     a dump without its roots line the root moves and 3x as much changes;
 #   - a missing prior is an error naming the directory, and --prior with
 #     --before is bad usage.
 set -eu
@@ -173,6 +176,30 @@ if [ -n "$p" ] && [ -n "$q" ] && awk -v p="$p" -v q="$q" 'BEGIN { exit !(p <= 2 
 	pass "fera on kary:k=4,n=3, a link cut: $p% of the entries changed from the tables in place ($(grep -o '[0-9]* pairs re-routed' "$TMP/ft-fera-10.out")), $q% afresh"
 else
 	flunk "fera on kary:k=4,n=3, a link cut: '$p'% changed from the tables in place, '$q'% afresh"
+fi
+
+# The root in place (roots.h): switch 0x...15 down moves this fabric's
+# centre from sw1 to sw4.  From the dump (whose ibrouting-dlids.dump
+# records the roots) dr keeps sw1 and changes little more than any legal
+# tables under sw1 must (the summary's lower bound); from the same dump
+# without its roots line the root moves and 3x as many entries change.
+switch_down "$TMP/whole.net" 0000000000200015 > "$TMP/centre.net"
+"$IBROUTING" route -e dr --lmc 2 --prior "$TMP/dr-whole" "$TMP/centre.net" \
+	> "$TMP/centre.out" 2>&1 || true
+cp -r "$TMP/dr-whole" "$TMP/dr-noroots"
+sed -i '/^# roots /d' "$TMP/dr-noroots/ibrouting-dlids.dump"
+"$IBROUTING" route -e dr --lmc 2 --prior "$TMP/dr-noroots" "$TMP/centre.net" \
+	> "$TMP/moved.out" 2>&1 || true
+p=$(percent "$TMP/centre.out") q=$(percent "$TMP/moved.out")
+least=$(sed -n 's/^prior .*; [0-9]* (\([0-9.]*\)%) change in any legal tables.*/\1/p' "$TMP/centre.out")
+if grep -q '^root .*"sw1" .*the root in place' "$TMP/centre.out" &&
+   grep -q '^root .*"sw4"' "$TMP/moved.out" &&
+   grep -q '^verify    OK' "$TMP/centre.out" && [ -n "$p" ] && [ -n "$q" ] &&
+   [ -n "$least" ] &&
+   awk -v p="$p" -v q="$q" -v l="$least" 'BEGIN { exit !(p >= l && p <= l + 1 && q > 3 * p) }'; then
+	pass "dr, the centre's switch down: the root in place, $p% changed (any legal tables: $least%); the root moved: $q%"
+else
+	flunk "dr, the centre's switch down: '$p'% changed (least '$least'%), '$q'% with the root moved: $(grep -m1 '^root' "$TMP/centre.out")"
 fi
 
 expect_error "--prior and --before together" 2 "give one" \

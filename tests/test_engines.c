@@ -608,7 +608,8 @@ static void test_prior_needs_the_same_roots(void **state)
 		ibr_ctx_free(&ctx);
 		assert_int_not_equal(ibr_stat_get(&again, "pairs kept in place",
 						  UINT64_MAX), UINT64_MAX);
-		ibr_prior_difference(&prior, f, &again, &c);
+		assert_int_equal(ibr_prior_difference(&prior, f, NULL, &again,
+						      &c), 0);
 		assert_int_equal(c.entries, 0);
 
 		assert_int_equal(ibr_ctx_init(&ctx, f, &r7, NULL, &err), 0);

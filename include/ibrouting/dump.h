@@ -24,7 +24,8 @@
  * route every LID of every range, as OpenSM's engines do).
  *
  * ibrouting-dlids.dump: '#' lines are comments (but "# lmc N: ..." in the
- * header, the LMC of every CA port); every other line is
+ * header, the LMC of every CA port, and "# roots GUID...: ...", the
+ * switches the tables were routed from); every other line is
  *     SRC-PORT-GUID SRC-LID DST-PORT-GUID DST-BASE-LID DLID
  * (GUIDs 0x-prefixed hex, LIDs decimal): end port SRC sends to end port
  * DST on DLID, which lies in DST-BASE-LID .. DST-BASE-LID + 2^LMC - 1.

@@ -93,14 +93,20 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
  * (tables of f) that differ from the prior's for the same switch (by
  * GUID) and LID, of `compared` on those switches, and the LFT blocks
  * holding one; `forced` of them had to change: the prior's port leads to
- * a link or switch gone (no peer now, or another). */
+ * a link or switch gone (no peer now, or another).  With ud (r's
+ * orientation), `required`: the entries any legal tables of f under ud
+ * change, a lower bound for every engine that keeps ud: those forced,
+ * those of LIDs gone, and those whose port descends into a switch with no
+ * all-down route left to the LID's switch (a route that has gone down
+ * must go on down).  -1 when out of memory (then no `required`). */
 struct ibr_prior_change {
-	uint64_t entries, compared, blocks, forced;
+	uint64_t entries, compared, blocks, forced, required;
 };
 
-void ibr_prior_difference(const struct ibr_prior *p,
-			  const struct ibr_fabric *f,
-			  const struct ibr_result *r,
-			  struct ibr_prior_change *c);
+int ibr_prior_difference(const struct ibr_prior *p,
+			 const struct ibr_fabric *f,
+			 const struct ibr_updown *ud,
+			 const struct ibr_result *r,
+			 struct ibr_prior_change *c);
 
 #endif

@@ -48,6 +48,9 @@ struct ibr_repair {
 	const uint32_t *order;
 	uint8_t *verdict;             /* per switch, enum ibr_walk_verdict */
 	uint32_t *hops;               /* per switch whose walk holds: links */
+	uint8_t *mark;                /* per pending switch: enum repair_mark */
+	uint32_t *upstream;           /* per pending switch: the pending
+				       * walks through it (itself included) */
 	uint32_t *pending, *chain, *chain_next; /* scratch */
 };
 

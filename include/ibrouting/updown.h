@@ -57,6 +57,11 @@ struct ibr_root_choice {
 	bool set_unreadable;            /* the set's file could not be read */
 	const char *guid_source;        /* names `guid` in notes, e.g. "--root" */
 	enum ibr_root_fallback fallback;
+	/* after a change: the root set the tables in place were routed from
+	 * (prior.h); auto's single root and center keep it while it serves
+	 * (roots.h) */
+	const uint64_t *in_place;
+	uint32_t in_place_len;
 };
 
 struct ibr_updown {

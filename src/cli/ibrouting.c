@@ -719,17 +719,24 @@ static int load_prior(const char *dir, const char *before,
 /* --prior: what the switches there before would be sent. */
 static void print_prior_change(const struct ibr_prior *p,
 			       const struct ibr_fabric *f,
+			       const struct ibr_updown *ud,
 			       const struct ibr_result *r)
 {
 	struct ibr_prior_change c;
+	int rc = ibr_prior_difference(p, f, ud, r, &c);
+	double whole = c.compared ? 100.0 / c.compared : 0.0;
 
-	ibr_prior_difference(p, f, r, &c);
 	printf("prior     %" PRIu64 " of %" PRIu64 " entries changed (%.3f%%), "
 	       "in %" PRIu64 " LFT blocks, on the switches there before; %"
 	       PRIu64 " of them had to (%.3f%%): their port leads to a link or "
-	       "switch gone\n", c.entries, c.compared,
-	       c.compared ? 100.0 * c.entries / c.compared : 0.0, c.blocks,
-	       c.forced, c.compared ? 100.0 * c.forced / c.compared : 0.0);
+	       "switch gone", c.entries, c.compared, whole * c.entries,
+	       c.blocks, c.forced, whole * c.forced);
+	if (rc == 0)
+		printf("; %" PRIu64 " (%.3f%%) change in any legal tables under "
+		       "this orientation: also the LIDs gone and the down hops "
+		       "into switches left without a route down", c.required,
+		       whole * c.required);
+	printf("\n");
 }
 
 /* --print-lfts: "SWITCH-GUID LID PORT" per routed entry, the form the
@@ -753,6 +760,7 @@ static int cmd_route(int argc, char **argv)
 	struct ibr_load_options load = { 0 };
 	struct ibr_route_ctx ctx;
 	struct ibr_prior prior = { 0 };
+	uint64_t in_place = 0;
 	struct ibr_fabric *prior_f = NULL;
 	struct ibr_result prior_r = { 0 };
 	unsigned repeat = 1;
@@ -862,6 +870,12 @@ static int cmd_route(int argc, char **argv)
 		return rc;
 	}
 	prior = (struct ibr_prior){ .f = prior_f, .r = &prior_r };
+	if (prior_f && prior_r.num_roots == 1) {
+		/* the root in place, as the plugin keeps it (roots.h) */
+		in_place = ibr_switch(prior_f, prior_r.roots[0])->guid;
+		roots.choice.in_place = &in_place;
+		roots.choice.in_place_len = 1;
+	}
 	if (cli_ctx_init(f, &roots, &engine_opts, &ctx, &how)) {
 		ibr_result_free(&prior_r);
 		ibr_fabric_free(prior_f);
@@ -885,10 +899,10 @@ static int cmd_route(int argc, char **argv)
 		if (i == 0 || r.stats.compute_ms < best)
 			best = r.stats.compute_ms;
 	}
-	ibr_ctx_free(&ctx);
 	print_route_summary(f, e, &r, how, best, repeat);
 	if (prior_f)
-		print_prior_change(&prior, f, &r);
+		print_prior_change(&prior, f, &ctx.updown, &r);
+	ibr_ctx_free(&ctx);
 	verify_ms = ibr_now_ms();
 	rc = ibr_verify(f, &r, NULL, &rep, &err);
 	verify_ms = ibr_now_ms() - verify_ms;
@@ -1110,11 +1124,15 @@ static int cmd_verify(int argc, char **argv)
 		return rc;
 	}
 	ms = ibr_now_ms();
-	/* the certificate's orientation: --root, else the SM's switch the
-	 * dump names, else the lowest LID (as route's default) */
-	if (certificate && ((!num_roots &&
-			      ibr_choose_root(f, &root, &r.root, &err)) ||
-			    ibr_certify(f, &r, &cert, &err))) {
+	/* the certificate's orientation: --root, else the roots the dump
+	 * records (ibrouting-dlids.dump), else the SM's switch the dump
+	 * names, else the lowest LID (as route's default) */
+	if (certificate &&
+	    ((!num_roots && root.guid &&
+	      ibr_result_set_roots(&r, NULL, 0, &err)) ||
+	     (!num_roots && !r.num_roots &&
+	      ibr_choose_root(f, &root, &r.root, &err)) ||
+	     ibr_certify(f, &r, &cert, &err))) {
 		cli_error(err.msg);
 		rc = EXIT_USAGE;
 	} else if (certificate) {

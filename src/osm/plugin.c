@@ -152,6 +152,15 @@ static int root_request(struct engine_ctx *c, struct ibr_root_choice *root,
 	snprintf(c->guid_source, sizeof(c->guid_source), "%s",
 		 c->plugin->opts.path_text);
 	root->guid_source = c->guid_source;
+	/* auto and center keep the root the tables in place were routed
+	 * from while it serves (roots.h): a far switch lost must not turn
+	 * every route */
+	if (c->prior_fabric && c->prior_result.num_roots == 1) {
+		c->root_in_place = ibr_switch(c->prior_fabric,
+					      c->prior_result.roots[0])->guid;
+		root->in_place = &c->root_in_place;
+		root->in_place_len = 1;
+	}
 	if (!file || !*file)
 		return 0;
 	snprintf(c->root_source, sizeof(c->root_source), "root_guid_file %s",

@@ -139,6 +139,7 @@ struct engine_ctx {
 	char guid_source[1100];        /* the options file: "the root option of PATH" */
 	char roots_text[400];          /* "root 0x... (how)" for the INFO line */
 	uint64_t roots_digest;         /* of the root set last logged whole */
+	uint64_t root_in_place;        /* the prior's single root, for auto */
 	/* what the run's INFO line says (ibr_plugin_finish) */
 	char label[192];
 	char checked[600];

@@ -8,7 +8,9 @@
  * those ports' LIDs and whose DLID lies in the destination's range, so a
  * file read back gives the map it was written from.  The header says the
  * subnet's LMC ("# lmc N") when every CA port has the same, as no file of
- * OpenSM's does: the dump reader takes it from there.
+ * OpenSM's does: the dump reader takes it from there; and the root set
+ * the tables were routed from ("# roots GUID...:"), which a run from
+ * these tables keeps (roots.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +24,8 @@
 
 #define DLIDS_FILE "ibrouting-dlids.dump"
 #define LMC_LINE "# lmc "
+#define ROOTS_LINE "# roots "
+#define MAX_ROOTS_READ 4096
 
 static uint64_t end_port_guid(const struct ibr_fabric *f, uint32_t e)
 {
@@ -67,6 +71,13 @@ int ibr_dlids_write(const char *dir, const struct ibr_fabric *f,
 	if (lmc >= 0)
 		fprintf(out, LMC_LINE "%d: every CA port owns 2^%d LIDs from its "
 			"base LID (the subnet's LMC)\n", lmc, lmc);
+	if (r->num_roots) {
+		fputs(ROOTS_LINE, out);
+		for (uint32_t i = 0; i < r->num_roots; i++)
+			fprintf(out, "%s0x%016" PRIx64, i ? " " : "",
+				ibr_switch(f, r->roots[i])->guid);
+		fputs(": the switches these tables were routed from\n", out);
+	}
 	fputs("# SRC-PORT-GUID SRC-LID DST-PORT-GUID DST-BASE-LID DLID\n", out);
 	for (uint32_t src = 0; r->designated.offset && src < f->num_end_ports;
 	     src++)
@@ -179,6 +190,51 @@ static int parse_line(const char *line, const char *path, unsigned lineno,
 	return 0;
 }
 
+/* "# roots GUID...: ..." into r's root set: switches of f, at most
+ * MAX_ROOTS_READ. */
+static int parse_roots(const char *line, const char *path, unsigned lineno,
+		       const struct ibr_fabric *f, struct ibr_result *r,
+		       struct ibr_error *err)
+{
+	uint32_t *sw = malloc(MAX_ROOTS_READ * sizeof(uint32_t)), n = 0;
+	const char *p = line + strlen(ROOTS_LINE);
+	struct ibr_error local = { "" };
+	int rc = -1;
+
+	if (!sw)
+		return ibr_error_set(err, "%s:%u: out of memory", path, lineno);
+	for (;;) {
+		uint64_t g;
+		uint32_t node;
+		int used = 0;
+		if (*p == ':' && n > 0)
+			break;
+		if (n == MAX_ROOTS_READ ||
+		    sscanf(p, " %" SCNx64 "%n", &g, &used) != 1) {
+			ibr_error_set(err, "%s:%u: expected \"" ROOTS_LINE
+				      "GUID...:\" with 1 to %u switch GUIDs",
+				      path, lineno, MAX_ROOTS_READ);
+			goto out;
+		}
+		node = ibr_fabric_find_guid(f, g);
+		if (node == IBR_NONE || f->nodes[node].type != IBR_NODE_SWITCH) {
+			ibr_error_set(err, "%s:%u: root 0x%016" PRIx64 " is not a "
+				      "switch of the fabric", path, lineno, g);
+			goto out;
+		}
+		sw[n++] = f->nodes[node].sw_index;
+		p += used;
+	}
+	if (ibr_result_set_roots(r, sw, n, &local))
+		ibr_error_set(err, "%s:%u: out of memory for %u roots", path,
+			      lineno, n);
+	else
+		rc = 0;
+out:
+	free(sw);
+	return rc;
+}
+
 int ibr_dlids_read(const char *dir, const struct ibr_fabric *f,
 		   struct ibr_result *r, struct ibr_error *err)
 {
@@ -208,6 +264,11 @@ int ibr_dlids_read(const char *dir, const struct ibr_fabric *f,
 		struct ibr_error e = { "" };
 		uint32_t src = 0, dst = 0;
 		uint8_t k = 0;
+		if (strncmp(l.line, ROOTS_LINE, strlen(ROOTS_LINE)) == 0) {
+			if (parse_roots(l.line, path, l.lineno, f, r, err))
+				goto out;
+			continue;
+		}
 		if (l.line[0] == '#' || l.line[0] == '\0')
 			continue;
 		if (parse_line(l.line, path, l.lineno, f, index, &src, &dst, &k,

@@ -93,11 +93,46 @@ static int from_set(const struct ibr_fabric *f, const struct ibr_root_choice *c,
 	return 0;
 }
 
-static int from_strategy(const struct ibr_fabric *f, enum ibr_root_strategy st,
+/* *kept: the root in place (c->in_place, one switch) when it still is a
+ * switch of f whose eccentricity is at most one more than `root`'s (the
+ * least), else IBR_NONE; *ecc, *least: the two eccentricities. */
+static int root_in_place(const struct ibr_fabric *f,
+			 const struct ibr_root_choice *c, uint32_t root,
+			 uint32_t *kept, uint32_t *ecc, uint32_t *least,
+			 struct ibr_error *err)
+{
+	uint32_t n, s, *rank, *queue;
+
+	*kept = IBR_NONE;
+	if (c->in_place_len != 1 ||
+	    ibr_root_guid_unusable(f, c->in_place[0]))
+		return 0;
+	n = ibr_fabric_find_guid(f, c->in_place[0]);
+	s = f->nodes[n].sw_index;
+	rank = malloc(f->num_switches * sizeof(uint32_t));
+	queue = malloc(f->num_switches * sizeof(uint32_t));
+	if (!rank || !queue) {
+		free(rank);
+		free(queue);
+		return ibr_error_set(err, "out of memory for the root in place");
+	}
+	*ecc = ibr_bfs_from(f, &s, 1, rank, queue);
+	*least = ibr_bfs_from(f, &root, 1, rank, queue);
+	free(rank);
+	free(queue);
+	if (*ecc <= *least + 1)
+		*kept = s;
+	return 0;
+}
+
+static int from_strategy(const struct ibr_fabric *f,
+			 const struct ibr_root_choice *c,
 			 struct ibr_roots *out, struct ibr_error *err)
 {
+	enum ibr_root_strategy st = c->strategy;
 	struct ibr_root_choice one = { .strategy = st };
 	uint32_t root, *top = NULL, n = 0, levels = 0;
+	uint32_t kept = IBR_NONE, ecc = 0, least = 0;
 
 	if (st == IBR_ROOT_AUTO) {
 		if (ibr_roots_top_level(f, &top, &n, &levels, err))
@@ -112,6 +147,15 @@ static int from_strategy(const struct ibr_fabric *f, enum ibr_root_strategy st,
 	}
 	if (ibr_choose_root(f, &one, &root, err))
 		return -1;
+	if ((st == IBR_ROOT_AUTO || st == IBR_ROOT_CENTER) &&
+	    root_in_place(f, c, root, &kept, &ecc, &least, err))
+		return -1;
+	if (kept != IBR_NONE) {
+		snprintf(out->how, sizeof(out->how), "%s: the root in place "
+			 "(eccentricity %u, the least %u)", st == IBR_ROOT_AUTO ?
+			 "auto: no fat tree" : "center", ecc, least);
+		return set_single(out, kept, err);
+	}
 	if (st == IBR_ROOT_AUTO)
 		snprintf(out->how, sizeof(out->how), "auto: no fat tree, a "
 			 "switch of minimum eccentricity");
@@ -172,7 +216,7 @@ int ibr_roots_resolve(const struct ibr_fabric *f,
 					     source, why);
 		pass_over(out, c->guid, why, source);
 	}
-	return from_strategy(f, c->strategy, out, err);
+	return from_strategy(f, c, out, err);
 }
 
 void ibr_roots_free(struct ibr_roots *r)

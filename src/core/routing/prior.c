@@ -585,12 +585,71 @@ static uint64_t peer_guid(const struct ibr_fabric *f, uint32_t n, unsigned port)
 	return p->remote_node == IBR_NONE ? 0 : f->nodes[p->remote_node].guid;
 }
 
-void ibr_prior_difference(const struct ibr_prior *p,
-			  const struct ibr_fabric *f,
-			  const struct ibr_result *r,
-			  struct ibr_prior_change *c)
+/* down[d * S + t]: switch t has an all-down route to switch d under ud
+ * (malloc'd bytes), NULL when out of memory. */
+static uint8_t *down_routes(const struct ibr_fabric *f,
+			    const struct ibr_updown *ud)
+{
+	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
+	uint8_t *down = calloc(S ? (size_t)S * S : 1, 1);
+	uint8_t *link_up = malloc(links ? links : 1);
+	uint32_t *dist = malloc((S ? S : 1) * sizeof(uint32_t));
+	uint32_t *queue = malloc((S ? S : 1) * sizeof(uint32_t));
+	struct ibr_up_links up = { 0 };
+	bool ok = down && link_up && dist && queue;
+
+	if (ok) {
+		ibr_updown_link_flags(f, ud, link_up);
+		ok = ibr_up_links_build(f, link_up, &up) == 0;
+	}
+	for (uint32_t d = 0; ok && d < S; d++) {
+		uint32_t n = ibr_down_distances(&up, S, d, dist, queue);
+		for (uint32_t i = 0; i < n; i++)
+			down[(size_t)d * S + queue[i]] = 1;
+	}
+	ibr_up_links_free(&up);
+	free(link_up);
+	free(dist);
+	free(queue);
+	if (!ok) {
+		free(down);
+		return NULL;
+	}
+	return down;
+}
+
+/* Must the entry `was` (the prior's port) of switch s for lid change in
+ * any legal tables of f under ud?  gone: s's ports whose peer went. */
+static bool required(const struct ibr_fabric *f, const struct ibr_updown *ud,
+		     const uint8_t *down, uint32_t s, ibr_lid_t lid,
+		     uint8_t was, const bool *gone)
+{
+	const struct ibr_port *p;
+	uint32_t d, t;
+
+	if (was == IBR_NO_PATH)
+		return false;
+	if (gone[was] || lid > f->max_lid ||
+	    (d = ibr_lid_switch(f, lid)) == IBR_NONE)
+		return true;   /* the link, or the LID's owner, is gone */
+	if (was == 0 || was > f->nodes[f->sw_node[s]].num_ports)
+		return false;
+	p = ibr_port(f, f->sw_node[s], was);
+	if (p->remote_node == IBR_NONE ||
+	    f->nodes[p->remote_node].type != IBR_NODE_SWITCH)
+		return false;
+	t = f->nodes[p->remote_node].sw_index;
+	return !ibr_link_is_up(f, ud, s, t) && !down[(size_t)d * f->num_switches + t];
+}
+
+int ibr_prior_difference(const struct ibr_prior *p,
+			 const struct ibr_fabric *f,
+			 const struct ibr_updown *ud,
+			 const struct ibr_result *r,
+			 struct ibr_prior_change *c)
 {
 	const struct ibr_result *o = p->r;
+	uint8_t *down = ud ? down_routes(f, ud) : NULL;
 	bool gone[IBR_MAX_PORTS + 1];
 
 	memset(c, 0, sizeof(*c));
@@ -618,10 +677,14 @@ void ibr_prior_difference(const struct ibr_prior *p,
 					continue;
 				in_block++;
 				c->forced += was != IBR_NO_PATH && gone[was];
+				c->required += down &&
+					required(f, ud, down, s, l, was, gone);
 			}
 			c->entries += in_block;
 			c->blocks += in_block > 0;
 		}
 		c->compared += r->num_lids;
 	}
+	free(down);
+	return ud && !down ? -1 : 0;
 }

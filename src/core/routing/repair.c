@@ -23,10 +23,13 @@ int ibr_repair_init(struct ibr_repair *rp, const struct ibr_fabric *f,
 	*rp = (struct ibr_repair){ .f = f, .ud = ud, .w = w };
 	rp->verdict = malloc(S);
 	rp->hops = malloc(S * sizeof(uint32_t));
+	rp->mark = calloc(S, 1);
+	rp->upstream = malloc(S * sizeof(uint32_t));
 	rp->pending = malloc(S * sizeof(uint32_t));
 	rp->chain = malloc(S * sizeof(uint32_t));
 	rp->chain_next = malloc(S * sizeof(uint32_t));
-	if (!rp->verdict || !rp->hops || !rp->pending || !rp->chain ||
+	if (!rp->verdict || !rp->hops || !rp->mark || !rp->upstream ||
+	    !rp->pending || !rp->chain ||
 	    !rp->chain_next) {
 		ibr_repair_free(rp);
 		return ibr_error_set(err, "out of memory to mend columns of %u "
@@ -39,11 +42,13 @@ void ibr_repair_free(struct ibr_repair *rp)
 {
 	free(rp->verdict);
 	free(rp->hops);
+	free(rp->mark);
+	free(rp->upstream);
 	free(rp->pending);
 	free(rp->chain);
 	free(rp->chain_next);
-	rp->verdict = NULL;
-	rp->hops = rp->pending = rp->chain = rp->chain_next = NULL;
+	rp->verdict = rp->mark = NULL;
+	rp->hops = rp->upstream = rp->pending = rp->chain = rp->chain_next = NULL;
 }
 
 /* The verdict of x, whose hop leads to t judged `after`. */
@@ -164,35 +169,118 @@ void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
 			ibr_repair_walk(rp, col, lid, s, weight[s], load, NULL);
 }
 
-/* The best hop from broken switch s into a walk that holds: the shortest
- * legal one, then the one whose route on (that channel and the walk
- * after it) has the lightest heaviest channel, then the lowest port; 0
- * when no neighbour's walk holds (or only by a down-then-up turn).  The
- * route's heaviest channel, not the first one's: on a fat tree the
- * channels that fill up are the last ones, into the destination's leaf. */
-static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
-			ibr_lid_t lid, uint32_t s, uint64_t *load,
-			uint32_t *to)
+/* What a pending switch's mending must know of the pending walks that
+ * lead into it (mark_chains). */
+enum repair_mark {
+	MARK_CAN_HOP = 1,    /* a neighbour's walk holds and may be entered */
+	MARK_NEED_DOWN = 2,  /* a pending walk descends into it: a route
+			      * that only descends from here settles it too */
+	MARK_SHADOWED = 4,   /* a switch further on its walk can hop: that
+			      * one's hop may settle this one unchanged */
+};
+
+/* May s's walk hold by a hop into a neighbour's walk that holds? */
+static bool can_hop(const struct ibr_repair *rp, uint32_t s)
 {
 	const struct ibr_fabric *f = rp->f;
-	uint32_t best_hops = UINT32_MAX;
+
+	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+		uint32_t t = f->sw_adj[i].peer;
+		uint8_t vt = rp->verdict[t];
+		if (t != s && (vt == IBR_WALK_DOWN ||
+			       (vt == IBR_WALK_UP && ibr_link_is_up(f, rp->ud, s, t))))
+			return true;
+	}
+	return false;
+}
+
+/* Where the entry of s leads: the next switch, IBR_NONE for anything
+ * else (a hole, a port to nothing). */
+static uint32_t next_of(const struct ibr_repair *rp, const uint8_t *col,
+			ibr_lid_t lid, uint32_t s)
+{
+	uint32_t t;
+
+	return ibr_walker_step(rp->w, s, lid, col[s], &t) == IBR_STEP_NEXT ?
+	       t : IBR_NONE;
+}
+
+/* Is pending switch t still waiting to be mended? */
+static bool is_pending(const struct ibr_repair *rp, const uint8_t *col,
+		       bool renamed, uint32_t t)
+{
+	return rp->verdict[t] == IBR_WALK_BROKEN &&
+	       !(renamed && col[t] == IBR_NO_PATH);
+}
+
+/* rp->mark and rp->upstream of the pending switches [0, n): each walk
+ * followed through the pending switches it enters, as long as it stays
+ * legal (a climb after a descent breaks it there, whatever is mended
+ * further on). */
+static void mark_chains(struct ibr_repair *rp, const uint8_t *col,
+			ibr_lid_t lid, bool renamed, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		rp->mark[rp->pending[i]] = can_hop(rp, rp->pending[i]) ?
+					   MARK_CAN_HOP : 0;
+		rp->upstream[rp->pending[i]] = 1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t u = rp->pending[i], x = u, t, steps = 0;
+		bool descended = false;
+
+		while (steps++ < n &&
+		       (t = next_of(rp, col, lid, x)) != IBR_NONE &&
+		       is_pending(rp, col, renamed, t)) {
+			if (!ibr_link_is_up(rp->f, rp->ud, x, t))
+				descended = true;
+			else if (descended)
+				break;
+			if (descended)
+				rp->mark[t] |= MARK_NEED_DOWN;
+			rp->upstream[t]++;
+			if (rp->mark[t] & MARK_CAN_HOP)
+				rp->mark[u] |= MARK_SHADOWED;
+			x = t;
+		}
+	}
+}
+
+/* The best hop from broken switch s into a walk that holds: with
+ * `down_first` one that only descends, if any (the pending walks that
+ * descend into s then hold unchanged); then the shortest legal one; then
+ * the one whose route on (that channel and the walk after it) has the
+ * lightest heaviest channel; then the lowest port.  0 when no
+ * neighbour's walk holds (or only by a down-then-up turn).  The route's
+ * heaviest channel, not the first one's: on a fat tree the channels that
+ * fill up are the last ones, into the destination's leaf. */
+static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
+			ibr_lid_t lid, uint32_t s, bool down_first,
+			uint64_t *load, uint32_t *to)
+{
+	const struct ibr_fabric *f = rp->f;
+	uint32_t best_hops = UINT32_MAX, best_rank = UINT32_MAX;
 	uint64_t best_neck = UINT64_MAX;
 	uint8_t best = 0;
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
-		uint32_t t = f->sw_adj[i].peer;
+		uint32_t t = f->sw_adj[i].peer, rank;
 		uint8_t vt = rp->verdict[t], port = f->sw_adj[i].port;
 		bool up = ibr_link_is_up(f, rp->ud, s, t);
 		uint64_t neck;
 
-		if (t == s || !(vt == IBR_WALK_DOWN || (vt == IBR_WALK_UP && up)) ||
-		    rp->hops[t] + 1 > best_hops)
+		if (t == s || !(vt == IBR_WALK_DOWN || (vt == IBR_WALK_UP && up)))
+			continue;
+		rank = down_first && up;
+		if (rank > best_rank ||
+		    (rank == best_rank && rp->hops[t] + 1 > best_hops))
 			continue;
 		neck = ibr_repair_walk(rp, col, lid, t, 0, load, NULL);
 		if (load[i] > neck)
 			neck = load[i];
-		if (rp->hops[t] + 1 < best_hops || neck < best_neck ||
-		    (neck == best_neck && port < best)) {
+		if (rank < best_rank || rp->hops[t] + 1 < best_hops ||
+		    neck < best_neck || (neck == best_neck && port < best)) {
+			best_rank = rank;
 			best_hops = rp->hops[t] + 1;
 			best_neck = neck;
 			best = port;
@@ -214,34 +302,39 @@ static void settle(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 		ibr_repair_walk(rp, col, lid, s, weight[s], load, NULL);
 }
 
-/* Where the entry of s leads: the next switch, IBR_NONE for anything
- * else (a hole, a port to nothing). */
-static uint32_t next_of(const struct ibr_repair *rp, const uint8_t *col,
-			ibr_lid_t lid, uint32_t s)
-{
-	uint32_t t;
+/* Which pending switches a pass looks at. */
+enum pass_kind {
+	PASS_KEEP,      /* settles those whose own entry now holds */
+	PASS_BREAKS,    /* the breaks themselves (their entry leads to no
+			 * pending switch) take their best hop */
+	PASS_FRONTIER,  /* of the pending switches that can hop, last on
+			 * their walks (rp->mark), the one with the most
+			 * walks through it takes its best hop */
+};
 
-	return ibr_walker_step(rp->w, s, lid, col[s], &t) == IBR_STEP_NEXT ?
-	       t : IBR_NONE;
-}
-
-/* One pass over the pending switches [0, *n): `keep` settles those whose
- * own entry now leads legally into a walk that holds; otherwise those
- * whose entry does not lead to another pending switch (the breaks
- * themselves), or with `any` every one, take their best hop.  Returns
- * whether one settled; the unsettled stay in pending[0, *n). */
+/* One pass over the pending switches [0, *n).  Returns whether one
+ * settled; the unsettled stay in pending[0, *n). */
 static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
-		 bool renamed, bool keep, bool any, uint32_t *n,
+		 bool renamed, enum pass_kind kind, uint32_t *n,
 		 const uint32_t *weight, uint64_t *load, uint32_t *changed)
 {
-	uint32_t left = 0;
+	uint32_t left = 0, chosen = IBR_NONE;
 	bool progress = false;
 
+	/* one hop at a time: it may let a break further on hop, and that
+	 * one's hop settle the others unchanged */
+	for (uint32_t i = 0; kind == PASS_FRONTIER && i < *n; i++) {
+		uint32_t s = rp->pending[i];
+		if ((rp->mark[s] & (MARK_CAN_HOP | MARK_SHADOWED)) ==
+		    MARK_CAN_HOP && (chosen == IBR_NONE ||
+				     rp->upstream[s] > rp->upstream[chosen]))
+			chosen = s;
+	}
 	for (uint32_t i = 0; i < *n; i++) {
 		uint32_t s = rp->pending[i], t = next_of(rp, col, lid, s);
 		uint8_t port;
 
-		if (keep) {
+		if (kind == PASS_KEEP) {
 			if (t != IBR_NONE && combine(rp, s, t, rp->verdict[t]) !=
 					     IBR_WALK_BROKEN) {
 				settle(rp, col, lid, s, t, weight, load);
@@ -251,13 +344,14 @@ static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 			}
 			continue;
 		}
-		if (!any && t != IBR_NONE &&
-		    rp->verdict[t] == IBR_WALK_BROKEN &&
-		    !(renamed && col[t] == IBR_NO_PATH)) {
+		if ((kind == PASS_BREAKS && t != IBR_NONE &&
+		     is_pending(rp, col, renamed, t)) ||
+		    (kind == PASS_FRONTIER && s != chosen)) {
 			rp->pending[left++] = s;   /* upstream of a break */
 			continue;
 		}
-		port = best_hop(rp, col, lid, s, load, &t);
+		port = best_hop(rp, col, lid, s, rp->mark[s] & MARK_NEED_DOWN,
+				load, &t);
 		if (!port) {
 			rp->pending[left++] = s;
 			continue;
@@ -284,22 +378,27 @@ uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 	ibr_repair_judge(rp, col, lid);
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t s = rp->order ? rp->order[i] : i;
-		if (rp->verdict[s] == IBR_WALK_BROKEN &&
-		    !(renamed && col[s] == IBR_NO_PATH))
+		if (is_pending(rp, col, renamed, s))
 			rp->pending[n++] = s;
 	}
-	/* Rounds outwards from the walks that hold.  A switch whose entry
-	 * leads into a walk that holds again keeps it (its walk broke
-	 * further on, and was mended there); a break itself takes the best
-	 * hop into a walk that holds; only when neither moves does any
-	 * pending switch with such a neighbour take its best hop. */
+	/* Rounds outwards from the walks that hold, changing as few
+	 * entries as it can.  A switch whose entry leads into a walk that
+	 * holds again keeps it (its walk broke further on, and was mended
+	 * there); a break itself takes the best hop into a walk that holds;
+	 * only when none can does the last switch of each walk that can
+	 * (its hop may settle every switch before it on the walk).  Where
+	 * pending walks descend into the switch that hops, a route that only
+	 * descends settles them too. */
 	while (n && progress) {
-		while (pass(rp, col, lid, renamed, true, false, &n, weight,
-			    load, &changed))
+		while (pass(rp, col, lid, renamed, PASS_KEEP, &n, weight, load,
+			    &changed))
 			;
-		progress = pass(rp, col, lid, renamed, false, false, &n,
-				weight, load, &changed) ||
-			   pass(rp, col, lid, renamed, false, true, &n, weight,
+		if (!n)
+			break;
+		mark_chains(rp, col, lid, renamed, n);
+		progress = pass(rp, col, lid, renamed, PASS_BREAKS, &n, weight,
+				load, &changed) ||
+			   pass(rp, col, lid, renamed, PASS_FRONTIER, &n, weight,
 				load, &changed);
 	}
 	/* what no walk that holds reaches (the fallback's own turns): the
