@@ -84,18 +84,21 @@ uint64_t ibr_repair_walk(const struct ibr_repair *rp, const uint8_t *col,
 void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
 		     const uint32_t *weight, uint64_t *load);
 
-/* A column mended with regard to load: in
- * rounds outwards from the walks that hold, a switch whose walk does not
- * takes the hop into a holding walk that is shortest, then whose route
- * (the hop and the walk after it) has the lightest heaviest channel
- * (load, per sw_adj entry, as ibr_repair_load counts it), then on the
- * lowest port, switches in rp->order, and its weight is added along its
- * new walk;
- * what no holding walk reaches takes fallback's walks (ibr_repair_column).
- * With `renamed` (a LID above its range's base) a switch without an
- * entry is left without one unless a fallback walk passes it; weight
- * NULL adds no load.  Every walk is then legal, as there.  Returns the
- * entries changed. */
+/* A column mended with regard to load and with few entries changed: in
+ * rounds outwards from the walks that hold, a switch whose entry leads
+ * into a walk that holds again keeps it; a break (an entry that leads to
+ * no pending switch) takes the hop into a holding walk that only
+ * descends if pending walks descend into it and one does, then the
+ * shortest, then the one whose route (the hop and the walk after it) has
+ * the lightest heaviest channel (load, per sw_adj entry, as
+ * ibr_repair_load counts it), then on the lowest port, switches in
+ * rp->order; when no break can, the one pending switch that can, last on
+ * its walk, with the most pending walks through it; each adds its weight
+ * along its new walk.  What no holding walk reaches takes fallback's
+ * walks (ibr_repair_column); with `renamed` (a LID above its range's
+ * base) it loses its entry instead, and a switch without an entry is
+ * left without one.  weight NULL adds no load.  Every walk is then
+ * legal, as there.  Returns the entries changed. */
 uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 				    const uint8_t *fallback, ibr_lid_t lid,
 				    bool renamed, const uint32_t *weight,

@@ -128,14 +128,16 @@ static void keep_renamed(struct keeper *k, uint8_t *col, const uint8_t *oc,
 				   k->base_load);
 }
 
-/* A base column, FERa's complete tree on entry: the old one, mended with
- * FERa's walks where it does not hold (repair.h). */
+/* A switch LID's column, FERa's complete tree on entry: the old one,
+ * mended as the CA ports' base columns are (repair.h; switch traffic
+ * adds no load), FERa's walks where no holding walk is reached. */
 static void keep_base(struct keeper *k, uint8_t *col, const uint8_t *oc,
 		      ibr_lid_t lid)
 {
 	memcpy(k->fera, col, k->f->num_switches);
 	map_column(k, col, oc);
-	ibr_repair_column(&k->rp, col, k->fera, lid, false);
+	ibr_repair_column_balanced(&k->rp, col, k->fera, lid, false, NULL,
+				   k->base_load);
 }
 
 /* fera's pairs to end port e, its base column just judged (rp->verdict):

@@ -334,14 +334,16 @@ static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 		uint32_t s = rp->pending[i], t = next_of(rp, col, lid, s);
 		uint8_t port;
 
+		/* every pass keeps an entry that holds again: a break
+		 * mended earlier in this pass may be where it leads */
+		if (t != IBR_NONE &&
+		    combine(rp, s, t, rp->verdict[t]) != IBR_WALK_BROKEN) {
+			settle(rp, col, lid, s, t, weight, load);
+			progress = true;
+			continue;
+		}
 		if (kind == PASS_KEEP) {
-			if (t != IBR_NONE && combine(rp, s, t, rp->verdict[t]) !=
-					     IBR_WALK_BROKEN) {
-				settle(rp, col, lid, s, t, weight, load);
-				progress = true;
-			} else {
-				rp->pending[left++] = s;
-			}
+			rp->pending[left++] = s;
 			continue;
 		}
 		if ((kind == PASS_BREAKS && t != IBR_NONE &&
@@ -401,9 +403,17 @@ uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 			   pass(rp, col, lid, renamed, PASS_FRONTIER, &n, weight,
 				load, &changed);
 	}
-	/* what no walk that holds reaches (the fallback's own turns): the
-	 * fallback's walks, as ibr_repair_column mends */
-	if (n) {
+	/* what no walk that holds reaches: a LID above its range's base
+	 * leaves it without an entry (its pairs take another LID), where the
+	 * fallback's walks would set entries along the way; a base LID takes
+	 * the fallback's walks (its own turns), as ibr_repair_column mends */
+	if (n && renamed) {
+		for (uint32_t i = 0; i < n; i++)
+			if (col[rp->pending[i]] != IBR_NO_PATH) {
+				col[rp->pending[i]] = IBR_NO_PATH;
+				changed++;
+			}
+	} else if (n) {
 		for (uint32_t i = 0; i < n; i++)
 			if (col[rp->pending[i]] != fallback[rp->pending[i]]) {
 				col[rp->pending[i]] = fallback[rp->pending[i]];
