@@ -22,7 +22,10 @@
 #   - the link is restored on the console before the next engine, in a
 #     fresh OpenSM;
 #   - dr runs under valgrind: no leak or invalid access in the plugin,
-#     which keeps the tables in place from one run to the next.
+#     which keeps the tables in place from one run to the next;
+#   - dr, first, with a switch down that moves auto's root (the fabric's
+#     centre): its run keeps the root in place and changes at most 7% of
+#     the routed entries.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
@@ -39,6 +42,8 @@ link=$(awk -v sm="$sm_switch" '/^Switch/ { sw = $3; gsub(/"/, "", sw); next }
 		p = $1; gsub(/[][]/, "", p); print sw, p; exit }' "$net")
 set -- $link
 cut_cmd="Unlink \"$1\"[$2]" relink_cmd="ReLink \"$1\"[$2]"
+# the change of a session: the cut, at most 2% of the entries changed
+change_cmd=$cut_cmd undo_cmd=$relink_cmd change="a link cut" most=2 in_place= tag=
 
 # changed BEFORE AFTER: "CHANGED TOTAL" over the (GUID, LID) entries of
 # the switches in both read-backs, an entry present in one only counted
@@ -54,9 +59,10 @@ changed() {
 		}' "$1" "$2"
 }
 
-# session ENGINE [valgrind]: one OpenSM, one cut, the checks above
+# session ENGINE [valgrind]: one OpenSM, one change, the checks above,
+# in a directory of its own ($TMP/ENGINE$tag: its log starts empty)
 session() {
-	engine=$1 dir=$TMP/$1 vg=${2:-}
+	engine=$1 dir=$TMP/$1$tag vg=${2:-}
 	mkdir -p "$dir/cache" "$dir/ours"
 	printf 'dump_dir %s/ours\n' "$dir" > "$dir/plugin.conf"
 	printf 'event_plugin_name ibrouting\nrouting_engine %s\nlmc 2\nsweep_interval 1\nforce_log_flush TRUE\n' \
@@ -73,9 +79,9 @@ session() {
 	fi
 	switch_lfts > "$dir/before.lft"
 	mark=$(wc -l < "$dir/osm.log")
-	echo "$cut_cmd" >&7
+	echo "$change_cmd" >&7
 	if ! wait_settled "$mark" 120; then
-		flunk "$engine: OpenSM did not settle after the cut in 120 s"
+		flunk "$engine: OpenSM did not settle after $change in 120 s"
 	else
 		tail -n +"$((mark + 1))" "$dir/osm.log" > "$dir/since"
 		switch_lfts > "$dir/after.lft"
@@ -93,8 +99,11 @@ session() {
 			why="the entries read back differ from the plugin's dump"
 		[ -n "$why" ] || grep -q '^verify    OK' "$dir/verify.out" ||
 			why="verify: $(grep '^verify' "$dir/verify.out")"
-		[ -n "$why" ] || [ $(($1 * 50)) -le "$2" ] ||
-			why="$1 of $2 entries changed, more than 2%"
+		[ -n "$why" ] || [ $(($1 * 100)) -le $(($2 * most)) ] ||
+			why="$1 of $2 entries changed, more than $most%"
+		[ -n "$why" ] || [ -z "$in_place" ] ||
+			echo "$run" | grep -q "root $in_place (auto: no fat tree: the root in place" ||
+			why="the root in place was not kept: $run"
 		# a hybrid's final pass is a re-route: no discovery before it,
 		# so the model of the provisional pass serves it
 		case $engine in
@@ -102,18 +111,30 @@ session() {
 				why="the final pass built the fabric model again: $(grep -m1 'phases: fabric model' "$dir/since" | sed 's/.*-> //')" ;;
 		esac
 		if [ -z "$why" ]; then
-			pass "$engine, a link cut: $1 of $2 entries changed ($(awk -v c="$1" -v n="$2" 'BEGIN { printf "%.2f", 100 * c / n }')%); $(echo "$run" | grep -o '[0-9]* pairs kept in place, [0-9]* pairs re-routed'); read back = dump, verified"
+			pass "$engine, $change: $1 of $2 entries changed ($(awk -v c="$1" -v n="$2" 'BEGIN { printf "%.2f", 100 * c / n }')%); $(echo "$run" | grep -o '[0-9]* pairs kept in place, [0-9]* pairs re-routed'); read back = dump, verified"
 		else
-			flunk "$engine, a link cut: $why"
+			flunk "$engine, $change: $why"
 		fi
 	fi
 	opensm_stop
 	[ -z "$vg" ] || valgrind_clean "$engine" "$dir/valgrind.log" \
 		"two routing runs, the tables in place kept between them"
-	echo "$relink_cmd" >&7
+	echo "$undo_cmd" >&7
 }
 
 need_tool valgrind
+# First, while the switches hold no other engine's entries (OpenSM never
+# sends a block it takes for empty: LIDs above a base that dr leaves
+# unrouted keep what an earlier engine wrote there), a switch down that
+# moves the fabric's centre (auto's root) from sw0 to sw4: dr keeps the
+# root in place (roots.h) and mends what broke: 557 entries, 6% of those
+# routed (1.6% of all LFT entries; ibrouting route --before); a new root
+# would turn most routes
+sw=S-0000000000200014
+change_cmd="Unlink \"$sw\"" undo_cmd="ReLink \"$sw\"" change="switch $sw down"
+most=7 in_place=0x0000000000200000 tag=-down
+session dr
+change_cmd=$cut_cmd undo_cmd=$relink_cmd change="a link cut" most=2 in_place= tag=
 session fera
 session colorl
 session dr valgrind
