@@ -9,7 +9,8 @@
 #
 #   bench/bench_switch_down.sh [--out FILE]
 #   FABRICS="SPEC@LMC ..." (default: the change-assimilation benchmark's
-#   random 128 / 1024 and 256 / 2048 at LMC 2), ENGINES="colorl dr"
+#   random 128 / 1024 and 256 / 2048 at LMC 2), ENGINES="colorl dr",
+#   IBROUTING=PATH (another build's tool, to compare)
 #
 # Per fabric and engine, over the switches whose loss leaves the rest
 # connected (the others are counted apart) and whose routes were kept in
@@ -23,7 +24,7 @@
 # bench/results/switch-down.md) and prints it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ibr=$top/build/ibrouting
+ibr=${IBROUTING:-$top/build/ibrouting}
 out=$top/bench/results/switch-down.md
 fabrics=${FABRICS:-"random:sw=128,ca=1024,seed=1@2 random:sw=256,ca=2048,seed=1@2"}
 engines=${ENGINES:-"colorl dr"}
@@ -48,7 +49,7 @@ stats() {
 }
 
 {
-echo "bench_switch_down.sh at commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown): every switch down in turn, from the tables in place (offline); % of all LFT entries of the switches left"
+echo "bench_switch_down.sh at commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown) ($("$ibr" --version 2>&1 | head -n 1), $ibr): every switch down in turn, from the tables in place (offline); % of all LFT entries of the switches left"
 echo
 echo "| fabric | engine | switches down (kept in place) | changed % mean | median | p90 | max | any legal tables change % mean | median | p90 | max | over 2% | routed afresh (changed % mean) | not connected without it | the root down: changed % |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -89,7 +90,7 @@ for item in $fabrics; do
 			fi
 			n=$((n + 1))
 			echo "$p" >> "$tmp/changed"
-			echo "$l" >> "$tmp/least"
+			[ -z "$l" ] || echo "$l" >> "$tmp/least"
 		done
 		printf '| %s | %s | %d | %s | %s | %d | %d (%s) | %d | %s |\n' "$spec" "$e" "$n" \
 			"$(stats "$tmp/changed")" "$(stats "$tmp/least")" "$over" \
