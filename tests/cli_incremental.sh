@@ -11,16 +11,17 @@
 #     LIDs a whole tree); on a Clos network with one of its 6 spines down, where a sixth
 #     of the leaves' entries led to it and must change, at most 2% beyond
 #     those;
-#   - colorl and dr after the cut and the switch down: at most 0.1% of
-#     the entries above the least any legal tables change (0.3% on the
+#   - colorl and dr after the cut and the switch down: at most 0.3% of
+#     the entries above the least any legal tables change (0.5% on the
 #     change-assimilation benchmark's 128 / 1024 fabric and switch);
 #   - the same fabric again: not one entry changes;
 #   - the run is deterministic: the same dumps twice, and with -j 1 and 3;
 #   - a pair whose route broke is re-routed (the figure is not 0 after a
 #     cut that breaks colorl's routes);
-#   - on a k-ary 3-tree and a Clos network with two links cut, the tables
-#     in place of the whole fabric routed first (--before): max link load
-#     within 10% of fera's afresh;
+#   - on a k-ary 3-tree and a Clos network with two links cut, and on an
+#     8-ary 3-tree with a top switch down, the tables in place of the
+#     whole fabric routed first (--before): max link load within 10% of
+#     fera's afresh;
 #   - the root in place is kept when a switch down moves the centre (dr
 #     then changes at most 1% more than any legal tables must), and from
 #     a dump without its roots line the root moves and 3x as much changes;
@@ -129,10 +130,11 @@ for e in fera colorl dr; do
 done
 
 # close to the least any legal tables under the same orientation change
-# (the prior line's lower bound): at most 0.1% of all entries more here,
-# and 0.3% more with the change-assimilation benchmark's switch down on
+# (the prior line's lower bound): at most 0.3% of all entries more here,
+# and 0.5% more with the change-assimilation benchmark's switch down on
 # its 128 / 1024 fabric, where colorl changed 2.88% against 2.08% before
-# mending kept every entry that held again (2.30% since)
+# mending kept the entries that hold again unless a lighter hop exists
+# (2.48% since; keeping them all, 2.30%, loaded a fat tree's link 1.6x)
 least_of() {
 	sed -n 's/^prior .*; [0-9]* (\([0-9.]*\)%) change in any legal tables.*/\1/p' "$1"
 }
@@ -150,11 +152,11 @@ generate random:sw=128,ca=1024,seed=1 "$TMP/w128.net"
 switch_down "$TMP/w128.net" 0000000000200021 > "$TMP/w128-down.net"
 for e in colorl dr; do
 	for change in cut down; do
-		near "$e, $change" "$TMP/$e-$change.out" 0.1
+		near "$e, $change" "$TMP/$e-$change.out" 0.3
 	done
 	"$IBROUTING" route -e "$e" --lmc 2 --before "$TMP/w128.net" "$TMP/w128-down.net" \
 		> "$TMP/$e-w128.out" 2>&1 || true
-	near "$e, 128 / 1024, switch 0x...21 down" "$TMP/$e-w128.out" 0.3
+	near "$e, 128 / 1024, switch 0x...21 down" "$TMP/$e-w128.out" 0.5
 done
 
 # colorl afresh changes far more: what the prior saves
@@ -192,6 +194,25 @@ for spec in kary:k=4,n=3 clos:leaf=12,spine=6,ca=96,seed=2; do
 			flunk "$e on $spec, two links cut: max link load '$a' against fera's '$b', or not verified"
 		fi
 	done
+done
+
+# A top switch of an 8-ary 3-tree down: the walks mended for the middle
+# switches that lost it gather the flows of the leaves that lead into
+# them, unless those leaves take a lighter hop of their own; kept as they
+# were, one link carried 896 flows where fera afresh loads none over 560
+generate kary:k=8,n=3 "$TMP/k8.net"
+switch_down "$TMP/k8.net" 0000000000200000 > "$TMP/k8-down.net"
+"$IBROUTING" route -e fera --lmc 2 "$TMP/k8-down.net" > "$TMP/k8-fera.out" 2>&1 || true
+for e in fera colorl dr; do
+	"$IBROUTING" route -e "$e" --lmc 2 --before "$TMP/k8.net" "$TMP/k8-down.net" \
+		> "$TMP/k8-$e.out" 2>&1 || true
+	a=$(load_of "$TMP/k8-$e.out") b=$(load_of "$TMP/k8-fera.out")
+	if [ -n "$a" ] && [ -n "$b" ] && [ $((a * 10)) -le $((b * 11)) ] &&
+	   grep -q '^verify    OK' "$TMP/k8-$e.out"; then
+		pass "$e on kary:k=8,n=3, a top switch down, from the tables in place: max link load $a, fera afresh $b; $(sed -n 's/^prior *//p' "$TMP/k8-$e.out" | cut -c1-40)"
+	else
+		flunk "$e on kary:k=8,n=3, a top switch down: max link load '$a' against fera's '$b', or not verified"
+	fi
 done
 
 # fera afresh on a fat tree moves many routes after one link cut (its

@@ -127,7 +127,7 @@ need_tool valgrind
 # sends a block it takes for empty: LIDs above a base that dr leaves
 # unrouted keep what an earlier engine wrote there), a switch down that
 # moves the fabric's centre (auto's root) from sw0 to sw4: dr keeps the
-# root in place (roots.h) and mends what broke: 557 entries, 6% of those
+# root in place (roots.h) and mends what broke: 575 entries, 6% of those
 # routed (1.6% of all LFT entries; ibrouting route --before); a new root
 # would turn most routes
 sw=S-0000000000200014

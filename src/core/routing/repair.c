@@ -256,11 +256,11 @@ static void mark_chains(struct ibr_repair *rp, const uint8_t *col,
  * fill up are the last ones, into the destination's leaf. */
 static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
 			ibr_lid_t lid, uint32_t s, bool down_first,
-			uint64_t *load, uint32_t *to)
+			uint64_t *load, uint32_t *to, uint64_t *neck_out)
 {
 	const struct ibr_fabric *f = rp->f;
 	uint32_t best_hops = UINT32_MAX, best_rank = UINT32_MAX;
-	uint64_t best_neck = UINT64_MAX;
+	uint64_t best_neck = UINT64_MAX, best_first = UINT64_MAX;
 	uint8_t best = 0;
 
 	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
@@ -279,14 +279,18 @@ static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
 		if (load[i] > neck)
 			neck = load[i];
 		if (rank < best_rank || rp->hops[t] + 1 < best_hops ||
-		    neck < best_neck || (neck == best_neck && port < best)) {
+		    neck < best_neck ||
+		    (neck == best_neck && (load[i] < best_first ||
+					   (load[i] == best_first && port < best)))) {
 			best_rank = rank;
 			best_hops = rp->hops[t] + 1;
 			best_neck = neck;
+			best_first = load[i];
 			best = port;
 			*to = t;
 		}
 	}
+	*neck_out = best_neck;
 	return best;
 }
 
@@ -302,9 +306,10 @@ static void settle(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 		ibr_repair_walk(rp, col, lid, s, weight[s], load, NULL);
 }
 
-/* Which pending switches a pass looks at. */
+/* Which pending switches a pass looks at (every pass first settles
+ * those whose own entry holds again). */
 enum pass_kind {
-	PASS_KEEP,      /* settles those whose own entry now holds */
+	PASS_KEEP,      /* only those */
 	PASS_BREAKS,    /* the breaks themselves (their entry leads to no
 			 * pending switch) take their best hop */
 	PASS_FRONTIER,  /* of the pending switches that can hop, last on
@@ -332,12 +337,29 @@ static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 	}
 	for (uint32_t i = 0; i < *n; i++) {
 		uint32_t s = rp->pending[i], t = next_of(rp, col, lid, s);
+		uint64_t neck;
 		uint8_t port;
 
-		/* every pass keeps an entry that holds again: a break
-		 * mended earlier in this pass may be where it leads */
+		/* an entry that holds again is kept (a break mended
+		 * earlier, maybe in this pass, is where it leads) unless a
+		 * hop of s has a lighter route: mended walks gather the
+		 * flows of what leads into them (on a fat tree with a top
+		 * switch down, kept alone they loaded a link 1.6x) */
 		if (t != IBR_NONE &&
 		    combine(rp, s, t, rp->verdict[t]) != IBR_WALK_BROKEN) {
+			uint32_t ch = ibr_walker_channel(rp->w, s, col[s]), to;
+			uint64_t kept = ibr_repair_walk(rp, col, lid, t, 0, load,
+							NULL), other;
+			if (ch != IBR_NONE && load[ch] > kept)
+				kept = load[ch];
+			port = best_hop(rp, col, lid, s,
+					rp->mark[s] & MARK_NEED_DOWN, load, &to,
+					&other);
+			if (port && port != col[s] && other < kept) {
+				col[s] = port;
+				(*changed)++;
+				t = to;
+			}
 			settle(rp, col, lid, s, t, weight, load);
 			progress = true;
 			continue;
@@ -353,7 +375,7 @@ static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 			continue;
 		}
 		port = best_hop(rp, col, lid, s, rp->mark[s] & MARK_NEED_DOWN,
-				load, &t);
+				load, &t, &neck);
 		if (!port) {
 			rp->pending[left++] = s;
 			continue;
