@@ -179,21 +179,27 @@ fi
 # there), where mending onto FERa's own walks loaded one link 1.4-1.7x
 # (BENCHMARKS.md, one change offline)
 load_of() { sed -n 's/^load *max link load \([0-9]*\) flows.*/\1/p' "$1"; }
+# balanced_after NAME BEFORE AFTER: fera, colorl and dr from the tables in
+# place on BEFORE (--before), each within 10% of fera's load afresh on
+# AFTER, and verified
+balanced_after() {
+	"$IBROUTING" route -e fera --lmc 2 "$3" > "$TMP/bal-fera.out" 2>&1 || true
+	for e in fera colorl dr; do
+		"$IBROUTING" route -e "$e" --lmc 2 --before "$2" "$3" \
+			> "$TMP/bal-$e.out" 2>&1 || true
+		a=$(load_of "$TMP/bal-$e.out") b=$(load_of "$TMP/bal-fera.out")
+		if [ -n "$a" ] && [ -n "$b" ] && [ $((a * 10)) -le $((b * 11)) ] &&
+		   grep -q '^verify    OK' "$TMP/bal-$e.out"; then
+			pass "$e on $1, from the tables in place (--before): max link load $a, fera afresh $b; $(sed -n 's/^prior *//p' "$TMP/bal-$e.out" | cut -c1-40)"
+		else
+			flunk "$e on $1: max link load '$a' against fera's '$b', or not verified"
+		fi
+	done
+}
 for spec in kary:k=4,n=3 clos:leaf=12,spine=6,ca=96,seed=2; do
 	generate "$spec" "$TMP/ft.net"
 	generate "$spec,cut=2" "$TMP/ft-cut.net"
-	"$IBROUTING" route -e fera --lmc 2 "$TMP/ft-cut.net" > "$TMP/ft-fera.out" 2>&1 || true
-	for e in fera colorl dr; do
-		"$IBROUTING" route -e "$e" --lmc 2 --before "$TMP/ft.net" "$TMP/ft-cut.net" \
-			> "$TMP/ft-$e.out" 2>&1 || true
-		a=$(load_of "$TMP/ft-$e.out") b=$(load_of "$TMP/ft-fera.out")
-		if [ -n "$a" ] && [ -n "$b" ] && [ $((a * 10)) -le $((b * 11)) ] &&
-		   grep -q '^verify    OK' "$TMP/ft-$e.out"; then
-			pass "$e on $spec, two links cut, from the tables in place (--before): max link load $a, fera afresh $b; $(sed -n 's/^prior *//p' "$TMP/ft-$e.out" | cut -c1-40)"
-		else
-			flunk "$e on $spec, two links cut: max link load '$a' against fera's '$b', or not verified"
-		fi
-	done
+	balanced_after "$spec, two links cut" "$TMP/ft.net" "$TMP/ft-cut.net"
 done
 
 # A top switch of an 8-ary 3-tree down: the walks mended for the middle
@@ -202,18 +208,7 @@ done
 # were, one link carried 896 flows where fera afresh loads none over 560
 generate kary:k=8,n=3 "$TMP/k8.net"
 switch_down "$TMP/k8.net" 0000000000200000 > "$TMP/k8-down.net"
-"$IBROUTING" route -e fera --lmc 2 "$TMP/k8-down.net" > "$TMP/k8-fera.out" 2>&1 || true
-for e in fera colorl dr; do
-	"$IBROUTING" route -e "$e" --lmc 2 --before "$TMP/k8.net" "$TMP/k8-down.net" \
-		> "$TMP/k8-$e.out" 2>&1 || true
-	a=$(load_of "$TMP/k8-$e.out") b=$(load_of "$TMP/k8-fera.out")
-	if [ -n "$a" ] && [ -n "$b" ] && [ $((a * 10)) -le $((b * 11)) ] &&
-	   grep -q '^verify    OK' "$TMP/k8-$e.out"; then
-		pass "$e on kary:k=8,n=3, a top switch down, from the tables in place: max link load $a, fera afresh $b; $(sed -n 's/^prior *//p' "$TMP/k8-$e.out" | cut -c1-40)"
-	else
-		flunk "$e on kary:k=8,n=3, a top switch down: max link load '$a' against fera's '$b', or not verified"
-	fi
-done
+balanced_after "kary:k=8,n=3, a top switch down" "$TMP/k8.net" "$TMP/k8-down.net"
 
 # fera afresh on a fat tree moves many routes after one link cut (its
 # balanced choices shift), from the tables in place only those that broke
