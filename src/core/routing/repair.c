@@ -250,7 +250,9 @@ static void mark_chains(struct ibr_repair *rp, const uint8_t *col,
  * `down_first` one that only descends, if any (the pending walks that
  * descend into s then hold unchanged); then the shortest legal one; then
  * the one whose route on (that channel and the walk after it) has the
- * lightest heaviest channel; then the lowest port.  0 when no
+ * lightest heaviest channel; then the lightest first channel (s's own
+ * hop: of two routes with the same neck, the one that adds less to the
+ * channel every mended walk of s shares); then the lowest port.  0 when no
  * neighbour's walk holds (or only by a down-then-up turn).  The route's
  * heaviest channel, not the first one's: on a fat tree the channels that
  * fill up are the last ones, into the destination's leaf. */
