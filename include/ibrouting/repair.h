@@ -52,6 +52,9 @@ struct ibr_repair {
 	uint32_t *upstream;           /* per pending switch: the pending
 				       * walks through it (itself included) */
 	uint32_t *pending, *chain, *chain_next; /* scratch */
+	uint64_t *carried;            /* ibr_repair_load: per switch, the
+				       * flows its hop carries */
+	uint32_t *by_hops, *hop_count; /* ibr_repair_load: switches by hops */
 };
 
 int ibr_repair_init(struct ibr_repair *rp, const struct ibr_fabric *f,
@@ -80,9 +83,18 @@ uint64_t ibr_repair_walk(const struct ibr_repair *rp, const uint8_t *col,
 
 /* load[ch] += weight[s] for every channel ch of the walk from every switch
  * s whose walk along col holds (weight: the flows each switch sends to
- * the LID). */
-void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
-		     const uint32_t *weight, uint64_t *load);
+ * the LID), col judged (rp->verdict, rp->hops are col's: by
+ * ibr_repair_judge, or as a mending leaves them).  O(S): the walks that
+ * hold form a tree into the owner, so each hop carries the flows of the
+ * switches whose walks pass it, summed from the farthest switches in. */
+void ibr_repair_add_flows(struct ibr_repair *rp, const uint8_t *col,
+			  ibr_lid_t lid, const uint32_t *weight,
+			  uint64_t *load);
+
+/* col judged, then its flows added as above.  Returns the switches whose
+ * walk does not hold (0: nothing to mend). */
+uint32_t ibr_repair_load(struct ibr_repair *rp, const uint8_t *col,
+			 ibr_lid_t lid, const uint32_t *weight, uint64_t *load);
 
 /* A column mended with regard to load and with few entries changed: in
  * rounds outwards from the walks that hold, a switch whose entry leads
@@ -104,5 +116,13 @@ uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 				    const uint8_t *fallback, ibr_lid_t lid,
 				    bool renamed, const uint32_t *weight,
 				    uint64_t *load);
+
+/* The same for a column judged last (ibr_repair_judge, unchanged since):
+ * one judgement saved.  After either, rp->verdict and rp->hops are the
+ * mended column's. */
+uint32_t ibr_repair_mend_judged(struct ibr_repair *rp, uint8_t *col,
+				const uint8_t *fallback, ibr_lid_t lid,
+				bool renamed, const uint32_t *weight,
+				uint64_t *load);
 
 #endif

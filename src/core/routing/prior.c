@@ -50,6 +50,10 @@ struct keeper {
 	uint8_t *fera_base;      /* FERa's base column of every CA port */
 	uint8_t *held;           /* [offset][switch]: walk held, one port */
 	uint32_t *weight;        /* per switch: its CAs, the flows it sends */
+	uint32_t *on_base;       /* per switch: its flows kept on a base LID
+				  * (load_kept_on_base's scratch) */
+	bool *mend;              /* per end port: its base column has a walk
+				  * that does not hold */
 	uint64_t *base_load;     /* per sw_adj entry: base routes' flows */
 	uint64_t *load;          /* per sw_adj entry */
 	/* switches by LID, CA ports by base LID: every pass goes in these
@@ -124,8 +128,8 @@ static void keep_renamed(struct keeper *k, uint8_t *col, const uint8_t *oc,
 	for (uint32_t s = 0; s < k->f->num_switches; s++)
 		held[s] = k->rp.verdict[s] == IBR_WALK_DOWN ||
 			  k->rp.verdict[s] == IBR_WALK_UP;
-	ibr_repair_column_balanced(&k->rp, col, base, lid, true, NULL,
-				   k->base_load);
+	ibr_repair_mend_judged(&k->rp, col, base, lid, true, NULL,
+			       k->base_load);
 }
 
 /* A switch LID's column, FERa's complete tree on entry: the old one,
@@ -176,11 +180,41 @@ static void copy_ranges(struct keeper *k)
 	}
 }
 
+/* Pass 2's load of the pairs to end port e that keep its base LID (their
+ * old offset was 0: map_destination keeps them there), its base column
+ * final and judged: summed over the column's tree, and any pair whose
+ * walk does not hold walked alone, as load_designated walks the others. */
+static void load_kept_on_base(struct keeper *k, uint32_t e)
+{
+	const struct ibr_fabric *f = k->f;
+	ibr_lid_t lid = ibr_end_port_lid(f, e);
+	const uint8_t *col = ibr_column(k->r, lid);
+	uint32_t *w = k->on_base, oe = k->old_of[e], n = 0;
+
+	if (k->choice == IBR_PRIOR_ONE_ROUTE || oe == IBR_NONE)
+		return;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		w[s] = s != f->end_ports[e].sw && cas_on(f, s) &&
+		       old_offset(k, s, oe) == 0 ? cas_on(f, s) : 0;
+		n += w[s] != 0;
+	}
+	if (!n)
+		return;
+	ibr_repair_add_flows(&k->rp, col, lid, w, k->load);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		if (w[s] && k->rp.verdict[s] != IBR_WALK_DOWN &&
+		    k->rp.verdict[s] != IBR_WALK_UP)
+			ibr_repair_walk(&k->rp, col, lid, s, w[s], k->load,
+					NULL);
+}
+
 /* Every CA port's base column, in two passes so that mending sees the
  * load of every route kept: the old column mapped (FERa's kept aside)
  * and the flows of its walks that hold counted; then each mended with
  * regard to that load (repair.h, ibr_repair_column_balanced), FERa's
- * walks where no holding walk is reached.  A new port keeps FERa's. */
+ * walks where no holding walk is reached.  A new port keeps FERa's.
+ * Only a column with a walk that does not hold is judged again: most
+ * columns after a small change hold whole. */
 static void keep_base_columns(struct keeper *k)
 {
 	const struct ibr_fabric *f = k->f;
@@ -195,18 +229,23 @@ static void keep_base_columns(struct keeper *k)
 		if (oe != IBR_NONE)
 			map_column(k, col,
 				   ibr_column(k->old, ibr_end_port_lid(k->of, oe)));
-		ibr_repair_load(&k->rp, col, lid, k->weight, k->base_load);
+		k->mend[e] = ibr_repair_load(&k->rp, col, lid, k->weight,
+					     k->base_load) && oe != IBR_NONE;
 		if (k->choice == IBR_PRIOR_ONE_ROUTE)
 			count_base_pairs(k, e, oe != IBR_NONE);
+		if (!k->mend[e])
+			load_kept_on_base(k, e);
 	}
 	for (uint32_t i = 0; i < f->num_end_ports; i++) {
 		uint32_t e = k->ep_order[i];
 		ibr_lid_t lid = ibr_end_port_lid(f, e);
-		if (k->old_of[e] != IBR_NONE)
-			ibr_repair_column_balanced(&k->rp, ibr_column(k->r, lid),
-						   k->fera_base + (size_t)e * S,
-						   lid, false, k->weight,
-						   k->base_load);
+		if (!k->mend[e])
+			continue;
+		ibr_repair_column_balanced(&k->rp, ibr_column(k->r, lid),
+					   k->fera_base + (size_t)e * S,
+					   lid, false, k->weight,
+					   k->base_load);
+		load_kept_on_base(k, e);
 	}
 }
 
@@ -284,7 +323,8 @@ static int map_destination(struct keeper *k, uint32_t e, struct ibr_error *err)
 
 /* Pass 2: the load of every route designated so far (pending pairs
  * still hold offset 0 in the map but are not counted: they are placed in
- * pass 3). */
+ * pass 3), but for the pairs kept on their base LID, counted already
+ * (load_kept_on_base). */
 static void load_designated(struct keeper *k)
 {
 	const struct ibr_fabric *f = k->f;
@@ -305,6 +345,8 @@ static void load_designated(struct keeper *k)
 				next++;
 				continue;
 			}
+			if (j == 0)
+				continue;
 			ibr_repair_walk(&k->rp, ibr_column(k->r, base + j),
 					base + j, s, cas_on(f, s), k->load, NULL);
 		}
@@ -452,6 +494,8 @@ static void free_keeper(struct keeper *k)
 	free(k->fera_base);
 	free(k->held);
 	free(k->weight);
+	free(k->on_base);
+	free(k->mend);
 	free(k->sw_order);
 	free(k->ep_order);
 	free(k->base_load);
@@ -483,6 +527,9 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 	k->fera = malloc(S);
 	k->fera_base = malloc((size_t)S * (f->num_end_ports ? f->num_end_ports : 1));
 	k->weight = malloc(S * sizeof(uint32_t));
+	k->on_base = malloc(S * sizeof(uint32_t));
+	k->mend = malloc((f->num_end_ports ? f->num_end_ports : 1) *
+			 sizeof(bool));
 	k->held = malloc((size_t)S << IBR_MAX_LMC);
 	k->sw_order = malloc(S * sizeof(uint32_t));
 	k->ep_order = malloc((f->num_end_ports ? f->num_end_ports : 1) *
@@ -490,7 +537,8 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 	k->base_load = calloc(links ? links : 1, sizeof(uint64_t));
 	k->load = calloc(links ? links : 1, sizeof(uint64_t));
 	if (!k->from || !k->old_ep || !k->old_of || !k->fera ||
-	    !k->fera_base || !k->held || !k->weight || !k->sw_order ||
+	    !k->fera_base || !k->held || !k->weight || !k->on_base || !k->mend ||
+	    !k->sw_order ||
 	    !k->ep_order || !k->base_load || !k->load)
 		return ibr_error_set(err, "out of memory for the tables in "
 				     "place (%u switches)", S);

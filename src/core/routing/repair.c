@@ -28,9 +28,12 @@ int ibr_repair_init(struct ibr_repair *rp, const struct ibr_fabric *f,
 	rp->pending = malloc(S * sizeof(uint32_t));
 	rp->chain = malloc(S * sizeof(uint32_t));
 	rp->chain_next = malloc(S * sizeof(uint32_t));
+	rp->carried = malloc(S * sizeof(uint64_t));
+	rp->by_hops = malloc(S * sizeof(uint32_t));
+	rp->hop_count = malloc((S + 1) * sizeof(uint32_t));
 	if (!rp->verdict || !rp->hops || !rp->mark || !rp->upstream ||
-	    !rp->pending || !rp->chain ||
-	    !rp->chain_next) {
+	    !rp->pending || !rp->chain || !rp->chain_next || !rp->carried ||
+	    !rp->by_hops || !rp->hop_count) {
 		ibr_repair_free(rp);
 		return ibr_error_set(err, "out of memory to mend columns of %u "
 				     "switches", f->num_switches);
@@ -47,8 +50,13 @@ void ibr_repair_free(struct ibr_repair *rp)
 	free(rp->pending);
 	free(rp->chain);
 	free(rp->chain_next);
+	free(rp->carried);
+	free(rp->by_hops);
+	free(rp->hop_count);
 	rp->verdict = rp->mark = NULL;
 	rp->hops = rp->upstream = rp->pending = rp->chain = rp->chain_next = NULL;
+	rp->carried = NULL;
+	rp->by_hops = rp->hop_count = NULL;
 }
 
 /* The verdict of x, whose hop leads to t judged `after`. */
@@ -159,14 +167,58 @@ uint64_t ibr_repair_walk(const struct ibr_repair *rp, const uint8_t *col,
 	return neck;
 }
 
-void ibr_repair_load(struct ibr_repair *rp, const uint8_t *col, ibr_lid_t lid,
-		     const uint32_t *weight, uint64_t *load)
+static bool holds(const struct ibr_repair *rp, uint32_t s)
 {
+	return rp->verdict[s] == IBR_WALK_DOWN || rp->verdict[s] == IBR_WALK_UP;
+}
+
+void ibr_repair_add_flows(struct ibr_repair *rp, const uint8_t *col,
+			  ibr_lid_t lid, const uint32_t *weight,
+			  uint64_t *load)
+{
+	uint32_t S = rp->f->num_switches, most = 0, t;
+
+	/* the switches that hold by hops, farthest first (a counting sort:
+	 * a walk that holds is loop-free, so hops < S), each carrying its
+	 * own flows and those of the walks through it */
+	memset(rp->hop_count, 0, (S + 1) * sizeof(uint32_t));
+	for (uint32_t s = 0; s < S; s++)
+		if (holds(rp, s)) {
+			rp->hop_count[rp->hops[s]]++;
+			rp->carried[s] = weight[s];
+			if (rp->hops[s] > most)
+				most = rp->hops[s];
+		}
+	for (uint32_t h = most, at = 0; h + 1 > 0; h--) {
+		uint32_t c = rp->hop_count[h];
+		rp->hop_count[h] = at;
+		at += c;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		if (holds(rp, s))
+			rp->by_hops[rp->hop_count[rp->hops[s]]++] = s;
+	for (uint32_t i = 0, n = rp->hop_count[0]; i < n; i++) {
+		uint32_t s = rp->by_hops[i], ch;
+		if (!rp->carried[s] ||
+		    ibr_walker_step(rp->w, s, lid, col[s], &t) != IBR_STEP_NEXT)
+			continue;
+		ch = ibr_walker_channel(rp->w, s, col[s]);
+		if (ch != IBR_NONE)
+			load[ch] += rp->carried[s];
+		rp->carried[t] += rp->carried[s];
+	}
+}
+
+uint32_t ibr_repair_load(struct ibr_repair *rp, const uint8_t *col,
+			 ibr_lid_t lid, const uint32_t *weight, uint64_t *load)
+{
+	uint32_t broken = 0;
+
 	ibr_repair_judge(rp, col, lid);
+	ibr_repair_add_flows(rp, col, lid, weight, load);
 	for (uint32_t s = 0; s < rp->f->num_switches; s++)
-		if (weight[s] && (rp->verdict[s] == IBR_WALK_DOWN ||
-				  rp->verdict[s] == IBR_WALK_UP))
-			ibr_repair_walk(rp, col, lid, s, weight[s], load, NULL);
+		broken += rp->verdict[s] == IBR_WALK_BROKEN;
+	return broken;
 }
 
 /* What a pending switch's mending must know of the pending walks that
@@ -246,6 +298,26 @@ static void mark_chains(struct ibr_repair *rp, const uint8_t *col,
 	}
 }
 
+/* The heaviest of `first` and the loads of the channels on the walk from
+ * t along col; once that exceeds `cap`, some value above it. */
+static uint64_t walk_neck_within(const struct ibr_repair *rp,
+				 const uint8_t *col, ibr_lid_t lid, uint32_t t,
+				 const uint64_t *load, uint64_t first,
+				 uint64_t cap)
+{
+	uint32_t x = t, next, n = 0;
+	uint64_t neck = first;
+
+	while (neck <= cap && n++ <= rp->f->num_switches &&
+	       ibr_walker_step(rp->w, x, lid, col[x], &next) == IBR_STEP_NEXT) {
+		uint32_t ch = ibr_walker_channel(rp->w, x, col[x]);
+		if (ch != IBR_NONE && load[ch] > neck)
+			neck = load[ch];
+		x = next;
+	}
+	return neck;
+}
+
 /* The best hop from broken switch s into a walk that holds: with
  * `down_first` one that only descends, if any (the pending walks that
  * descend into s then hold unchanged); then the shortest legal one; then
@@ -277,9 +349,13 @@ static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
 		if (rank > best_rank ||
 		    (rank == best_rank && rp->hops[t] + 1 > best_hops))
 			continue;
-		neck = ibr_repair_walk(rp, col, lid, t, 0, load, NULL);
-		if (load[i] > neck)
-			neck = load[i];
+		/* a route no shorter nor better ranked than the best must
+		 * be lighter or as light; its walk is given up as soon as
+		 * it is heavier (a neck only grows along a walk) */
+		neck = rank == best_rank && rp->hops[t] + 1 == best_hops ?
+		       walk_neck_within(rp, col, lid, t, load, load[i], best_neck) :
+		       walk_neck_within(rp, col, lid, t, load, load[i],
+					 UINT64_MAX);
 		if (rank < best_rank || rp->hops[t] + 1 < best_hops ||
 		    neck < best_neck ||
 		    (neck == best_neck && (load[i] < best_first ||
@@ -398,10 +474,19 @@ uint32_t ibr_repair_column_balanced(struct ibr_repair *rp, uint8_t *col,
 				    bool renamed, const uint32_t *weight,
 				    uint64_t *load)
 {
+	ibr_repair_judge(rp, col, lid);
+	return ibr_repair_mend_judged(rp, col, fallback, lid, renamed, weight,
+				      load);
+}
+
+uint32_t ibr_repair_mend_judged(struct ibr_repair *rp, uint8_t *col,
+				const uint8_t *fallback, ibr_lid_t lid,
+				bool renamed, const uint32_t *weight,
+				uint64_t *load)
+{
 	uint32_t S = rp->f->num_switches, n = 0, changed = 0;
 	bool progress = true;
 
-	ibr_repair_judge(rp, col, lid);
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t s = rp->order ? rp->order[i] : i;
 		if (is_pending(rp, col, renamed, s))
