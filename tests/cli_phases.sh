@@ -13,6 +13,10 @@
 #     pass and the re-route passes, as many as its "routing passes" says
 #     (one on an intact fat tree: no re-route phase); fera `lowest` and
 #     pira name none;
+#   - from the tables in place (--before): the base LIDs, the LIDs above
+#     the base, the pairs placed (fera: the base LIDs alone), and FERa's
+#     tables first where a new switch and its CAs need them, none after a
+#     link cut;
 #   - with --repeat the line says it is the last run's.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -103,6 +107,21 @@ for args in "-e fera --port-choice lowest" "-e pira"; do
 		pass "$args: no phases line (one step)"
 	fi
 done
+# from the tables in place: a link cut needs no FERa tables; a switch
+# back up (its LID and its CAs' new to the tables in place) does
+"$IBROUTING" generate --lmc 1 -o "$TMP/whole.net" random:sw=48,ca=192,seed=5 > /dev/null
+"$IBROUTING" generate --lmc 1 -o "$TMP/cut.net" random:sw=48,ca=192,seed=5,cut=1 > /dev/null
+awk -v guid=0000000000200007 -f "$(dirname "$0")/switch_down.awk" "$TMP/whole.net" > "$TMP/down.net"
+for e in dr colorl; do
+	phases -e "$e" --lmc 1 --before "$TMP/whole.net" "$TMP/cut.net"
+	expect "$e in place, a link cut" \
+		"base LIDs in place | LIDs above the base in place | pairs placed" 1+2+3
+	phases -e "$e" --lmc 1 -o incremental=100 --before "$TMP/down.net" "$TMP/whole.net"
+	expect "$e in place, a switch back up" \
+		"FERa's tables, where needed | base LIDs in place | LIDs above the base in place | pairs placed" 1+2+3+4
+done
+phases -e fera --before "$TMP/whole.net" "$TMP/cut.net"
+expect "fera in place, a link cut" "base LIDs in place" 1
 phases -e dr --lmc 1 --repeat 2 "$random"
 if grep -q "^phases    the last run's: FERa's base tree [0-9.]* ms; renaming [0-9.]* ms$" "$TMP/out"; then
 	pass "--repeat 2: $(grep '^phases' "$TMP/out")"

@@ -17,14 +17,16 @@
  *     holds, on the least loaded channel against the load of every base
  *     route kept or mended so far (repair.h, ibr_repair_column_balanced),
  *     FERa's walk where no holding walk is reached; a new port: FERa's
- *     tree; every switch LID: the old column mended with FERa's walks;
+ *     tree; every switch LID: the old column mended with FERa's walks
+ *     (FERa's tables are routed only when one of these needs them);
  *   - offset j >= 1 of a CA port that was there before, with as many
  *     LIDs: the old column of that offset, mapped onto the new switches,
  *     mended as the base is from every switch with an entry whose walk no
  *     longer reaches the port by a legal up*-down* route of this run's
  *     orientation (a dead link, a switch gone, a turn the new orientation
  *     forbids), the port's base column the fallback; IBR_NO_PATH where
- *     the old column had none, and on every renamed LID of a new port;
+ *     the old column had none; every LID of a new port's range: FERa's
+ *     tree, as fera's own tables have it;
  *   - fera (IBR_PRIOR_ONE_ROUTE): every LID of a range takes its base
  *     column, as fera's own tables do, and there is no designated map;
  *     a pair lost its route when its base walk did not hold;

@@ -52,6 +52,11 @@ struct ibr_repair {
 	uint32_t *upstream;           /* per pending switch: the pending
 				       * walks through it (itself included) */
 	uint32_t *pending, *chain, *chain_next; /* scratch */
+	/* the fallback column of lid when a mending is given none (NULL):
+	 * one that holds, had on demand (prior.c routes FERa only then);
+	 * NULL from it leaves the column unmended */
+	const uint8_t *(*fallback_of)(void *ctx, ibr_lid_t lid);
+	void *fallback_ctx;
 	uint64_t *carried;            /* ibr_repair_load: per switch, the
 				       * flows its hop carries */
 	uint32_t *by_hops, *hop_count; /* ibr_repair_load: switches by hops */

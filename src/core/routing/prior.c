@@ -9,17 +9,26 @@
  *      as the fallback;
  *      pairs whose old offset still routes them keep it, the others are
  *      set aside (`pending`);
- *   2. load: every designated route walked once, its source switch's CAs
- *      added to each inter-switch channel it crosses;
+ *   2. load: every designated route counted once, its source switch's
+ *      CAs added to each inter-switch channel it crosses: the pairs kept
+ *      on their base LID summed over that column's tree as soon as the
+ *      column is final (load_kept_on_base, O(S) a column), the others
+ *      walked;
  *   3. place: the pending pairs, in order, each on the best offset that
  *      reaches its source switch, its load added at once.
  * fera (IBR_PRIOR_ONE_ROUTE) has one route per destination: pass 1's
  * switch LIDs and base columns, each base then copied onto its range;
  * no renamed column, no map, nothing to place.
+ * FERa's tables on the new fabric are routed only if a column needs them
+ * (fera_column): a new switch or port, or a column where mending leaves
+ * switches that no walk of the tables in place reaches.  After a small
+ * change most runs need none.
+ * Cost: a few O(S) passes per column (judging, the flows), mending only
+ * where a walk does not hold.
  * Invariants: after pass 1 an entry of a renamed column is set only if
  * its walk delivers by a legal route; offsets are only ever designated
- * where the column routes the source switch (offset 0: FERa's complete
- * tree).
+ * where the column routes the source switch (offset 0: a complete tree,
+ * the old base column mended or FERa's).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +38,7 @@
 #include "ibrouting/prior.h"
 #include "ibrouting/repair.h"
 #include "ibrouting/walk.h"
+#include "util/timer.h"
 
 struct pair {
 	uint32_t e, s;   /* destination end port, source switch */
@@ -46,8 +56,13 @@ struct keeper {
 	uint32_t *from;          /* new switch -> old switch, IBR_NONE: new */
 	uint32_t *old_ep;        /* old base LID -> old end port, IBR_NONE */
 	uint32_t *old_of;        /* new end port -> old end port (old_end_port) */
-	uint8_t *fera;           /* FERa's entries of the base column kept */
-	uint8_t *fera_base;      /* FERa's base column of every CA port */
+	/* FERa's tables on the new fabric, routed only when a column needs
+	 * them: one no walk of the tables in place reaches after mending,
+	 * a new switch's LID, a new port's range (fera_column) */
+	struct ibr_result fera;
+	bool fera_routed, failed;
+	struct ibr_error fera_err;
+	double fera_ms;          /* its time, kept out of the other phases */
 	uint8_t *held;           /* [offset][switch]: walk held, one port */
 	uint32_t *weight;        /* per switch: its CAs, the flows it sends */
 	uint32_t *on_base;       /* per switch: its flows kept on a base LID
@@ -114,6 +129,37 @@ static void map_column(const struct keeper *k, uint8_t *col, const uint8_t *oc)
 		col[s] = k->from[s] == IBR_NONE ? IBR_NO_PATH : oc[k->from[s]];
 }
 
+/* FERa's column of lid on the new fabric (repair.h's fallback_of), FERa
+ * routed the first time one is asked for; NULL when it cannot be
+ * (k->failed, k->fera_err say why).  Routing it afresh every time, as
+ * before, was a fifth to a quarter of a run after a small change, and
+ * most such runs never read it. */
+static const uint8_t *fera_column(void *ctx, ibr_lid_t lid)
+{
+	struct keeper *k = ctx;
+
+	if (!k->fera_routed) {
+		double t0 = ibr_now_ms();
+		k->fera_routed = true;
+		if (ibr_result_init(&k->fera, k->f, &k->fera_err) ||
+		    ibr_fera_route_afresh(k->ctx, &k->fera, &k->fera_err))
+			k->failed = true;
+		k->fera_ms = ibr_now_ms() - t0;
+		ibr_phase_add(k->r, "FERa's tables, where needed", k->fera_ms);
+	}
+	return k->failed ? NULL : ibr_column(&k->fera, lid);
+}
+
+/* r's column of lid becomes FERa's: a LID the tables in place do not
+ * have. */
+static void take_fera(struct keeper *k, ibr_lid_t lid)
+{
+	const uint8_t *col = fera_column(k, lid);
+
+	if (col)
+		memcpy(ibr_column(k->r, lid), col, k->f->num_switches);
+}
+
 /* A renamed column: the old one, mended as the base columns are (the
  * hop into a holding walk whose route is the least loaded) from every
  * switch with an entry whose walk does not hold, the port's base column
@@ -132,15 +178,14 @@ static void keep_renamed(struct keeper *k, uint8_t *col, const uint8_t *oc,
 			       k->base_load);
 }
 
-/* A switch LID's column, FERa's complete tree on entry: the old one,
- * mended as the CA ports' base columns are (repair.h; switch traffic
- * adds no load), FERa's walks where no holding walk is reached. */
+/* A switch LID's column: the old one, mended as the CA ports' base
+ * columns are (repair.h; switch traffic adds no load), FERa's walks
+ * where no holding walk is reached. */
 static void keep_base(struct keeper *k, uint8_t *col, const uint8_t *oc,
 		      ibr_lid_t lid)
 {
-	memcpy(k->fera, col, k->f->num_switches);
 	map_column(k, col, oc);
-	ibr_repair_column_balanced(&k->rp, col, k->fera, lid, false, NULL,
+	ibr_repair_column_balanced(&k->rp, col, NULL, lid, false, NULL,
 				   k->base_load);
 }
 
@@ -218,17 +263,17 @@ static void load_kept_on_base(struct keeper *k, uint32_t e)
 static void keep_base_columns(struct keeper *k)
 {
 	const struct ibr_fabric *f = k->f;
-	uint32_t S = f->num_switches;
 
 	for (uint32_t i = 0; i < f->num_end_ports; i++) {
 		uint32_t e = k->ep_order[i], oe = k->old_of[e];
 		ibr_lid_t lid = ibr_end_port_lid(f, e);
 		uint8_t *col = ibr_column(k->r, lid);
 
-		memcpy(k->fera_base + (size_t)e * S, col, S);
 		if (oe != IBR_NONE)
 			map_column(k, col,
 				   ibr_column(k->old, ibr_end_port_lid(k->of, oe)));
+		else
+			take_fera(k, lid);
 		k->mend[e] = ibr_repair_load(&k->rp, col, lid, k->weight,
 					     k->base_load) && oe != IBR_NONE;
 		if (k->choice == IBR_PRIOR_ONE_ROUTE)
@@ -241,8 +286,7 @@ static void keep_base_columns(struct keeper *k)
 		ibr_lid_t lid = ibr_end_port_lid(f, e);
 		if (!k->mend[e])
 			continue;
-		ibr_repair_column_balanced(&k->rp, ibr_column(k->r, lid),
-					   k->fera_base + (size_t)e * S,
+		ibr_repair_column_balanced(&k->rp, ibr_column(k->r, lid), NULL,
 					   lid, false, k->weight,
 					   k->base_load);
 		load_kept_on_base(k, e);
@@ -257,12 +301,20 @@ static void keep_switch_lids(struct keeper *k)
 
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		ibr_lid_t lid = ibr_switch_lid(f, s), ol;
-		if (k->from[s] == IBR_NONE)
+		unsigned lids = ibr_port_lid_count(ibr_port(f, f->sw_node[s], 0));
+
+		if (!lid)
 			continue;
-		ol = ibr_switch_lid(k->of, k->from[s]);
-		if (ol < k->old->num_lids)
+		ol = k->from[s] == IBR_NONE ? 0 :
+		     ibr_switch_lid(k->of, k->from[s]);
+		if (ol && ol < k->old->num_lids)
 			keep_base(k, ibr_column(k->r, lid), ibr_column(k->old, ol),
 				  lid);
+		else
+			take_fera(k, lid);
+		/* the LIDs above an enhanced port 0's base, FERa's copies */
+		for (unsigned j = 1; j < lids; j++)
+			take_fera(k, lid + j);
 	}
 }
 
@@ -299,6 +351,9 @@ static int map_destination(struct keeper *k, uint32_t e, struct ibr_error *err)
 				     ibr_column(k->old, ob + j),
 				     ibr_column(k->r, p->base_lid),
 				     p->base_lid + j, k->held + (size_t)j * S);
+	} else {
+		for (unsigned j = 1; j < lids; j++)
+			take_fera(k, p->base_lid + j);
 	}
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t s = k->sw_order[i], o;
@@ -490,8 +545,7 @@ static void free_keeper(struct keeper *k)
 	free(k->from);
 	free(k->old_ep);
 	free(k->old_of);
-	free(k->fera);
-	free(k->fera_base);
+	ibr_result_free(&k->fera);
 	free(k->held);
 	free(k->weight);
 	free(k->on_base);
@@ -503,13 +557,27 @@ static void free_keeper(struct keeper *k)
 	free(k->pending);
 }
 
-/* r back as it was given: every entry IBR_NO_PATH, no map, no figure. */
+/* r back as it was given: every entry IBR_NO_PATH, no map, no figure,
+ * no phase. */
 static void give_back(struct ibr_result *r)
 {
 	memset(r->col, IBR_NO_PATH, (size_t)r->num_switches * r->num_lids);
 	free(r->designated.offset);
 	memset(&r->designated, 0, sizeof(r->designated));
 	r->stats.count = 0;
+	r->stats.phases = 0;
+}
+
+/* Adds phase `name`: the time since *t0 but FERa's, routed meanwhile
+ * (its own phase); *t0 and *fera_before move on. */
+static void phase_done(struct keeper *k, const char *name, double *t0,
+		       double *fera_before)
+{
+	double now = ibr_now_ms();
+
+	ibr_phase_add(k->r, name, now - *t0 - (k->fera_ms - *fera_before));
+	*t0 = now;
+	*fera_before = k->fera_ms;
 }
 
 static int keeper_init(struct keeper *k, struct ibr_error *err)
@@ -524,8 +592,6 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 	k->old_ep = malloc((of->max_lid + 1u) * sizeof(uint32_t));
 	k->old_of = malloc((f->num_end_ports ? f->num_end_ports : 1) *
 			   sizeof(uint32_t));
-	k->fera = malloc(S);
-	k->fera_base = malloc((size_t)S * (f->num_end_ports ? f->num_end_ports : 1));
 	k->weight = malloc(S * sizeof(uint32_t));
 	k->on_base = malloc(S * sizeof(uint32_t));
 	k->mend = malloc((f->num_end_ports ? f->num_end_ports : 1) *
@@ -536,8 +602,7 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 			     sizeof(uint32_t));
 	k->base_load = calloc(links ? links : 1, sizeof(uint64_t));
 	k->load = calloc(links ? links : 1, sizeof(uint64_t));
-	if (!k->from || !k->old_ep || !k->old_of || !k->fera ||
-	    !k->fera_base || !k->held || !k->weight || !k->on_base || !k->mend ||
+	if (!k->from || !k->old_ep || !k->old_of || !k->held || !k->weight || !k->on_base || !k->mend ||
 	    !k->sw_order ||
 	    !k->ep_order || !k->base_load || !k->load)
 		return ibr_error_set(err, "out of memory for the tables in "
@@ -557,6 +622,8 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 			k->ep_order[ne++] = k->w.lid_end_port[l];
 	}
 	k->rp.order = k->sw_order;
+	k->rp.fallback_of = fera_column;
+	k->rp.fallback_ctx = k;
 	for (uint32_t s = 0; s < S; s++) {
 		uint32_t n = ibr_fabric_find_guid(of, ibr_switch(f, s)->guid);
 		k->from[s] = n != IBR_NONE && of->nodes[n].type ==
@@ -577,6 +644,7 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	struct keeper k = { .ctx = ctx, .f = ctx->f, .r = r, .choice = choice };
 	unsigned limit;
 	int rc = -1;
+	double t0 = ibr_now_ms(), fera_before = 0;
 
 	err->msg[0] = '\0';
 	if (!applies(ctx, &limit, err))
@@ -586,19 +654,20 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	k.ud = ibr_ctx_updown(ctx, err);
 	if (!k.ud || keeper_init(&k, err))
 		goto out;
-	/* Offset 0 of every range, and every switch LID, is FERa's. */
-	if (ibr_fera_route_afresh(ctx, r, err))
-		goto out;
-	r->stats.count = 0;
 	if (choice != IBR_PRIOR_ONE_ROUTE &&
 	    ibr_designated_init(r, k.f, true, err))
 		goto out;
 	keep_switch_lids(&k);
 	keep_base_columns(&k);
+	phase_done(&k, "base LIDs in place", &t0, &fera_before);
 	for (uint32_t i = 0; choice != IBR_PRIOR_ONE_ROUTE &&
 			     i < k.f->num_end_ports; i++)
 		if (map_destination(&k, k.ep_order[i], err))
 			goto out;
+	if (k.failed) {
+		ibr_error_set(err, "%s", k.fera_err.msg);
+		goto out;
+	}
 	if (k.pairs_all && (k.pairs_all - k.pairs_kept) * 100 >
 			   (uint64_t)limit * k.pairs_all) {
 		give_back(r);
@@ -608,9 +677,12 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	if (choice == IBR_PRIOR_ONE_ROUTE) {
 		copy_ranges(&k);
 	} else {
+		phase_done(&k, "LIDs above the base in place", &t0,
+			   &fera_before);
 		load_designated(&k);
 		place_pending(&k);
 		count_lids(&k);
+		phase_done(&k, "pairs placed", &t0, &fera_before);
 	}
 	ibr_stat_count(r, "pair kept in place", "pairs kept in place",
 		       k.pairs_kept);

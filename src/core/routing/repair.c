@@ -523,6 +523,10 @@ uint32_t ibr_repair_mend_judged(struct ibr_repair *rp, uint8_t *col,
 				changed++;
 			}
 	} else if (n) {
+		if (!fallback && rp->fallback_of)
+			fallback = rp->fallback_of(rp->fallback_ctx, lid);
+		if (!fallback)
+			return changed;
 		for (uint32_t i = 0; i < n; i++)
 			if (col[rp->pending[i]] != fallback[rp->pending[i]]) {
 				col[rp->pending[i]] = fallback[rp->pending[i]];
