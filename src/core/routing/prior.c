@@ -38,10 +38,23 @@
 #include "ibrouting/prior.h"
 #include "ibrouting/repair.h"
 #include "ibrouting/walk.h"
+#include "util/parallel.h"
 #include "util/timer.h"
 
 struct pair {
 	uint32_t e, s;   /* destination end port, source switch */
+};
+
+/* What one worker mends with: its scratch, and the flows and pairs it
+ * counts, summed into worker 0's after each parallel pass (integer sums:
+ * the same whichever worker counted what).  Worker 0's loads are the
+ * keeper's own, and only worker 0 routes FERa on demand. */
+struct mender {
+	struct ibr_repair rp;    /* over the keeper's walker */
+	uint32_t *on_base;       /* per switch: its flows kept on a base LID
+				  * (load_kept_on_base's scratch) */
+	uint64_t *base_load, *load;
+	uint64_t pairs_all, pairs_kept;
 };
 
 struct keeper {
@@ -52,7 +65,8 @@ struct keeper {
 	const struct ibr_updown *ud;
 	enum ibr_prior_choice choice;
 	struct ibr_walker w;
-	struct ibr_repair rp;    /* over w */
+	struct mender *m;        /* per worker; m[0] also every sequential pass */
+	unsigned workers;
 	uint32_t *from;          /* new switch -> old switch, IBR_NONE: new */
 	uint32_t *old_ep;        /* old base LID -> old end port, IBR_NONE */
 	uint32_t *old_of;        /* new end port -> old end port (old_end_port) */
@@ -63,21 +77,22 @@ struct keeper {
 	bool fera_routed, failed;
 	struct ibr_error fera_err;
 	double fera_ms;          /* its time, kept out of the other phases */
-	uint8_t *held;           /* [offset][switch]: walk held, one port */
+	/* [end port][offset - 1][switch]: the walk of that renamed column
+	 * held before mending (its pairs keep it) */
+	uint8_t *held;
+	unsigned range;          /* the most LIDs a CA port has */
 	uint32_t *weight;        /* per switch: its CAs, the flows it sends */
-	uint32_t *on_base;       /* per switch: its flows kept on a base LID
-				  * (load_kept_on_base's scratch) */
 	bool *mend;              /* per end port: its base column has a walk
 				  * that does not hold */
 	uint64_t *base_load;     /* per sw_adj entry: base routes' flows */
-	uint64_t *load;          /* per sw_adj entry */
+	uint64_t *load;          /* per sw_adj entry: designated routes' */
 	/* switches by LID, CA ports by base LID: every pass goes in these
 	 * orders, so the tables do not depend on the order the model lists
 	 * nodes in (OpenSM's, or a dump's) */
 	uint32_t *sw_order, *ep_order;
 	struct pair *pending;
 	size_t num_pending, pending_cap;
-	uint64_t pairs_kept, pairs_rerouted, pairs_all;
+	uint64_t pairs_rerouted; /* (pairs in all, and kept: m[0]'s) */
 };
 
 static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
@@ -165,17 +180,26 @@ static void take_fera(struct keeper *k, ibr_lid_t lid)
  * switch with an entry whose walk does not hold, the port's base column
  * (mended already) the fallback; switches without an entry stay so.
  * The pairs designated on it then mostly keep it. */
-static void keep_renamed(struct keeper *k, uint8_t *col, const uint8_t *oc,
-			 const uint8_t *base, ibr_lid_t lid, uint8_t *held)
+static void keep_renamed(struct keeper *k, struct mender *m, uint8_t *col,
+			 const uint8_t *oc, const uint8_t *base, ibr_lid_t lid,
+			 uint8_t *held)
 {
 	map_column(k, col, oc);
 	/* held[s]: the walk from s held before mending: its pairs keep it */
-	ibr_repair_judge(&k->rp, col, lid);
+	ibr_repair_judge(&m->rp, col, lid);
 	for (uint32_t s = 0; s < k->f->num_switches; s++)
-		held[s] = k->rp.verdict[s] == IBR_WALK_DOWN ||
-			  k->rp.verdict[s] == IBR_WALK_UP;
-	ibr_repair_mend_judged(&k->rp, col, base, lid, true, NULL,
+		held[s] = m->rp.verdict[s] == IBR_WALK_DOWN ||
+			  m->rp.verdict[s] == IBR_WALK_UP;
+	/* no weight: base_load, final by now, is only read */
+	ibr_repair_mend_judged(&m->rp, col, base, lid, true, NULL,
 			       k->base_load);
+}
+
+/* held[] of end port e's offset j >= 1. */
+static uint8_t *held_of(const struct keeper *k, uint32_t e, unsigned j)
+{
+	return k->held + ((size_t)e * (k->range - 1) + (j - 1)) *
+			 k->f->num_switches;
 }
 
 /* A switch LID's column: the old one, mended as the CA ports' base
@@ -185,25 +209,25 @@ static void keep_base(struct keeper *k, uint8_t *col, const uint8_t *oc,
 		      ibr_lid_t lid)
 {
 	map_column(k, col, oc);
-	ibr_repair_column_balanced(&k->rp, col, NULL, lid, false, NULL,
+	ibr_repair_column_balanced(&k->m[0].rp, col, NULL, lid, false, NULL,
 				   k->base_load);
 }
 
 /* fera's pairs to end port e, its base column just judged (rp->verdict):
  * kept where the walk held, on a port that was there before. */
-static void count_base_pairs(struct keeper *k, uint32_t e, bool was_there)
+static void count_base_pairs(const struct keeper *k, struct mender *m,
+			     uint32_t e, bool was_there)
 {
 	const struct ibr_fabric *f = k->f;
 
 	for (uint32_t s = 0; s < f->num_switches; s++) {
-		uint8_t v = k->rp.verdict[s];
+		uint8_t v = m->rp.verdict[s];
 		if (s == f->end_ports[e].sw || cas_on(f, s) == 0)
 			continue;
-		k->pairs_all += cas_on(f, s);
+		m->pairs_all += cas_on(f, s);
 		if (was_there && (v == IBR_WALK_DOWN || v == IBR_WALK_UP))
-			k->pairs_kept += cas_on(f, s);
+			m->pairs_kept += cas_on(f, s);
 	}
-	k->pairs_rerouted = k->pairs_all - k->pairs_kept;
 }
 
 /* fera's ranges: every LID above a base takes the base's column (mended),
@@ -229,12 +253,13 @@ static void copy_ranges(struct keeper *k)
  * old offset was 0: map_destination keeps them there), its base column
  * final and judged: summed over the column's tree, and any pair whose
  * walk does not hold walked alone, as load_designated walks the others. */
-static void load_kept_on_base(struct keeper *k, uint32_t e)
+static void load_kept_on_base(const struct keeper *k, struct mender *m,
+			      uint32_t e)
 {
 	const struct ibr_fabric *f = k->f;
 	ibr_lid_t lid = ibr_end_port_lid(f, e);
 	const uint8_t *col = ibr_column(k->r, lid);
-	uint32_t *w = k->on_base, oe = k->old_of[e], n = 0;
+	uint32_t *w = m->on_base, oe = k->old_of[e], n = 0;
 
 	if (k->choice == IBR_PRIOR_ONE_ROUTE || oe == IBR_NONE)
 		return;
@@ -245,26 +270,63 @@ static void load_kept_on_base(struct keeper *k, uint32_t e)
 	}
 	if (!n)
 		return;
-	ibr_repair_add_flows(&k->rp, col, lid, w, k->load);
+	ibr_repair_add_flows(&m->rp, col, lid, w, m->load);
 	for (uint32_t s = 0; s < f->num_switches; s++)
-		if (w[s] && k->rp.verdict[s] != IBR_WALK_DOWN &&
-		    k->rp.verdict[s] != IBR_WALK_UP)
-			ibr_repair_walk(&k->rp, col, lid, s, w[s], k->load,
+		if (w[s] && m->rp.verdict[s] != IBR_WALK_DOWN &&
+		    m->rp.verdict[s] != IBR_WALK_UP)
+			ibr_repair_walk(&m->rp, col, lid, s, w[s], m->load,
 					NULL);
 }
 
-/* Every CA port's base column, in two passes so that mending sees the
- * load of every route kept: the old column mapped (FERa's kept aside)
- * and the flows of its walks that hold counted; then each mended with
- * regard to that load (repair.h, ibr_repair_column_balanced), FERa's
- * walks where no holding walk is reached.  A new port keeps FERa's.
- * Only a column with a walk that does not hold is judged again: most
- * columns after a small change hold whole. */
-static void keep_base_columns(struct keeper *k)
-{
-	const struct ibr_fabric *f = k->f;
+/* End ports per task of the passes over ports that workers share. */
+#define PORTS_PER_TASK 32u
 
-	for (uint32_t i = 0; i < f->num_end_ports; i++) {
+static unsigned port_tasks(const struct keeper *k)
+{
+	return (k->f->num_end_ports + PORTS_PER_TASK - 1) / PORTS_PER_TASK;
+}
+
+/* The ports of task t: ep_order[*first, *end). */
+static void task_ports(const struct keeper *k, unsigned t, uint32_t *first,
+		       uint32_t *end)
+{
+	*first = t * PORTS_PER_TASK;
+	*end = *first + PORTS_PER_TASK < k->f->num_end_ports ?
+	       *first + PORTS_PER_TASK : k->f->num_end_ports;
+}
+
+/* The flows and pairs workers 1.. counted, added to worker 0's (the
+ * keeper's) and cleared. */
+static void gather(struct keeper *k)
+{
+	uint32_t links = k->f->sw_adj_start[k->f->num_switches];
+
+	for (unsigned w = 1; w < k->workers; w++) {
+		struct mender *m = &k->m[w];
+		for (uint32_t c = 0; c < links; c++) {
+			k->base_load[c] += m->base_load[c];
+			k->load[c] += m->load[c];
+		}
+		memset(m->base_load, 0, links * sizeof(uint64_t));
+		memset(m->load, 0, links * sizeof(uint64_t));
+		k->m[0].pairs_all += m->pairs_all;
+		k->m[0].pairs_kept += m->pairs_kept;
+		m->pairs_all = m->pairs_kept = 0;
+	}
+}
+
+/* keep_base_columns' first pass over the ports of task t: each column
+ * mapped (a new port's FERa's, routed before), the flows of its walks
+ * that hold counted, and where all hold the load of its kept pairs. */
+static int base_task(void *arg, unsigned t, unsigned worker)
+{
+	struct keeper *k = arg;
+	struct mender *m = &k->m[worker];
+	const struct ibr_fabric *f = k->f;
+	uint32_t first, end;
+
+	task_ports(k, t, &first, &end);
+	for (uint32_t i = first; i < end; i++) {
 		uint32_t e = k->ep_order[i], oe = k->old_of[e];
 		ibr_lid_t lid = ibr_end_port_lid(f, e);
 		uint8_t *col = ibr_column(k->r, lid);
@@ -274,23 +336,78 @@ static void keep_base_columns(struct keeper *k)
 				   ibr_column(k->old, ibr_end_port_lid(k->of, oe)));
 		else
 			take_fera(k, lid);
-		k->mend[e] = ibr_repair_load(&k->rp, col, lid, k->weight,
-					     k->base_load) && oe != IBR_NONE;
+		k->mend[e] = ibr_repair_load(&m->rp, col, lid, k->weight,
+					     m->base_load) && oe != IBR_NONE;
 		if (k->choice == IBR_PRIOR_ONE_ROUTE)
-			count_base_pairs(k, e, oe != IBR_NONE);
+			count_base_pairs(k, m, e, oe != IBR_NONE);
 		if (!k->mend[e])
-			load_kept_on_base(k, e);
+			load_kept_on_base(k, m, e);
 	}
+	return 0;
+}
+
+/* Every CA port's base column, in two passes so that mending sees the
+ * load of every route kept: the old column mapped and the flows of its
+ * walks that hold counted (ports shared by the workers); then, in
+ * order, each mended with regard to that load (repair.h,
+ * ibr_repair_column_balanced), FERa's walks where no holding walk is
+ * reached.  A new port keeps FERa's.  Only a column with a walk that
+ * does not hold is judged again: most columns after a small change hold
+ * whole. */
+static void keep_base_columns(struct keeper *k)
+{
+	const struct ibr_fabric *f = k->f;
+
+	/* FERa routed here, if a new port needs it, not on a worker */
+	for (uint32_t e = 0; e < f->num_end_ports; e++)
+		if (k->old_of[e] == IBR_NONE) {
+			fera_column(k, 0);
+			break;
+		}
+	ibr_parallel(k->workers, port_tasks(k), base_task, k);
+	gather(k);
 	for (uint32_t i = 0; i < f->num_end_ports; i++) {
 		uint32_t e = k->ep_order[i];
 		ibr_lid_t lid = ibr_end_port_lid(f, e);
 		if (!k->mend[e])
 			continue;
-		ibr_repair_column_balanced(&k->rp, ibr_column(k->r, lid), NULL,
-					   lid, false, k->weight,
+		ibr_repair_column_balanced(&k->m[0].rp, ibr_column(k->r, lid),
+					   NULL, lid, false, k->weight,
 					   k->base_load);
-		load_kept_on_base(k, e);
+		load_kept_on_base(k, &k->m[0], e);
 	}
+	gather(k);
+	if (k->choice == IBR_PRIOR_ONE_ROUTE)
+		k->pairs_rerouted = k->m[0].pairs_all - k->m[0].pairs_kept;
+}
+
+/* The renamed columns (offsets 1.. of every port that was there before)
+ * of the ports of task t, kept and mended (keep_renamed): each reads
+ * only its port's base column, final by now, and base_load. */
+static int renamed_task(void *arg, unsigned t, unsigned worker)
+{
+	struct keeper *k = arg;
+	const struct ibr_fabric *f = k->f;
+	uint32_t first, end;
+
+	task_ports(k, t, &first, &end);
+	for (uint32_t i = first; i < end; i++) {
+		uint32_t e = k->ep_order[i], oe = k->old_of[e];
+		const struct ibr_end_port *ep = &f->end_ports[e];
+		const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
+		ibr_lid_t ob;
+
+		if (oe == IBR_NONE)
+			continue;
+		ob = ibr_end_port_lid(k->of, oe);
+		for (unsigned j = 1; j < ibr_port_lid_count(p); j++)
+			keep_renamed(k, &k->m[worker],
+				     ibr_column(k->r, p->base_lid + j),
+				     ibr_column(k->old, ob + j),
+				     ibr_column(k->r, p->base_lid),
+				     p->base_lid + j, held_of(k, e, j));
+	}
+	return 0;
 }
 
 /* Every switch LID's column: the old one where it holds, FERa's where it
@@ -344,30 +461,23 @@ static int map_destination(struct keeper *k, uint32_t e, struct ibr_error *err)
 	unsigned lids = ibr_port_lid_count(p);
 	uint8_t *offsets = k->r->designated.offset;
 
-	if (oe != IBR_NONE) {
-		ibr_lid_t ob = ibr_end_port_lid(k->of, oe);
-		for (unsigned j = 1; j < lids; j++)
-			keep_renamed(k, ibr_column(k->r, p->base_lid + j),
-				     ibr_column(k->old, ob + j),
-				     ibr_column(k->r, p->base_lid),
-				     p->base_lid + j, k->held + (size_t)j * S);
-	} else {
-		for (unsigned j = 1; j < lids; j++)
-			take_fera(k, p->base_lid + j);
-	}
+	/* a port that was there before had its renamed columns kept
+	 * (renamed_task); a new one takes FERa's */
+	for (unsigned j = 1; oe == IBR_NONE && j < lids; j++)
+		take_fera(k, p->base_lid + j);
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t s = k->sw_order[i], o;
 
 		if (s == ep->sw || cas_on(f, s) == 0)
 			continue;
-		k->pairs_all += cas_on(f, s);
+		k->m[0].pairs_all += cas_on(f, s);
 		o = old_offset(k, s, oe);
 		/* a pair whose route held keeps it; one whose route was mended
 		 * is placed again (pass 3), onto the mended LID or another */
 		if (o == 0 || (o != IBR_NONE && o < lids &&
-			       k->held[(size_t)o * S + s])) {
+			       held_of(k, e, o)[s])) {
 			offsets[(size_t)s * k->r->designated.cols + e] = (uint8_t)o;
-			k->pairs_kept += cas_on(f, s);
+			k->m[0].pairs_kept += cas_on(f, s);
 		} else if (set_aside(k, e, s, err)) {
 			return -1;
 		}
@@ -402,7 +512,7 @@ static void load_designated(struct keeper *k)
 			}
 			if (j == 0)
 				continue;
-			ibr_repair_walk(&k->rp, ibr_column(k->r, base + j),
+			ibr_repair_walk(&k->m[0].rp, ibr_column(k->r, base + j),
 					base + j, s, cas_on(f, s), k->load, NULL);
 		}
 	}
@@ -436,7 +546,7 @@ static void place_pending(struct keeper *k)
 			const uint8_t *col = ibr_column(k->r, p->base_lid + j);
 			if (col[s] == IBR_NO_PATH)
 				continue;
-			neck = ibr_repair_walk(&k->rp, col, p->base_lid + j, s,
+			neck = ibr_repair_walk(&k->m[0].rp, col, p->base_lid + j, s,
 					       0, k->load, &len);
 			if (better(k, len, neck, best_len, best_neck)) {
 				best = j;
@@ -445,7 +555,7 @@ static void place_pending(struct keeper *k)
 			}
 		}
 		d->offset[(size_t)s * d->cols + e] = (uint8_t)best;
-		ibr_repair_walk(&k->rp, ibr_column(k->r, p->base_lid + best),
+		ibr_repair_walk(&k->m[0].rp, ibr_column(k->r, p->base_lid + best),
 				p->base_lid + best, s, cas_on(f, s), k->load, NULL);
 		k->pairs_rerouted += cas_on(f, s);
 	}
@@ -540,7 +650,15 @@ static bool applies(const struct ibr_route_ctx *ctx, unsigned *limit,
 
 static void free_keeper(struct keeper *k)
 {
-	ibr_repair_free(&k->rp);
+	for (unsigned w = 0; k->m && w < k->workers; w++) {
+		ibr_repair_free(&k->m[w].rp);
+		free(k->m[w].on_base);
+		if (w) {
+			free(k->m[w].base_load);
+			free(k->m[w].load);
+		}
+	}
+	free(k->m);
 	ibr_walker_free(&k->w);
 	free(k->from);
 	free(k->old_ep);
@@ -548,7 +666,6 @@ static void free_keeper(struct keeper *k)
 	ibr_result_free(&k->fera);
 	free(k->held);
 	free(k->weight);
-	free(k->on_base);
 	free(k->mend);
 	free(k->sw_order);
 	free(k->ep_order);
@@ -585,28 +702,56 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 	const struct ibr_fabric *f = k->f, *of = k->of;
 	uint32_t S = f->num_switches, links = f->sw_adj_start[S];
 
-	if (ibr_walker_init(&k->w, f, err) ||
-	    ibr_repair_init(&k->rp, f, k->ud, &k->w, err))
+	if (ibr_walker_init(&k->w, f, err))
 		return -1;
 	k->from = malloc(S * sizeof(uint32_t));
 	k->old_ep = malloc((of->max_lid + 1u) * sizeof(uint32_t));
 	k->old_of = malloc((f->num_end_ports ? f->num_end_ports : 1) *
 			   sizeof(uint32_t));
 	k->weight = malloc(S * sizeof(uint32_t));
-	k->on_base = malloc(S * sizeof(uint32_t));
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		const struct ibr_end_port *ep = &f->end_ports[e];
+		unsigned n = ibr_port_lid_count(ibr_port(f, ep->node, ep->port));
+		if (n > k->range)
+			k->range = n;
+	}
+	k->range = k->range ? k->range : 1;
 	k->mend = malloc((f->num_end_ports ? f->num_end_ports : 1) *
 			 sizeof(bool));
-	k->held = malloc((size_t)S << IBR_MAX_LMC);
+	k->held = malloc(k->range > 1 ? (size_t)f->num_end_ports *
+				       (k->range - 1) * S : 1);
 	k->sw_order = malloc(S * sizeof(uint32_t));
 	k->ep_order = malloc((f->num_end_ports ? f->num_end_ports : 1) *
 			     sizeof(uint32_t));
 	k->base_load = calloc(links ? links : 1, sizeof(uint64_t));
 	k->load = calloc(links ? links : 1, sizeof(uint64_t));
-	if (!k->from || !k->old_ep || !k->old_of || !k->held || !k->weight || !k->on_base || !k->mend ||
-	    !k->sw_order ||
-	    !k->ep_order || !k->base_load || !k->load)
+	if (!k->from || !k->old_ep || !k->old_of || !k->held || !k->weight ||
+	    !k->mend || !k->sw_order || !k->ep_order || !k->base_load ||
+	    !k->load)
 		return ibr_error_set(err, "out of memory for the tables in "
 				     "place (%u switches)", S);
+	k->workers = ibr_parallel_workers(k->ctx->threads, port_tasks(k));
+	k->m = calloc(k->workers, sizeof(*k->m));
+	if (!k->m)
+		return ibr_error_set(err, "out of memory for the tables in "
+				     "place (%u switches)", S);
+	for (unsigned w = 0; w < k->workers; w++) {
+		struct mender *m = &k->m[w];
+		if (ibr_repair_init(&m->rp, f, k->ud, &k->w, err))
+			return -1;
+		m->rp.order = k->sw_order;
+		m->on_base = malloc(S * sizeof(uint32_t));
+		m->base_load = w ? calloc(links ? links : 1, sizeof(uint64_t)) :
+			       k->base_load;
+		m->load = w ? calloc(links ? links : 1, sizeof(uint64_t)) :
+			  k->load;
+		if (!m->on_base || !m->base_load || !m->load)
+			return ibr_error_set(err, "out of memory for the tables "
+					     "in place (%u switches)", S);
+	}
+	/* only worker 0 mends a column whose fallback is FERa's */
+	k->m[0].rp.fallback_of = fera_column;
+	k->m[0].rp.fallback_ctx = k;
 	for (uint32_t s = 0; s < S; s++)
 		k->weight[s] = cas_on(f, s);
 	for (uint32_t l = 1, ns = 0, ne = 0; l <= f->max_lid; l++) {
@@ -621,9 +766,6 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 		else if (k->w.lid_end_port[l] != IBR_NONE)
 			k->ep_order[ne++] = k->w.lid_end_port[l];
 	}
-	k->rp.order = k->sw_order;
-	k->rp.fallback_of = fera_column;
-	k->rp.fallback_ctx = k;
 	for (uint32_t s = 0; s < S; s++) {
 		uint32_t n = ibr_fabric_find_guid(of, ibr_switch(f, s)->guid);
 		k->from[s] = n != IBR_NONE && of->nodes[n].type ==
@@ -660,6 +802,8 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	keep_switch_lids(&k);
 	keep_base_columns(&k);
 	phase_done(&k, "base LIDs in place", &t0, &fera_before);
+	if (choice != IBR_PRIOR_ONE_ROUTE)
+		ibr_parallel(k.workers, port_tasks(&k), renamed_task, &k);
 	for (uint32_t i = 0; choice != IBR_PRIOR_ONE_ROUTE &&
 			     i < k.f->num_end_ports; i++)
 		if (map_destination(&k, k.ep_order[i], err))
@@ -668,8 +812,9 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		ibr_error_set(err, "%s", k.fera_err.msg);
 		goto out;
 	}
-	if (k.pairs_all && (k.pairs_all - k.pairs_kept) * 100 >
-			   (uint64_t)limit * k.pairs_all) {
+	if (k.m[0].pairs_all &&
+	    (k.m[0].pairs_all - k.m[0].pairs_kept) * 100 >
+	    (uint64_t)limit * k.m[0].pairs_all) {
 		give_back(r);
 		rc = 0;
 		goto out;
@@ -685,7 +830,7 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		phase_done(&k, "pairs placed", &t0, &fera_before);
 	}
 	ibr_stat_count(r, "pair kept in place", "pairs kept in place",
-		       k.pairs_kept);
+		       k.m[0].pairs_kept);
 	ibr_stat_count(r, "pair re-routed", "pairs re-routed",
 		       k.pairs_rerouted);
 	rc = 1;

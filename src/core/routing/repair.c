@@ -426,8 +426,8 @@ static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 		if (t != IBR_NONE &&
 		    combine(rp, s, t, rp->verdict[t]) != IBR_WALK_BROKEN) {
 			uint32_t ch = ibr_walker_channel(rp->w, s, col[s]), to;
-			uint64_t kept = ibr_repair_walk(rp, col, lid, t, 0, load,
-							NULL), other;
+			uint64_t kept = walk_neck_within(rp, col, lid, t, load,
+							 0, UINT64_MAX), other;
 			if (ch != IBR_NONE && load[ch] > kept)
 				kept = load[ch];
 			port = best_hop(rp, col, lid, s,
