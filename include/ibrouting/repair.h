@@ -72,6 +72,12 @@ void ibr_repair_free(struct ibr_repair *rp);
 void ibr_repair_judge(struct ibr_repair *rp, const uint8_t *col,
 		      ibr_lid_t lid);
 
+/* Did the walk from s hold, in the column judged last? */
+static inline bool ibr_repair_holds(const struct ibr_repair *rp, uint32_t s)
+{
+	return rp->verdict[s] == IBR_WALK_DOWN || rp->verdict[s] == IBR_WALK_UP;
+}
+
 /* col mended with fallback's walks as above; with `renamed` (a LID above
  * its range's base) a switch without an entry keeps none unless a mended
  * walk passes through it.  Returns the entries changed. */

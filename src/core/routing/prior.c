@@ -92,7 +92,9 @@ struct keeper {
 	uint32_t *sw_order, *ep_order;
 	struct pair *pending;
 	size_t num_pending, pending_cap;
-	uint64_t pairs_rerouted; /* (pairs in all, and kept: m[0]'s) */
+	/* CA pairs re-routed; those in all and those kept are m[0]'s, where
+	 * gather() sums the workers' */
+	uint64_t pairs_rerouted;
 };
 
 static uint32_t cas_on(const struct ibr_fabric *f, uint32_t s)
@@ -188,8 +190,7 @@ static void keep_renamed(struct keeper *k, struct mender *m, uint8_t *col,
 	/* held[s]: the walk from s held before mending: its pairs keep it */
 	ibr_repair_judge(&m->rp, col, lid);
 	for (uint32_t s = 0; s < k->f->num_switches; s++)
-		held[s] = m->rp.verdict[s] == IBR_WALK_DOWN ||
-			  m->rp.verdict[s] == IBR_WALK_UP;
+		held[s] = ibr_repair_holds(&m->rp, s);
 	/* no weight: base_load, final by now, is only read */
 	ibr_repair_mend_judged(&m->rp, col, base, lid, true, NULL,
 			       k->base_load);
@@ -221,11 +222,10 @@ static void count_base_pairs(const struct keeper *k, struct mender *m,
 	const struct ibr_fabric *f = k->f;
 
 	for (uint32_t s = 0; s < f->num_switches; s++) {
-		uint8_t v = m->rp.verdict[s];
 		if (s == f->end_ports[e].sw || cas_on(f, s) == 0)
 			continue;
 		m->pairs_all += cas_on(f, s);
-		if (was_there && (v == IBR_WALK_DOWN || v == IBR_WALK_UP))
+		if (was_there && ibr_repair_holds(&m->rp, s))
 			m->pairs_kept += cas_on(f, s);
 	}
 }
@@ -272,8 +272,7 @@ static void load_kept_on_base(const struct keeper *k, struct mender *m,
 		return;
 	ibr_repair_add_flows(&m->rp, col, lid, w, m->load);
 	for (uint32_t s = 0; s < f->num_switches; s++)
-		if (w[s] && m->rp.verdict[s] != IBR_WALK_DOWN &&
-		    m->rp.verdict[s] != IBR_WALK_UP)
+		if (w[s] && !ibr_repair_holds(&m->rp, s))
 			ibr_repair_walk(&m->rp, col, lid, s, w[s], m->load,
 					NULL);
 }
@@ -376,7 +375,6 @@ static void keep_base_columns(struct keeper *k)
 					   k->base_load);
 		load_kept_on_base(k, &k->m[0], e);
 	}
-	gather(k);
 	if (k->choice == IBR_PRIOR_ONE_ROUTE)
 		k->pairs_rerouted = k->m[0].pairs_all - k->m[0].pairs_kept;
 }

@@ -167,11 +167,6 @@ uint64_t ibr_repair_walk(const struct ibr_repair *rp, const uint8_t *col,
 	return neck;
 }
 
-static bool holds(const struct ibr_repair *rp, uint32_t s)
-{
-	return rp->verdict[s] == IBR_WALK_DOWN || rp->verdict[s] == IBR_WALK_UP;
-}
-
 void ibr_repair_add_flows(struct ibr_repair *rp, const uint8_t *col,
 			  ibr_lid_t lid, const uint32_t *weight,
 			  uint64_t *load)
@@ -183,7 +178,7 @@ void ibr_repair_add_flows(struct ibr_repair *rp, const uint8_t *col,
 	 * own flows and those of the walks through it */
 	memset(rp->hop_count, 0, (S + 1) * sizeof(uint32_t));
 	for (uint32_t s = 0; s < S; s++)
-		if (holds(rp, s)) {
+		if (ibr_repair_holds(rp, s)) {
 			rp->hop_count[rp->hops[s]]++;
 			rp->carried[s] = weight[s];
 			if (rp->hops[s] > most)
@@ -195,7 +190,7 @@ void ibr_repair_add_flows(struct ibr_repair *rp, const uint8_t *col,
 		at += c;
 	}
 	for (uint32_t s = 0; s < S; s++)
-		if (holds(rp, s))
+		if (ibr_repair_holds(rp, s))
 			rp->by_hops[rp->hop_count[rp->hops[s]]++] = s;
 	for (uint32_t i = 0, n = rp->hop_count[0]; i < n; i++) {
 		uint32_t s = rp->by_hops[i], ch;
@@ -325,9 +320,10 @@ static uint64_t walk_neck_within(const struct ibr_repair *rp,
  * lightest heaviest channel; then the lightest first channel (s's own
  * hop: of two routes with the same neck, the one that adds less to the
  * channel every mended walk of s shares); then the lowest port.  0 when no
- * neighbour's walk holds (or only by a down-then-up turn).  The route's
- * heaviest channel, not the first one's: on a fat tree the channels that
- * fill up are the last ones, into the destination's leaf. */
+ * neighbour's walk holds (or only by a down-then-up turn); *to its
+ * neighbour, *neck_out (unless NULL) its route's heaviest channel.  The
+ * route's heaviest channel, not the first one's: on a fat tree the
+ * channels that fill up are the last ones, into the destination's leaf. */
 static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
 			ibr_lid_t lid, uint32_t s, bool down_first,
 			uint64_t *load, uint32_t *to, uint64_t *neck_out)
@@ -368,7 +364,8 @@ static uint8_t best_hop(const struct ibr_repair *rp, const uint8_t *col,
 			*to = t;
 		}
 	}
-	*neck_out = best_neck;
+	if (neck_out)
+		*neck_out = best_neck;
 	return best;
 }
 
@@ -415,7 +412,6 @@ static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 	}
 	for (uint32_t i = 0; i < *n; i++) {
 		uint32_t s = rp->pending[i], t = next_of(rp, col, lid, s);
-		uint64_t neck;
 		uint8_t port;
 
 		/* an entry that holds again is kept (a break mended
@@ -453,7 +449,7 @@ static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 			continue;
 		}
 		port = best_hop(rp, col, lid, s, rp->mark[s] & MARK_NEED_DOWN,
-				load, &t, &neck);
+				load, &t, NULL);
 		if (!port) {
 			rp->pending[left++] = s;
 			continue;
