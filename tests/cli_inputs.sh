@@ -207,6 +207,9 @@ expect_error "--root with --root-strategy" 2 \
 expect_error "transition: --root with --root-strategy" 2 \
 	"^ibrouting transition: --root and --root-strategy" \
 	"$IBROUTING" transition -e pira+fera --root 0x200001 --root-strategy center "$FIG1"
+expect_error "verify --roots: a file that does not open is named, with why" 2 \
+	"^ibrouting verify: --roots $TMP/no-such/roots.guid: cannot open: No such file or directory" \
+	"$IBROUTING" verify --roots "$TMP/no-such/roots.guid" "$FIG1"
 expect_error "--repeat 0 and its range agree" 2 "^ibrouting route: --repeat 0: expected a number 1\.\.100000$" \
 	"$IBROUTING" route -e fera --repeat 0 "$FIG1"
 expect_output "--repeat 100000 is in the range" 0 "best of 3 runs" \

@@ -278,23 +278,35 @@ struct ibr_fabric *cli_load_fabric(const char *source,
 	return NULL;
 }
 
-int cli_parse_roots(const char *text, struct cli_roots *r)
+/* GUID[,GUID...] of option opt into guids (room for IBR_CLI_MAX_ROOTS) */
+static int parse_guid_list(const char *opt, const char *text, uint64_t *guids,
+			   uint32_t *n)
 {
 	char buf[IBR_OPTION_VALUE_LEN * 64];
-	uint32_t n = 0;
 
+	*n = 0;
 	if (strlen(text) >= sizeof(buf))
-		return cli_fail("--root: the list is too long");
+		return cli_fail("%s: the list is too long", opt);
 	strcpy(buf, text);
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		if (n == IBR_CLI_MAX_ROOTS)
-			return cli_fail("--root: more than 1024 GUIDs");
-		if (cli_parse_guid("--root", tok, &r->set[n]))
+		if (*n == IBR_CLI_MAX_ROOTS)
+			return cli_fail("%s: more than %u GUIDs", opt,
+					IBR_CLI_MAX_ROOTS);
+		if (cli_parse_guid(opt, tok, &guids[*n]))
 			return EXIT_USAGE;
-		n++;
+		(*n)++;
 	}
-	if (n == 0)
-		return cli_fail("--root %s: expected GUID[,GUID...]", text);
+	if (*n == 0)
+		return cli_fail("%s %s: expected GUID[,GUID...]", opt, text);
+	return 0;
+}
+
+int cli_parse_roots(const char *text, struct cli_roots *r)
+{
+	uint32_t n;
+
+	if (parse_guid_list("--root", text, r->set, &n))
+		return EXIT_USAGE;
 	r->choice.guid = n == 1 ? r->set[0] : 0;
 	r->choice.guid_source = "--root";
 	r->choice.set = n > 1 ? r->set : NULL;
@@ -312,14 +324,18 @@ int cli_parse_root_list(const char *text, uint64_t *guids, uint32_t cap,
 	FILE *in = fopen(text, "r");
 
 	*n = 0;
+	/* a value that cannot be a GUID list names a file: say why it did
+	 * not open rather than judge the path as a GUID */
+	if (!in && text[strspn(text, "0123456789abcdefABCDEFxX,")] != '\0')
+		return cli_fail("--roots %s: cannot open: %s (nor is it "
+				"GUID[,GUID...])", text, strerror(errno));
 	if (!in) {
-		struct cli_roots r = { .choice.strategy = IBR_ROOT_SM };
-		if (cli_parse_roots(text, &r))
+		uint64_t set[IBR_CLI_MAX_ROOTS];
+		if (parse_guid_list("--roots", text, set, n))
 			return EXIT_USAGE;
-		*n = r.choice.set_len ? r.choice.set_len : 1;
 		if (*n > cap)
-			return cli_fail("--roots: more than 1024 GUIDs");
-		memcpy(guids, r.set, *n * sizeof(uint64_t));
+			return cli_fail("--roots: more than %u GUIDs", cap);
+		memcpy(guids, set, *n * sizeof(uint64_t));
 		return 0;
 	}
 	/* root_guid_file: a GUID a line, '#' comments, as OpenSM reads it;
