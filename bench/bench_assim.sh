@@ -299,9 +299,13 @@ readback() {
 # judge_readback DIR LMC: DIR/switches.lft as an opensm-lfts.dump beside
 # OpenSM's latest subnet list (written at the SUBNET UP of its last heavy
 # sweep) in DIR/dump, judged (judge_dump sets findings, unreachable,
-# cycles)
+# cycles) under the root set the plugin last logged (DIR/osm.log holds
+# its lines for roots_opt): on a fat tree the roots owe each other no
+# route, and without the set every such switch LID would count as a
+# finding
 judge_readback() {
 	mkdir -p "$1/dump"
+	grep ': root set [0-9]*-[0-9]* of ' "$osmdir/osm.log" > "$1/osm.log" || true
 	cp "$osmdir/dump/opensm-subnet.lst" "$1/dump/"
 	lfts_dump "$1/dump/opensm-subnet.lst" "$2" < "$1/switches.lft" > "$1/dump/opensm-lfts.dump"
 	judge_dump "$1"
