@@ -25,7 +25,15 @@
 #     which keeps the tables in place from one run to the next;
 #   - dr, first, with a switch down that moves auto's root (the fabric's
 #     centre): its run keeps the root in place and changes at most 7% of
-#     the routed entries.
+#     the routed entries;
+#   - the hybrid's final pass is a re-route, in which OpenSM would send
+#     every block of the switches whose ports changed state (need_update)
+#     again; the plugin clears that mark once they acknowledged the
+#     provisional pass, so every LFT block OpenSM writes from the final
+#     pass on (its DEBUG "Writing FT block" lines: log_flags 0x0F from the
+#     heavy sweep the change triggers, which re-reads opensm.conf) is one
+#     whose entries differ between the provisional tables (the plugin's
+#     dump, copied in the hybrid_final_delay of 2 s) and the final ones.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
@@ -59,12 +67,59 @@ changed() {
 		}' "$1" "$2"
 }
 
+# final_blocks: for a hybrid, "ok: WHAT" when every LFT block OpenSM
+# wrote from the final pass on ($dir/since) is one whose entries differ
+# between $dir/provisional.lft and $dir/after.lft, and the plugin said it
+# cleared the full-update mark of some switch; else why not
+final_blocks() {
+	set -- $(awk -v engine="$engine" '
+	function norm(g) { g = tolower(g); sub(/^0x0*/, "", g); return g }
+	FILENAME == ARGV[1] { p[$1 " " $2] = $3; next }
+	FILENAME == ARGV[2] { k = $1 " " $2
+		if (!(k in p) || p[k] != $3) d[norm($1) " " int($2 / 64)] = 1
+		delete p[k]; next }
+	index($0, "build_lid_matrices: " engine ": final pass") { fin = 1 }
+	/acknowledged every block of this pass/ {
+		for (i = 1; i <= NF; i++) if ($i ~ /^switch(es)?$/) cleared += $(i - 1) }
+	fin && /Writing FT block [0-9]+ to switch 0x/ {
+		for (i = 1; i <= NF; i++) if ($i == "block") b = $(i + 1)
+		w[norm($NF) " " b] = 1 }
+	END {
+		for (k in p) { split(k, x, " "); d[norm(x[1]) " " int(x[2] / 64)] = 1 }
+		for (k in d) nd++
+		for (k in w) { nw++; if (!(k in d)) { out++; first = first ? first : k } }
+		printf "%d %d %d %d %s\n", nw, nd, out, cleared, first ? first : "-"
+	}' "$dir/provisional.lft" "$dir/after.lft" "$dir/since")
+	if [ "$1" -gt 0 ] && [ "$3" = 0 ] && [ "$4" -gt 0 ]; then
+		echo "ok: the final pass wrote $1 LFT blocks, each one whose entries it changed ($2 blocks differ from the provisional tables); the plugin had cleared OpenSM's full-update mark of $4 switches"
+	else
+		echo "the final pass wrote $1 LFT blocks, $3 of them unchanged from the provisional tables (first: switch $5 block $6); $2 blocks differ; full-update marks cleared: $4"
+	fi
+}
+
+# quiet MARK LIMIT: wait_settled, and for a hybrid also every pass after
+# line MARK of $dir/osm.log followed by none scheduled ("final pass in N
+# ms": the light sweeps in hybrid_final_delay are no end)
+quiet() {
+	end=$(( $(date +%s) + $2 ))
+	while wait_settled "$1" $((end - $(date +%s))); do
+		case $engine in *+*) ;; *) return 0 ;; esac
+		awk -v m="$1" -v e="$engine" 'NR <= m { next }
+			index($0, "build_lid_matrices: " e ": ") && / switches, / { due = 0 }
+			/ final pass in [0-9]+ ms/ { due = 1 }
+			END { exit due }' "$dir/osm.log" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # session ENGINE [valgrind]: one OpenSM, one change, the checks above,
 # in a directory of its own ($TMP/ENGINE$tag: its log starts empty)
 session() {
 	engine=$1 dir=$TMP/$1$tag vg=${2:-}
 	mkdir -p "$dir/cache" "$dir/ours"
 	printf 'dump_dir %s/ours\n' "$dir" > "$dir/plugin.conf"
+	case $engine in *+*) printf 'hybrid_final_delay 2000\n' >> "$dir/plugin.conf" ;; esac
 	printf 'event_plugin_name ibrouting\nrouting_engine %s\nlmc 2\nsweep_interval 1\nforce_log_flush TRUE\n' \
 		"$engine" > "$dir/opensm.conf"
 	IBROUTING_CONF=$dir/plugin.conf OSM_CACHE_DIR=$dir/cache \
@@ -72,15 +127,24 @@ session() {
 		${vg:+valgrind --leak-check=full --show-leak-kinds=definite --log-file=$dir/valgrind.log} \
 		opensm -F "$dir/opensm.conf" -f "$dir/osm.log" -D 0x07 > "$dir/out" 2>&1 &
 	OSM_PID=$!
-	if ! wait_settled 0 120; then
+	if ! quiet 0 120; then
 		flunk "$engine: OpenSM did not route the fabric in 120 s"
 		opensm_stop
 		return 0
 	fi
 	switch_lfts > "$dir/before.lft"
+	case $engine in *+*) printf 'log_flags 0x0F\n' >> "$dir/opensm.conf" ;; esac
 	mark=$(wc -l < "$dir/osm.log")
 	echo "$change_cmd" >&7
-	if ! wait_settled "$mark" 120; then
+	case $engine in *+*)
+		# the provisional pass pushed: its tables, before the final pass
+		for _ in $(seq 1 300); do
+			tail -n +"$((mark + 1))" "$dir/osm.log" | grep -q "$engine: final pass in [0-9]* ms" && break
+			sleep 0.2
+		done
+		dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/provisional.lft" ;;
+	esac
+	if ! quiet "$mark" 120; then
 		flunk "$engine: OpenSM did not settle after $change in 120 s"
 	else
 		tail -n +"$((mark + 1))" "$dir/osm.log" > "$dir/since"
@@ -108,9 +172,12 @@ session() {
 		# so the model of the provisional pass serves it
 		case $engine in
 		*+*)	[ -n "$why" ] || grep -q "final pass.*phases: fabric model [0-9.]* ms (kept: no heavy sweep since it was built)" "$dir/since" ||
-				why="the final pass built the fabric model again: $(grep -m1 'phases: fabric model' "$dir/since" | sed 's/.*-> //')" ;;
+				why="the final pass built the fabric model again: $(grep -m1 'phases: fabric model' "$dir/since" | sed 's/.*-> //')"
+			[ -n "$why" ] || blocks_said=$(final_blocks)
+			case $blocks_said in ok:*) ;; *) why=$blocks_said ;; esac ;;
 		esac
 		if [ -z "$why" ]; then
+			case $engine in *+*) pass "$engine, $change: ${blocks_said#ok: }" ;; esac
 			pass "$engine, $change: $1 of $2 entries changed ($(awk -v c="$1" -v n="$2" 'BEGIN { printf "%.2f", 100 * c / n }')%); $(echo "$run" | grep -o '[0-9]* pairs kept in place, [0-9]* pairs re-routed'); read back = dump, verified"
 		else
 			flunk "$engine, $change: $why"

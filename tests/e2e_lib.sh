@@ -48,7 +48,7 @@ ibsim_stop() {
 OSM_PID=
 # OpenSM (a daemon started by opensm_daemon) and ibsim are stopped on any
 # exit; a signal exits through the EXIT trap.
-trap '[ -z "$OSM_PID" ] || opensm_stop; ibsim_stop; rm -rf "$TMP"' EXIT
+trap '[ -z "$OSM_PID" ] || opensm_stop; ibsim_stop; drop_tmp' EXIT
 trap 'exit 1' HUP INT TERM
 
 # opensm_run NAME ENGINES [EXTRA-CONF-LINES]: one routing pass, -o.

@@ -3,7 +3,9 @@
 : "${IBROUTING:?IBROUTING must name the built ibrouting tool}"
 : "${FABRICS_DIR:?FABRICS_DIR must name tests/fabrics}"
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# IBR_TEST_KEEP=1 keeps the test's files (logs, read-backs) for a look
+drop_tmp() { if [ -n "${IBR_TEST_KEEP:-}" ]; then echo "# kept $TMP" >&2; else rm -rf "$TMP"; fi; }
+trap drop_tmp EXIT
 failures=0
 checks=0
 

@@ -723,6 +723,41 @@ const struct ibr_engine *ibr_hybrid_tables_engine(const struct engine_ctx *c)
 	       NULL;
 }
 
+/* OpenSM flags the switches whose ports changed state in a heavy sweep
+ * (need_update 1: "probably reset") and sends them every LFT block in
+ * each routing run until its next heavy sweep, re-routes included.  A
+ * hybrid's later passes are re-routes, so each sent those switches whole
+ * again: after a switch down on an 8-ary 3-tree, pira+colorl sent 2.6x
+ * the blocks of colorl alone.  Once a pass is pushed, a flagged switch
+ * whose every block was acknowledged (OpenSM's copy `lft`, written from
+ * the switches' responses, equals `new_lft`; a block whose Set failed
+ * stays zeroed there) holds known tables: the flag is dropped and the
+ * next pass sends it only the blocks that change, as OpenSM does for every
+ * other switch.  A new switch (need_update 2, which OpenSM's unicast
+ * cache reads) keeps its flag, and the next heavy sweep sets the flags
+ * afresh.  Returns the switches whose flag was dropped. */
+static unsigned settle_full_updates(osm_opensm_t *osm)
+{
+	cl_qmap_t *tbl = &osm->subn.sw_guid_tbl;
+	size_t bytes = ((size_t)osm->sm.ucast_mgr.max_lid / IB_SMP_DATA_SIZE +
+			1) * IB_SMP_DATA_SIZE;
+	unsigned n = 0;
+
+	cl_plock_excl_acquire(&osm->lock);
+	for (cl_map_item_t *i = cl_qmap_head(tbl); i != cl_qmap_end(tbl);
+	     i = cl_qmap_next(i)) {
+		osm_switch_t *sw = (osm_switch_t *)i;
+		size_t len = bytes < sw->lft_size ? bytes : sw->lft_size;
+		if (sw->need_update != 1 || !sw->lft || !sw->new_lft ||
+		    memcmp(sw->lft, sw->new_lft, len))
+			continue;
+		sw->need_update = 0;
+		n++;
+	}
+	cl_plock_release(&osm->lock);
+	return n;
+}
+
 void ibr_hybrid_pushed(struct engine_ctx *c)
 {
 	struct ibr_hybrid *h = c->hybrid;
@@ -730,6 +765,7 @@ void ibr_hybrid_pushed(struct engine_ctx *c)
 	unsigned delay = c->plugin->opts.conf.hybrid_final_delay_ms;
 	const char *why = "hybrid_final_delay";
 	double now = ibr_now_ms();
+	unsigned full;
 
 	if (h->gate_wait_ms) {
 		/* a run held back by the drain gate: the rest of the wait */
@@ -740,7 +776,15 @@ void ibr_hybrid_pushed(struct engine_ctx *c)
 		ibr_reconf_take_reroute(m);
 	} else if (!ibr_reconf_take_reroute(m)) {
 		return;
-	} else if (m->double_scheme && m->state == IBR_RECONF_DOUBLE_SCHEME) {
+	}
+	full = settle_full_updates(c->plugin->osm);
+	if (full)
+		OSM_LOG(&c->plugin->osm->log, OSM_LOG_VERBOSE, "%s: %u switch%s "
+			"OpenSM marked for a full LFT update acknowledged every "
+			"block of this pass: the next pass sends %s only the "
+			"blocks that change\n", c->name, full, full == 1 ? "" :
+			"es", full == 1 ? "it" : "them");
+	if (m->double_scheme && m->state == IBR_RECONF_DOUBLE_SCHEME) {
 		/* the drains count from the event that says the MADs of the
 		 * restricting (or switching) pass completed: the restriction
 		 * once every port reads it back (below) */
