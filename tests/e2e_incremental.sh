@@ -116,7 +116,7 @@ quiet() {
 # session ENGINE [valgrind]: one OpenSM, one change, the checks above,
 # in a directory of its own ($TMP/ENGINE$tag: its log starts empty)
 session() {
-	engine=$1 dir=$TMP/$1$tag vg=${2:-}
+	engine=$1 dir=$TMP/$1$tag vg=${2:-} blocks_said=
 	mkdir -p "$dir/cache" "$dir/ours"
 	printf 'dump_dir %s/ours\n' "$dir" > "$dir/plugin.conf"
 	case $engine in *+*) printf 'hybrid_final_delay 2000\n' >> "$dir/plugin.conf" ;; esac
@@ -173,8 +173,8 @@ session() {
 		case $engine in
 		*+*)	[ -n "$why" ] || grep -q "final pass.*phases: fabric model [0-9.]* ms (kept: no heavy sweep since it was built)" "$dir/since" ||
 				why="the final pass built the fabric model again: $(grep -m1 'phases: fabric model' "$dir/since" | sed 's/.*-> //')"
-			[ -n "$why" ] || blocks_said=$(final_blocks)
-			case $blocks_said in ok:*) ;; *) why=$blocks_said ;; esac ;;
+			[ -n "$why" ] || { blocks_said=$(final_blocks)
+				case $blocks_said in ok:*) ;; *) why=$blocks_said ;; esac; } ;;
 		esac
 		if [ -z "$why" ]; then
 			case $engine in *+*) pass "$engine, $change: ${blocks_said#ok: }" ;; esac
