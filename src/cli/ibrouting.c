@@ -278,9 +278,9 @@ struct ibr_fabric *cli_load_fabric(const char *source,
 	return NULL;
 }
 
-/* GUID[,GUID...] of option opt into guids (room for IBR_CLI_MAX_ROOTS) */
+/* GUID[,GUID...] of option opt into guids (room for cap) */
 static int parse_guid_list(const char *opt, const char *text, uint64_t *guids,
-			   uint32_t *n)
+			   uint32_t cap, uint32_t *n)
 {
 	char buf[IBR_OPTION_VALUE_LEN * 64];
 
@@ -289,9 +289,8 @@ static int parse_guid_list(const char *opt, const char *text, uint64_t *guids,
 		return cli_fail("%s: the list is too long", opt);
 	strcpy(buf, text);
 	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		if (*n == IBR_CLI_MAX_ROOTS)
-			return cli_fail("%s: more than %u GUIDs", opt,
-					IBR_CLI_MAX_ROOTS);
+		if (*n == cap)
+			return cli_fail("%s: more than %u GUIDs", opt, cap);
 		if (cli_parse_guid(opt, tok, &guids[*n]))
 			return EXIT_USAGE;
 		(*n)++;
@@ -305,7 +304,7 @@ int cli_parse_roots(const char *text, struct cli_roots *r)
 {
 	uint32_t n;
 
-	if (parse_guid_list("--root", text, r->set, &n))
+	if (parse_guid_list("--root", text, r->set, IBR_CLI_MAX_ROOTS, &n))
 		return EXIT_USAGE;
 	r->choice.guid = n == 1 ? r->set[0] : 0;
 	r->choice.guid_source = "--root";
@@ -329,15 +328,9 @@ int cli_parse_root_list(const char *text, uint64_t *guids, uint32_t cap,
 	if (!in && text[strspn(text, "0123456789abcdefABCDEFxX,")] != '\0')
 		return cli_fail("--roots %s: cannot open: %s (nor is it "
 				"GUID[,GUID...])", text, strerror(errno));
-	if (!in) {
-		uint64_t set[IBR_CLI_MAX_ROOTS];
-		if (parse_guid_list("--roots", text, set, n))
-			return EXIT_USAGE;
-		if (*n > cap)
-			return cli_fail("--roots: more than %u GUIDs", cap);
-		memcpy(guids, set, *n * sizeof(uint64_t));
-		return 0;
-	}
+	if (!in)
+		return parse_guid_list("--roots", text, guids, cap, n) ?
+		       EXIT_USAGE : 0;
 	/* root_guid_file: a GUID a line, '#' comments, as OpenSM reads it;
 	 * through the readers' line reader (lines.h: its limits, file:line) */
 	{
