@@ -21,8 +21,9 @@
 #     covers the switches' mix of both);
 #   - after the provisional pass at start-up the switches hold exactly what
 #     `ibrouting route -e pira` computes offline for the fabric OpenSM saw;
-#     after the cut, every entry is the one from before the change or
-#     PIRa's, with LIDs kept as the INFO line says; after
+#     after the cut, every entry is the one from before the change, the
+#     final engine's from the tables in place or PIRa's, with LIDs kept
+#     as the INFO line says; after
 #     the last pass exactly what the final engine makes alone offline:
 #     at start-up on the same fabric and LIDs, after the cut from the
 #     tables of the last pass before it (`route --prior`: fera's and
@@ -98,24 +99,32 @@ offline_equal() {
 	fi
 }
 
-# kept_or_pira NAME K WHAT: after a change, the provisional pass K keeps
-# the columns (LIDs) of the tables in place that still hold (with PIRa's
-# entries where they lead nowhere now), and takes PIRa's elsewhere: every
-# entry read back is the one from before the change ($dir/before.lft) or
-# pira's offline on the new fabric, and the INFO line says LIDs were kept.
-kept_or_pira() {
+# kept_or_mended NAME K WHAT: after a change, the provisional pass K keeps
+# the tables in place where their walks still hold and mends the others
+# as the final engine mends them when it routes from the tables in place
+# (PIRa's walks only where no walk that holds is reached): every entry
+# read back is the one from before the change ($dir/before.lft), the
+# final engine's from the tables before (`route --prior`, on the fabric
+# OpenSM saw) or PIRa's, and the INFO line says LIDs were kept.  Those
+# the final engine's alone are what its pass will not send again.
+kept_or_mended() {
 	root=$(pass_line "$dir/osm.log" 1 | sed -n 's/.*root \(0x[0-9a-f]*\).*/\1/p')
 	"$IBROUTING" route -e pira --lmc "$lmc" --root "$root" --print-lfts "$dir/ours" |
 		grep '^0x' | sort > "$dir/offline.lft"
+	"$IBROUTING" route -e "$final" --lmc "$lmc" --root "$root" --prior "$dir/ours-before" \
+		--print-lfts "$dir/ours" | grep '^0x' | sort > "$dir/mended.lft"
 	said=$(pass_line "$dir/osm.log" "$2" | sed -n 's/.*, \([0-9]*\) LIDs kept from the tables in place.*/\1/p')
-	verdict=$(awk 'FILENAME == ARGV[1] { b[$1 " " $2] = $3; next } FILENAME == ARGV[2] { p[$1 " " $2] = $3; next }
-		{ k = $1 " " $2; if ($3 == b[k]) before++; else if ($3 == p[k]) pira++; else other++ }
-		END { printf "%d %d %d", before, pira, other }' "$dir/before.lft" "$dir/offline.lft" "$dir/switches.lft")
+	verdict=$(awk 'FILENAME == ARGV[1] { b[$1 " " $2] = $3; next }
+		FILENAME == ARGV[2] { m[$1 " " $2] = $3; next }
+		FILENAME == ARGV[3] { p[$1 " " $2] = $3; next }
+		{ k = $1 " " $2; if ($3 == b[k]) before++; else if ($3 == m[k]) mended++; else if ($3 == p[k]) pira++; else other++ }
+		END { printf "%d %d %d %d", before, mended, pira, other }' \
+		"$dir/before.lft" "$dir/mended.lft" "$dir/offline.lft" "$dir/switches.lft")
 	set -- "$1" "$2" "$3" $verdict
-	if [ "$6" = 0 ] && [ "${said:-0}" -gt 0 ]; then
-		pass "$1: $3: every entry is as before the change ($4) or PIRa's ($5); the INFO line says $said LIDs kept"
+	if [ "$7" = 0 ] && [ "$5" -gt 0 ] && [ "${said:-0}" -gt 0 ]; then
+		pass "$1: $3: every entry is as before the change ($4), $final's from the tables in place ($5) or PIRa's ($6); the INFO line says $said LIDs kept"
 	else
-		flunk "$1: $3: $4 entries as before, $5 as PIRa's, $6 neither; the INFO line says ${said:-none} kept"
+		flunk "$1: $3: $4 entries as before, $5 as $final's from the tables in place, $6 as PIRa's, $7 none of these; the INFO line says ${said:-none} kept"
 	fi
 }
 
@@ -130,7 +139,7 @@ follow() {
 		if [ "$k" = "$2" ] && [ "$k" = 1 ]; then
 			offline_equal "$1" pira "$lmc" "$3, provisional pass"
 		elif [ "$k" = "$2" ]; then
-			kept_or_pira "$1" "$k" "$3, provisional pass"
+			kept_or_mended "$1" "$k" "$3, provisional pass"
 		fi
 		if awk -v engine="$engine" -v k="$k" "$is_pass"' { n++; next }
 			n == k && /final pass in [0-9]+ ms/ { more = 1 }

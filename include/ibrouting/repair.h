@@ -67,6 +67,14 @@ int ibr_repair_init(struct ibr_repair *rp, const struct ibr_fabric *f,
 		    struct ibr_error *err);
 void ibr_repair_free(struct ibr_repair *rp);
 
+/* The orders every pass over columns goes in, so that mended tables do
+ * not depend on the order the model lists nodes in (OpenSM's, or a
+ * dump's): sw_order, the S switches by LID (rp->order), and ep_order,
+ * the end ports by base LID; a switch or end port without a LID comes
+ * after those with one, by index.  w: a walker over f (lid_end_port). */
+void ibr_repair_orders(const struct ibr_fabric *f, const struct ibr_walker *w,
+		       uint32_t *sw_order, uint32_t *ep_order);
+
 /* rp->verdict[s] for every switch s: does its walk along col hold?  And
  * where it does, rp->hops[s]: its links to the owner's switch. */
 void ibr_repair_judge(struct ibr_repair *rp, const uint8_t *col,

@@ -33,6 +33,7 @@
 #ifndef IBROUTING_TRANSITION_H
 #define IBROUTING_TRANSITION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ibrouting/error.h"
@@ -52,21 +53,31 @@ int ibr_transition_step(const struct ibr_fabric *f,
 			struct ibr_result *next, uint64_t *moved,
 			uint64_t *left, struct ibr_error *err);
 
-/* Provisional tables that change as little as possible: every column
- * (LID) of prov, tables made for f, becomes the column of `old` mapped
- * onto f by switch GUID (old_guid[i]: the GUID of old's switch i,
- * old_switches of them; a new switch has no entry), mended with prov's
- * walks from every switch whose walk does not hold under ud now
- * (repair.h: a dead link, a switch gone, a turn the orientation forbids;
- * a LID above its range's base may keep IBR_NO_PATH where no walk leads).
- * Each column is then legal on its own, so the whole is free of loops and
- * credit loops as prov is, and every entry is old's or prov's.  After a
- * small change only the walks through it change and OpenSM sends few
- * blocks.  *kept counts the columns that keep entries of old, whole or
- * mended (owned LIDs below old's num_lids only).  prov's designated map is left as it is. */
+/* Provisional tables that change as little as possible (keep.c): every
+ * column (LID) of prov, tables made for f, becomes the column of `old`
+ * mapped onto f by switch GUID (old_guid[i]: the GUID of old's switch i,
+ * old_switches of them; a new switch has no entry), mended from every
+ * switch whose walk does not hold under ud now (repair.h: a dead link, a
+ * switch gone, a turn the orientation forbids) as the final engine mends
+ * the tables in place when it routes from them (prior.h): base columns
+ * in the order of their LIDs, each break on the least loaded hop into a
+ * walk that holds (ibr_repair_column_balanced), against the flows of
+ * every base route kept or mended before it; prov's walks where no walk
+ * that holds is reached.  The LIDs above a CA port's base: with
+ * ranges_as_base (a final engine with one route per destination: fera)
+ * copies of the mended base, else old's columns mended with the base as
+ * the fallback (a LID with no walk left keeps IBR_NO_PATH there).  A LID
+ * old has no column for keeps prov's (or, with ranges_as_base above a
+ * base, the base's).  Each column is then legal on its own, so the whole
+ * is free of loops and credit loops as prov is.  After a small change
+ * only the walks through it change and OpenSM sends few blocks; where
+ * prov's walks were not needed the final engine's pass from the same
+ * tables in place ends at these.  *kept counts the columns in which an
+ * entry of old survives.  prov's designated map is left as it is. */
 int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 			const struct ibr_result *old, const uint64_t *old_guid,
-			uint32_t old_switches, struct ibr_result *prov,
-			uint32_t *kept, struct ibr_error *err);
+			uint32_t old_switches, bool ranges_as_base,
+			struct ibr_result *prov, uint32_t *kept,
+			struct ibr_error *err);
 
 #endif

@@ -752,18 +752,7 @@ static int keeper_init(struct keeper *k, struct ibr_error *err)
 	k->m[0].rp.fallback_ctx = k;
 	for (uint32_t s = 0; s < S; s++)
 		k->weight[s] = cas_on(f, s);
-	for (uint32_t l = 1, ns = 0, ne = 0; l <= f->max_lid; l++) {
-		const struct ibr_lid_owner *o = &f->lid_owner[l];
-		const struct ibr_node *n;
-		if (o->node == IBR_NONE ||
-		    l != ibr_port(f, o->node, o->port)->base_lid)
-			continue;
-		n = &f->nodes[o->node];
-		if (n->type == IBR_NODE_SWITCH)
-			k->sw_order[ns++] = n->sw_index;
-		else if (k->w.lid_end_port[l] != IBR_NONE)
-			k->ep_order[ne++] = k->w.lid_end_port[l];
-	}
+	ibr_repair_orders(f, &k->w, k->sw_order, k->ep_order);
 	for (uint32_t s = 0; s < S; s++) {
 		uint32_t n = ibr_fabric_find_guid(of, ibr_switch(f, s)->guid);
 		k->from[s] = n != IBR_NONE && of->nodes[n].type ==
