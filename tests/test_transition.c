@@ -222,20 +222,21 @@ static uint8_t *walks_that_hold(const struct ibr_fabric *f,
 /* After a link cut, PIRa's provisional tables keep the columns of the
  * tables in place (FERa's, made before the cut), mended where they no
  * longer hold (repair.h): the result verifies, keeps entries of most
- * columns, changes far fewer entries than PIRa's own tables would, and
- * no walk that still held changed an entry. */
+ * columns, changes far fewer entries than PIRa's own tables would, is
+ * the same from 1 and 3 workers, and no walk that still held changed an
+ * entry. */
 static void test_keep_columns_after_a_cut(void **state)
 {
 	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
 	struct ibr_fabric *before = generated_fabric("torus:dims=6x6,ca=2,seed=1", 0);
 	struct ibr_fabric *after = generated_fabric("torus:dims=6x6,ca=2,broken=1,seed=1", 0);
-	struct ibr_result old, prov, pira;
+	struct ibr_result old, prov, pira, threaded;
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	struct ibr_updown ud;
 	uint64_t *guids = malloc(before->num_switches * sizeof(*guids));
 	uint64_t pira_changed = 0, changed = 0;
-	uint32_t kept, owned = 0, S = after->num_switches;
+	uint32_t kept, kept3, owned = 0, S = after->num_switches;
 	uint8_t *held;
 
 	(void)state;
@@ -251,13 +252,22 @@ static void test_keep_columns_after_a_cut(void **state)
 	    ibr_result_copy(&pira, &prov, &err) ||
 	    ibr_updown_build(after, prov.root, &ud, &err) ||
 	    ibr_transition_keep(after, &ud, &old, guids, before->num_switches,
-				true, &prov, &kept, &err))
+				true, 1, &prov, &kept, &err))
 		fail_msg("%s", err.msg);
 	for (uint32_t l = 1; l <= after->max_lid; l++)
 		owned += after->lid_owner[l].node != IBR_NONE;
 	assert_int_equal(ibr_verify(after, &prov, NULL, &rep, &err), 0);
 	if (ibr_verify_findings(&rep))
 		fail_msg("kept tables: %s", rep.messages[0]);
+	/* the same tables, byte for byte, from 3 workers (72 ports: 3 tasks) */
+	if (ibr_result_copy(&threaded, &pira, &err) ||
+	    ibr_transition_keep(after, &ud, &old, guids, before->num_switches,
+				true, 3, &threaded, &kept3, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kept3, kept);
+	assert_memory_equal(threaded.col, prov.col,
+			    (size_t)prov.num_lids * prov.num_switches);
+	ibr_result_free(&threaded);
 	pira_changed = differing(&old, &pira);
 	changed = differing(&old, &prov);
 	print_message("torus 6x6, one link cut: %u of %u columns kept; entries "
@@ -399,7 +409,7 @@ static void test_keep_is_the_final_engines_mending(void **state)
 		    ibr_updown_of_result(after, &prov, &ud, &err) ||
 		    ibr_transition_keep(after, &ud, &old, guids,
 					before->num_switches, fin->min_lmc == 0,
-					&prov, &kept, &err) ||
+					2, &prov, &kept, &err) ||
 		    ibr_ctx_init(&ctx, after, &root, NULL, &err))
 			fail_msg("%s: %s", fin->name, err.msg);
 		assert_int_equal(prov.num_roots, old.num_roots - 1);

@@ -120,6 +120,9 @@ enum ibr_ds_step {
 
 struct ibr_reconf {
 	const struct ibr_engine *prov, *fin;
+	/* worker threads for the machine's own work (keeping the tables in
+	 * place, transition.h), set by the driver: 1 after init */
+	unsigned threads;
 	enum ibr_reconf_state state;
 	const char *reason;             /* KEPT: why, a static string */
 	bool wants_reroute;

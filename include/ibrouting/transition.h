@@ -73,11 +73,13 @@ int ibr_transition_step(const struct ibr_fabric *f,
  * only the walks through it change and OpenSM sends few blocks; where
  * prov's walks were not needed the final engine's pass from the same
  * tables in place ends at these.  *kept counts the columns in which an
- * entry of old survives.  prov's designated map is left as it is. */
+ * entry of old survives.  prov's designated map is left as it is.
+ * threads: workers for the passes that split (0 or 1: one); the tables
+ * are the same, byte for byte, for any count. */
 int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 			const struct ibr_result *old, const uint64_t *old_guid,
 			uint32_t old_switches, bool ranges_as_base,
-			struct ibr_result *prov, uint32_t *kept,
-			struct ibr_error *err);
+			unsigned threads, struct ibr_result *prov,
+			uint32_t *kept, struct ibr_error *err);
 
 #endif

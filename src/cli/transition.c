@@ -34,6 +34,7 @@
 #include "ibrouting/engine.h"
 #include "ibrouting/reconf.h"
 #include "ibrouting/verify.h"
+#include "util/parallel.h"
 #include "cli.h"
 
 static int split_hybrid(const char *name, const struct ibr_engine **prov,
@@ -540,6 +541,7 @@ static int cmd_transition(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_fail("expected one FABRIC argument");
 	ibr_reconf_init(&m, prov, fin);
+	m.threads = ibr_threads_or_available(roots.threads);
 	if (before) {
 		f = cli_load_fabric(before, &load);
 		if (!f)

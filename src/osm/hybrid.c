@@ -315,6 +315,7 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 		return -1;
 	}
 	ibr_fabric_free(view);
+	m->threads = ibr_plugin_threads(c->plugin);
 	if (ibr_reconf_provisional(m, c->of.fabric, &c->result, &kept, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->name,
 			err.msg);

@@ -416,8 +416,7 @@ void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lm
  * certificate that the full check overrules is a WRN line.  The test
  * hook IBROUTING_TEST_CERTIFY_ROOT judges under another root's
  * orientation, so that sound tables fail the certificate. */
-/* The `threads` option: auto is the CPUs OpenSM's process may run on. */
-static unsigned plugin_threads(const struct plugin *p)
+unsigned ibr_plugin_threads(const struct plugin *p)
 {
 	return ibr_threads_or_available(p->opts.conf.threads);
 }
@@ -442,7 +441,7 @@ static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,
 		r->roots = NULL;
 		r->num_roots = 0;
 	}
-	rc = ibr_check_tables(f, r, e, method, plugin_threads(c->plugin),
+	rc = ibr_check_tables(f, r, e, method, ibr_plugin_threads(c->plugin),
 			      &check, err);
 	r->root = root;
 	r->roots = roots;
@@ -536,7 +535,7 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_fabric *rf,
 	ctx.port_choice = c->plugin->opts.conf.port_choice;
 	/* the workers see only our fabric model and result, never OpenSM's
 	 * structures (parallel.h); OpenSM's lock stays with this thread */
-	ctx.threads = plugin_threads(c->plugin);
+	ctx.threads = ibr_plugin_threads(c->plugin);
 	/* the tables in place, for an engine that routes from them; not on a
 	 * Double Scheme's view of one LID half */
 	if (c->prior_fabric && rf == c->of.fabric)

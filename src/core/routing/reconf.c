@@ -22,6 +22,7 @@ void ibr_reconf_init(struct ibr_reconf *m, const struct ibr_engine *prov,
 	memset(m, 0, sizeof(*m));
 	m->prov = prov;
 	m->fin = fin;
+	m->threads = 1;
 }
 
 int ibr_reconf_double_scheme(struct ibr_reconf *m, unsigned lmc,
@@ -147,8 +148,8 @@ static uint32_t keep_columns(struct ibr_reconf *m, const struct ibr_fabric *f,
 		/* fera's ranges are copies of its bases (prior.h) */
 		if (ibr_transition_keep(f, &ud, &m->held, m->held_guid,
 					m->held.num_switches,
-					m->fin->min_lmc == 0, &mixed, &kept,
-					&err) == 0 &&
+					m->fin->min_lmc == 0, m->threads,
+					&mixed, &kept, &err) == 0 &&
 		    ibr_verify(f, &mixed, &only, &rep, &err) == 0 &&
 		    ibr_verify_findings(&rep) == 0) {
 			ibr_result_free(r);
