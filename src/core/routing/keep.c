@@ -70,7 +70,7 @@ struct keep {
 
 static unsigned port_tasks(const struct ibr_fabric *f)
 {
-	return (f->num_end_ports + PORTS_PER_TASK - 1) / PORTS_PER_TASK;
+	return ibr_slice_count(f->num_end_ports, PORTS_PER_TASK);
 }
 
 static bool has_old(const struct keep *k, ibr_lid_t lid)
@@ -135,15 +135,6 @@ static void keep_switch_lids(struct keep *k)
 	}
 }
 
-/* The ports of task t: ep_order[*first, *end). */
-static void task_ports(const struct keep *k, unsigned t, uint32_t *first,
-		       uint32_t *end)
-{
-	*first = t * PORTS_PER_TASK;
-	*end = *first + PORTS_PER_TASK < k->f->num_end_ports ?
-	       *first + PORTS_PER_TASK : k->f->num_end_ports;
-}
-
 /* The first pass over the base columns of task t's ports: each mapped
  * and the flows of its walks that hold counted (a new port's: prov's);
  * a column whose walks all hold is written. */
@@ -153,7 +144,7 @@ static int base_task(void *arg, unsigned t, unsigned worker)
 	struct keep_worker *kw = &k->kw[worker];
 	uint32_t first, end;
 
-	task_ports(k, t, &first, &end);
+	ibr_slice(t, PORTS_PER_TASK, k->f->num_end_ports, &first, &end);
 	for (uint32_t i = first; i < end; i++) {
 		uint32_t e = k->ep_order[i];
 		ibr_lid_t lid = ibr_end_port_lid(k->f, e);
@@ -216,7 +207,7 @@ static int range_task(void *arg, unsigned t, unsigned worker)
 	const struct ibr_fabric *f = k->f;
 	uint32_t first, end;
 
-	task_ports(k, t, &first, &end);
+	ibr_slice(t, PORTS_PER_TASK, k->f->num_end_ports, &first, &end);
 	for (uint32_t i = first; i < end; i++) {
 		const struct ibr_end_port *ep = &f->end_ports[k->ep_order[i]];
 		const struct ibr_port *p = ibr_port(f, ep->node, ep->port);

@@ -282,16 +282,14 @@ static void load_kept_on_base(const struct keeper *k, struct mender *m,
 
 static unsigned port_tasks(const struct keeper *k)
 {
-	return (k->f->num_end_ports + PORTS_PER_TASK - 1) / PORTS_PER_TASK;
+	return ibr_slice_count(k->f->num_end_ports, PORTS_PER_TASK);
 }
 
 /* The ports of task t: ep_order[*first, *end). */
 static void task_ports(const struct keeper *k, unsigned t, uint32_t *first,
 		       uint32_t *end)
 {
-	*first = t * PORTS_PER_TASK;
-	*end = *first + PORTS_PER_TASK < k->f->num_end_ports ?
-	       *first + PORTS_PER_TASK : k->f->num_end_ports;
+	ibr_slice(t, PORTS_PER_TASK, k->f->num_end_ports, first, end);
 }
 
 /* The flows and pairs workers 1.. counted, added to worker 0's (the

@@ -26,7 +26,24 @@
 #ifndef IBR_PARALLEL_H
 #define IBR_PARALLEL_H
 
+#include <stdint.h>
+
 #define IBR_MAX_THREADS 256u
+
+/* Tasks of `per` consecutive items each over n items (the last may be
+ * shorter): the slices the passes over ports hand to the workers. */
+static inline unsigned ibr_slice_count(uint32_t n, uint32_t per)
+{
+	return (n + per - 1) / per;
+}
+
+/* The items of slice t: [*first, *end). */
+static inline void ibr_slice(unsigned t, uint32_t per, uint32_t n,
+			     uint32_t *first, uint32_t *end)
+{
+	*first = t * per;
+	*end = *first + per < n ? *first + per : n;
+}
 
 /* The CPUs this process may run on (sched_getaffinity), at least 1 and at
  * most IBR_MAX_THREADS: the default thread count. */
