@@ -412,15 +412,15 @@ void ibr_plugin_warn_lmc(osm_log_t *log, const struct ibr_engine *e, unsigned lm
 		e->below_min_lmc ? e->below_min_lmc : "routing on base LIDs only");
 }
 
-/* The check policy (check.h, verify_method) on c->result; a failed
- * certificate that the full check overrules is a WRN line.  The test
- * hook IBROUTING_TEST_CERTIFY_ROOT judges under another root's
- * orientation, so that sound tables fail the certificate. */
 unsigned ibr_plugin_threads(const struct plugin *p)
 {
 	return ibr_threads_or_available(p->opts.conf.threads);
 }
 
+/* The check policy (check.h, verify_method) on c->result; a failed
+ * certificate that the full check overrules is a WRN line.  The test
+ * hook IBROUTING_TEST_CERTIFY_ROOT judges under another root's
+ * orientation, so that sound tables fail the certificate. */
 static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,
 			const struct ibr_engine *e,
 			struct ibr_verify_report *rep,

@@ -168,14 +168,13 @@ void ibr_plugin_drop_prior(struct engine_ctx *c);
  * built. */
 int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
 		     struct ibr_error *err);
+/* The `threads` option: auto is the CPUs OpenSM's process may run on.
+ * Workers see only our structures, never OpenSM's (parallel.h). */
+unsigned ibr_plugin_threads(const struct plugin *p);
 /* Resolves the roots (a link passed over: WRN IB27; a set that leaves
  * hosts apart: WRN IB35), routes c->of with e into c->result with the
  * options' port choice and verifies it (verify_before_push); findings
  * land in rep.  Fails when root_fallback refuse meets an unusable root. */
-/* The `threads` option: auto is the CPUs OpenSM's process may run on.
- * Workers see only our structures, never OpenSM's (parallel.h). */
-unsigned ibr_plugin_threads(const struct plugin *p);
-
 /* rf: the fabric to route on (NULL: c->of.fabric; a Double Scheme run:
  * the view of its LID half, ibr_ds_view). */
 int ibr_plugin_route(struct engine_ctx *c, const struct ibr_fabric *rf,
