@@ -70,8 +70,8 @@ void ibr_repair_free(struct ibr_repair *rp);
 /* The orders every pass over columns goes in, so that mended tables do
  * not depend on the order the model lists nodes in (OpenSM's, or a
  * dump's): sw_order, the S switches by LID (rp->order), and ep_order,
- * the end ports by base LID; a switch or end port without a LID comes
- * after those with one, by index.  w: a walker over f (lid_end_port). */
+ * the end ports by base LID (an indexed fabric gives each one).  w: a
+ * walker over f (lid_end_port). */
 void ibr_repair_orders(const struct ibr_fabric *f, const struct ibr_walker *w,
 		       uint32_t *sw_order, uint32_t *ep_order);
 

@@ -46,6 +46,8 @@ void ibr_repair_orders(const struct ibr_fabric *f, const struct ibr_walker *w,
 {
 	uint32_t ns = 0, ne = 0;
 
+	/* an indexed fabric gives every switch and every end port a base
+	 * LID (fabric.h), so each is listed once */
 	for (uint32_t l = 1; l <= f->max_lid; l++) {
 		const struct ibr_lid_owner *o = &f->lid_owner[l];
 		const struct ibr_node *n;
@@ -58,12 +60,6 @@ void ibr_repair_orders(const struct ibr_fabric *f, const struct ibr_walker *w,
 		else if (w->lid_end_port[l] != IBR_NONE)
 			ep_order[ne++] = w->lid_end_port[l];
 	}
-	for (uint32_t s = 0; s < f->num_switches && ns < f->num_switches; s++)
-		if (!ibr_switch_lid(f, s))
-			sw_order[ns++] = s;
-	for (uint32_t e = 0; e < f->num_end_ports && ne < f->num_end_ports; e++)
-		if (!ibr_end_port_lid(f, e))
-			ep_order[ne++] = e;
 }
 
 void ibr_repair_free(struct ibr_repair *rp)
