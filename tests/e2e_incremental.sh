@@ -171,7 +171,7 @@ session() {
 		[ -n "$why" ] || [ $(($1 * 100)) -le $(($2 * most)) ] ||
 			why="$1 of $2 entries changed, more than $most%"
 		[ -n "$why" ] || [ -z "$in_place" ] ||
-			echo "$run" | grep -q "root $in_place (auto: no fat tree: the root in place" ||
+			echo "$run" | grep -q "root $in_place (auto: irregular: the root in place" ||
 			why="the root in place was not kept: $run"
 		# a hybrid's final pass is a re-route: no discovery before it,
 		# so the model of the provisional pass serves it

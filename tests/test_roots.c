@@ -150,9 +150,9 @@ static void test_root_set_by_guid(void **state)
 
 /* Two spines, each linked to one leaf only but joined through a third
  * leaf: neither reaches every host going down (the two single-homed
- * leaves would have no legal route between them); the set is replaced
- * by its first root. */
-static void test_disconnecting_set_is_replaced(void **state)
+ * leaves would have no legal route between them); the set is repaired
+ * by leaving one root out, named. */
+static void test_disconnecting_set_is_repaired(void **state)
 {
 	struct ibr_fabric *f = ibr_fabric_new();
 	struct ibr_error err = { "" };
@@ -185,7 +185,9 @@ static void test_disconnecting_set_is_replaced(void **state)
 	}
 	assert_int_equal(ctx.roots.count, 1);
 	assert_int_equal(ctx.updown.num_roots, 1);
-	assert_non_null(strstr(ctx.roots.replaced, "replaced by the first root alone"));
+	assert_non_null(strstr(ctx.roots.replaced, "1 left out of the set: "
+				"0x0000000000000100"));
+	assert_int_equal(ibr_switch(f, ctx.roots.sw[0])->guid, 0x101);
 	assert_int_equal(ibr_route(&ctx, ibr_engine_find("fera"), &r, &err), 0);
 	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
 	assert_int_equal(ibr_verify_findings(&rep), 0);
@@ -694,7 +696,7 @@ int main(void)
 		cmocka_unit_test(test_auto_finds_the_top_level),
 		cmocka_unit_test(test_auto_elsewhere_is_center),
 		cmocka_unit_test(test_root_set_by_guid),
-		cmocka_unit_test(test_disconnecting_set_is_replaced),
+		cmocka_unit_test(test_disconnecting_set_is_repaired),
 		cmocka_unit_test(test_cut_top_and_the_sm),
 		cmocka_unit_test(test_engines_on_degraded_trees),
 		cmocka_unit_test(test_balanced_reaches_the_bound),

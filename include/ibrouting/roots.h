@@ -13,13 +13,8 @@
  * GUID and why, for the caller to log; under IBR_ROOT_FALLBACK_REFUSE it
  * fails the resolution instead.  Strategies always find a switch.
  *
- * auto: on a fat tree or Clos network the roots are its top level: with
- * leaves the switches that have CAs and h(s) a switch's distance to the
- * nearest leaf, the fabric is such a tree when there are switches without
- * CAs, every inter-switch link joins switches whose h differs by exactly
- * one, and every leaf is at distance H = max h from the switches at h = H;
- * those are the roots.  Links or switches missing change none of this
- * unless a switch loses every link to the level below it.  Elsewhere the
+ * auto: the roots topology.h recognises: the top level of a fat tree or
+ * Clos network, the spines of a Dragonfly+.  On an irregular fabric the
  * root is one switch of minimum eccentricity, ties to the lowest LID.
  * After a change (c->in_place: the tables in place were routed from one
  * root), auto's single root and center keep that root while it is a
@@ -37,8 +32,11 @@
  * 3-tree with 3% of its links cut loads 5.8x more).  So ibr_ctx_init
  *   - leaves out a root that cannot reach the SM's switch going down (the
  *     switches' traps must reach the SM on its host), naming it;
- *   - replaces the set by its first root alone when two switches with
- *     CAs would have no legal route between them;
+ *   - repairs a set that leaves two switches with hosts without a legal
+ *     route between them by leaving out, one at a time, the root whose
+ *     absence leaves the fewest such pairs (a host on a root is the
+ *     usual cause), naming them; only when no root's absence helps is
+ *     the set replaced by its first root alone;
  *   - counts the other (root, host switch) pairs without a route down
  *     (unreached), for a WRN line; the checks exempt exactly the pairs
  *     with no legal route (ibr_climb_meet).
@@ -53,6 +51,7 @@
 #include <stdint.h>
 
 #include "ibrouting/fabric.h"
+#include "ibrouting/topology.h"
 #include "ibrouting/updown.h"
 
 #define IBR_ROOT_NOTES 8        /* passed-over links kept with their reason */
@@ -72,6 +71,8 @@ struct ibr_roots {
 	char replaced[384];     /* non-empty: roots left out or replaced, and why */
 	uint64_t unreached;     /* (root, host switch) pairs with no route down */
 	uint32_t roots_unreaching; /* roots with such pairs */
+	bool recognised;        /* auto recognised the fabric: */
+	struct ibr_topology topology; /* its class and notes (roots moved to sw) */
 };
 
 /* Follows the chain; out is freed with ibr_roots_free(), also after a
@@ -80,13 +81,6 @@ int ibr_roots_resolve(const struct ibr_fabric *f,
 		      const struct ibr_root_choice *c, struct ibr_roots *out,
 		      struct ibr_error *err);
 void ibr_roots_free(struct ibr_roots *r);
-
-/* The top level of a fat tree or Clos network (see auto above) into
- * *top (malloc'd, sorted by LID) and its count; *levels the number of
- * switch levels.  0 with *count 0 when f is no such tree. */
-int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
-			uint32_t *count, uint32_t *levels,
-			struct ibr_error *err);
 
 /* sw[0 .. n) sorted by LID (switch indexes; a LID is a switch's own). */
 int ibr_switches_by_lid(const struct ibr_fabric *f, uint32_t *sw, uint32_t n,
@@ -99,7 +93,8 @@ uint32_t ibr_sm_switch(const struct ibr_fabric *f);
 struct ibr_roots_reach {
 	uint32_t kept;            /* roots kept: keep[i] for ud->roots[i] */
 	bool hosts_apart;         /* two host switches with no legal route: */
-	uint32_t a, b;            /*   these */
+	uint32_t a, b;            /*   these, the first found */
+	uint64_t apart_pairs;     /* (host switch, host switch) pairs apart */
 	uint64_t unreached;       /* (root, host switch) pairs, no route down */
 	uint32_t roots_unreaching; /* roots with such pairs */
 };

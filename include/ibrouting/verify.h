@@ -51,6 +51,10 @@ struct ibr_verify_report {
 	 * switches with no root above both): not a finding; see
 	 * ibr_certify_report.no_legal_path */
 	uint64_t no_legal_path;
+	/* end-port pairs with no root above both their switches (a CA on a
+	 * root, an aggregation node on a spine): owed no route, not
+	 * delivered, not a finding; only measured, with a root set */
+	uint64_t pairs_owed_none;
 	struct ibr_metrics designated;  /* the designated paths: length, load */
 	unsigned num_messages;
 	char messages[IBR_VERIFY_MAX_MESSAGES][256];

@@ -499,7 +499,15 @@ static void print_load(const struct ibr_fabric *f, const struct ibr_result *r,
 		}
 		m = &partial;
 	}
-	if (m->unrouted_flows) {
+	if (m->unrouted_flows && m->unrouted_flows == rep->pairs_owed_none) {
+		printf("load      max link load %" PRIu64 " flows of %" PRIu64
+		       ", mean path %.2f links; %" PRIu64 " CA pairs owe no "
+		       "route: their switches have no root above both (CAs "
+		       "on spines or roots, such as aggregation nodes)\n",
+		       m->max_link_load, m->flows - m->unrouted_flows,
+		       m->mean_path_len, m->unrouted_flows);
+		print_path_lengths(m);
+	} else if (m->unrouted_flows) {
 		printf("load      over delivered pairs only: max link load %"
 		       PRIu64 " flows, %" PRIu64 " of %" PRIu64 " CA pairs not "
 		       "delivered\n", m->max_link_load, m->unrouted_flows,
@@ -528,8 +536,10 @@ static int print_verdict(const struct ibr_verify_report *rep, double ms)
 	if (findings == 0) {
 		printf("verify    OK: %" PRIu64 " walks delivered, no loop, %" PRIu64
 		       " channel dependencies, acyclic; %" PRIu64 " designated "
-		       "pairs delivered (%.3f ms)\n", rep->walks,
-		       rep->dependencies, rep->designated.flows, ms);
+		       "pairs delivered%s (%.3f ms)\n", rep->walks,
+		       rep->dependencies, rep->designated.flows -
+		       rep->pairs_owed_none, rep->pairs_owed_none ?
+		       ", the others owe no route" : "", ms);
 		return 0;
 	}
 	printf("verify    FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
@@ -657,6 +667,18 @@ static void print_lid_budget(const struct ibr_fabric *f,
 		       e->overflow_fate);
 	else
 		printf("every pair found a LID of its destination's range\n");
+}
+
+/* What `auto` recognised (topology.h) and each tolerance, a line each. */
+static void print_topology(const struct ibr_roots *roots)
+{
+	const struct ibr_topology *t = &roots->topology;
+
+	if (!roots->recognised)
+		return;
+	printf("topology  %s\n", t->summary);
+	for (uint32_t i = 0; i < t->num_notes; i++)
+		printf("topology  %s\n", t->notes[i]);
 }
 
 static void print_route_summary(const struct ibr_fabric *f,
@@ -894,6 +916,7 @@ static int cmd_route(int argc, char **argv)
 	if (prior_f)
 		ctx.prior = &prior;
 	cli_print_fabric(argv[optind], f);
+	print_topology(&ctx.roots);
 	for (unsigned i = 0; i < repeat; i++) {
 		if (i > 0)
 			ibr_result_free(&r);

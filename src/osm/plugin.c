@@ -235,6 +235,13 @@ static void log_roots(struct engine_ctx *c, const char *name,
 	if (roots->num_passed > IBR_ROOT_NOTES)
 		OSM_LOG(log, OSM_LOG_INFO, "WRN IB27: %s: %u more root GUIDs "
 			"passed over\n", name, roots->num_passed - IBR_ROOT_NOTES);
+	if (roots->recognised) {
+		OSM_LOG(log, OSM_LOG_INFO, "%s: topology: %s\n", name,
+			roots->topology.summary);
+		for (uint32_t i = 0; i < roots->topology.num_notes; i++)
+			OSM_LOG(log, OSM_LOG_INFO, "%s: topology: %s\n", name,
+				roots->topology.notes[i]);
+	}
 	if (roots->replaced[0])
 		OSM_LOG(log, OSM_LOG_INFO, "WRN IB35: %s: %s\n", name,
 			roots->replaced);

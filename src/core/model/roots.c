@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ibrouting/roots.h"
+#include "ibrouting/topology.h"
 
 static void pass_over(struct ibr_roots *out, uint64_t guid, const char *why,
 		      const char *source)
@@ -131,17 +132,27 @@ static int from_strategy(const struct ibr_fabric *f,
 {
 	enum ibr_root_strategy st = c->strategy;
 	struct ibr_root_choice one = { .strategy = st };
-	uint32_t root, *top = NULL, n = 0, levels = 0;
+	uint32_t root;
 	uint32_t kept = IBR_NONE, ecc = 0, least = 0;
 
 	if (st == IBR_ROOT_AUTO) {
-		if (ibr_roots_top_level(f, &top, &n, &levels, err))
+		struct ibr_topology *t = &out->topology;
+		if (ibr_topology_recognise(f, t, err))
 			return -1;
-		if (n) {
-			out->sw = top;
-			out->count = n;
-			snprintf(out->how, sizeof(out->how), "auto: the top "
-				 "level of a %u-level fat tree", levels);
+		out->recognised = true;
+		if (t->num_roots) {
+			out->sw = t->roots;
+			out->count = t->num_roots;
+			t->roots = NULL;
+			t->num_roots = 0;
+			if (t->kind == IBR_TOPO_FAT_TREE)
+				snprintf(out->how, sizeof(out->how), "auto: the "
+					 "top level of a %u-level fat tree",
+					 t->levels);
+			else
+				snprintf(out->how, sizeof(out->how), "auto: the "
+					 "spines of a Dragonfly+ of %u groups",
+					 t->groups);
 			return 0;
 		}
 	}
@@ -153,11 +164,11 @@ static int from_strategy(const struct ibr_fabric *f,
 	if (kept != IBR_NONE) {
 		snprintf(out->how, sizeof(out->how), "%s: the root in place "
 			 "(eccentricity %u, the least %u)", st == IBR_ROOT_AUTO ?
-			 "auto: no fat tree" : "center", ecc, least);
+			 "auto: irregular" : "center", ecc, least);
 		return set_single(out, kept, err);
 	}
 	if (st == IBR_ROOT_AUTO)
-		snprintf(out->how, sizeof(out->how), "auto: no fat tree, a "
+		snprintf(out->how, sizeof(out->how), "auto: irregular, a "
 			 "switch of minimum eccentricity");
 	else if (st == IBR_ROOT_SM)
 		snprintf(out->how, sizeof(out->how), "the SM's switch, else "
@@ -221,85 +232,10 @@ int ibr_roots_resolve(const struct ibr_fabric *f,
 
 void ibr_roots_free(struct ibr_roots *r)
 {
+	ibr_topology_free(&r->topology);
 	free(r->sw);
 	r->sw = NULL;
 	r->count = 0;
-}
-
-/* ---- auto: the top level of a fat tree ---------------------------------- */
-
-int ibr_roots_top_level(const struct ibr_fabric *f, uint32_t **top,
-			uint32_t *count, uint32_t *levels,
-			struct ibr_error *err)
-{
-	uint32_t S = f->num_switches, leaves = 0, tops = 0, H;
-	uint32_t *h = malloc(S * sizeof(uint32_t));
-	uint32_t *d = malloc(S * sizeof(uint32_t));
-	uint32_t *src = malloc(S * sizeof(uint32_t));
-	uint32_t *queue = malloc(S * sizeof(uint32_t));
-	bool tree = true;
-	int rc = 0;
-
-	*top = NULL;
-	*count = *levels = 0;
-	if (!h || !d || !src || !queue) {
-		free(h);
-		free(d);
-		free(src);
-		free(queue);
-		return ibr_error_set(err, "out of memory for %u switches", S);
-	}
-	for (uint32_t s = 0; s < S; s++)
-		if (f->sw_ca_start[s + 1] > f->sw_ca_start[s])
-			src[leaves++] = s;
-	if (leaves == 0 || leaves == S)
-		goto done; /* no level without CAs: not a tree */
-	H = ibr_bfs_from(f, src, leaves, h, queue);
-	/* layered: every link joins adjacent levels */
-	for (uint32_t s = 0; tree && s < S; s++)
-		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
-			uint32_t t = f->sw_adj[i].peer;
-			if (h[t] != h[s] + 1 && h[s] != h[t] + 1) {
-				tree = false;
-				break;
-			}
-		}
-	if (!tree || H == 0)
-		goto done;
-	for (uint32_t s = 0; s < S; s++)
-		if (h[s] == H)
-			src[tops++] = s;
-	ibr_bfs_from(f, src, tops, d, queue);
-	for (uint32_t s = 0; s < S; s++)
-		if (h[s] == 0 && d[s] != H) {
-			tree = false; /* a leaf nearer the top: no tree */
-			break;
-		}
-	if (!tree)
-		goto done;
-	*top = malloc(tops * sizeof(uint32_t));
-	if (!*top) {
-		free(h);
-		free(d);
-		free(src);
-		free(queue);
-		return ibr_error_set(err, "out of memory for %u roots", tops);
-	}
-	memcpy(*top, src, tops * sizeof(uint32_t));
-	if (ibr_switches_by_lid(f, *top, tops, err)) {
-		free(*top);
-		*top = NULL;
-		rc = -1;
-		goto done;
-	}
-	*count = tops;
-	*levels = H + 1;
-done:
-	free(h);
-	free(d);
-	free(src);
-	free(queue);
-	return rc;
 }
 
 /* ---- do the roots serve the hosts? ------------------------------------- */
@@ -319,24 +255,35 @@ static int by_climb_set(const void *a, const void *b, void *cxt)
 		      cl->words * sizeof(uint64_t));
 }
 
-/* Two host switches with no legal route between them?  Hosts with equal
- * climb sets meet alike: only distinct sets are compared. */
+/* Host switches with no legal route between them: the first such pair
+ * and how many pairs.  Hosts with equal climb sets meet alike: only
+ * distinct sets are compared, each pair weighted by the switches that
+ * share each set. */
 static void hosts_apart(const struct ibr_climb *cl, uint32_t *host,
 			uint32_t n, struct ibr_roots_reach *out)
 {
 	uint32_t distinct = 0;
+	uint32_t *weight = host + n; /* n more entries, the caller's */
 
 	qsort_r(host, n, sizeof(uint32_t), by_climb_set, (void *)cl);
-	for (uint32_t i = 0; i < n; i++)
-		if (i == 0 || by_climb_set(&host[i - 1], &host[i], (void *)cl) != 0)
-			host[distinct++] = host[i];
+	for (uint32_t i = 0; i < n; i++) {
+		if (i == 0 || by_climb_set(&host[i - 1], &host[i], (void *)cl)) {
+			host[distinct] = host[i];
+			weight[distinct++] = 0;
+		}
+		weight[distinct - 1]++;
+	}
 	for (uint32_t i = 0; i < distinct; i++)
 		for (uint32_t j = i; j < distinct; j++)
 			if (!ibr_climb_meet(cl, host[i], host[j])) {
-				out->hosts_apart = true;
-				out->a = host[i];
-				out->b = host[j];
-				return;
+				if (!out->hosts_apart) {
+					out->hosts_apart = true;
+					out->a = host[i];
+					out->b = host[j];
+				}
+				out->apart_pairs += i == j ?
+					(uint64_t)weight[i] * (weight[i] - 1) / 2 :
+					(uint64_t)weight[i] * weight[j];
 			}
 }
 
@@ -345,7 +292,8 @@ int ibr_roots_check_reach(const struct ibr_fabric *f,
 			  struct ibr_roots_reach *out, struct ibr_error *err)
 {
 	uint32_t S = f->num_switches, hosts = 0, sm = IBR_NONE;
-	uint32_t *host = malloc((S ? S : 1) * sizeof(uint32_t));
+	uint32_t *host = malloc((S ? S : 1) * 2 * sizeof(uint32_t));
+	uint32_t *count = malloc((S ? S : 1) * sizeof(uint32_t));
 	uint32_t *cover = NULL;
 	struct ibr_climb cl;
 
@@ -355,21 +303,27 @@ int ibr_roots_check_reach(const struct ibr_fabric *f,
 	 * switch: no root descends to another root) */
 	if (f->sm_node != IBR_NONE && f->nodes[f->sm_node].type == IBR_NODE_CA)
 		sm = ibr_sm_switch(f);
-	if (!host || ibr_climb_build(f, ud, &cl, err)) {
+	if (!host || !count || ibr_climb_build(f, ud, &cl, err)) {
+		bool oom = !host || !count;
 		free(host);
-		return host ? -1 : ibr_error_set(err, "out of memory");
+		free(count);
+		return oom ? ibr_error_set(err, "out of memory") : -1;
 	}
 	cover = calloc(cl.num_sinks ? cl.num_sinks : 1, sizeof(uint32_t));
 	if (!cover) {
 		free(host);
+		free(count);
 		ibr_climb_free(&cl);
 		return ibr_error_set(err, "out of memory for %u sinks",
 				     cl.num_sinks);
 	}
-	/* a sink reaches h going down exactly when h climbs to it */
+	/* a sink reaches h going down exactly when h climbs to it;
+	 * aggregation nodes do not make a switch a host switch
+	 * (topology.h) */
+	ibr_switch_hosts(f, count);
 	for (uint32_t h = 0; h < S; h++) {
 		const uint64_t *bits = cl.bits + (size_t)h * cl.words;
-		if (f->sw_ca_start[h + 1] == f->sw_ca_start[h])
+		if (count[h] == 0)
 			continue;
 		host[hosts++] = h;
 		for (uint32_t b = 0; b < cl.num_sinks; b++)
@@ -388,6 +342,7 @@ int ibr_roots_check_reach(const struct ibr_fabric *f,
 	hosts_apart(&cl, host, hosts, out);
 	free(cover);
 	free(host);
+	free(count);
 	ibr_climb_free(&cl);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ibrouting/engine.h"
+#include "ibrouting/topology.h"
 #include "util/timer.h"
 
 static const char *const port_choice_names[] = {
@@ -46,20 +47,174 @@ static int rebuild(struct ibr_route_ctx *ctx, struct ibr_error *err)
 	return 0;
 }
 
+/* The apart pairs with the roots gone[] marks left out; the set and the
+ * orientation are left as they were (the caller rebuilds). */
+static int apart_without(struct ibr_route_ctx *ctx, const uint8_t *gone,
+			 bool *keep, uint64_t *apart, struct ibr_error *err)
+{
+	struct ibr_roots *roots = &ctx->roots;
+	struct ibr_roots_reach reach;
+	uint32_t *all = roots->sw, n = roots->count, k = 0;
+	uint32_t *left = malloc(n * sizeof(uint32_t));
+	int rc;
+
+	if (!left)
+		return ibr_error_set(err, "out of memory for %u roots", n);
+	for (uint32_t i = 0; i < n; i++)
+		if (!gone[all[i]])
+			left[k++] = all[i];
+	roots->sw = left;
+	roots->count = k;
+	rc = k == 0 ? 1 : rebuild(ctx, err) ? -1 :
+	     ibr_roots_check_reach(ctx->f, &ctx->updown, keep, &reach, err);
+	roots->sw = all;
+	roots->count = n;
+	free(left);
+	*apart = rc == 0 ? reach.apart_pairs : UINT64_MAX;
+	return rc < 0 ? -1 : 0;
+}
+
+/* The moves repair_apart weighs, for the first pair (a, b) apart: each
+ * root alone that a or b climbs to or that has hosts, and all the roots
+ * a climbs to, and all b does (a switch hanging off a few roots meets
+ * the rest only when those leave: then it climbs past them). */
+struct move {
+	uint8_t *gone;          /* per switch */
+	uint32_t size;
+};
+
+static int weigh_moves(struct ibr_route_ctx *ctx, const uint32_t *hosts,
+		       uint32_t a, uint32_t b, uint64_t apart, bool *keep,
+		       struct move *best, uint64_t *least,
+		       struct ibr_error *err)
+{
+	const struct ibr_fabric *f = ctx->f;
+	struct ibr_roots *roots = &ctx->roots;
+	uint32_t S = f->num_switches;
+	uint8_t *move = calloc(S, 1), *climbs = calloc(S, 2);
+	struct ibr_climb cl;
+	int rc = -1;
+
+	*least = apart;
+	best->size = 0;
+	if (!move || !climbs || ibr_climb_build(f, &ctx->updown, &cl, err)) {
+		if (!move || !climbs)
+			ibr_error_set(err, "out of memory");
+		free(move);
+		free(climbs);
+		return -1;
+	}
+	for (uint32_t i = 0; i < roots->count; i++) {
+		uint32_t r = roots->sw[i], bit = cl.sink_bit[r];
+		const uint64_t *x = cl.bits + (size_t)a * cl.words;
+		const uint64_t *y = cl.bits + (size_t)b * cl.words;
+		if (bit == IBR_NONE)
+			continue;
+		climbs[r] = x[bit / 64] >> (bit % 64) & 1;
+		climbs[S + r] = y[bit / 64] >> (bit % 64) & 1;
+	}
+	ibr_climb_free(&cl);
+	/* moves 0, 1: a's roots, b's roots; then each root alone */
+	for (uint32_t m = 0; m < 2 + roots->count; m++) {
+		uint32_t size = 0;
+		uint64_t left = UINT64_MAX;
+		memset(move, 0, S);
+		for (uint32_t i = 0; i < roots->count; i++) {
+			uint32_t r = roots->sw[i];
+			bool in = m < 2 ? climbs[m * S + r] : i == m - 2 &&
+				  (climbs[r] || climbs[S + r] || hosts[r]);
+			move[r] = in;
+			size += in;
+		}
+		if (size == 0 || (m >= 2 && size == roots->count))
+			continue;
+		if (apart_without(ctx, move, keep, &left, err))
+			goto out;
+		if (left < *least || (left == *least && left < apart &&
+				      size < best->size)) {
+			*least = left;
+			best->size = size;
+			memcpy(best->gone, move, S);
+		}
+	}
+	rc = 0;
+out:
+	free(move);
+	free(climbs);
+	return rc;
+}
+
+/* Leaves roots out, a move at a time (weigh_moves), while that lessens
+ * the host switch pairs apart: the move leaving the fewest, then the
+ * smaller.  Names the roots left out into `names`; *fixed when no pair
+ * is left apart. */
+static int repair_apart(struct ibr_route_ctx *ctx,
+			const struct ibr_roots_reach *first, bool *keep,
+			uint32_t *left_out, char *names, size_t len, bool *fixed,
+			struct ibr_error *err)
+{
+	const struct ibr_fabric *f = ctx->f;
+	struct ibr_roots *roots = &ctx->roots;
+	struct ibr_roots_reach reach = *first;
+	uint32_t S = f->num_switches;
+	uint32_t *hosts = malloc(S * sizeof(uint32_t));
+	struct move best = { calloc(S, 1), 0 };
+	int rc = -1;
+
+	*fixed = false;
+	if (!hosts || !best.gone) {
+		ibr_error_set(err, "out of memory");
+		goto out;
+	}
+	ibr_switch_hosts(f, hosts);
+	while (reach.apart_pairs && roots->count > 1) {
+		uint64_t least;
+		uint32_t n = 0;
+		if (weigh_moves(ctx, hosts, reach.a, reach.b, reach.apart_pairs,
+				keep, &best, &least, err))
+			goto out;
+		if (best.size == 0)
+			break;
+		for (uint32_t i = 0; i < roots->count; i++) {
+			uint32_t r = roots->sw[i];
+			if (!best.gone[r]) {
+				roots->sw[n++] = r;
+			} else if ((*left_out)++ < 4) {
+				size_t used = strlen(names);
+				snprintf(names + used, len - used, "%s0x%016"
+					 PRIx64, used ? ", " : "",
+					 ibr_switch(f, r)->guid);
+			}
+		}
+		roots->count = n;
+		if (rebuild(ctx, err) ||
+		    ibr_roots_check_reach(f, &ctx->updown, keep, &reach, err))
+			goto out;
+	}
+	*fixed = reach.apart_pairs == 0;
+	rc = rebuild(ctx, err);
+out:
+	free(hosts);
+	free(best.gone);
+	return rc;
+}
+
 /* The root set's service to the hosts (roots.h): roots that cannot reach
  * the SM's switch going down leave the set, named, the orientation built
  * again without them until every root does; a set that leaves two host
- * switches apart (or has no root left) is replaced by its first root
- * alone, which as the only sink reaches everything.  ctx->roots.replaced
- * says what was done, unreached what is left without a route down. */
+ * switches apart is repaired by leaving roots out (repair_apart), and
+ * replaced by its first root alone, which as the only sink reaches
+ * everything, only when that fails or no root is left.
+ * ctx->roots.replaced says what was done, unreached what is left without
+ * a route down. */
 static int serve_hosts(struct ibr_route_ctx *ctx, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = ctx->f;
 	struct ibr_roots *roots = &ctx->roots;
 	struct ibr_roots_reach reach;
-	uint32_t dropped = 0, first = roots->sw[0];
-	char names[160] = "";
-	bool *keep;
+	uint32_t dropped = 0, first = roots->sw[0], before, left_out = 0;
+	char names[160] = "", left[100] = "";
+	bool *keep, fixed = false;
 	int rc = -1;
 
 	if (roots->count < 2)
@@ -87,14 +242,27 @@ static int serve_hosts(struct ibr_route_ctx *ctx, struct ibr_error *err)
 		if (rebuild(ctx, err))
 			goto out;
 	}
-	if (reach.kept == 0 || reach.hosts_apart) {
+	before = roots->count;
+	if (reach.kept && reach.hosts_apart) {
+		if (repair_apart(ctx, &reach, keep, &left_out, left,
+				 sizeof(left), &fixed, err) ||
+		    ibr_roots_check_reach(f, &ctx->updown, keep, &reach, err))
+			goto out;
+		if (fixed)
+			snprintf(roots->replaced, sizeof(roots->replaced),
+				 "the %u roots (%s) left switches with hosts "
+				 "without a legal route between them; %u left "
+				 "out of the set: %s%s", before, roots->how,
+				 left_out, left, left_out > 4 ? " ..." : "");
+	}
+	if (reach.kept == 0 || (reach.hosts_apart && !fixed)) {
 		if (reach.hosts_apart)
 			snprintf(roots->replaced, sizeof(roots->replaced),
 				 "the %u roots (%s) leave switches 0x%016" PRIx64
 				 " and 0x%016" PRIx64 " without a legal route "
-				 "between their hosts; replaced by the first "
-				 "root alone", roots->count, roots->how,
-				 ibr_switch(f, reach.a)->guid,
+				 "between their hosts, whatever root is left "
+				 "out; replaced by the first root alone", before,
+				 roots->how, ibr_switch(f, reach.a)->guid,
 				 ibr_switch(f, reach.b)->guid);
 		else
 			snprintf(roots->replaced, sizeof(roots->replaced),
@@ -107,10 +275,12 @@ static int serve_hosts(struct ibr_route_ctx *ctx, struct ibr_error *err)
 			goto out;
 		memset(&reach, 0, sizeof(reach));
 	} else if (dropped) {
-		snprintf(roots->replaced, sizeof(roots->replaced), "%u roots of "
-			 "%s cannot reach the SM's switch going down (a link "
-			 "below them is gone) and are left out of the set: %s%s",
-			 dropped, roots->how, names, dropped > 4 ? " ..." : "");
+		size_t used = strlen(roots->replaced);
+		snprintf(roots->replaced + used, sizeof(roots->replaced) - used,
+			 "%s%u roots of %s cannot reach the SM's switch going "
+			 "down (a link below them is gone) and are left out of "
+			 "the set: %s%s", used ? "; " : "", dropped, roots->how,
+			 names, dropped > 4 ? " ..." : "");
 	}
 	roots->unreached = reach.unreached;
 	roots->roots_unreaching = reach.roots_unreaching;
