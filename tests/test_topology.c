@@ -242,7 +242,8 @@ static void test_management_switches(void **state)
 	ibr_fabric_free(f);
 }
 
-/* A leaf whose hosts are all gone is linked like a spine; it is no root. */
+/* A leaf whose hosts are all gone sits above the spines as a top switch
+ * would; linked as the leaves are, it is taken for one, not a root. */
 static void test_empty_leaf(void **state)
 {
 	struct builder b;
@@ -259,7 +260,8 @@ static void test_empty_leaf(void **state)
 	assert_int_equal(t.kind, IBR_TOPO_FAT_TREE);
 	assert_int_equal(t.levels, 2);
 	assert_roots(f, &t, 8, 4);
-	assert_true(has_note(&t, "set aside, not roots"));
+	assert_true(has_note(&t, "1 switch without hosts linked as leaves are "
+			     "(0x000000000000100c): taken for leaves"));
 	ibr_topology_free(&t);
 	ibr_fabric_free(f);
 }

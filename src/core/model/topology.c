@@ -275,6 +275,76 @@ static bool choose_leaves(struct recog *r)
 	return true;
 }
 
+/* Marks as leaves the core switches without hosts that are linked as a
+ * leaf is: at least three quarters of their neighbours are neighbours
+ * of one leaf with hosts (a leaf whose hosts are all down or not yet
+ * cabled; a spine or a top switch shares no neighbour, or few, with a
+ * leaf).  0, or -1 when out of memory. */
+static int add_empty_leaves(struct recog *r, struct ibr_error *err)
+{
+	const struct ibr_fabric *f = r->f;
+	uint32_t S = r->S, n = 0, stamp = 0;
+	uint32_t *seen = calloc(S, sizeof(uint32_t));  /* e's neighbours */
+	uint32_t *met = calloc(S, sizeof(uint32_t));   /* leaves met for e */
+	uint32_t *via = malloc(S * sizeof(uint32_t));  /* a leaf's last x */
+	uint32_t *common = malloc(S * sizeof(uint32_t));
+	uint8_t *empty = calloc(S, 1);
+	char names[64];
+
+	if (!seen || !met || !via || !common || !empty) {
+		free(seen);
+		free(met);
+		free(via);
+		free(common);
+		free(empty);
+		return ibr_error_set(err, "out of memory for %u switches", S);
+	}
+	for (uint32_t e = 0; e < S; e++) {
+		uint32_t degree = 0, best = 0;
+		if (!r->core[e] || r->hosts[e] || r->leaf[e])
+			continue;
+		stamp++;
+		for (uint32_t i = f->sw_adj_start[e]; i < f->sw_adj_start[e + 1]; i++) {
+			uint32_t x = f->sw_adj[i].peer;
+			if (!r->core[x] || seen[x] == stamp)
+				continue; /* a parallel link: x counted */
+			seen[x] = stamp;
+			degree++;
+			for (uint32_t j = f->sw_adj_start[x]; j < f->sw_adj_start[x + 1]; j++) {
+				uint32_t l = f->sw_adj[j].peer;
+				if (!r->leaf[l])
+					continue;
+				if (met[l] != stamp) {
+					met[l] = stamp;
+					common[l] = 0;
+					via[l] = IBR_NONE;
+				}
+				if (via[l] != x) { /* once per x */
+					via[l] = x;
+					if (++common[l] > best)
+						best = common[l];
+				}
+			}
+		}
+		empty[e] = degree && best * 4 >= degree * 3;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		if (empty[s]) {
+			r->leaf[s] = 1;
+			r->list[n++] = s;
+		}
+	if (n)
+		note(r, "%u switch%s without hosts linked as leaves are (%s): "
+		     "taken for leaves", n, n == 1 ? "" : "es",
+		     name_switches(r, r->list, n, names, sizeof(names)));
+	free(seen);
+	free(met);
+	free(via);
+	free(common);
+	free(empty);
+	return 0;
+}
+
 /* ---- fat tree ------------------------------------------------------------ */
 
 /* dist[s]: distance within the core from the marked switches (UINT32_MAX
@@ -557,6 +627,8 @@ int ibr_topology_recognise(const struct ibr_fabric *f, struct ibr_topology *t,
 		goto out;
 	found = 0;
 	if (choose_leaves(&r)) {
+		if (add_empty_leaves(&r, err))
+			goto out;
 		found = fat_tree(&r, mark, dist, err);
 		if (found == 0)
 			found = dragonfly_plus(&r, mark, dist, err);

@@ -1,0 +1,83 @@
+#!/bin/sh
+# cli_captures.sh - the captures of real clusters in tests/fabrics/real
+# (SOURCES.md), routed with default options as an administrator would
+# first try them:
+#   - the class auto recognises and the roots it takes (the top level of
+#     each fat tree: 2 spines of the 2014 FDR cluster, 32 cores of Selene's
+#     storage fabric, 9 spines of the NDR SuperPOD fragment, Selene's cores
+#     less those the root repair leaves out), each tolerance noted
+#     (aggregation nodes, storage on a spine, leaves without hosts,
+#     management switches);
+#   - fera verifies with every pair of hosts delivered, and its max link
+#     load is at most 1.10x the tool's bound;
+#   - dr at lmc 2 verifies, its designated load within 1.15x the bound.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+real=$FABRICS_DIR/real
+
+# capture FILE: the capture as a plain file in $TMP, its path on stdout
+capture() {
+	case $1 in
+	*.gz) gzip -dc "$real/$1" > "$TMP/${1%.gz}"; echo "$TMP/${1%.gz}" ;;
+	*) echo "$real/$1" ;;
+	esac
+}
+
+# field LINE-PREFIX PATTERN FILE: the first number after PATTERN on the
+# line starting with LINE-PREFIX
+field() {
+	sed -n "s/^$1 .*$2 \([0-9][0-9]*\).*/\1/p" "$3" | head -n 1
+}
+
+# route NAME FILE CLASS ROOTS NOTE...: fera with default options
+route() {
+	name=$1 file=$2 class=$3 roots=$4
+	shift 4
+	if ! "$IBROUTING" route -e fera "$file" > "$TMP/out" 2> "$TMP/err"; then
+		flunk "$name: route failed: $(cat "$TMP/out" "$TMP/err" | tail -n 5)"
+		return
+	fi
+	grep -q "^topology  $class" "$TMP/out" &&
+		pass "$name: $(grep -m1 '^topology' "$TMP/out")" ||
+		flunk "$name: not /$class/: $(grep '^topology' "$TMP/out")"
+	grep -qE "^roots     $roots switches \(auto" "$TMP/out" &&
+		pass "$name: $roots roots" ||
+		flunk "$name: roots: $(grep -E '^roots?  ' "$TMP/out")"
+	for note in "$@"; do
+		grep -q "^topology  .*$note" "$TMP/out" &&
+			pass "$name: noted: $note" ||
+			flunk "$name: no note /$note/: $(grep '^topology' "$TMP/out")"
+	done
+	grep -q '^verify    OK' "$TMP/out" &&
+		pass "$name: $(grep '^verify' "$TMP/out" | cut -c1-90)" ||
+		flunk "$name: $(grep -A3 '^verify' "$TMP/out")"
+	load=$(field load "max link load" "$TMP/out")
+	bound=$(field bound "a link under" "$TMP/out")
+	if [ -n "$load" ] && [ -n "$bound" ] && [ $((load * 100)) -le $((bound * 110)) ]; then
+		pass "$name: fera's max link load $load flows, the bound $bound"
+	else
+		flunk "$name: fera's max link load '$load' against the bound '$bound' (at most 1.10x)"
+	fi
+	if "$IBROUTING" route -e dr --lmc 2 "$file" > "$TMP/dr" 2> "$TMP/err" &&
+	   grep -q '^verify    OK' "$TMP/dr"; then
+		dr=$(field load "max link load" "$TMP/dr")
+		[ -n "$dr" ] && [ $((dr * 100)) -le $((bound * 115)) ] &&
+			pass "$name: dr at lmc 2 verifies, designated load $dr (fera $load, the bound $bound)" ||
+			flunk "$name: dr at lmc 2 loads '$dr', the bound $bound (at most 1.15x)"
+	else
+		flunk "$name: dr --lmc 2: $(tail -n 3 "$TMP/dr" "$TMP/err")"
+	fi
+}
+
+route "2014 FDR cluster" "$(capture loginoff-2014-fdr.topo)" \
+	"2-level fat tree" 2 "3 host ports on 1 switch above the leaves"
+route "Selene storage" "$(capture selene-storage.topo.gz)" \
+	"3-level fat tree" 32 "4 switches without hosts linked as leaves are"
+route "NDR SuperPOD fragment" "$(capture topograph-dgx-ndr.topo.gz)" \
+	"2-level fat tree" 9 "40 CA ports named \"Aggregation Node\""
+route "Selene compute" "$(capture selene-compute.topo.gz)" \
+	"3-level fat tree" 126 "666 CA ports named \"Aggregation Node\"" \
+	"2 switches above the top level" "4 switches with 11 host ports hang off"
+
+finish
