@@ -142,7 +142,8 @@ int gen_clos_build(struct gen *g, struct ibr_error *err)
 		goto out;
 	}
 	n = clos_links(g, l);
-	if (gen_take_down(g, leaves, spines, "spines", l, &n, sw, map, err) ||
+	if (gen_take_down(g, leaves, spines, spines, "spines", l, &n, sw, map,
+			  err) ||
 	    gen_break_links(g, K_CUT, l, n, (uint32_t)(sw - g->v[K_DOWN]), err) ||
 	    clos_emit(g, (unsigned)leaf_ports, (unsigned)spine_ports, l, n, map,
 		      err))

@@ -68,6 +68,7 @@ struct gen {
 	struct rng rng;
 	struct ibr_fabric *f;
 	uint8_t *next_port;       /* per switch: the next port to fill */
+	uint64_t cas;             /* CAs made so far: the next one's index */
 };
 
 int gen_parse_spec(struct gen *g, struct ibr_error *err);
@@ -105,11 +106,14 @@ int gen_break_links(struct gen *g, enum key key, struct gen_link *l,
  * top level: `what` names them in messages) with all their links: drops
  * those links from l, renumbers the switches left densely in their old
  * order (map[old] = new id, IBR_NONE for one taken down; a and b of the
- * links kept are renumbered) and updates *n.  Refuses taking down all
- * `count` or leaving the sw switches' remainder disconnected. */
+ * links kept are renumbered) and updates *n.  The candidates come in
+ * groups of `per` consecutive switches (per = count: one group), of which
+ * at most per - 1 go; a candidate whose loss would disconnect the sw
+ * switches is passed over.  Refuses a `down` that cannot be met so. */
 int gen_take_down(struct gen *g, uint32_t first, uint32_t count,
-		  const char *what, struct gen_link *l, uint32_t *n,
-		  uint32_t sw, uint32_t *map, struct ibr_error *err);
+		  uint32_t per, const char *what, struct gen_link *l,
+		  uint32_t *n, uint32_t sw, uint32_t *map,
+		  struct ibr_error *err);
 
 /* ---- one builder per kind: random.c, clos.c, torus.c, fattree.c,
  * kary.c ---------------------------------------------------------------- */

@@ -125,8 +125,8 @@ int gen_kary_build(struct gen *g, struct ibr_error *err)
 		return gen_oom(err);
 	}
 	n = kary_links(&t, l);
-	if (gen_take_down(g, 0, t.per_level, "top-level switches", l, &n,
-			  (uint32_t)sw, map, err) == 0 &&
+	if (gen_take_down(g, 0, t.per_level, t.per_level, "top-level switches",
+			  l, &n, (uint32_t)sw, map, err) == 0 &&
 	    gen_break_links(g, K_CUT, l, n, (uint32_t)(sw - g->v[K_DOWN]),
 			    err) == 0)
 		rc = kary_emit(g, &t, l, n, map, err);
