@@ -742,6 +742,156 @@ static void test_clos_damage(void **state)
 	}
 }
 
+/* ---- extras: aggregation nodes, spine hosts ------------------------- */
+
+#define AGG_DESC "Mellanox Technologies Aggregation Node"
+
+/* agg=1: every switch has exactly one aggregation node, on its last port,
+ * and those are the CAs from node `first` on, a 1-port CA each. */
+static void check_agg(const struct ibr_fabric *f, uint32_t first)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const struct ibr_node *sw = ibr_switch(f, s);
+		uint32_t aggs = 0;
+		for (unsigned p = 1; p <= sw->num_ports; p++) {
+			uint32_t r = ibr_port(f, f->sw_node[s], p)->remote_node;
+			if (r == IBR_NONE || strcmp(f->nodes[r].desc, AGG_DESC))
+				continue;
+			aggs++;
+			assert_int_equal(p, sw->num_ports);
+			assert_int_equal(f->nodes[r].type, IBR_NODE_CA);
+			assert_int_equal(f->nodes[r].num_ports, 1);
+			assert_true(r >= first);
+		}
+		assert_int_equal(aggs, 1);
+	}
+	assert_int_equal(count_desc(f, AGG_DESC), f->num_switches);
+	assert_int_equal(f->num_nodes - first, f->num_switches);
+}
+
+/* CA nodes [first, first + n): on switches described `top`..., round
+ * robin: the i-th on the (i mod tops)-th of them in node order, on a
+ * port above `after`. */
+static void check_spinehosts(const struct ibr_fabric *f, uint32_t first,
+			     uint32_t n, const char *top, unsigned after)
+{
+	uint32_t tops = 0, top0 = IBR_NONE;
+
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		if (strncmp(ibr_switch(f, s)->desc, top, strlen(top)) == 0) {
+			top0 = top0 == IBR_NONE ? f->sw_node[s] : top0;
+			tops++;
+		}
+	assert_true(tops > 0);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ibr_node *ca = &f->nodes[first + i];
+		const struct ibr_port *pt = ibr_port(f, first + i, 1);
+		assert_int_equal(ca->type, IBR_NODE_CA);
+		assert_memory_equal(ca->desc, "ca", 2);
+		assert_int_equal(pt->remote_node, top0 + i % tops);
+		assert_true(pt->remote_port > after);
+	}
+}
+
+static void test_agg(void **state)
+{
+	static const struct { const char *spec, *plain; uint32_t hosts; } cases[] = {
+		{ "clos:leaf=4,spine=2,ca=16,agg=1", "clos:leaf=4,spine=2,ca=16",
+		  16 },
+		{ "clos:leaf=6,spine=3,oversub=1,down=1,cut=2,agg=1",
+		  "clos:leaf=6,spine=3,oversub=1,down=1,cut=2", 18 },
+		{ "clos:leaf=4,spine=2,ca=6,caports=2,agg=1",
+		  "clos:leaf=4,spine=2,ca=6,caports=2", 6 },
+		{ "kary:k=4,n=3,agg=1", "kary:k=4,n=3", 64 },
+		{ "kary:k=4,n=3,down=3,agg=1", "kary:k=4,n=3,down=3", 64 },
+		{ "fattree:agg=1", "fattree", 128 },
+		{ "clos:leaf=4,spine=2,ca=8,spinehosts=3,agg=1",
+		  "clos:leaf=4,spine=2,ca=8,spinehosts=3", 11 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		struct ibr_fabric *p = gen_ok(cases[c].plain);
+		uint32_t first = f->num_switches + cases[c].hosts;
+		assert_int_equal(count_type(f, IBR_NODE_CA),
+				 cases[c].hosts + f->num_switches);
+		assert_int_equal(f->num_switches, p->num_switches);
+		check_agg(f, first);
+		/* the rest as without agg, every switch one port more */
+		for (uint32_t i = 0; i < p->num_nodes; i++) {
+			assert_int_equal(f->nodes[i].guid, p->nodes[i].guid);
+			assert_int_equal(f->nodes[i].num_ports,
+					 p->nodes[i].num_ports +
+					 (i < p->num_switches));
+			for (unsigned q = 1; q <= p->nodes[i].num_ports; q++)
+				assert_int_equal(ibr_port(f, i, q)->remote_node,
+						 ibr_port(p, i, q)->remote_node);
+		}
+		ibr_fabric_free(f);
+		ibr_fabric_free(p);
+	}
+	/* GUIDs on from the hosts' */
+	{
+		struct ibr_fabric *f = gen_ok("kary:k=2,n=2,agg=1");
+		assert_int_equal(f->nodes[4 + 4].guid, 0x100008);
+		assert_string_equal(f->nodes[4 + 4].desc, AGG_DESC);
+		assert_int_equal(ibr_port(f, 4 + 4, 1)->remote_node, 0);
+		assert_int_equal(ibr_port(f, 4 + 4, 1)->remote_port, 5);
+		ibr_fabric_free(f);
+	}
+}
+
+static void test_spinehosts(void **state)
+{
+	(void)state;
+	{	/* spines: ports 1..leaf*uplinks to the leaves, hosts after */
+		struct ibr_fabric *f = gen_ok("clos:leaf=4,spine=3,ca=8,"
+					      "uplinks=2,spinehosts=7");
+		assert_int_equal(count_type(f, IBR_NODE_CA), 15);
+		check_spinehosts(f, 7 + 8, 7, "spine", 8);
+		assert_int_equal(ibr_switch(f, 4)->num_ports, 8 + 3);
+		assert_string_equal(f->nodes[7 + 8].desc, "ca8");
+		assert_int_equal(f->nodes[7 + 8].guid, 0x100000 + 8 * 2);
+		ibr_fabric_free(f);
+	}
+	{	/* the spines left after down */
+		struct ibr_fabric *f = gen_ok("clos:leaf=4,spine=4,oversub=1,"
+					      "down=2,spinehosts=5,seed=3");
+		check_spinehosts(f, 6 + 16, 5, "spine", 4);
+		ibr_fabric_free(f);
+	}
+	{	/* 2-port storage on two spines */
+		struct ibr_fabric *f = gen_ok("clos:leaf=2,spine=2,ca=2,caports=2,"
+					      "spinehosts=2");
+		check_dual_homed(f);
+		ibr_fabric_free(f);
+	}
+	{	/* kary: the dark up ports k+1..2k first */
+		struct ibr_fabric *f = gen_ok("kary:k=4,n=3,spinehosts=32");
+		check_spinehosts(f, 48 + 64, 32, "kary L0 ", 4);
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			assert_int_equal(ibr_switch(f, s)->num_ports, 8);
+		ibr_fabric_free(f);
+	}
+	{	/* ... then beyond 2k */
+		struct ibr_fabric *f = gen_ok("kary:k=2,n=3,spinehosts=9,down=1");
+		check_spinehosts(f, 11 + 8, 9, "kary L0 ", 2);
+		assert_int_equal(ibr_switch(f, 0)->num_ports, 2 + 3);
+		assert_int_equal(ibr_switch(f, 3)->num_ports, 4);
+		ibr_fabric_free(f);
+	}
+	{	/* fattree: roots' ports m+1.. */
+		struct ibr_fabric *f = gen_ok("fattree:ports=4,levels=3,"
+					      "spinehosts=6");
+		check_spinehosts(f, 20 + 16, 6, "level0-", 4);
+		ibr_fabric_free(f);
+	}
+	check_seeded("clos:leaf=4,spine=4,oversub=1,down=1,spinehosts=3,agg=1",
+		     "clos:leaf=4,spine=4,oversub=1,down=1,spinehosts=3,agg=1,"
+		     "seed=2");
+}
+
 /* ---- errors --------------------------------------------------------- */
 
 struct bad_case {
@@ -797,7 +947,8 @@ static void test_bad_specs(void **state)
 		{ "kary:k=32,n=4", { "k=32 n=4", "131072 switches", "65536" } },
 		{ "kary:k=127,n=3", { "CA GUID range" } },
 		{ "kary:k=4,n=3,broken=1", { "unknown key \"broken\"",
-					    "k, n, cut, down, seed" } },
+					    "k, n, cut, down, spinehosts, agg, "
+					    "seed" } },
 		{ "kary:k=4,n=3,cut=x", { "cut=x", "not a number" } },
 		{ "kary:k=2,n=2,cut=2", { "cut=2", "at most 1 of its 4" } },
 		{ "kary:k=4,n=3,cut=82", { "cut=82", "at most 81" } },
@@ -819,6 +970,20 @@ static void test_bad_specs(void **state)
 		{ "clos:leaf=4,spine=2,down=2", { "down=2", "all 2 spines" } },
 		{ "clos:leaf=2,spine=2,cut=2", { "cut=2", "at most 1" } },
 		{ "torus:dims=4x4,cut=1", { "unknown key \"cut\"" } },
+		{ "clos:leaf=2,spine=2,agg=2", { "agg=2", "out of range", "0..1" } },
+		{ "clos:leaf=254,spine=2,agg=1", { "leaf=254", "agg=1",
+						   "needs 255 ports per spine" } },
+		{ "clos:leaf=250,spine=2,spinehosts=10", { "spinehosts=10",
+							   "needs 255" } },
+		{ "clos:leaf=2,spine=253,ca=2,agg=1", { "agg=1",
+							"needs 255 ports per leaf" } },
+		{ "kary:k=127,n=2,agg=1", { "k=127 agg=1", "needs 255" } },
+		{ "kary:k=4,n=2,spinehosts=1001", { "spinehosts=1001",
+						    "needs 255 ports per top" } },
+		{ "fattree:ports=254,levels=2,agg=1", { "ports=254 agg=1",
+							"needs 255 ports per root" } },
+		{ "torus:dims=4x4,agg=1", { "unknown key \"agg\"" } },
+		{ "random:sw=4,spinehosts=1", { "unknown key \"spinehosts\"" } },
 	};
 	(void)state;
 
@@ -855,6 +1020,8 @@ int main(void)
 		cmocka_unit_test(test_kary_down),
 		cmocka_unit_test(test_clos_oversub),
 		cmocka_unit_test(test_clos_damage),
+		cmocka_unit_test(test_agg),
+		cmocka_unit_test(test_spinehosts),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_bad_specs),
 	};

@@ -2,7 +2,8 @@
  * build.c - blocks every kind builds with: switches, links on the next free
  * port, CAs spread over the switches, the GUID range check, and the two
  * ways of damaging a regular fabric without disconnecting it: links cut
- * (gen_break_links) and top-level switches taken down (gen_take_down).
+ * (gen_break_links) and top-level switches taken down (gen_take_down),
+ * and the CAs the tree kinds add after their hosts (spinehosts, agg).
  * Both draw only from the spec's RNG, so damage is a function of the spec.
  */
 #include <stdbool.h>
@@ -88,6 +89,57 @@ int gen_attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
 uint32_t gen_ca_ports_at(uint64_t total, uint32_t n, uint32_t pos)
 {
 	return (uint32_t)(total / n + (pos < total % n));
+}
+
+uint64_t gen_extra_cas(const struct gen *g, uint32_t switches)
+{
+	return g->v[K_SPINEHOSTS] + g->v[K_AGG] * switches;
+}
+
+unsigned gen_top_ports(const struct gen *g, uint32_t tops)
+{
+	return gen_ca_ports_at(g->v[K_SPINEHOSTS] * g->v[K_CAPORTS], tops, 0);
+}
+
+const char *gen_extras_text(const struct gen *g, char *buf, size_t len)
+{
+	int used = 0;
+
+	buf[0] = '\0';
+	if (g->v[K_SPINEHOSTS])
+		used = snprintf(buf, len, " spinehosts=%llu",
+				(unsigned long long)g->v[K_SPINEHOSTS]);
+	if (g->v[K_AGG] && used >= 0 && (size_t)used < len)
+		snprintf(buf + used, len - used, " agg=1");
+	return buf;
+}
+
+/* Spine hosts and aggregation nodes come after the hosts, so the hosts
+ * keep the node ids and GUIDs they have without them; an aggregation
+ * node takes the GUIDs of a CA of caports ports (one used), so that
+ * gen_check_ca_guids() counts it as any CA. */
+int gen_attach_extras(struct gen *g, const uint32_t *tops, uint32_t ntop,
+		      struct ibr_error *err)
+{
+	uint32_t sw = 0;
+
+	if (g->v[K_SPINEHOSTS] &&
+	    gen_attach_cas(g, g->v[K_SPINEHOSTS], tops, ntop, err))
+		return -1;
+	if (!g->v[K_AGG])
+		return 0;
+	while (sw < g->f->num_nodes && g->f->nodes[sw].type == IBR_NODE_SWITCH)
+		sw++;
+	for (uint32_t s = 0; s < sw; s++, g->cas++) {
+		uint64_t guid = CA_GUID_BASE + g->cas * (g->v[K_CAPORTS] + 1);
+		uint32_t id = ibr_fabric_add_node(g->f, IBR_NODE_CA, guid, 1,
+						  GEN_AGG_DESC, NULL, err);
+		if (id == IBR_NONE ||
+		    ibr_fabric_connect(g->f, s, g->f->nodes[s].num_ports, id, 1,
+				       err))
+			return -1;
+	}
+	return 0;
 }
 
 static uint32_t uf_find(uint32_t *parent, uint32_t x)

@@ -8,6 +8,7 @@
 #define IBROUTING_CORE_GEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ibrouting/generate.h"
@@ -37,7 +38,7 @@ uint32_t *gen_permutation(uint32_t n, struct rng *r);
 enum key {
 	K_SW, K_CA, K_DEG, K_PORTS, K_LEAF, K_SPINE, K_UPLINKS, K_DIMS,
 	K_BROKEN, K_CAPORTS, K_SEED, K_LEVELS, K_K, K_N, K_CUT, K_DOWN,
-	K_OVERSUB, K_COUNT
+	K_OVERSUB, K_AGG, K_SPINEHOSTS, K_COUNT
 };
 
 
@@ -86,6 +87,24 @@ int gen_check_ca_guids(struct gen *g, uint64_t cas, struct ibr_error *err);
 int gen_attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
 		   uint32_t n, struct ibr_error *err);
 uint32_t gen_ca_ports_at(uint64_t total, uint32_t n, uint32_t pos);
+
+/* The CAs a kind adds after its hosts (agg, spinehosts; 0 for a kind
+ * without those keys): spinehosts=N host CAs round robin over the top
+ * switches, then with agg=1 one aggregation node per switch, a 1-port CA
+ * described "Mellanox Technologies Aggregation Node" on the switch's last
+ * port, as an NVIDIA Quantum switch reports its SHARP node.
+ * gen_extra_cas: how many for `switches` switches (for the GUID check);
+ * gen_top_ports: the ports a top switch needs for the spine hosts among
+ * `tops` top switches; gen_extras_text: " spinehosts=N agg=1" as given,
+ * for messages about port counts.  gen_attach_extras takes the spine
+ * hosts on the tops' next free ports, so the caller sets those first, and
+ * sized every switch one port more with agg. */
+#define GEN_AGG_DESC "Mellanox Technologies Aggregation Node"
+uint64_t gen_extra_cas(const struct gen *g, uint32_t switches);
+unsigned gen_top_ports(const struct gen *g, uint32_t tops);
+const char *gen_extras_text(const struct gen *g, char *buf, size_t len);
+int gen_attach_extras(struct gen *g, const uint32_t *tops, uint32_t ntop,
+		      struct ibr_error *err);
 
 /* A link of a regular fabric (torus, fat tree) before it is made: switch
  * a's port pa to switch b's port pb. */

@@ -18,15 +18,22 @@
  * the switches (too many is an error); down=N removes N random top-level
  * switches (kary level 0, clos spines) with their links, at least one left
  * and the switches still connected.
+ * clos, fattree and kary also take spinehosts=N (N more host CAs round
+ * robin over the top-level switches, on ports after their links) and
+ * agg=1 (one SHARP aggregation node per switch, "Mellanox Technologies
+ * Aggregation Node", a 1-port CA on one more switch port, its last).
  * caports=2 makes 2-port HCAs whose ports hang off two different switches
  * (whenever there are two).  Anything else in a spec is an error naming
  * the offending key and value.
  *
  * Invariants of every fabric returned (not finalized):
  *   - node ids: switches first, so switch i is node i, then CA i is node
- *     S+i.  GUIDs are those ibsim gives when the nodes are written in that
- *     order: switch i 0x200000+i, CA i 0x100000+i*(caports+1), CA port p
- *     node GUID+p; so CA GUIDs stay below the switch range (checked).
+ *     S+i: the hosts, then the spine hosts, then the aggregation nodes (so
+ *     the hosts are the same with or without those).  GUIDs are those
+ *     ibsim gives when the nodes are written in that order: switch i
+ *     0x200000+i, CA i 0x100000+i*(caports+1) (an aggregation node too,
+ *     though it has one port), CA port p node GUID+p; so CA GUIDs stay
+ *     below the switch range (checked).
  *   - every node has 1..254 ports and no port is used twice; CAs link only
  *     to switches; the switch graph is connected.
  *   - random: exactly ceil(deg*sw/2) switch links (>= sw-1), a random

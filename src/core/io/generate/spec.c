@@ -13,11 +13,13 @@
 
 #define END_PARAMS { K_COUNT, false, 0, 0, 0, NULL }
 #define SEED { K_SEED, false, 1, 0, UINT64_MAX, "another draw of the random parts" }
+#define AGG { K_AGG, false, 0, 0, 1, "1: a SHARP aggregation node on each " \
+	      "switch, on one port more (its last)" }
 
 static const char *const key_name[K_COUNT] = {
 	"sw", "ca", "deg", "ports", "leaf", "spine", "uplinks", "dims",
 	"broken", "caports", "seed", "levels", "k", "n", "cut", "down",
-	"oversub"
+	"oversub", "agg", "spinehosts"
 };
 
 const char *gen_key_name(enum key key)
@@ -55,6 +57,9 @@ static const struct param clos_params[] = {
 	{ K_CUT, false, 0, 0, UINT32_MAX, "random links removed, never one that "
 	  "disconnects the fabric; more is an error" },
 	{ K_DOWN, false, 0, 0, UINT32_MAX, "random spines removed, as for cut" },
+	{ K_SPINEHOSTS, false, 0, 0, MAX_CAS, "storage CAs round robin over the "
+	  "spines, on ports after the leaves'" },
+	AGG,
 	SEED,
 	END_PARAMS
 };
@@ -76,6 +81,9 @@ static const struct param fattree_params[] = {
 	{ K_LEVELS, false, 3, 2, 8, "n, levels" },
 	{ K_BROKEN, false, 0, 0, UINT32_MAX, "random links removed, never one "
 	  "that disconnects the fabric" },
+	{ K_SPINEHOSTS, false, 0, 0, MAX_CAS, "storage CAs round robin over the "
+	  "roots, on ports after the m" },
+	AGG,
 	SEED,
 	END_PARAMS
 };
@@ -89,6 +97,9 @@ static const struct param kary_params[] = {
 	  "disconnects the fabric" },
 	{ K_DOWN, false, 0, 0, UINT32_MAX, "random top-level switches removed, "
 	  "as for cut" },
+	{ K_SPINEHOSTS, false, 0, 0, MAX_CAS, "storage CAs round robin over the "
+	  "top switches, dark up ports first" },
+	AGG,
 	SEED,
 	END_PARAMS
 };
