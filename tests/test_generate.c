@@ -1,8 +1,9 @@
 /*
  * test_generate.c - the fabric generator: shape, counts, determinism and
- * spec errors for the random, clos, torus, fattree and kary kinds, and the
- * damage keys (broken, cut, down): exact counts, still connected (finalize
- * refuses a disconnected fabric), a function of the seed.
+ * spec errors for the random, clos, torus, fattree, kary and dfplus kinds,
+ * the damage keys (broken, cut, down, isolate): exact counts, still
+ * connected (finalize refuses a disconnected fabric), a function of the
+ * seed; and the extras of the tree kinds (agg, spinehosts).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -892,6 +893,234 @@ static void test_spinehosts(void **state)
 		     "seed=2");
 }
 
+/* ---- dfplus --------------------------------------------------------- */
+
+struct df_switch {
+	unsigned group, index;
+	bool spine;
+};
+
+/* "dfplus g<group> leaf|spine <index>" of node n. */
+static struct df_switch df_label(const struct ibr_fabric *f, uint32_t n)
+{
+	struct df_switch d = { 0, 0, false };
+	char role[8];
+
+	if (sscanf(f->nodes[n].desc, "dfplus g%u %7s %u", &d.group, role,
+		   &d.index) != 3 || (strcmp(role, "leaf") && strcmp(role, "spine")))
+		fail_msg("node %u: description \"%s\"", n, f->nodes[n].desc);
+	d.spine = role[0] == 's';
+	return d;
+}
+
+struct df_shape {
+	uint32_t globals;          /* inter-group links */
+	uint32_t pair_links[32][32];
+	uint32_t spine_globals[32][16]; /* per group and spine index */
+	bool spine_up[32][16];
+};
+
+/* Every link of every switch against the Dragonfly+ rules: a leaf links to
+ * spines of its group only, on port (spine index + 1), exactly once each,
+ * and its hosts follow on ports S+1..; a spine links to its group's
+ * leaves on port (leaf index + 1) and to spines of other groups above port
+ * L.  Counts the global links per group pair and per spine. */
+static void check_dfplus(const struct ibr_fabric *f, unsigned groups,
+			 unsigned leaves, unsigned spines, unsigned hosts,
+			 struct df_shape *sh)
+{
+	memset(sh, 0, sizeof(*sh));
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t node = f->sw_node[s];
+		struct df_switch d = df_label(f, node);
+		uint32_t cas = 0;
+		assert_true(d.group < groups);
+		assert_true(d.index < (d.spine ? spines : leaves));
+		if (d.spine)
+			sh->spine_up[d.group][d.index] = true;
+		else
+			assert_true(s < groups * leaves);  /* leaves first */
+		for (unsigned p = 1; p <= f->nodes[node].num_ports; p++) {
+			const struct ibr_port *pt = ibr_port(f, node, p);
+			struct df_switch r;
+			if (pt->remote_node == IBR_NONE)
+				continue;
+			if (f->nodes[pt->remote_node].type == IBR_NODE_CA) {
+				if (strcmp(f->nodes[pt->remote_node].desc, AGG_DESC))
+					assert_false(d.spine);
+				cas += !d.spine;
+				continue;
+			}
+			r = df_label(f, pt->remote_node);
+			if (!d.spine) {
+				assert_true(r.spine);
+				assert_int_equal(r.group, d.group);
+				assert_int_equal(p, r.index + 1);
+				assert_int_equal(pt->remote_port, d.index + 1);
+				continue;
+			}
+			if (!r.spine) {
+				assert_int_equal(r.group, d.group);
+				assert_int_equal(p, r.index + 1);
+				continue;
+			}
+			assert_int_not_equal(r.group, d.group);
+			assert_true(p > leaves);
+			sh->spine_globals[d.group][d.index]++;
+			if (d.group < r.group) {
+				sh->pair_links[d.group][r.group]++;
+				sh->globals++;
+			}
+		}
+		/* hosts, perhaps an aggregation node */
+		if (!d.spine)
+			assert_true(cas == hosts || cas == hosts + 1);
+	}
+	/* every leaf linked to every spine left in its group */
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		struct df_switch d = df_label(f, f->sw_node[s]);
+		uint32_t up = 0;
+		if (d.spine)
+			continue;
+		for (unsigned j = 0; j < spines; j++)
+			up += sh->spine_up[d.group][j];
+		assert_int_equal(f->sw_adj_start[s + 1] - f->sw_adj_start[s], up);
+	}
+}
+
+static void test_dfplus_shapes(void **state)
+{
+	static const struct {
+		const char *spec;
+		unsigned g, l, s, h, n, agg;
+	} cases[] = {
+		{ "dfplus:groups=9,leaves=4,spines=4,global=2", 9, 4, 4, 4, 2, 0 },
+		{ "dfplus:groups=16,leaves=6,spines=6", 16, 6, 6, 6, 1, 0 },
+		{ "dfplus:groups=5,leaves=2,spines=3,hosts=5", 5, 2, 3, 5, 1, 0 },
+		{ "dfplus:groups=2,leaves=1,spines=1,hosts=0", 2, 1, 1, 0, 1, 0 },
+		{ "dfplus:groups=3,leaves=3,spines=2,global=5", 3, 3, 2, 2, 5, 0 },
+		{ "dfplus:groups=4,leaves=3,spines=2,agg=1", 4, 3, 2, 2, 1, 1 },
+		{ "dfplus:groups=17,leaves=1,spines=2,global=3", 17, 1, 2, 2, 3, 0 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned G = cases[c].g, L = cases[c].l, S = cases[c].s;
+		unsigned H = cases[c].h, N = cases[c].n, agg = cases[c].agg;
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		uint32_t sw = G * (L + S), most = (G - 1) * N / S;
+		struct df_shape *sh = malloc(sizeof(*sh));
+		assert_non_null(sh);
+		assert_int_equal(f->num_switches, sw);
+		assert_int_equal(count_type(f, IBR_NODE_CA), G * L * H + agg * sw);
+		assert_int_equal(sw_links(f), G * L * S + G * (G - 1) / 2 * N);
+		check_dfplus(f, G, L, S, H, sh);
+		assert_int_equal(sh->globals, G * (G - 1) / 2 * N);
+		for (unsigned a = 0; a < G; a++)
+			for (unsigned b = a + 1; b < G; b++)
+				assert_int_equal(sh->pair_links[a][b], N);
+		/* every spine of a group carries (G-1)N/S global links, +-1 */
+		for (unsigned a = 0; a < G; a++)
+			for (unsigned j = 0; j < S; j++) {
+				uint32_t k = sh->spine_globals[a][j];
+				assert_true(k == most || k == most + 1);
+			}
+		for (uint32_t s = 0; s < sw; s++) {
+			struct df_switch d = df_label(f, s);
+			unsigned need = (G - 1) * N / S + ((G - 1) * N % S != 0);
+			assert_int_equal(f->nodes[s].num_ports,
+					 (d.spine ? L + need : S + H) + agg);
+		}
+		if (agg)
+			check_agg(f, sw + G * L * H);
+		free(sh);
+		ibr_fabric_free(f);
+	}
+	/* names and node order: leaves by group, then spines by group */
+	{
+		struct ibr_fabric *f = gen_ok("dfplus:groups=3,leaves=2,spines=2");
+		assert_string_equal(f->nodes[0].desc, "dfplus g0 leaf 0");
+		assert_string_equal(f->nodes[3].desc, "dfplus g1 leaf 1");
+		assert_string_equal(f->nodes[6].desc, "dfplus g0 spine 0");
+		assert_string_equal(f->nodes[11].desc, "dfplus g2 spine 1");
+		assert_int_equal(f->nodes[11].guid, 0x20000b);
+		assert_string_equal(f->nodes[12].desc, "ca0");
+		assert_int_equal(f->nodes[12].guid, 0x100000);
+		/* CA c on leaf c mod 6, port 3 + c / 6 */
+		assert_int_equal(ibr_port(f, 12 + 7, 1)->remote_node, 1);
+		assert_int_equal(ibr_port(f, 12 + 7, 1)->remote_port, 4);
+		ibr_fabric_free(f);
+	}
+}
+
+static void test_dfplus_damage(void **state)
+{
+	static const struct {
+		const char *spec;
+		unsigned g, l, s, n, cut, down, isolate;
+	} cases[] = {
+		{ "dfplus:groups=9,leaves=4,spines=4,global=2,cut=10", 9, 4, 4, 2,
+		  10, 0, 0 },
+		{ "dfplus:groups=9,leaves=4,spines=4,isolate=20,seed=4", 9, 4, 4, 1,
+		  0, 0, 20 },
+		{ "dfplus:groups=6,leaves=2,spines=2,global=2,isolate=10", 6, 2, 2,
+		  2, 0, 0, 10 },
+		{ "dfplus:groups=8,leaves=3,spines=3,down=12", 8, 3, 3, 1, 0, 12, 0 },
+		{ "dfplus:groups=3,leaves=1,spines=2,down=1", 3, 1, 2, 1, 0, 1, 0 },
+		{ "dfplus:groups=9,leaves=4,spines=4,global=2,cut=5,down=3,"
+		  "isolate=4,agg=1,seed=3", 9, 4, 4, 2, 5, 3, 4 },
+		{ "dfplus:groups=4,leaves=1,spines=1,global=3,cut=9", 4, 1, 1, 3, 9,
+		  0, 0 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned G = cases[c].g, L = cases[c].l, S = cases[c].s;
+		unsigned N = cases[c].n, P = G * (G - 1) / 2;
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		struct df_shape *sh = malloc(sizeof(*sh));
+		uint32_t lone = 0, up = 0;
+		assert_non_null(sh);
+		assert_int_equal(f->num_switches, G * (L + S) - cases[c].down);
+		assert_int_equal(count_desc(f, "dfplus g"), f->num_switches);
+		check_dfplus(f, G, L, S, S, sh);
+		for (unsigned a = 0; a < G; a++) {
+			uint32_t left = 0;
+			for (unsigned j = 0; j < S; j++)
+				left += sh->spine_up[a][j];
+			assert_true(left >= 1);
+			up += left;
+			for (unsigned b = a + 1; b < G; b++)
+				lone += sh->pair_links[a][b] == 0;
+		}
+		assert_int_equal(up, G * S - cases[c].down);
+		assert_int_equal(sw_links(f), up * L + sh->globals);
+		if (!cases[c].down && !cases[c].isolate)
+			assert_int_equal(sh->globals, P * N - cases[c].cut);
+		if (!cases[c].down && !cases[c].cut) {
+			/* exactly the isolated pairs lost all, the rest none */
+			assert_int_equal(lone, cases[c].isolate);
+			assert_int_equal(sh->globals, (P - cases[c].isolate) * N);
+		}
+		assert_true(lone >= cases[c].isolate);
+		free(sh);
+		ibr_fabric_free(f);
+	}
+	check_seeded("dfplus:groups=9,leaves=4,spines=4,global=2,isolate=4",
+		     "dfplus:groups=9,leaves=4,spines=4,global=2,isolate=4,seed=2");
+	check_seeded("dfplus:groups=6,leaves=2,spines=3,cut=3,down=2,agg=1",
+		     "dfplus:groups=6,leaves=2,spines=3,cut=3,down=2,agg=1,seed=7");
+	/* no damage, no dependence on the seed */
+	{
+		char *a = net_text("dfplus:groups=5,leaves=2,spines=2,global=2");
+		char *b = net_text("dfplus:groups=5,leaves=2,spines=2,global=2,"
+				   "seed=9");
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+}
+
 /* ---- errors --------------------------------------------------------- */
 
 struct bad_case {
@@ -984,6 +1213,39 @@ static void test_bad_specs(void **state)
 							"needs 255 ports per root" } },
 		{ "torus:dims=4x4,agg=1", { "unknown key \"agg\"" } },
 		{ "random:sw=4,spinehosts=1", { "unknown key \"spinehosts\"" } },
+		{ "dfplus:groups=4,leaves=2", { "missing", "\"spines\"" } },
+		{ "dfplus:leaves=2,spines=2", { "missing", "\"groups\"" } },
+		{ "dfplus:groups=1,leaves=2,spines=2", { "groups=1", "out of range",
+							 "2..65536" } },
+		{ "dfplus:groups=4,leaves=2,spines=2,global=0", { "global=0",
+								  "out of range" } },
+		{ "dfplus:groups=4,leaves=2,spines=2,hosts=254", { "hosts=254",
+								   "0..253" } },
+		{ "dfplus:groups=2,leaves=2,spines=200,hosts=60", { "spines=200 "
+			"hosts=60", "needs 260 ports per leaf", "254" } },
+		{ "dfplus:groups=2,leaves=2,spines=127,agg=1", { "spines=127 "
+			"hosts=127 agg=1", "needs 255 ports per leaf" } },
+		{ "dfplus:groups=300,leaves=4,spines=1,hosts=1", { "groups=300",
+			"leaves=4", "needs 303 ports per spine" } },
+		{ "dfplus:groups=3,leaves=250,spines=1,global=3,hosts=0", {
+			"global=3", "needs 256 ports per spine" } },
+		{ "dfplus:groups=1000,leaves=100,spines=10,hosts=0", {
+			"groups=1000", "110000 switches", "65536" } },
+		{ "dfplus:groups=4,leaves=1,spines=1,isolate=4", { "isolate=4",
+			"at most 3 of the 6 group pairs" } },
+		{ "dfplus:groups=3,leaves=1,spines=1,cut=2", { "cut=2",
+							       "at most 1 of its 3" } },
+		{ "dfplus:groups=4,leaves=1,spines=1,global=2,isolate=3,cut=4", {
+			"cut=4", "at most 3 of its 6" } },
+		{ "dfplus:groups=2,leaves=2,spines=2,down=3", { "down=3",
+			"without spines", "at most 2 of the 4" } },
+		{ "dfplus:groups=3,leaves=1,spines=2,down=3", { "down=3",
+			"disconnect the switches" } },
+		{ "dfplus:groups=3,leaves=1,spines=1,down=1", { "down=1",
+							       "at most 0" } },
+		{ "dfplus:groups=4,leaves=1,spines=1,oversub=1", {
+			"unknown key \"oversub\"", "groups, leaves, spines, "
+			"hosts, global, cut, down, isolate, agg, seed" } },
 	};
 	(void)state;
 
@@ -1020,6 +1282,8 @@ int main(void)
 		cmocka_unit_test(test_kary_down),
 		cmocka_unit_test(test_clos_oversub),
 		cmocka_unit_test(test_clos_damage),
+		cmocka_unit_test(test_dfplus_shapes),
+		cmocka_unit_test(test_dfplus_damage),
 		cmocka_unit_test(test_agg),
 		cmocka_unit_test(test_spinehosts),
 		cmocka_unit_test(test_determinism),

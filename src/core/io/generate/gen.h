@@ -38,7 +38,8 @@ uint32_t *gen_permutation(uint32_t n, struct rng *r);
 enum key {
 	K_SW, K_CA, K_DEG, K_PORTS, K_LEAF, K_SPINE, K_UPLINKS, K_DIMS,
 	K_BROKEN, K_CAPORTS, K_SEED, K_LEVELS, K_K, K_N, K_CUT, K_DOWN,
-	K_OVERSUB, K_AGG, K_SPINEHOSTS, K_COUNT
+	K_OVERSUB, K_AGG, K_SPINEHOSTS, K_GROUPS, K_LEAVES, K_SPINES,
+	K_HOSTS, K_GLOBAL, K_ISOLATE, K_COUNT
 };
 
 
@@ -135,12 +136,13 @@ int gen_take_down(struct gen *g, uint32_t first, uint32_t count,
 		  struct ibr_error *err);
 
 /* ---- one builder per kind: random.c, clos.c, torus.c, fattree.c,
- * kary.c ---------------------------------------------------------------- */
+ * kary.c, dfplus.c ------------------------------------------------------- */
 
 int gen_random_build(struct gen *g, struct ibr_error *err);
 int gen_clos_build(struct gen *g, struct ibr_error *err);
 int gen_torus_build(struct gen *g, struct ibr_error *err);
 int gen_fattree_build(struct gen *g, struct ibr_error *err);
 int gen_kary_build(struct gen *g, struct ibr_error *err);
+int gen_dfplus_build(struct gen *g, struct ibr_error *err);
 
 #endif
