@@ -1,8 +1,9 @@
 /*
  * test_generate.c - the fabric generator: shape, counts, determinism and
- * spec errors for the random, clos, torus, fattree and kary kinds, and the
- * damage keys (broken, cut, down): exact counts, still connected (finalize
- * refuses a disconnected fabric), a function of the seed.
+ * spec errors for the random, clos, torus, fattree, kary and dfplus kinds,
+ * the damage keys (broken, cut, down, isolate): exact counts, still
+ * connected (finalize refuses a disconnected fabric), a function of the
+ * seed; and the extras of the tree kinds (agg, spinehosts).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -742,6 +743,384 @@ static void test_clos_damage(void **state)
 	}
 }
 
+/* ---- extras: aggregation nodes, spine hosts ------------------------- */
+
+#define AGG_DESC "Mellanox Technologies Aggregation Node"
+
+/* agg=1: every switch has exactly one aggregation node, on its last port,
+ * and those are the CAs from node `first` on, a 1-port CA each. */
+static void check_agg(const struct ibr_fabric *f, uint32_t first)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const struct ibr_node *sw = ibr_switch(f, s);
+		uint32_t aggs = 0;
+		for (unsigned p = 1; p <= sw->num_ports; p++) {
+			uint32_t r = ibr_port(f, f->sw_node[s], p)->remote_node;
+			if (r == IBR_NONE || strcmp(f->nodes[r].desc, AGG_DESC))
+				continue;
+			aggs++;
+			assert_int_equal(p, sw->num_ports);
+			assert_int_equal(f->nodes[r].type, IBR_NODE_CA);
+			assert_int_equal(f->nodes[r].num_ports, 1);
+			assert_true(r >= first);
+		}
+		assert_int_equal(aggs, 1);
+	}
+	assert_int_equal(count_desc(f, AGG_DESC), f->num_switches);
+	assert_int_equal(f->num_nodes - first, f->num_switches);
+}
+
+/* CA nodes [first, first + n): on switches described `top`..., round
+ * robin: the i-th on the (i mod tops)-th of them in node order, on a
+ * port above `after`. */
+static void check_spinehosts(const struct ibr_fabric *f, uint32_t first,
+			     uint32_t n, const char *top, unsigned after)
+{
+	uint32_t tops = 0, top0 = IBR_NONE;
+
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		if (strncmp(ibr_switch(f, s)->desc, top, strlen(top)) == 0) {
+			top0 = top0 == IBR_NONE ? f->sw_node[s] : top0;
+			tops++;
+		}
+	assert_true(tops > 0);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ibr_node *ca = &f->nodes[first + i];
+		const struct ibr_port *pt = ibr_port(f, first + i, 1);
+		assert_int_equal(ca->type, IBR_NODE_CA);
+		assert_memory_equal(ca->desc, "ca", 2);
+		assert_int_equal(pt->remote_node, top0 + i % tops);
+		assert_true(pt->remote_port > after);
+	}
+}
+
+static void test_agg(void **state)
+{
+	static const struct { const char *spec, *plain; uint32_t hosts; } cases[] = {
+		{ "clos:leaf=4,spine=2,ca=16,agg=1", "clos:leaf=4,spine=2,ca=16",
+		  16 },
+		{ "clos:leaf=6,spine=3,oversub=1,down=1,cut=2,agg=1",
+		  "clos:leaf=6,spine=3,oversub=1,down=1,cut=2", 18 },
+		{ "clos:leaf=4,spine=2,ca=6,caports=2,agg=1",
+		  "clos:leaf=4,spine=2,ca=6,caports=2", 6 },
+		{ "kary:k=4,n=3,agg=1", "kary:k=4,n=3", 64 },
+		{ "kary:k=4,n=3,down=3,agg=1", "kary:k=4,n=3,down=3", 64 },
+		{ "fattree:agg=1", "fattree", 128 },
+		{ "clos:leaf=4,spine=2,ca=8,spinehosts=3,agg=1",
+		  "clos:leaf=4,spine=2,ca=8,spinehosts=3", 11 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		struct ibr_fabric *p = gen_ok(cases[c].plain);
+		uint32_t first = f->num_switches + cases[c].hosts;
+		assert_int_equal(count_type(f, IBR_NODE_CA),
+				 cases[c].hosts + f->num_switches);
+		assert_int_equal(f->num_switches, p->num_switches);
+		check_agg(f, first);
+		/* the rest as without agg, every switch one port more */
+		for (uint32_t i = 0; i < p->num_nodes; i++) {
+			assert_int_equal(f->nodes[i].guid, p->nodes[i].guid);
+			assert_int_equal(f->nodes[i].num_ports,
+					 p->nodes[i].num_ports +
+					 (i < p->num_switches));
+			for (unsigned q = 1; q <= p->nodes[i].num_ports; q++)
+				assert_int_equal(ibr_port(f, i, q)->remote_node,
+						 ibr_port(p, i, q)->remote_node);
+		}
+		ibr_fabric_free(f);
+		ibr_fabric_free(p);
+	}
+	/* GUIDs on from the hosts' */
+	{
+		struct ibr_fabric *f = gen_ok("kary:k=2,n=2,agg=1");
+		assert_int_equal(f->nodes[4 + 4].guid, 0x100008);
+		assert_string_equal(f->nodes[4 + 4].desc, AGG_DESC);
+		assert_int_equal(ibr_port(f, 4 + 4, 1)->remote_node, 0);
+		assert_int_equal(ibr_port(f, 4 + 4, 1)->remote_port, 5);
+		ibr_fabric_free(f);
+	}
+}
+
+static void test_spinehosts(void **state)
+{
+	(void)state;
+	{	/* spines: ports 1..leaf*uplinks to the leaves, hosts after */
+		struct ibr_fabric *f = gen_ok("clos:leaf=4,spine=3,ca=8,"
+					      "uplinks=2,spinehosts=7");
+		assert_int_equal(count_type(f, IBR_NODE_CA), 15);
+		check_spinehosts(f, 7 + 8, 7, "spine", 8);
+		assert_int_equal(ibr_switch(f, 4)->num_ports, 8 + 3);
+		assert_string_equal(f->nodes[7 + 8].desc, "ca8");
+		assert_int_equal(f->nodes[7 + 8].guid, 0x100000 + 8 * 2);
+		ibr_fabric_free(f);
+	}
+	{	/* the spines left after down */
+		struct ibr_fabric *f = gen_ok("clos:leaf=4,spine=4,oversub=1,"
+					      "down=2,spinehosts=5,seed=3");
+		check_spinehosts(f, 6 + 16, 5, "spine", 4);
+		ibr_fabric_free(f);
+	}
+	{	/* 2-port storage on two spines */
+		struct ibr_fabric *f = gen_ok("clos:leaf=2,spine=2,ca=2,caports=2,"
+					      "spinehosts=2");
+		check_dual_homed(f);
+		ibr_fabric_free(f);
+	}
+	{	/* kary: the dark up ports k+1..2k first */
+		struct ibr_fabric *f = gen_ok("kary:k=4,n=3,spinehosts=32");
+		check_spinehosts(f, 48 + 64, 32, "kary L0 ", 4);
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			assert_int_equal(ibr_switch(f, s)->num_ports, 8);
+		ibr_fabric_free(f);
+	}
+	{	/* ... then beyond 2k */
+		struct ibr_fabric *f = gen_ok("kary:k=2,n=3,spinehosts=9,down=1");
+		check_spinehosts(f, 11 + 8, 9, "kary L0 ", 2);
+		assert_int_equal(ibr_switch(f, 0)->num_ports, 2 + 3);
+		assert_int_equal(ibr_switch(f, 3)->num_ports, 4);
+		ibr_fabric_free(f);
+	}
+	{	/* fattree: roots' ports m+1.. */
+		struct ibr_fabric *f = gen_ok("fattree:ports=4,levels=3,"
+					      "spinehosts=6");
+		check_spinehosts(f, 20 + 16, 6, "level0-", 4);
+		ibr_fabric_free(f);
+	}
+	check_seeded("clos:leaf=4,spine=4,oversub=1,down=1,spinehosts=3,agg=1",
+		     "clos:leaf=4,spine=4,oversub=1,down=1,spinehosts=3,agg=1,"
+		     "seed=2");
+}
+
+/* ---- dfplus --------------------------------------------------------- */
+
+struct df_switch {
+	unsigned group, index;
+	bool spine;
+};
+
+/* "dfplus g<group> leaf|spine <index>" of node n. */
+static struct df_switch df_label(const struct ibr_fabric *f, uint32_t n)
+{
+	struct df_switch d = { 0, 0, false };
+	char role[8];
+
+	if (sscanf(f->nodes[n].desc, "dfplus g%u %7s %u", &d.group, role,
+		   &d.index) != 3 || (strcmp(role, "leaf") && strcmp(role, "spine")))
+		fail_msg("node %u: description \"%s\"", n, f->nodes[n].desc);
+	d.spine = role[0] == 's';
+	return d;
+}
+
+struct df_shape {
+	uint32_t globals;          /* inter-group links */
+	uint32_t pair_links[32][32];
+	uint32_t spine_globals[32][16]; /* per group and spine index */
+	bool spine_up[32][16];
+};
+
+/* Every link of every switch against the Dragonfly+ rules: a leaf links to
+ * spines of its group only, on port (spine index + 1), exactly once each,
+ * and its hosts follow on ports S+1..; a spine links to its group's
+ * leaves on port (leaf index + 1) and to spines of other groups above port
+ * L.  Counts the global links per group pair and per spine. */
+static void check_dfplus(const struct ibr_fabric *f, unsigned groups,
+			 unsigned leaves, unsigned spines, unsigned hosts,
+			 struct df_shape *sh)
+{
+	memset(sh, 0, sizeof(*sh));
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t node = f->sw_node[s];
+		struct df_switch d = df_label(f, node);
+		uint32_t cas = 0;
+		assert_true(d.group < groups);
+		assert_true(d.index < (d.spine ? spines : leaves));
+		if (d.spine)
+			sh->spine_up[d.group][d.index] = true;
+		else
+			assert_true(s < groups * leaves);  /* leaves first */
+		for (unsigned p = 1; p <= f->nodes[node].num_ports; p++) {
+			const struct ibr_port *pt = ibr_port(f, node, p);
+			struct df_switch r;
+			if (pt->remote_node == IBR_NONE)
+				continue;
+			if (f->nodes[pt->remote_node].type == IBR_NODE_CA) {
+				if (strcmp(f->nodes[pt->remote_node].desc, AGG_DESC))
+					assert_false(d.spine);
+				cas += !d.spine;
+				continue;
+			}
+			r = df_label(f, pt->remote_node);
+			if (!d.spine) {
+				assert_true(r.spine);
+				assert_int_equal(r.group, d.group);
+				assert_int_equal(p, r.index + 1);
+				assert_int_equal(pt->remote_port, d.index + 1);
+				continue;
+			}
+			if (!r.spine) {
+				assert_int_equal(r.group, d.group);
+				assert_int_equal(p, r.index + 1);
+				continue;
+			}
+			assert_int_not_equal(r.group, d.group);
+			assert_true(p > leaves);
+			sh->spine_globals[d.group][d.index]++;
+			if (d.group < r.group) {
+				sh->pair_links[d.group][r.group]++;
+				sh->globals++;
+			}
+		}
+		/* hosts, perhaps an aggregation node */
+		if (!d.spine)
+			assert_true(cas == hosts || cas == hosts + 1);
+	}
+	/* every leaf linked to every spine left in its group */
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		struct df_switch d = df_label(f, f->sw_node[s]);
+		uint32_t up = 0;
+		if (d.spine)
+			continue;
+		for (unsigned j = 0; j < spines; j++)
+			up += sh->spine_up[d.group][j];
+		assert_int_equal(f->sw_adj_start[s + 1] - f->sw_adj_start[s], up);
+	}
+}
+
+static void test_dfplus_shapes(void **state)
+{
+	static const struct {
+		const char *spec;
+		unsigned g, l, s, h, n, agg;
+	} cases[] = {
+		{ "dfplus:groups=9,leaves=4,spines=4,global=2", 9, 4, 4, 4, 2, 0 },
+		{ "dfplus:groups=16,leaves=6,spines=6", 16, 6, 6, 6, 1, 0 },
+		{ "dfplus:groups=5,leaves=2,spines=3,hosts=5", 5, 2, 3, 5, 1, 0 },
+		{ "dfplus:groups=2,leaves=1,spines=1,hosts=0", 2, 1, 1, 0, 1, 0 },
+		{ "dfplus:groups=3,leaves=3,spines=2,global=5", 3, 3, 2, 2, 5, 0 },
+		{ "dfplus:groups=4,leaves=3,spines=2,agg=1", 4, 3, 2, 2, 1, 1 },
+		{ "dfplus:groups=17,leaves=1,spines=2,global=3", 17, 1, 2, 2, 3, 0 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned G = cases[c].g, L = cases[c].l, S = cases[c].s;
+		unsigned H = cases[c].h, N = cases[c].n, agg = cases[c].agg;
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		uint32_t sw = G * (L + S), most = (G - 1) * N / S;
+		struct df_shape *sh = malloc(sizeof(*sh));
+		assert_non_null(sh);
+		assert_int_equal(f->num_switches, sw);
+		assert_int_equal(count_type(f, IBR_NODE_CA), G * L * H + agg * sw);
+		assert_int_equal(sw_links(f), G * L * S + G * (G - 1) / 2 * N);
+		check_dfplus(f, G, L, S, H, sh);
+		assert_int_equal(sh->globals, G * (G - 1) / 2 * N);
+		for (unsigned a = 0; a < G; a++)
+			for (unsigned b = a + 1; b < G; b++)
+				assert_int_equal(sh->pair_links[a][b], N);
+		/* every spine of a group carries (G-1)N/S global links, +-1 */
+		for (unsigned a = 0; a < G; a++)
+			for (unsigned j = 0; j < S; j++) {
+				uint32_t k = sh->spine_globals[a][j];
+				assert_true(k == most || k == most + 1);
+			}
+		for (uint32_t s = 0; s < sw; s++) {
+			struct df_switch d = df_label(f, s);
+			unsigned need = (G - 1) * N / S + ((G - 1) * N % S != 0);
+			assert_int_equal(f->nodes[s].num_ports,
+					 (d.spine ? L + need : S + H) + agg);
+		}
+		if (agg)
+			check_agg(f, sw + G * L * H);
+		free(sh);
+		ibr_fabric_free(f);
+	}
+	/* names and node order: leaves by group, then spines by group */
+	{
+		struct ibr_fabric *f = gen_ok("dfplus:groups=3,leaves=2,spines=2");
+		assert_string_equal(f->nodes[0].desc, "dfplus g0 leaf 0");
+		assert_string_equal(f->nodes[3].desc, "dfplus g1 leaf 1");
+		assert_string_equal(f->nodes[6].desc, "dfplus g0 spine 0");
+		assert_string_equal(f->nodes[11].desc, "dfplus g2 spine 1");
+		assert_int_equal(f->nodes[11].guid, 0x20000b);
+		assert_string_equal(f->nodes[12].desc, "ca0");
+		assert_int_equal(f->nodes[12].guid, 0x100000);
+		/* CA c on leaf c mod 6, port 3 + c / 6 */
+		assert_int_equal(ibr_port(f, 12 + 7, 1)->remote_node, 1);
+		assert_int_equal(ibr_port(f, 12 + 7, 1)->remote_port, 4);
+		ibr_fabric_free(f);
+	}
+}
+
+static void test_dfplus_damage(void **state)
+{
+	static const struct {
+		const char *spec;
+		unsigned g, l, s, n, cut, down, isolate;
+	} cases[] = {
+		{ "dfplus:groups=9,leaves=4,spines=4,global=2,cut=10", 9, 4, 4, 2,
+		  10, 0, 0 },
+		{ "dfplus:groups=9,leaves=4,spines=4,isolate=20,seed=4", 9, 4, 4, 1,
+		  0, 0, 20 },
+		{ "dfplus:groups=6,leaves=2,spines=2,global=2,isolate=10", 6, 2, 2,
+		  2, 0, 0, 10 },
+		{ "dfplus:groups=8,leaves=3,spines=3,down=12", 8, 3, 3, 1, 0, 12, 0 },
+		{ "dfplus:groups=3,leaves=1,spines=2,down=1", 3, 1, 2, 1, 0, 1, 0 },
+		{ "dfplus:groups=9,leaves=4,spines=4,global=2,cut=5,down=3,"
+		  "isolate=4,agg=1,seed=3", 9, 4, 4, 2, 5, 3, 4 },
+		{ "dfplus:groups=4,leaves=1,spines=1,global=3,cut=9", 4, 1, 1, 3, 9,
+		  0, 0 },
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		unsigned G = cases[c].g, L = cases[c].l, S = cases[c].s;
+		unsigned N = cases[c].n, P = G * (G - 1) / 2;
+		struct ibr_fabric *f = gen_ok(cases[c].spec);
+		struct df_shape *sh = malloc(sizeof(*sh));
+		uint32_t lone = 0, up = 0;
+		assert_non_null(sh);
+		assert_int_equal(f->num_switches, G * (L + S) - cases[c].down);
+		assert_int_equal(count_desc(f, "dfplus g"), f->num_switches);
+		check_dfplus(f, G, L, S, S, sh);
+		for (unsigned a = 0; a < G; a++) {
+			uint32_t left = 0;
+			for (unsigned j = 0; j < S; j++)
+				left += sh->spine_up[a][j];
+			assert_true(left >= 1);
+			up += left;
+			for (unsigned b = a + 1; b < G; b++)
+				lone += sh->pair_links[a][b] == 0;
+		}
+		assert_int_equal(up, G * S - cases[c].down);
+		assert_int_equal(sw_links(f), up * L + sh->globals);
+		if (!cases[c].down && !cases[c].isolate)
+			assert_int_equal(sh->globals, P * N - cases[c].cut);
+		if (!cases[c].down && !cases[c].cut) {
+			/* exactly the isolated pairs lost all, the rest none */
+			assert_int_equal(lone, cases[c].isolate);
+			assert_int_equal(sh->globals, (P - cases[c].isolate) * N);
+		}
+		assert_true(lone >= cases[c].isolate);
+		free(sh);
+		ibr_fabric_free(f);
+	}
+	check_seeded("dfplus:groups=9,leaves=4,spines=4,global=2,isolate=4",
+		     "dfplus:groups=9,leaves=4,spines=4,global=2,isolate=4,seed=2");
+	check_seeded("dfplus:groups=6,leaves=2,spines=3,cut=3,down=2,agg=1",
+		     "dfplus:groups=6,leaves=2,spines=3,cut=3,down=2,agg=1,seed=7");
+	/* no damage, no dependence on the seed */
+	{
+		char *a = net_text("dfplus:groups=5,leaves=2,spines=2,global=2");
+		char *b = net_text("dfplus:groups=5,leaves=2,spines=2,global=2,"
+				   "seed=9");
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+}
+
 /* ---- errors --------------------------------------------------------- */
 
 struct bad_case {
@@ -797,7 +1176,8 @@ static void test_bad_specs(void **state)
 		{ "kary:k=32,n=4", { "k=32 n=4", "131072 switches", "65536" } },
 		{ "kary:k=127,n=3", { "CA GUID range" } },
 		{ "kary:k=4,n=3,broken=1", { "unknown key \"broken\"",
-					    "k, n, cut, down, seed" } },
+					    "k, n, cut, down, spinehosts, agg, "
+					    "seed" } },
 		{ "kary:k=4,n=3,cut=x", { "cut=x", "not a number" } },
 		{ "kary:k=2,n=2,cut=2", { "cut=2", "at most 1 of its 4" } },
 		{ "kary:k=4,n=3,cut=82", { "cut=82", "at most 81" } },
@@ -819,6 +1199,53 @@ static void test_bad_specs(void **state)
 		{ "clos:leaf=4,spine=2,down=2", { "down=2", "all 2 spines" } },
 		{ "clos:leaf=2,spine=2,cut=2", { "cut=2", "at most 1" } },
 		{ "torus:dims=4x4,cut=1", { "unknown key \"cut\"" } },
+		{ "clos:leaf=2,spine=2,agg=2", { "agg=2", "out of range", "0..1" } },
+		{ "clos:leaf=254,spine=2,agg=1", { "leaf=254", "agg=1",
+						   "needs 255 ports per spine" } },
+		{ "clos:leaf=250,spine=2,spinehosts=10", { "spinehosts=10",
+							   "needs 255" } },
+		{ "clos:leaf=2,spine=253,ca=2,agg=1", { "agg=1",
+							"needs 255 ports per leaf" } },
+		{ "kary:k=127,n=2,agg=1", { "k=127 agg=1", "needs 255" } },
+		{ "kary:k=4,n=2,spinehosts=1001", { "spinehosts=1001",
+						    "needs 255 ports per top" } },
+		{ "fattree:ports=254,levels=2,agg=1", { "ports=254 agg=1",
+							"needs 255 ports per root" } },
+		{ "torus:dims=4x4,agg=1", { "unknown key \"agg\"" } },
+		{ "random:sw=4,spinehosts=1", { "unknown key \"spinehosts\"" } },
+		{ "dfplus:groups=4,leaves=2", { "missing", "\"spines\"" } },
+		{ "dfplus:leaves=2,spines=2", { "missing", "\"groups\"" } },
+		{ "dfplus:groups=1,leaves=2,spines=2", { "groups=1", "out of range",
+							 "2..65536" } },
+		{ "dfplus:groups=4,leaves=2,spines=2,global=0", { "global=0",
+								  "out of range" } },
+		{ "dfplus:groups=4,leaves=2,spines=2,hosts=254", { "hosts=254",
+								   "0..253" } },
+		{ "dfplus:groups=2,leaves=2,spines=200,hosts=60", { "spines=200 "
+			"hosts=60", "needs 260 ports per leaf", "254" } },
+		{ "dfplus:groups=2,leaves=2,spines=127,agg=1", { "spines=127 "
+			"hosts=127 agg=1", "needs 255 ports per leaf" } },
+		{ "dfplus:groups=300,leaves=4,spines=1,hosts=1", { "groups=300",
+			"leaves=4", "needs 303 ports per spine" } },
+		{ "dfplus:groups=3,leaves=250,spines=1,global=3,hosts=0", {
+			"global=3", "needs 256 ports per spine" } },
+		{ "dfplus:groups=1000,leaves=100,spines=10,hosts=0", {
+			"groups=1000", "110000 switches", "65536" } },
+		{ "dfplus:groups=4,leaves=1,spines=1,isolate=4", { "isolate=4",
+			"at most 3 of the 6 group pairs" } },
+		{ "dfplus:groups=3,leaves=1,spines=1,cut=2", { "cut=2",
+							       "at most 1 of its 3" } },
+		{ "dfplus:groups=4,leaves=1,spines=1,global=2,isolate=3,cut=4", {
+			"cut=4", "at most 3 of its 6" } },
+		{ "dfplus:groups=2,leaves=2,spines=2,down=3", { "down=3",
+			"without spines", "at most 2 of the 4" } },
+		{ "dfplus:groups=3,leaves=1,spines=2,down=3", { "down=3",
+			"disconnect the switches" } },
+		{ "dfplus:groups=3,leaves=1,spines=1,down=1", { "down=1",
+							       "at most 0" } },
+		{ "dfplus:groups=4,leaves=1,spines=1,oversub=1", {
+			"unknown key \"oversub\"", "groups, leaves, spines, "
+			"hosts, global, cut, down, isolate, agg, seed" } },
 	};
 	(void)state;
 
@@ -855,6 +1282,10 @@ int main(void)
 		cmocka_unit_test(test_kary_down),
 		cmocka_unit_test(test_clos_oversub),
 		cmocka_unit_test(test_clos_damage),
+		cmocka_unit_test(test_dfplus_shapes),
+		cmocka_unit_test(test_dfplus_damage),
+		cmocka_unit_test(test_agg),
+		cmocka_unit_test(test_spinehosts),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_bad_specs),
 	};

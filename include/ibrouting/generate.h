@@ -23,6 +23,15 @@
  *       k-ary n-tree (Petrini and Vanneschi): n levels of k^(n-1) switches
  *       of 2k ports, k^n single-port CAs, k on each leaf; `down` random
  *       top-level switches and `cut` random links removed as for clos.
+ *   dfplus:groups=9,leaves=4,spines=4,global=2,isolate=0,seed=1
+ *       Dragonfly+ (Shpiner et al.): groups of leaves and spines, every leaf
+ *       linked to every spine of its group, `global` links per group pair
+ *       between spines, spread evenly; `hosts` CAs per leaf (default: one
+ *       per spine); `cut` random global links, `down` random spines and
+ *       `isolate` random group pairs' direct links removed, as for clos.
+ * clos, fattree and kary also take `spinehosts` (more CAs on the top
+ * switches) and, with dfplus, `agg=1` (a SHARP aggregation node on every
+ * switch's last port, as NVIDIA Quantum switches report theirs).
  * The same spec always yields the same fabric (a private xorshift RNG).
  * The fabric is returned not finalized, GUIDs and descriptions set as
  * ibsim would number them, LIDs left for ibr_fabric_finalize().

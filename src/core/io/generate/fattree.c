@@ -13,6 +13,10 @@
  * port w_l + 1 (1..m on a root, 1..h below).  Leaves use their h down
  * ports for one machine each: 2 h^n machines, one CA per leaf port.
  * Every switch has m ports: roots m down, the others h down and h up.
+ * Extras after the machines (gen_attach_extras()): `spinehosts` CAs round
+ * robin over the roots on their ports m+1.., and with `agg=1` an
+ * aggregation node on every switch's last port, one more than it needs
+ * otherwise.
  *
  * Switch index: level 0 first, then level 1, ...; within a level, digits
  * in mixed radix with w_0 least significant.
@@ -26,6 +30,7 @@
 struct tree {
 	unsigned m, h, n;
 	uint32_t roots, per_level;   /* switches on level 0, on each other */
+	unsigned ports, root_ports;  /* of a switch, of a root (extras) */
 };
 
 static uint32_t level_start(const struct tree *t, unsigned l)
@@ -88,9 +93,10 @@ static int tree_emit(struct gen *g, const struct tree *t, const struct gen_link 
 	for (uint32_t s = 0; s < sw; s++) {
 		unsigned lv = s < t->roots ? 0 : 1 + (s - t->roots) / t->per_level;
 		snprintf(desc, sizeof(desc), "level%u-%u", lv, s - level_start(t, lv));
-		if (gen_add_switch(g, t->m, desc, err))
+		if (gen_add_switch(g, lv ? t->ports : t->root_ports, desc, err))
 			return -1;
-		g->next_port[s] = 1;   /* leaves: machines on ports 1..h */
+		/* leaves: machines on ports 1..h; roots: spine hosts after m */
+		g->next_port[s] = (uint8_t)(lv ? 1 : t->m + 1);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (!l[i].broken &&
@@ -106,13 +112,14 @@ static int tree_emit(struct gen *g, const struct tree *t, const struct gen_link 
 	rc = gen_attach_cas(g, (uint64_t)t->per_level * t->h, order,
 			    t->per_level, err);
 	free(order);
-	return rc;
+	return rc ? rc : gen_attach_extras(g, NULL, t->roots, err);
 }
 
 int gen_fattree_build(struct gen *g, struct ibr_error *err)
 {
 	struct tree t = { (unsigned)g->v[K_PORTS], (unsigned)g->v[K_PORTS] / 2,
-			  (unsigned)g->v[K_LEVELS], 1, 1 };
+			  (unsigned)g->v[K_LEVELS], 1, 1, 0, 0 };
+	char text[48];
 	uint64_t sw, machines = 2;
 	struct gen_link *l;
 	uint32_t n;
@@ -132,7 +139,14 @@ int gen_fattree_build(struct gen *g, struct ibr_error *err)
 		return ibr_error_set(err, "generate: fattree: ports=%u levels=%u "
 				     "makes %llu switches, more than %u", t.m, t.n,
 				     (unsigned long long)sw, MAX_SWITCHES);
-	if (gen_check_ca_guids(g, machines, err))
+	t.ports = t.m + (unsigned)g->v[K_AGG];
+	t.root_ports = t.ports + gen_top_ports(g, t.roots);
+	if (t.root_ports > IBR_MAX_PORTS)
+		return ibr_error_set(err, "generate: fattree: ports=%u%s needs %u "
+				     "ports per root, more than %u", t.m,
+				     gen_extras_text(g, text, sizeof(text)),
+				     t.root_ports, IBR_MAX_PORTS);
+	if (gen_check_ca_guids(g, machines + gen_extra_cas(g, (uint32_t)sw), err))
 		return -1;
 	l = malloc((t.n - 1) * t.per_level * t.h * sizeof(*l));
 	g->next_port = malloc(sw);

@@ -8,6 +8,7 @@
 #define IBROUTING_CORE_GEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ibrouting/generate.h"
@@ -37,7 +38,8 @@ uint32_t *gen_permutation(uint32_t n, struct rng *r);
 enum key {
 	K_SW, K_CA, K_DEG, K_PORTS, K_LEAF, K_SPINE, K_UPLINKS, K_DIMS,
 	K_BROKEN, K_CAPORTS, K_SEED, K_LEVELS, K_K, K_N, K_CUT, K_DOWN,
-	K_OVERSUB, K_COUNT
+	K_OVERSUB, K_AGG, K_SPINEHOSTS, K_GROUPS, K_LEAVES, K_SPINES,
+	K_HOSTS, K_GLOBAL, K_ISOLATE, K_COUNT
 };
 
 
@@ -68,6 +70,7 @@ struct gen {
 	struct rng rng;
 	struct ibr_fabric *f;
 	uint8_t *next_port;       /* per switch: the next port to fill */
+	uint64_t cas;             /* CAs made so far: the next one's index */
 };
 
 int gen_parse_spec(struct gen *g, struct ibr_error *err);
@@ -85,6 +88,24 @@ int gen_check_ca_guids(struct gen *g, uint64_t cas, struct ibr_error *err);
 int gen_attach_cas(struct gen *g, uint64_t cas, const uint32_t *order,
 		   uint32_t n, struct ibr_error *err);
 uint32_t gen_ca_ports_at(uint64_t total, uint32_t n, uint32_t pos);
+
+/* The CAs a kind adds after its hosts (agg, spinehosts; 0 for a kind
+ * without those keys): spinehosts=N host CAs round robin over the top
+ * switches, then with agg=1 one aggregation node per switch, a 1-port CA
+ * described "Mellanox Technologies Aggregation Node" on the switch's last
+ * port, as an NVIDIA Quantum switch reports its SHARP node.
+ * gen_extra_cas: how many for `switches` switches (for the GUID check);
+ * gen_top_ports: the ports a top switch needs for the spine hosts among
+ * `tops` top switches; gen_extras_text: " spinehosts=N agg=1" as given,
+ * for messages about port counts.  gen_attach_extras takes the spine
+ * hosts on the tops' next free ports, so the caller sets those first, and
+ * sized every switch one port more with agg. */
+#define GEN_AGG_DESC "Mellanox Technologies Aggregation Node"
+uint64_t gen_extra_cas(const struct gen *g, uint32_t switches);
+unsigned gen_top_ports(const struct gen *g, uint32_t tops);
+const char *gen_extras_text(const struct gen *g, char *buf, size_t len);
+int gen_attach_extras(struct gen *g, const uint32_t *tops, uint32_t ntop,
+		      struct ibr_error *err);
 
 /* A link of a regular fabric (torus, fat tree) before it is made: switch
  * a's port pa to switch b's port pb. */
@@ -105,19 +126,23 @@ int gen_break_links(struct gen *g, enum key key, struct gen_link *l,
  * top level: `what` names them in messages) with all their links: drops
  * those links from l, renumbers the switches left densely in their old
  * order (map[old] = new id, IBR_NONE for one taken down; a and b of the
- * links kept are renumbered) and updates *n.  Refuses taking down all
- * `count` or leaving the sw switches' remainder disconnected. */
+ * links kept are renumbered) and updates *n.  The candidates come in
+ * groups of `per` consecutive switches (per = count: one group), of which
+ * at most per - 1 go; a candidate whose loss would disconnect the sw
+ * switches is passed over.  Refuses a `down` that cannot be met so. */
 int gen_take_down(struct gen *g, uint32_t first, uint32_t count,
-		  const char *what, struct gen_link *l, uint32_t *n,
-		  uint32_t sw, uint32_t *map, struct ibr_error *err);
+		  uint32_t per, const char *what, struct gen_link *l,
+		  uint32_t *n, uint32_t sw, uint32_t *map,
+		  struct ibr_error *err);
 
 /* ---- one builder per kind: random.c, clos.c, torus.c, fattree.c,
- * kary.c ---------------------------------------------------------------- */
+ * kary.c, dfplus.c ------------------------------------------------------- */
 
 int gen_random_build(struct gen *g, struct ibr_error *err);
 int gen_clos_build(struct gen *g, struct ibr_error *err);
 int gen_torus_build(struct gen *g, struct ibr_error *err);
 int gen_fattree_build(struct gen *g, struct ibr_error *err);
 int gen_kary_build(struct gen *g, struct ibr_error *err);
+int gen_dfplus_build(struct gen *g, struct ibr_error *err);
 
 #endif

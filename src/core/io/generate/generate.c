@@ -14,19 +14,32 @@
  *           m-port n-tree, one machine per leaf down port
  *   kary    k (required, 2..127)  n (required, 2..6)  cut=0  down=0  seed=1:
  *           a k-ary n-tree, 2k-port switches, one CA per leaf down port
+ *   dfplus  groups (required, 2..)  leaves, spines (required, per group)
+ *           hosts=spines (per leaf)  global=1 (links per group pair)  cut=0
+ *           down=0 (spines)  isolate=0 (group pairs)  agg=0  seed=1: a
+ *           Dragonfly+, complete bipartite groups, spines linked across
  * cut=N removes N random switch links, never one that would disconnect
- * the switches (too many is an error); down=N removes N random top-level
- * switches (kary level 0, clos spines) with their links, at least one left
- * and the switches still connected.
+ * the switches (too many is an error; dfplus cuts global links only);
+ * down=N removes N random top-level switches (kary level 0, clos and
+ * dfplus spines) with their links, at least one left (in every dfplus
+ * group) and the switches still connected; isolate=N (dfplus) removes all
+ * the direct links of N random group pairs, the groups still connected.
+ * clos, fattree and kary also take spinehosts=N (N more host CAs round
+ * robin over the top-level switches, on ports after their links) and
+ * agg=1 (one SHARP aggregation node per switch, "Mellanox Technologies
+ * Aggregation Node", a 1-port CA on one more switch port, its last).
  * caports=2 makes 2-port HCAs whose ports hang off two different switches
  * (whenever there are two).  Anything else in a spec is an error naming
  * the offending key and value.
  *
  * Invariants of every fabric returned (not finalized):
  *   - node ids: switches first, so switch i is node i, then CA i is node
- *     S+i.  GUIDs are those ibsim gives when the nodes are written in that
- *     order: switch i 0x200000+i, CA i 0x100000+i*(caports+1), CA port p
- *     node GUID+p; so CA GUIDs stay below the switch range (checked).
+ *     S+i: the hosts, then the spine hosts, then the aggregation nodes (so
+ *     the hosts are the same with or without those).  GUIDs are those
+ *     ibsim gives when the nodes are written in that order: switch i
+ *     0x200000+i, CA i 0x100000+i*(caports+1) (an aggregation node too,
+ *     though it has one port), CA port p node GUID+p; so CA GUIDs stay
+ *     below the switch range (checked).
  *   - every node has 1..254 ports and no port is used twice; CAs link only
  *     to switches; the switch graph is connected.
  *   - random: exactly ceil(deg*sw/2) switch links (>= sw-1), a random
@@ -48,6 +61,9 @@
  *     leave no node, the others keep their "kary L<l> S<pos>" names.
  *   - clos: fixed ports as above, so cut links and spines taken down
  *     leave dark ports and renumber no port.
+ *   - dfplus: see dfplus.c: leaves then spines, group by group, "dfplus
+ *     g<g> leaf|spine <i>"; fixed ports (damage leaves them dark); every
+ *     spine of a group carries the same number of global links, +-1.
  *   - random and clos spread CA ports round-robin over a random permutation
  *     of the switches (leaves): per-switch counts differ by at most one.
  *   - the fabric is a function of the spec alone: a private xorshift64*
@@ -55,9 +71,9 @@
  *   - O(switches + CAs + links) time and memory.
  *
  * The work is split by concern in src/core/io/generate/: spec.c (parsing),
- * rng.c (the RNG), build.c (shared blocks, damage), random.c, clos.c,
- * torus.c, fattree.c, kary.c (one builder per kind); this file is the
- * entry point.
+ * rng.c (the RNG), build.c (shared blocks, damage, extras), random.c,
+ * clos.c, torus.c, fattree.c, kary.c, dfplus.c (one builder per kind);
+ * this file is the entry point.
  */
 #include <stdlib.h>
 

@@ -10,7 +10,7 @@
  * parents, every switch above the leaves k children.  Leaves give their k
  * down ports to one single-port CA each: k^n CAs, (n-1) k^n switch links.
  *
- * Ports: every switch has 2k.  Down ports 1..k, up ports k+1..2k: the link
+ * Ports: every switch has 2k (but see the extras).  Down ports 1..k, up ports k+1..2k: the link
  * <w, l> - <w', l+1> is parent port w'_l + 1 to child port k + 1 + w_l.
  * A top-level switch has its k down links and leaves ports k+1..2k dark; a
  * leaf's ports 1..k hold CAs.  A cut link leaves its two ports dark, as a
@@ -26,6 +26,12 @@
  * round robin over the leaves in position order: CA i sits on leaf
  * i mod k^(n-1), port i / k^(n-1) + 1, as fattree.c places its machines.
  *
+ * Extras after the hosts (gen_attach_extras()): `spinehosts` CAs round
+ * robin over the top level left, on its dark up ports k+1.. and beyond 2k
+ * if those are too few (the top switches then have more ports); with
+ * `agg=1` an aggregation node on every switch's last port, one more than
+ * it needs otherwise.
+ *
  * Damage, in this order and all from the spec's RNG: `down` top-level
  * switches removed with their links (gen_take_down), then `cut` links of
  * those left (gen_break_links).  Without either the fabric does not
@@ -40,6 +46,7 @@
 struct kary {
 	unsigned k, n;
 	uint32_t per_level;          /* k^(n-1) switches on every level */
+	unsigned ports, top_ports;   /* of a switch, of a top-level one */
 };
 
 /* Every link, parent by parent from the top: child x of <w, l> is the
@@ -75,9 +82,11 @@ static int kary_emit(struct gen *g, const struct kary *t,
 			continue;
 		snprintf(desc, sizeof(desc), "kary L%u S%u", s / t->per_level,
 			 s % t->per_level);
-		if (gen_add_switch(g, 2 * t->k, desc, err))
+		if (gen_add_switch(g, s < t->per_level ? t->top_ports : t->ports,
+				   desc, err))
 			return -1;
-		g->next_port[map[s]] = 1;   /* leaves: CAs on ports 1..k */
+		/* leaves: CAs on ports 1..k; the top: spine hosts from k+1 */
+		g->next_port[map[s]] = (uint8_t)(s < t->per_level ? t->k + 1 : 1);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (!l[i].broken &&
@@ -93,12 +102,39 @@ static int kary_emit(struct gen *g, const struct kary *t,
 	rc = gen_attach_cas(g, (uint64_t)t->per_level * t->k, order,
 			    t->per_level, err);
 	free(order);
-	return rc;
+	/* the top level left is nodes 0.. in position order */
+	return rc ? rc : gen_attach_extras(g, NULL, t->per_level -
+					   (uint32_t)g->v[K_DOWN], err);
+}
+
+/* Ports: 2k, and on the top level k down ports and the spine hosts' (at
+ * least the k dark up ports); one more everywhere with agg. */
+static int kary_ports(struct gen *g, struct kary *t, uint64_t sw,
+		      struct ibr_error *err)
+{
+	uint32_t tops = g->v[K_DOWN] < t->per_level ?
+			t->per_level - (uint32_t)g->v[K_DOWN] : 1;
+	unsigned extra = gen_top_ports(g, tops);
+	char text[48];
+
+	t->ports = 2 * t->k + (unsigned)g->v[K_AGG];
+	t->top_ports = t->k + (extra > t->k ? extra : t->k) +
+		       (unsigned)g->v[K_AGG];
+	if (t->ports > IBR_MAX_PORTS || t->top_ports > IBR_MAX_PORTS)
+		return ibr_error_set(err, "generate: kary: k=%u%s needs %u ports "
+				     "per %sswitch, more than %u", t->k,
+				     gen_extras_text(g, text, sizeof(text)),
+				     t->top_ports > t->ports ? t->top_ports :
+				     t->ports, t->top_ports > t->ports ?
+				     "top-level " : "", IBR_MAX_PORTS);
+	return gen_check_ca_guids(g, (uint64_t)t->per_level * t->k +
+				  gen_extra_cas(g, (uint32_t)sw -
+						(t->per_level - tops)), err);
 }
 
 int gen_kary_build(struct gen *g, struct ibr_error *err)
 {
-	struct kary t = { (unsigned)g->v[K_K], (unsigned)g->v[K_N], 1 };
+	struct kary t = { (unsigned)g->v[K_K], (unsigned)g->v[K_N], 1, 0, 0 };
 	uint64_t sw, cas, per = 1;
 	struct gen_link *l;
 	uint32_t n, *map;
@@ -113,9 +149,9 @@ int gen_kary_build(struct gen *g, struct ibr_error *err)
 		return ibr_error_set(err, "generate: kary: k=%u n=%u makes %llu "
 				     "switches, more than %u", t.k, t.n,
 				     (unsigned long long)sw, MAX_SWITCHES);
-	if (gen_check_ca_guids(g, cas, err))
-		return -1;
 	t.per_level = (uint32_t)per;
+	if (kary_ports(g, &t, sw, err))
+		return -1;
 	l = malloc((t.n - 1) * cas * sizeof(*l));
 	map = malloc(sw * sizeof(*map));
 	g->next_port = malloc(sw);
@@ -125,8 +161,8 @@ int gen_kary_build(struct gen *g, struct ibr_error *err)
 		return gen_oom(err);
 	}
 	n = kary_links(&t, l);
-	if (gen_take_down(g, 0, t.per_level, "top-level switches", l, &n,
-			  (uint32_t)sw, map, err) == 0 &&
+	if (gen_take_down(g, 0, t.per_level, t.per_level, "top-level switches",
+			  l, &n, (uint32_t)sw, map, err) == 0 &&
 	    gen_break_links(g, K_CUT, l, n, (uint32_t)(sw - g->v[K_DOWN]),
 			    err) == 0)
 		rc = kary_emit(g, &t, l, n, map, err);

@@ -13,11 +13,14 @@
 
 #define END_PARAMS { K_COUNT, false, 0, 0, 0, NULL }
 #define SEED { K_SEED, false, 1, 0, UINT64_MAX, "another draw of the random parts" }
+#define AGG { K_AGG, false, 0, 0, 1, "1: a SHARP aggregation node on each " \
+	      "switch, on one port more (its last)" }
 
 static const char *const key_name[K_COUNT] = {
 	"sw", "ca", "deg", "ports", "leaf", "spine", "uplinks", "dims",
 	"broken", "caports", "seed", "levels", "k", "n", "cut", "down",
-	"oversub"
+	"oversub", "agg", "spinehosts", "groups", "leaves", "spines", "hosts",
+	"global", "isolate"
 };
 
 const char *gen_key_name(enum key key)
@@ -55,6 +58,9 @@ static const struct param clos_params[] = {
 	{ K_CUT, false, 0, 0, UINT32_MAX, "random links removed, never one that "
 	  "disconnects the fabric; more is an error" },
 	{ K_DOWN, false, 0, 0, UINT32_MAX, "random spines removed, as for cut" },
+	{ K_SPINEHOSTS, false, 0, 0, MAX_CAS, "storage CAs round robin over the "
+	  "spines, on ports after the leaves'" },
+	AGG,
 	SEED,
 	END_PARAMS
 };
@@ -76,6 +82,9 @@ static const struct param fattree_params[] = {
 	{ K_LEVELS, false, 3, 2, 8, "n, levels" },
 	{ K_BROKEN, false, 0, 0, UINT32_MAX, "random links removed, never one "
 	  "that disconnects the fabric" },
+	{ K_SPINEHOSTS, false, 0, 0, MAX_CAS, "storage CAs round robin over the "
+	  "roots, on ports after the m" },
+	AGG,
 	SEED,
 	END_PARAMS
 };
@@ -89,6 +98,32 @@ static const struct param kary_params[] = {
 	  "disconnects the fabric" },
 	{ K_DOWN, false, 0, 0, UINT32_MAX, "random top-level switches removed, "
 	  "as for cut" },
+	{ K_SPINEHOSTS, false, 0, 0, MAX_CAS, "storage CAs round robin over the "
+	  "top switches, dark up ports first" },
+	AGG,
+	SEED,
+	END_PARAMS
+};
+
+/* The size checks (ports, switches, GUIDs) are dfplus.c's. */
+static const struct param dfplus_params[] = {
+	{ K_GROUPS, true, 0, 2, MAX_SWITCHES, "groups of leaves and spines, "
+	  "each complete bipartite" },
+	{ K_LEAVES, true, 0, 1, IBR_MAX_PORTS, "leaf switches per group, the "
+	  "hosts on them" },
+	{ K_SPINES, true, 0, 1, IBR_MAX_PORTS, "spine switches per group, the "
+	  "global links on them" },
+	{ K_HOSTS, false, 0, 0, IBR_MAX_PORTS - 1, "CAs per leaf; by default "
+	  "spines, a non-blocking leaf" },
+	{ K_GLOBAL, false, 1, 1, UINT32_MAX, "links per pair of groups, spread "
+	  "over the groups' spines" },
+	{ K_CUT, false, 0, 0, UINT32_MAX, "random global links removed, never "
+	  "one that disconnects the fabric" },
+	{ K_DOWN, false, 0, 0, UINT32_MAX, "random spines removed, never all "
+	  "of a group, as for cut" },
+	{ K_ISOLATE, false, 0, 0, UINT32_MAX, "random group pairs without any "
+	  "direct link, as for cut" },
+	AGG,
 	SEED,
 	END_PARAMS
 };
@@ -104,6 +139,8 @@ static const struct kind kinds[] = {
 	  "switches, 128 CAs)" },
 	{ "kary", kary_params, gen_kary_build, "a k-ary n-tree (Petrini and "
 	  "Vanneschi); the 8-ary 3-tree has 192 switches, 512 CAs" },
+	{ "dfplus", dfplus_params, gen_dfplus_build, "a Dragonfly+ (Shpiner et "
+	  "al.): groups of leaves and spines, spines linked across" },
 };
 
 void ibr_generate_help(FILE *out)
@@ -126,6 +163,8 @@ void ibr_generate_help(FILE *out)
 				snprintf(key, sizeof(key), "dims=AxB[xC]");
 			else if (p->key == K_OVERSUB)
 				snprintf(key, sizeof(key), "oversub=R");
+			else if (p->key == K_HOSTS)
+				snprintf(key, sizeof(key), "hosts=spines");
 			if (p->key == K_DIMS)
 				range[0] = '\0';
 			else if (p->max == UINT64_MAX)
@@ -315,14 +354,14 @@ int gen_parse_spec(struct gen *g, struct ibr_error *err)
 	if (!s || !*s)
 		return ibr_error_set(err, "generate: empty spec, expected "
 				     "kind:key=value,... with kind random, clos, "
-				     "torus, fattree or kary");
+				     "torus, fattree, kary or dfplus");
 	colon = strchr(s, ':');
 	klen = colon ? (size_t)(colon - s) : strlen(s);
 	g->kind = find_kind(s, klen);
 	if (!g->kind)
 		return ibr_error_set(err, "generate: unknown kind \"%.*s\" in \"%s\" "
-				     "(expected random, clos, torus, fattree or "
-				     "kary)",
+				     "(expected random, clos, torus, fattree, "
+				     "kary or dfplus)",
 				     (int)klen, s, s);
 	/* "kind" and "kind:" alike mean: all defaults */
 	for (s = colon ? colon + 1 : ""; *s; ) {
