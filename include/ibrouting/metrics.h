@@ -51,4 +51,14 @@ uint64_t ibr_metrics_load_bound(const struct ibr_fabric *f, uint32_t *worst);
 uint64_t ibr_metrics_switch_link_bound(const struct ibr_fabric *f,
 				       uint32_t *worst);
 
+/* A cut bound over groups of switches (a Dragonfly+'s, topology.h):
+ * the CA ports of a group send h * (ports - h) flows out over the links
+ * leaving it, so one of them carries at least ceil(h * (ports - h) / L).
+ * group[s]: switch s's group, IBR_NONE for none; *worst the group that
+ * sets the bound and *links its links out (IBR_NONE, 0: no group sends
+ * over links). */
+uint64_t ibr_metrics_group_bound(const struct ibr_fabric *f,
+				 const uint32_t *group, uint32_t groups,
+				 uint32_t *worst, uint64_t *links);
+
 #endif

@@ -59,6 +59,7 @@ struct ibr_topology {
 	uint32_t num_roots;
 	uint32_t levels;            /* fat tree: switch levels */
 	uint32_t groups;            /* Dragonfly+: groups */
+	uint32_t *group;            /* Dragonfly+: per switch, IBR_NONE if none */
 	char summary[200];          /* "3-level fat tree: 200 leaves, ..." */
 	char notes[IBR_TOPO_NOTES][240]; /* each tolerance, a sentence */
 	uint32_t num_notes;

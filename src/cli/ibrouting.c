@@ -46,6 +46,7 @@
 #include "ibrouting/metrics.h"
 #include "ibrouting/prior.h"
 #include "ibrouting/topo_io.h"
+#include "ibrouting/topology.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
 #include "cli.h"
@@ -461,9 +462,30 @@ static void print_path_lengths(const struct ibr_metrics *m)
  * another engine's. */
 static void print_bound(const struct ibr_fabric *f)
 {
-	uint32_t worst;
-	uint64_t bound = ibr_metrics_load_bound(f, &worst);
+	struct ibr_topology t;
+	struct ibr_error err;
+	uint32_t worst, group = IBR_NONE;
+	uint64_t bound = ibr_metrics_load_bound(f, &worst), cut = 0, links;
 
+	/* a Dragonfly+'s groups send over their global links */
+	if (ibr_topology_recognise(f, &t, &err) == 0 && t.group) {
+		cut = ibr_metrics_group_bound(f, t.group, t.groups, &group,
+					      &links);
+		if (cut > bound) {
+			uint64_t in = 0;
+			for (uint32_t s = 0; s < f->num_switches; s++)
+				if (t.group[s] == group)
+					in += f->sw_ca_start[s + 1] -
+					      f->sw_ca_start[s];
+			printf("bound     no routing loads a link under %" PRIu64
+			       " flows: a group of the Dragonfly+ sends %" PRIu64
+			       " CA ports' flows out over %" PRIu64 " global "
+			       "links\n", cut, in, links);
+		}
+	}
+	ibr_topology_free(&t);
+	if (cut > bound)
+		return;
 	if (worst == IBR_NONE)
 		printf("bound     no routing loads a link under %" PRIu64
 		       " flows: every host receives that many\n", bound);

@@ -379,3 +379,39 @@ uint64_t ibr_metrics_load_bound(const struct ibr_fabric *f, uint32_t *worst)
 	*worst = IBR_NONE;
 	return own;
 }
+
+uint64_t ibr_metrics_group_bound(const struct ibr_fabric *f,
+				 const uint32_t *group, uint32_t groups,
+				 uint32_t *worst, uint64_t *links)
+{
+	uint64_t ports = f->num_end_ports, bound = 0;
+	uint64_t *in = calloc(groups ? groups : 1, sizeof(uint64_t));
+	uint64_t *out = calloc(groups ? groups : 1, sizeof(uint64_t));
+
+	*worst = IBR_NONE;
+	*links = 0;
+	if (!in || !out) {
+		free(in);
+		free(out);
+		return 0; /* no bound known: the caller keeps its own */
+	}
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t g = group[s];
+		if (g == IBR_NONE)
+			continue;
+		in[g] += f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+		for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++)
+			out[g] += group[f->sw_adj[i].peer] != g;
+	}
+	for (uint32_t g = 0; g < groups; g++) {
+		uint64_t flows = in[g] * (ports - in[g]);
+		if (out[g] && flows && (flows + out[g] - 1) / out[g] > bound) {
+			bound = (flows + out[g] - 1) / out[g];
+			*worst = g;
+			*links = out[g];
+		}
+	}
+	free(in);
+	free(out);
+	return bound;
+}

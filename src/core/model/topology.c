@@ -230,17 +230,42 @@ static uint32_t links_into(const struct recog *r, uint32_t s,
 	return n;
 }
 
-/* r->leaf: the core switches with hosts, less those above the leaves
- * (see topology.h).  False when those would hold over a quarter of the
- * hosts (or more than 256 switches): the hosts are not on leaves. */
+static int by_count(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The fewest hosts a leaf is taken to have at first: a quarter of the
+ * median over the core switches with hosts (at least one), so that a
+ * few storage ports on a top switch do not make it a leaf. */
+static uint32_t leaf_threshold(struct recog *r)
+{
+	uint32_t n = 0, median;
+
+	for (uint32_t s = 0; s < r->S; s++)
+		if (r->core[s] && r->hosts[s])
+			r->list[n++] = r->hosts[s];
+	if (n == 0)
+		return 1;
+	qsort(r->list, n, sizeof(uint32_t), by_count);
+	median = r->list[n / 2];
+	return median / 2 > 1 ? median / 2 : 1;
+}
+
+/* r->leaf, first: the core switches with at least leaf_threshold()
+ * hosts, less those above the leaves (see topology.h).  False when those
+ * would hold over a quarter of the hosts (or more than 256 switches):
+ * the hosts are not on leaves. */
 static bool choose_leaves(struct recog *r)
 {
 	const struct ibr_fabric *f = r->f;
 	uint32_t moved = 0, moved_hosts = 0, core_hosts = 0;
-	char names[64];
+	uint32_t least = leaf_threshold(r);
 
 	for (uint32_t s = 0; s < r->S; s++) {
-		r->leaf[s] = r->core[s] && r->hosts[s] > 0;
+		r->leaf[s] = r->core[s] && r->hosts[s] >= least;
 		core_hosts += r->leaf[s] ? r->hosts[s] : 0;
 	}
 	for (;;) {
@@ -260,26 +285,39 @@ static bool choose_leaves(struct recog *r)
 		if (best == IBR_NONE)
 			break;
 		r->leaf[best] = 0;
-		r->list[moved++] = best;
+		moved++;
 		moved_hosts += r->hosts[best];
 		if (moved_hosts * 4 > core_hosts || moved > 256)
 			return false;
 	}
-	if (moved)
-		note(r, "%u host port%s on %u switch%s above the leaves (%s): "
-		     "routed there, the switch%s keep%s %s level", moved_hosts,
-		     moved_hosts == 1 ? "" : "s", moved, moved == 1 ? "" : "es",
-		     name_switches(r, r->list, moved, names, sizeof(names)),
-		     moved == 1 ? "" : "es", moved == 1 ? "s" : "",
-		     moved == 1 ? "its" : "their");
 	return true;
 }
 
-/* Marks as leaves the core switches without hosts that are linked as a
- * leaf is: at least three quarters of their neighbours are neighbours
- * of one leaf with hosts (a leaf whose hosts are all down or not yet
- * cabled; a spine or a top switch shares no neighbour, or few, with a
- * leaf).  0, or -1 when out of memory. */
+/* Notes the hosts on core switches that are not leaves. */
+static void note_hosts_above(struct recog *r)
+{
+	uint32_t n = 0, hosts = 0;
+	char names[64];
+
+	for (uint32_t s = 0; s < r->S; s++)
+		if (r->core[s] && !r->leaf[s] && r->hosts[s]) {
+			r->list[n++] = s;
+			hosts += r->hosts[s];
+		}
+	if (n)
+		note(r, "%u host port%s on %u switch%s above the leaves (%s): "
+		     "routed there, the switch%s keep%s %s level", hosts,
+		     hosts == 1 ? "" : "s", n, n == 1 ? "" : "es",
+		     name_switches(r, r->list, n, names, sizeof(names)),
+		     n == 1 ? "" : "es", n == 1 ? "s" : "",
+		     n == 1 ? "its" : "their");
+}
+
+/* Marks as leaves the other core switches that are linked as a leaf is:
+ * at least three quarters of their neighbours are neighbours of one
+ * leaf (a leaf whose hosts are down or not yet cabled, or with fewer
+ * hosts than leaf_threshold(); a spine or a top switch shares no
+ * neighbour, or few, with a leaf).  0, or -1 when out of memory. */
 static int add_empty_leaves(struct recog *r, struct ibr_error *err)
 {
 	const struct ibr_fabric *f = r->f;
@@ -301,7 +339,7 @@ static int add_empty_leaves(struct recog *r, struct ibr_error *err)
 	}
 	for (uint32_t e = 0; e < S; e++) {
 		uint32_t degree = 0, best = 0;
-		if (!r->core[e] || r->hosts[e] || r->leaf[e])
+		if (!r->core[e] || r->leaf[e])
 			continue;
 		stamp++;
 		for (uint32_t i = f->sw_adj_start[e]; i < f->sw_adj_start[e + 1]; i++) {
@@ -331,7 +369,8 @@ static int add_empty_leaves(struct recog *r, struct ibr_error *err)
 	for (uint32_t s = 0; s < S; s++)
 		if (empty[s]) {
 			r->leaf[s] = 1;
-			r->list[n++] = s;
+			if (!r->hosts[s])
+				r->list[n++] = s;
 		}
 	if (n)
 		note(r, "%u switch%s without hosts linked as leaves are (%s): "
@@ -557,6 +596,11 @@ static int dragonfly_plus(struct recog *r, uint8_t *spine, uint32_t *group,
 		return 0;
 	if (take_roots(r, spine, err))
 		return -1;
+	r->t->group = malloc(r->S * sizeof(uint32_t));
+	if (!r->t->group)
+		return ibr_error_set(err, "out of memory for %u switches", r->S);
+	for (uint32_t s = 0; s < r->S; s++)
+		r->t->group[s] = r->core[s] ? group[s] : IBR_NONE;
 	r->t->kind = IBR_TOPO_DRAGONFLY_PLUS;
 	r->t->groups = groups;
 	snprintf(r->t->summary, sizeof(r->t->summary), "Dragonfly+: %u groups, "
@@ -629,6 +673,7 @@ int ibr_topology_recognise(const struct ibr_fabric *f, struct ibr_topology *t,
 	if (choose_leaves(&r)) {
 		if (add_empty_leaves(&r, err))
 			goto out;
+		note_hosts_above(&r);
 		found = fat_tree(&r, mark, dist, err);
 		if (found == 0)
 			found = dragonfly_plus(&r, mark, dist, err);
@@ -659,6 +704,8 @@ out:
 
 void ibr_topology_free(struct ibr_topology *t)
 {
+	free(t->group);
+	t->group = NULL;
 	free(t->roots);
 	t->roots = NULL;
 	t->num_roots = 0;
