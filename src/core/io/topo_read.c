@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ibrouting/topo_io.h"
 #include "util/lines.h"
@@ -611,9 +612,71 @@ static int not_supported(struct reader *r, const char *what)
 		    "port lines, GUID directives or comments", what);
 }
 
+/* The words that start a line of the grammar, as ibsim's parser tells
+ * them (case matters there: "switch 36 ..." is a line ibsim ignores, so a
+ * record it drops).  GUID directives are matched by prefix, as ibsim does. */
+enum line_kind {
+	LINE_SWITCH, LINE_CA, LINE_RT, LINE_SWITCHGUID, LINE_CAGUID,
+	LINE_RTGUID, LINE_SETTING, LINE_INCLUDE, LINE_MODULE, LINE_DO,
+	LINE_GROUP,
+};
+
+static const struct grammar_word {
+	const char *text;
+	enum line_kind kind;
+	bool prefix;            /* switchguid0=... is ibsim's switchguid= */
+	bool colon;             /* must be followed by ':' ("Hostname:") */
+	uint64_t min, max;      /* a setting's range; max 0: any value */
+} grammar_words[] = {
+	{ "Switch", LINE_SWITCH, false, false, 0, 0 },
+	{ "Ca", LINE_CA, false, false, 0, 0 },
+	{ "Hca", LINE_CA, false, false, 0, 0 },
+	{ "Rt", LINE_RT, false, false, 0, 0 },
+	{ "switchguid", LINE_SWITCHGUID, true, false, 0, 0 },
+	{ "caguid", LINE_CAGUID, true, false, 0, 0 },
+	{ "hcaguids", LINE_CAGUID, true, false, 0, 0 },
+	{ "rtguid", LINE_RTGUID, true, false, 0, 0 },
+	{ "width", LINE_SETTING, false, false, 1, 31 },
+	{ "speed", LINE_SETTING, false, false, 1, 7 },
+	{ "extspeed", LINE_SETTING, false, false, 0, 15 },
+	{ "vendid", LINE_SETTING, false, false, 0, 0 },
+	{ "devid", LINE_SETTING, false, false, 0, 0 },
+	{ "sysimgguid", LINE_SETTING, false, false, 0, 0 },
+	{ "pdebug", LINE_SETTING, false, false, 0, 0 },
+	{ "include", LINE_INCLUDE, false, false, 0, 0 },
+	{ "module", LINE_MODULE, false, false, 0, 0 },
+	{ "do", LINE_DO, false, false, 0, 0 },
+	/* ibnetdiscover -g groups nodes under these lines; ibsim skips them */
+	{ "Chassis", LINE_GROUP, false, false, 0, 0 },
+	{ "Non-Chassis", LINE_GROUP, false, false, 0, 0 },
+	{ "Hostname", LINE_GROUP, false, true, 0, 0 },
+};
+
+/* The grammar's word the n characters at p are, NULL if none; any_case
+ * also finds it written in another case (then it is refused, not taken
+ * for text around the records). */
+static const struct grammar_word *grammar_word(const char *p, size_t n,
+					       bool any_case)
+{
+	for (size_t i = 0; i < sizeof(grammar_words) / sizeof(*grammar_words);
+	     i++) {
+		const struct grammar_word *w = &grammar_words[i];
+		size_t len = strlen(w->text);
+		if (w->prefix ? n < len : n != len)
+			continue;
+		if (any_case ? strncasecmp(p, w->text, len) != 0 :
+		    memcmp(p, w->text, len) != 0)
+			continue;
+		if (!w->colon || p[n] == ':')
+			return w;
+	}
+	return NULL;
+}
+
 static int top_line(struct reader *r)
 {
 	const char *p = r->line;
+	const struct grammar_word *w;
 	size_t n;
 	char buf[64];
 
@@ -638,42 +701,36 @@ static int top_line(struct reader *r)
 			    r->f->nodes[r->last].num_ports);
 	}
 	n = word_len(p);
-	if (is_word(p, n, "Switch"))
+	w = grammar_word(p, n, false);
+	if (!w)
+		return fail(r, "expected a Switch, Ca or Hca record, a directive "
+			    "(switchguid=, caguid=, ...) or a comment, found %s",
+			    found(p, buf, sizeof(buf)));
+	switch (w->kind) {
+	case LINE_SWITCH:
 		return node_header(r, p, GUID_SW);
-	if (is_word(p, n, "Ca") || is_word(p, n, "Hca"))
+	case LINE_CA:
 		return node_header(r, p, GUID_CA);
-	if (is_word(p, n, "Rt"))
+	case LINE_RT:
 		return node_header(r, p, GUID_RT);
-	if (n >= 10 && strncmp(p, "switchguid", 10) == 0)
+	case LINE_SWITCHGUID:
 		return guid_directive(r, p, GUID_SW);
-	if ((n >= 6 && strncmp(p, "caguid", 6) == 0) ||
-	    (n >= 8 && strncmp(p, "hcaguids", 8) == 0))
+	case LINE_CAGUID:
 		return guid_directive(r, p, GUID_CA);
-	if (n >= 6 && strncmp(p, "rtguid", 6) == 0)
+	case LINE_RTGUID:
 		return guid_directive(r, p, GUID_RT);
-	if (is_word(p, n, "width"))
-		return ignored_directive(r, p, n, 1, 31);
-	if (is_word(p, n, "speed"))
-		return ignored_directive(r, p, n, 1, 7);
-	if (is_word(p, n, "extspeed"))
-		return ignored_directive(r, p, n, 0, 15);
-	if (is_word(p, n, "vendid") || is_word(p, n, "devid") ||
-	    is_word(p, n, "sysimgguid") ||
-	    is_word(p, n, "pdebug"))
-		return ignored_directive(r, p, n, 0, 0);
-	if (is_word(p, n, "include"))
+	case LINE_SETTING:
+		return ignored_directive(r, p, n, w->min, w->max);
+	case LINE_INCLUDE:
 		return not_supported(r, "include is");
-	if (is_word(p, n, "module"))
+	case LINE_MODULE:
 		return not_supported(r, "module is");
-	if (is_word(p, n, "do"))
+	case LINE_DO:
 		return not_supported(r, "do (ibsim commands) is");
-	/* ibnetdiscover -g groups nodes under these lines; ibsim skips them */
-	if (is_word(p, n, "Chassis") || is_word(p, n, "Non-Chassis") ||
-	    (is_word(p, n, "Hostname") && p[n] == ':'))
-		return 0;
-	return fail(r, "expected a Switch, Ca or Hca record, a directive "
-		    "(switchguid=, caguid=, ...) or a comment, found %s",
-		    found(p, buf, sizeof(buf)));
+	case LINE_GROUP:
+		break;
+	}
+	return 0;
 }
 
 /* ---- port lines ---------------------------------------------------- */
