@@ -459,6 +459,24 @@ static void test_ibnetdiscover_output(void **state)
 	ibr_fabric_free(f);
 }
 
+/* What ibsim's parser takes and reads as it looks is taken: blanks inside
+ * a port's brackets (its atoi()) and around a port option's '='. */
+static void test_ibsim_blanks(void **state)
+{
+	struct ibr_fabric *f = read_ok(
+		"Switch 4 \"S1\"\n"
+		"[ 1 ] \"H1\"[ 2 ]  w = 4 s= 2\te =0\n"
+		"\n"
+		"Ca 2 \"H1\"\n"
+		"[2 ] \"S1\"[1]\n");
+
+	(void)state;
+	assert_linked(f, 0, 1, 1, 2);
+	ibr_fabric_free(f);
+	expect_error("Switch 4 \"S1\"\n[1] \"H1\"[1] w = 0\n",
+		     "x.net:2: expected w=N", "1..31");
+}
+
 /* A peer port's GUID given only by the switch side is taken. */
 static void test_peer_port_guid(void **state)
 {
@@ -1297,6 +1315,7 @@ int main(void)
 		cmocka_unit_test(test_one_sided_links),
 		cmocka_unit_test(test_tolerated_syntax),
 		cmocka_unit_test(test_ibnetdiscover_output),
+		cmocka_unit_test(test_ibsim_blanks),
 		cmocka_unit_test(test_peer_port_guid),
 		cmocka_unit_test(test_example_two_switch),
 		cmocka_unit_test(test_example_ring6),

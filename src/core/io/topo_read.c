@@ -205,6 +205,17 @@ static int read_paren_guid(const char **pp, bool *has, uint64_t *guid)
 	return 0;
 }
 
+/* The N] of `[N]`, blanks around N taken as ibsim's atoi() takes them;
+ * *pp is left at the ']', or where the reading stopped. */
+static bool read_port_number(const char **pp, uint64_t *v)
+{
+	*pp = skip_ws(*pp);
+	if (!read_num(pp, 10, v))
+		return false;
+	*pp = skip_ws(*pp);
+	return **pp == ']';
+}
+
 /* `[ext N]`: ibnetdiscover -g prints external port numbers; ignored. */
 static int skip_ext_port(const char **pp)
 {
@@ -750,11 +761,12 @@ static int read_port_options(struct reader *r, const char *p,
 			break;
 		opt = p;
 		max = *p == 'w' ? 31 : *p == 's' ? 7 : *p == 'e' ? 15 : 0;
-		if (max == 0 || p[1] != '=')
+		p = skip_ws(p + 1); /* ibsim takes `w = 4` too */
+		if (max == 0 || *p != '=')
 			return fail(r, "expected a port option w=, s= or e=, a # "
 				    "comment or the end of the line, found %s",
-				    found(p, buf, sizeof(buf)));
-		p += 2;
+				    found(opt, buf, sizeof(buf)));
+		p = skip_ws(p + 1);
 		if (!read_num(&p, 0, &v) || v > max ||
 		    (*opt == 'w' && v == 0) ||
 		    (*p && !isspace((unsigned char)*p) && *p != '#'))
@@ -828,7 +840,7 @@ static int port_line(struct reader *r)
 	uint64_t port, peer_port = 1, own_guid, lid = 0, lmc = 0;
 	size_t idlen;
 
-	if (!read_num(&p, 10, &port) || *p != ']')
+	if (!read_port_number(&p, &port))
 		return bad_port_line(r, p);
 	if (port < 1 || port > n->num_ports)
 		return fail(r, "port %llu out of range 1..%u for %s \"%s\"",
@@ -849,7 +861,7 @@ static int port_line(struct reader *r)
 		return -1;
 	if (*p == '[') {
 		p++;
-		if (!read_num(&p, 10, &peer_port) || *p != ']')
+		if (!read_port_number(&p, &peer_port))
 			return bad_port_line(r, p);
 		if (peer_port < 1 || peer_port > IBR_MAX_PORTS)
 			return fail(r, "peer port %llu out of range 1..%u",
