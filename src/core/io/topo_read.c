@@ -14,6 +14,25 @@
  * record that lists fewer ports than the node has (ibsim swallows it),
  * `"peer" [2]` (ibsim reads port 1), an indented line (ibsim ignores it).
  *
+ * Files as administrators capture them are read as ibnetdiscover wrote
+ * them.  Line ends (LF or CR LF), a byte order mark and blanks at the end
+ * of lines are dropped.  A line of text - no line of the grammar: not
+ * blank, no comment, no port or @ line, no grammar word (Switch, Ca, Hca,
+ * Rt, switchguid=, caguid=, vendid=, ..., in any case) at its start, or a
+ * shell prompt `[user@host dir]# ...` - is skipped, with one note naming
+ * the lines, where no line of the grammar comes before it (a banner, the
+ * command line) or none comes after it (the prompt after the last
+ * record's last port line, blank line or not).  Text between two lines
+ * of the grammar, or right after a header (its record has no port line
+ * yet), is refused as before, with the message its first line gets from
+ * the grammar; a file of text alone is refused too.  (ibsim
+ * ignores such text or stops at it: never another fabric.)  `lid
+ * 65535`, ibnetdiscover's LID of a port OpenSM had given none yet, is no
+ * LID, as `lid 0`: the port gets one as OpenSM would give it, with one
+ * note.  Notes go in the fabric's notes[] for the loaders to warn about.
+ * Where ibsim takes blanks inside `[ 1 ]` or around a port option's '='
+ * (`w = 4`) they are taken here too.
+ *
  * Router records (Rt, rtguid=) are CAs: end ports, as the plugin takes
  * OpenSM's routers.  GUID 0 is refused, and so is a router whose GUID
  * ibsim would count from 0.  Lines come through util/lines.h, within its
@@ -40,6 +59,8 @@
 #define MAX_ID_LEN   64         /* ibsim keeps node ids in 65 bytes */
 #define CA_GUID_BASE 0x100000u  /* ibsim's first CA GUID */
 #define SW_GUID_BASE 0x200000u  /* ibsim's first switch GUID */
+#define CAPTURED_NO_LID 0xFFFFu /* ibnetdiscover's lid of a port without one */
+#define SKIPPED_NAMED 8         /* runs of skipped lines a note names */
 
 /* ibsim keeps one GUID counter per node type; its router counter starts
  * at 0, so a router needs an rtguid= directive (GUID 0 is refused). */
@@ -84,6 +105,17 @@ struct reader {
 	unsigned cur_lines;     /* port lines read in that record */
 	uint32_t last;          /* the last record read, or IBR_NONE */
 	unsigned port_line[IBR_MAX_PORTS + 1]; /* line of each port of cur */
+
+	/* Text around the records, skipped (see the top of the file). */
+	bool in_records;        /* a line of the grammar was read */
+	bool holding;           /* text read since the last such line */
+	struct ibr_error held;  /* what the first of that text would get */
+	unsigned skipped;       /* lines of text in all */
+	unsigned skip_runs;     /* runs of consecutive lines in skip_run */
+	unsigned skip_run[SKIPPED_NAMED][2]; /* first and last line */
+
+	unsigned lidless;       /* ports with lid 65535, given none */
+	unsigned lidless_line;  /* the first of them */
 };
 
 /* ---- messages ----------------------------------------------------- */
@@ -360,6 +392,13 @@ static int read_lid_word(struct reader *r, const char **pp, bool is_lid,
 		return fail(r, "expected a number after \"%s\", found %s",
 			    is_lid ? "lid" : "lmc",
 			    found(skip_ws(*pp), buf, sizeof(buf)));
+	/* ibnetdiscover's word for a port OpenSM had given no LID yet (the
+	 * permissive LID): no LID here either, as lid 0, and one note */
+	if (is_lid && *v == CAPTURED_NO_LID) {
+		if (r->lidless++ == 0)
+			r->lidless_line = r->lineno;
+		*v = 0;
+	}
 	if (*v > max)
 		return fail(r, "%s %llu out of range %s..%llu",
 			    is_lid ? "LID" : "LMC", (unsigned long long)*v,
@@ -1042,6 +1081,105 @@ out:
 	return rc;
 }
 
+/* ---- text around the records ---------------------------------------- */
+
+/* `[root@node01 ~]# ...`, `[me@host dir]$ `: a shell prompt, never a port
+ * line, which has no '@' (nor '"') before its first ']'. */
+static bool is_shell_prompt(const char *p)
+{
+	const char *close = strchr(p, ']'), *at = strchr(p, '@');
+
+	if (!close || !at || at > close ||
+	    memchr(p, '"', (size_t)(close - p)))
+		return false;
+	p = skip_ws(close + 1);
+	return *p == '#' || *p == '$' || *p == '%' || *p == '>';
+}
+
+/* Text, no line of the grammar: not blank, no comment, no port or alias
+ * line, and starting with none of the grammar's words in any case (so a
+ * mistyped "switch 36 ..." is refused as a record, never skipped). */
+static bool is_text(const char *line)
+{
+	const char *p = skip_ws(line);
+
+	if (*p == '\0' || *p == '#' || *p == '@')
+		return false;
+	if (*p == '[')
+		return is_shell_prompt(p);
+	return grammar_word(p, word_len(p), true) == NULL;
+}
+
+static void count_skipped(struct reader *r)
+{
+	unsigned *run = r->skip_runs ? r->skip_run[r->skip_runs - 1] : NULL;
+
+	r->skipped++;
+	if (run && run[1] + 1 == r->lineno) {
+		run[1] = r->lineno;
+	} else if (r->skip_runs < SKIPPED_NAMED) {
+		run = r->skip_run[r->skip_runs++];
+		run[0] = run[1] = r->lineno;
+	}
+}
+
+/* A line of text is skipped unless a line of the grammar follows it and
+ * one came before it: then it is inside the records and refused, with
+ * what the first such line gets from the grammar, kept here meanwhile. */
+static void hold_text(struct reader *r)
+{
+	struct ibr_error *err = r->err;
+
+	count_skipped(r);
+	if (r->holding)
+		return;
+	r->holding = true;
+	r->held.msg[0] = '\0';
+	r->err = &r->held;
+	/* the grammar refuses whatever is_text() calls text; should it ever
+	 * take some, that line must not pass unseen either */
+	if ((r->cur != IBR_NONE ? record_line(r) : top_line(r)) == 0)
+		fail(r, "expected a line of the grammar, found text");
+	r->err = err;
+}
+
+/* The notes the fabric carries for the loaders to warn about. */
+static int add_notes(struct reader *r)
+{
+	char msg[sizeof(r->err->msg)], runs[SKIPPED_NAMED * 24 + 8] = "";
+	size_t len = 0;
+	unsigned named = 0;
+
+	for (unsigned i = 0; i < r->skip_runs; i++) {
+		const unsigned *run = r->skip_run[i];
+		len += (size_t)snprintf(runs + len, sizeof(runs) - len, "%s%u",
+					i ? ", " : "", run[0]);
+		if (run[1] > run[0])
+			len += (size_t)snprintf(runs + len, sizeof(runs) - len,
+						"-%u", run[1]);
+		named += run[1] - run[0] + 1;
+	}
+	if (named < r->skipped)
+		snprintf(runs + len, sizeof(runs) - len, ", ...");
+	if (r->skipped) {
+		snprintf(msg, sizeof(msg), "%s: skipped %u line%s that %s no "
+			 "topology record: %s", r->name, r->skipped,
+			 r->skipped == 1 ? "" : "s",
+			 r->skipped == 1 ? "is" : "are", runs);
+		if (ibr_fabric_add_note(r->f, msg, r->err))
+			return -1;
+	}
+	if (r->lidless) {
+		snprintf(msg, sizeof(msg), "%s:%u: %u port%s with lid 65535 (no "
+			 "LID assigned when captured): given LIDs as OpenSM "
+			 "would", r->name, r->lidless_line, r->lidless,
+			 r->lidless == 1 ? "" : "s");
+		if (ibr_fabric_add_note(r->f, msg, r->err))
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- driver -------------------------------------------------------- */
 
 /* 1: a line is in r->line; 0: end of file; -1: error (lines.h). */
@@ -1055,13 +1193,42 @@ static int next_line(struct reader *r)
 	return rc;
 }
 
+/* A record whose header was read and none of its port lines yet: text
+ * there is the record's mistake, never the end of a capture. */
+static bool header_without_ports(const struct reader *r)
+{
+	return r->cur != IBR_NONE && r->cur_lines == 0;
+}
+
+/* A byte order mark, which an editor may put before the first line. */
+static void drop_byte_order_mark(struct reader *r)
+{
+	if (r->lineno == 1 && strncmp(r->line, "\xEF\xBB\xBF", 3) == 0)
+		r->line += 3;
+}
+
 static int read_lines(struct reader *r)
 {
 	int rc;
 
-	while ((rc = next_line(r)) > 0)
+	while ((rc = next_line(r)) > 0) {
+		drop_byte_order_mark(r);
+		if (is_text(r->line) && !header_without_ports(r)) {
+			hold_text(r);
+			continue;
+		}
+		if (!blank_or_comment(r->line)) {
+			if (r->holding && r->in_records)
+				return ibr_error_set(r->err, "%s", r->held.msg);
+			r->holding = false;
+			r->in_records = true;
+		}
 		if ((r->cur != IBR_NONE ? record_line(r) : top_line(r)) < 0)
 			return -1;
+	}
+	/* nothing but text: no topology file, refused as before */
+	if (rc == 0 && r->holding && !r->in_records)
+		return ibr_error_set(r->err, "%s", r->held.msg);
 	return rc;
 }
 
@@ -1082,7 +1249,7 @@ struct ibr_fabric *ibr_fabric_read_stream(FILE *in, const char *name,
 	r.guid_base[GUID_SW] = r.guid_next[GUID_SW] = SW_GUID_BASE;
 	if (!f) {
 		ibr_error_set(err, "%s: out of memory", r.name);
-	} else if (read_lines(&r) || link_all(&r)) {
+	} else if (read_lines(&r) || link_all(&r) || add_notes(&r)) {
 		ibr_fabric_free(f);
 		f = NULL;
 	}
