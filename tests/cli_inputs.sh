@@ -7,7 +7,9 @@
 # routed as OpenSM would (one part, the rest reported), verify reads
 # the LFTs dump_fts prints (tests/fabrics/fig1-live, made over ibsim), and
 # --lmc on a file whose LIDs are for another LMC (every ibnetdiscover file
-# says `lid N lmc 0`) gives the LIDs OpenSM gives it (issue 18).
+# says `lid N lmc 0`) gives the LIDs OpenSM gives it (issue 18); files
+# saved from a terminal and ports captured with lid 65535 are read, with
+# one WRN line each (issue 45).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -83,6 +85,39 @@ name=unaligned
 f=$(net 'Switch 2 "S1"' '[1] "H1"[1]' '' 'Ca 1 "H1"' '[1] "S1"[1] # lid 3 lmc 2 "S1" lid 1 4xQDR')
 expect_error "an unaligned base LID names file:line" 2 \
 	"^ibrouting route: $f:4: .*base LID 3 is not aligned to its LMC 2" \
+	"$IBROUTING" route -e fera "$f"
+
+# ---- files as administrators capture them (issue 45) ------------------
+# fig1.net saved from a terminal: the banner and the command before it,
+# CR LF and blanks at the ends of lines, the next prompt after it
+{ printf 'ibnetdiscover output from node01, Tue Mar 4\r\n[root@node01 ~]# ibnetdiscover\r\n'
+  sed 's/$/ \t\r/' "$FIG1"; printf '[root@node01 ~]# '; } > "$TMP/captured.net"
+last=$(($(wc -l < "$FIG1") + 3))
+expect_error "a terminal's capture: routed, the text around it named in one WRN line" 0 \
+	"^ibrouting route: WRN: $TMP/captured.net: skipped 3 lines that are no topology record: 1-2, $last$" \
+	"$IBROUTING" route -e fera "$TMP/captured.net"
+[ "$(wc -l < "$TMP/err")" = 1 ] && pass "a terminal's capture: one line on stderr" ||
+	flunk "a terminal's capture: stderr: $(cat "$TMP/err")"
+"$IBROUTING" route -e fera --print-lfts "$FIG1" | grep '^0x' > "$TMP/clean.lfts"
+"$IBROUTING" route -e fera --print-lfts "$TMP/captured.net" 2>/dev/null | grep '^0x' > "$TMP/captured.lfts"
+[ -s "$TMP/clean.lfts" ] && cmp -s "$TMP/clean.lfts" "$TMP/captured.lfts" &&
+	pass "a terminal's capture: the tables of the file itself" ||
+	flunk "a terminal's capture: tables differ from fig1.net's"
+sed '40a\
+this line is no record' "$TMP/captured.net" > "$TMP/inside.net"
+expect_error "text between the records: refused at its line" 2 \
+	"^ibrouting route: $TMP/inside.net:41: expected a port line" \
+	"$IBROUTING" route -e fera "$TMP/inside.net"
+# captured before OpenSM gave the hosts LIDs: ibnetdiscover says lid 65535
+sed 's/# lid [0-9]* lmc 0/# lid 65535 lmc 0/' "$FIG1" > "$TMP/nolids.net"
+expect_error "lid 65535: routed, the ports given LIDs, one WRN line" 0 \
+	"^ibrouting route: WRN: $TMP/nolids.net:[0-9]+: 7 ports with lid 65535 \(no LID assigned when captured\): given LIDs as OpenSM would$" \
+	"$IBROUTING" route -e fera "$TMP/nolids.net"
+grep -q "^verify    OK" "$TMP/out" && pass "lid 65535: verified" ||
+	flunk "lid 65535: $(grep -E '^verify|^fabric' "$TMP/out")"
+name=lid50000
+f=$(net 'Switch 2 "S1" # "s1" lid 50000')
+expect_error "lid 50000 stays refused" 2 "^ibrouting route: $f:1: LID 50000 out of range 1\.\.49151" \
 	"$IBROUTING" route -e fera "$f"
 
 # ---- GUID 0, routers ------------------------------------------------

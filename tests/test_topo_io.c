@@ -459,6 +459,177 @@ static void test_ibnetdiscover_output(void **state)
 	ibr_fabric_free(f);
 }
 
+/* ---- files as administrators capture them ------------------------- */
+
+/* text as a terminal saves it: before, then text with every line ending
+ * in blanks and CR LF, then after (a prompt: no line end). */
+static char *captured(const char *before, const char *text, const char *after)
+{
+	char *out = malloc(strlen(before) + 4 * strlen(text) + strlen(after) + 1);
+	char *o = out;
+
+	assert_non_null(out);
+	o += sprintf(o, "%s", before);
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n') {
+			memcpy(o, " \t\r\n", 4);
+			o += 4;
+		} else {
+			*o++ = *p;
+		}
+	}
+	strcpy(o, after);
+	return out;
+}
+
+static unsigned count_lines(const char *text)
+{
+	unsigned n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* ibnetdiscover's output saved from a terminal: the banner and the command
+ * line before it, CR LF and blanks at the ends of lines, the next prompt
+ * right after its last port line.  The same fabric as the output itself,
+ * and one note naming the lines skipped. */
+static void test_capture_around_records(void **state)
+{
+	char *text = captured("ibnetdiscover output from node01, Tue Mar 4\r\n"
+			      "[root@node01 ~]# ibnetdiscover\r\n", disc_net,
+			      "[root@node01 ~]# ");
+	struct ibr_fabric *f = read_ok(disc_net), *g;
+	struct ibr_error err;
+	char want[128];
+
+	(void)state;
+	g = read_text("cap.net", text, &err);
+	if (!g)
+		fail_msg("capture refused: %s", err.msg);
+	finalize_ok(f, 0);
+	finalize_ok(g, 0);
+	assert_same_fabric(f, g);
+	assert_int_equal(f->num_notes, 0);
+	assert_int_equal(g->num_notes, 1);
+	snprintf(want, sizeof(want), "cap.net: skipped 3 lines that are no "
+		 "topology record: 1-2, %u", count_lines(disc_net) + 3);
+	assert_string_equal(g->notes[0], want);
+	ibr_fabric_free(g);
+	free(text);
+
+	/* a byte order mark, a Debian prompt, a "$" prompt after a blank line */
+	g = read_text("cap.net", "\xEF\xBB\xBFuser@node01:~$ ibnetdiscover\n"
+		      "Switch 2 \"S1\"\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n"
+		      "[1] \"S1\"[1]\n\n$ \n", &err);
+	if (!g)
+		fail_msg("capture refused: %s", err.msg);
+	assert_int_equal(g->num_nodes, 2);
+	assert_int_equal(g->num_notes, 1);
+	assert_string_equal(g->notes[0], "cap.net: skipped 2 lines that are "
+			    "no topology record: 1, 8");
+	ibr_fabric_free(g);
+	ibr_fabric_free(f);
+}
+
+/* Text between two lines of the grammar is inside the records: refused at
+ * its first line, with the message the grammar gives it. */
+static void test_err_text_inside_records(void **state)
+{
+	(void)state;
+	/* between two records, and its first line named */
+	expect_error("Switch 2 \"S1\"\n[1] \"H1\"[1]\n\n"
+		     "node01 rebooted here\nand came back\n\n"
+		     "Ca 1 \"H1\"\n[1] \"S1\"[1]\n",
+		     "x.net:4: expected a Switch, Ca or Hca record", "rebooted");
+	/* in a record, after a port line */
+	expect_error("Switch 2 \"S1\"\n[1] \"H1\"[1]\nnot a port line\n"
+		     "[2] \"H1\"[2]\n\nCa 2 \"H1\"\n",
+		     "x.net:3: expected a port line or a blank line to end the "
+		     "record of switch \"S1\"", "not a port line");
+	/* right after a header, even at the end of the file */
+	expect_error("Switch 2 \"S1\"\nnot a port line\n",
+		     "x.net:2: expected a port line or a blank line", "");
+	/* between the directives and their record */
+	expect_error("# c\nvendid=0x2c9\nibnetdiscover v1.5\nSwitch 2 \"S1\"\n",
+		     "x.net:3: expected a Switch, Ca or Hca record", "v1.5");
+	/* a grammar word in another case is a record ibsim drops, no text */
+	expect_error("switch 2 \"S1\"\n", "x.net:1: expected a Switch", "switch");
+	expect_error("Switch 2 \"S1\"\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n"
+		     "[1] \"S1\"[1]\n\nHCA 1 \"H2\"\n",
+		     "x.net:7: expected a Switch", "HCA");
+	/* a port line is no text, before the first header either */
+	expect_error("[root@node01 ~]# ibnetdiscover\n[1] \"H1\"[1]\n",
+		     "x.net:2: expected a node header", "");
+	/* text alone is no topology file */
+	expect_error("hello\nworld\n", "x.net:1: expected a Switch", "hello");
+}
+
+/* `lid 65535`: ibnetdiscover's LID of a port OpenSM had given none yet.
+ * No LID, exactly as `lid 0`, and one note with the count and the first
+ * line; other LIDs above the unicast range are still refused. */
+static void test_lid_65535_is_no_lid(void **state)
+{
+	static const char lidless[] =
+		"Switch 4 \"S1\" # \"s1\" base port 0 lid 65535 lmc 0\n"
+		"[1] \"H1\"[1]\n"
+		"[2] \"H2\"[1]\n"
+		"\n"
+		"Ca 1 \"H1\"\n"
+		"[1] \"S1\"[1] # lid 0xffff lmc 0 \"s1\" lid 65535 4xQDR\n"
+		"\n"
+		"Ca 1 \"H2\"\n"
+		"[1] \"S1\"[2] # lid 2 lmc 0 \"s1\" lid 65535 4xQDR\n";
+	static const char no_lid[] =
+		"Switch 4 \"S1\" # \"s1\" base port 0 lid 0 lmc 0\n"
+		"[1] \"H1\"[1]\n"
+		"[2] \"H2\"[1]\n"
+		"\n"
+		"Ca 1 \"H1\"\n"
+		"[1] \"S1\"[1]\n"
+		"\n"
+		"Ca 1 \"H2\"\n"
+		"[1] \"S1\"[2] # lid 2 lmc 0 \"s1\" lid 0 4xQDR\n";
+	struct ibr_fabric *f = read_ok(lidless), *g = read_ok(no_lid);
+
+	(void)state;
+	assert_int_equal(ibr_port(f, 0, 0)->base_lid, 0);
+	assert_int_equal(ibr_port(f, 1, 1)->base_lid, 0);
+	assert_int_equal(f->num_notes, 1);
+	assert_string_equal(f->notes[0], "ok.net:1: 2 ports with lid 65535 (no "
+			    "LID assigned when captured): given LIDs as OpenSM "
+			    "would");
+	finalize_ok(f, 0);
+	finalize_ok(g, 0);
+	assert_same_fabric(f, g);
+	assert_int_equal(ibr_port(f, 2, 1)->base_lid, 2);
+	assert_int_not_equal(ibr_port(f, 0, 0)->base_lid, 0);
+	assert_int_not_equal(ibr_port(f, 1, 1)->base_lid, 0);
+	ibr_fabric_free(f);
+	ibr_fabric_free(g);
+	expect_error("Switch 4 \"S1\" # \"s\" base port 0 lid 65534 lmc 0\n",
+		     "x.net:1: LID 65534 out of range", "1..49151");
+}
+
+/* What ibsim's parser takes and reads as it looks is taken: blanks inside
+ * a port's brackets (its atoi()) and around a port option's '='. */
+static void test_ibsim_blanks(void **state)
+{
+	struct ibr_fabric *f = read_ok(
+		"Switch 4 \"S1\"\n"
+		"[ 1 ] \"H1\"[ 2 ]  w = 4 s= 2\te =0\n"
+		"\n"
+		"Ca 2 \"H1\"\n"
+		"[2 ] \"S1\"[1]\n");
+
+	(void)state;
+	assert_linked(f, 0, 1, 1, 2);
+	ibr_fabric_free(f);
+	expect_error("Switch 4 \"S1\"\n[1] \"H1\"[1] w = 0\n",
+		     "x.net:2: expected w=N", "1..31");
+}
+
 /* A peer port's GUID given only by the switch side is taken. */
 static void test_peer_port_guid(void **state)
 {
@@ -1297,6 +1468,10 @@ int main(void)
 		cmocka_unit_test(test_one_sided_links),
 		cmocka_unit_test(test_tolerated_syntax),
 		cmocka_unit_test(test_ibnetdiscover_output),
+		cmocka_unit_test(test_capture_around_records),
+		cmocka_unit_test(test_err_text_inside_records),
+		cmocka_unit_test(test_lid_65535_is_no_lid),
+		cmocka_unit_test(test_ibsim_blanks),
 		cmocka_unit_test(test_peer_port_guid),
 		cmocka_unit_test(test_example_two_switch),
 		cmocka_unit_test(test_example_ring6),

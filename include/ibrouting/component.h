@@ -27,7 +27,7 @@ struct ibr_left_out {
  * port when set, else the first switch), the CAs linked to them, and the links among
  * these; CA ports linked outside are left unconnected.  When something is
  * left out *fp is replaced by a new fabric (nodes in the same order, the
- * same GUIDs, LIDs, origins and SM) and the old one freed; *left says
+ * same GUIDs, LIDs, origins, SM and notes) and the old one freed; *left says
  * what went.  Errors: a GUID of no node or port, a CA linked to no
  * switch as the seed, no switch at all. */
 int ibr_fabric_keep_component(struct ibr_fabric **fp, uint64_t guid,

@@ -35,8 +35,9 @@
  * A loopback cable, from a switch port to another port of the same switch,
  * is no link: no route can use it (a packet sent into it comes back to the
  * switch it left), so neither port is linked and every table leaves it
- * alone.  The fabric lists it (loopbacks[]) for the loaders to warn about;
- * a CA cabled to itself is still an error.
+ * alone.  The fabric lists it (loopbacks[]) for the loaders to warn about,
+ * as it lists what its reader let through (notes[]); a CA cabled to itself
+ * is still an error.
  */
 #ifndef IBROUTING_FABRIC_H
 #define IBROUTING_FABRIC_H
@@ -146,6 +147,13 @@ struct ibr_fabric {
 	/* Loopback cables left out of routing, each listed once. */
 	struct ibr_loopback *loopbacks;
 	uint32_t num_loopbacks, loopbacks_cap;
+
+	/* What a reader let through that the file did not say plainly (text
+	 * around a capture's records, ports captured without a LID), one
+	 * message each naming the file, for the loaders to warn about as
+	 * they warn about loopbacks; interned. */
+	const char **notes;
+	uint32_t num_notes, notes_cap;
 };
 
 struct ibr_fabric *ibr_fabric_new(void);
@@ -178,6 +186,10 @@ int ibr_fabric_connect(struct ibr_fabric *f, uint32_t a, unsigned pa,
 int ibr_fabric_add_loopback(struct ibr_fabric *f, uint32_t node, unsigned pa,
 			    unsigned pb, const char *origin,
 			    struct ibr_error *err);
+
+/* Keeps a copy of msg among the fabric's notes (see struct ibr_fabric). */
+int ibr_fabric_add_note(struct ibr_fabric *f, const char *msg,
+			struct ibr_error *err);
 
 /* Fixes the LID of a port (port 0 of a switch, or a CA port). */
 void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,

@@ -10,7 +10,10 @@
  * directive sets the next node's GUID; otherwise switches count up from
  * 0x200000 by one and CAs from 0x100000 by (ports + 1); a CA port's GUID is
  * the node GUID + port number unless the line gives it in parentheses.
- * LIDs come from `lid N lmc M` comments when present.
+ * LIDs come from `lid N lmc M` comments when present (`lid 65535`, a port
+ * captured without a LID, is none).  Text a terminal saved around the
+ * records (a banner, the prompts) is skipped; the fabric's notes[] say
+ * what was let through so (topo_read.c tells exactly what).
  * Router records (`Rt N "id"`, `rtguid=`) are read as CAs: end ports, as
  * the plugin takes OpenSM's routers; ibsim counts router GUIDs from 0, so
  * each router needs an rtguid= line (GUID 0 is refused everywhere).

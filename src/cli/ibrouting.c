@@ -262,6 +262,8 @@ struct ibr_fabric *cli_load_fabric(const char *source,
 	opts.left_out = &left;
 	opts.lid_moves = &moves;
 	if (ibr_load(source, &opts, &f, NULL, &err) == 0) {
+		for (uint32_t i = 0; i < f->num_notes; i++)
+			cli_warn("%s", f->notes[i]);
 		report_left_out(source, &left);
 		report_lid_moves(source, &moves, f);
 		for (uint32_t i = 0; i < f->num_loopbacks; i++) {

@@ -14,6 +14,25 @@
  * record that lists fewer ports than the node has (ibsim swallows it),
  * `"peer" [2]` (ibsim reads port 1), an indented line (ibsim ignores it).
  *
+ * Files as administrators capture them are read as ibnetdiscover wrote
+ * them.  Line ends (LF or CR LF), a byte order mark and blanks at the end
+ * of lines are dropped.  A line of text - no line of the grammar: not
+ * blank, no comment, no port or @ line, no grammar word (Switch, Ca, Hca,
+ * Rt, switchguid=, caguid=, vendid=, ..., in any case) at its start, or a
+ * shell prompt `[user@host dir]# ...` - is skipped, with one note naming
+ * the lines, where no line of the grammar comes before it (a banner, the
+ * command line) or none comes after it (the prompt after the last
+ * record's last port line, blank line or not).  Text between two lines
+ * of the grammar, or right after a header (its record has no port line
+ * yet), is refused as before, with the message its first line gets from
+ * the grammar; a file of text alone is refused too.  (ibsim
+ * ignores such text or stops at it: never another fabric.)  `lid
+ * 65535`, ibnetdiscover's LID of a port OpenSM had given none yet, is no
+ * LID, as `lid 0`: the port gets one as OpenSM would give it, with one
+ * note.  Notes go in the fabric's notes[] for the loaders to warn about.
+ * Where ibsim takes blanks inside `[ 1 ]` or around a port option's '='
+ * (`w = 4`) they are taken here too.
+ *
  * Router records (Rt, rtguid=) are CAs: end ports, as the plugin takes
  * OpenSM's routers.  GUID 0 is refused, and so is a router whose GUID
  * ibsim would count from 0.  Lines come through util/lines.h, within its
@@ -32,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ibrouting/topo_io.h"
 #include "util/lines.h"
@@ -39,6 +59,8 @@
 #define MAX_ID_LEN   64         /* ibsim keeps node ids in 65 bytes */
 #define CA_GUID_BASE 0x100000u  /* ibsim's first CA GUID */
 #define SW_GUID_BASE 0x200000u  /* ibsim's first switch GUID */
+#define CAPTURED_NO_LID 0xFFFFu /* ibnetdiscover's lid of a port without one */
+#define SKIPPED_NAMED 8         /* runs of skipped lines a note names */
 
 /* ibsim keeps one GUID counter per node type; its router counter starts
  * at 0, so a router needs an rtguid= directive (GUID 0 is refused). */
@@ -83,6 +105,17 @@ struct reader {
 	unsigned cur_lines;     /* port lines read in that record */
 	uint32_t last;          /* the last record read, or IBR_NONE */
 	unsigned port_line[IBR_MAX_PORTS + 1]; /* line of each port of cur */
+
+	/* Text around the records, skipped (see the top of the file). */
+	bool in_records;        /* a line of the grammar was read */
+	bool holding;           /* text read since the last such line */
+	struct ibr_error held;  /* what the first of that text would get */
+	unsigned skipped;       /* lines of text in all */
+	unsigned skip_runs;     /* runs of consecutive lines in skip_run */
+	unsigned skip_run[SKIPPED_NAMED][2]; /* first and last line */
+
+	unsigned lidless;       /* ports with lid 65535, given none */
+	unsigned lidless_line;  /* the first of them */
 };
 
 /* ---- messages ----------------------------------------------------- */
@@ -202,6 +235,17 @@ static int read_paren_guid(const char **pp, bool *has, uint64_t *guid)
 	*pp = p + 1;
 	*has = true;
 	return 0;
+}
+
+/* The N] of `[N]`, blanks around N taken as ibsim's atoi() takes them;
+ * *pp is left at the ']', or where the reading stopped. */
+static bool read_port_number(const char **pp, uint64_t *v)
+{
+	*pp = skip_ws(*pp);
+	if (!read_num(pp, 10, v))
+		return false;
+	*pp = skip_ws(*pp);
+	return **pp == ']';
 }
 
 /* `[ext N]`: ibnetdiscover -g prints external port numbers; ignored. */
@@ -348,6 +392,13 @@ static int read_lid_word(struct reader *r, const char **pp, bool is_lid,
 		return fail(r, "expected a number after \"%s\", found %s",
 			    is_lid ? "lid" : "lmc",
 			    found(skip_ws(*pp), buf, sizeof(buf)));
+	/* ibnetdiscover's word for a port OpenSM had given no LID yet (the
+	 * permissive LID): no LID here either, as lid 0, and one note */
+	if (is_lid && *v == CAPTURED_NO_LID) {
+		if (r->lidless++ == 0)
+			r->lidless_line = r->lineno;
+		*v = 0;
+	}
 	if (*v > max)
 		return fail(r, "%s %llu out of range %s..%llu",
 			    is_lid ? "LID" : "LMC", (unsigned long long)*v,
@@ -611,9 +662,71 @@ static int not_supported(struct reader *r, const char *what)
 		    "port lines, GUID directives or comments", what);
 }
 
+/* The words that start a line of the grammar, as ibsim's parser tells
+ * them (case matters there: "switch 36 ..." is a line ibsim ignores, so a
+ * record it drops).  GUID directives are matched by prefix, as ibsim does. */
+enum line_kind {
+	LINE_SWITCH, LINE_CA, LINE_RT, LINE_SWITCHGUID, LINE_CAGUID,
+	LINE_RTGUID, LINE_SETTING, LINE_INCLUDE, LINE_MODULE, LINE_DO,
+	LINE_GROUP,
+};
+
+static const struct grammar_word {
+	const char *text;
+	enum line_kind kind;
+	bool prefix;            /* switchguid0=... is ibsim's switchguid= */
+	bool colon;             /* must be followed by ':' ("Hostname:") */
+	uint64_t min, max;      /* a setting's range; max 0: any value */
+} grammar_words[] = {
+	{ "Switch", LINE_SWITCH, false, false, 0, 0 },
+	{ "Ca", LINE_CA, false, false, 0, 0 },
+	{ "Hca", LINE_CA, false, false, 0, 0 },
+	{ "Rt", LINE_RT, false, false, 0, 0 },
+	{ "switchguid", LINE_SWITCHGUID, true, false, 0, 0 },
+	{ "caguid", LINE_CAGUID, true, false, 0, 0 },
+	{ "hcaguids", LINE_CAGUID, true, false, 0, 0 },
+	{ "rtguid", LINE_RTGUID, true, false, 0, 0 },
+	{ "width", LINE_SETTING, false, false, 1, 31 },
+	{ "speed", LINE_SETTING, false, false, 1, 7 },
+	{ "extspeed", LINE_SETTING, false, false, 0, 15 },
+	{ "vendid", LINE_SETTING, false, false, 0, 0 },
+	{ "devid", LINE_SETTING, false, false, 0, 0 },
+	{ "sysimgguid", LINE_SETTING, false, false, 0, 0 },
+	{ "pdebug", LINE_SETTING, false, false, 0, 0 },
+	{ "include", LINE_INCLUDE, false, false, 0, 0 },
+	{ "module", LINE_MODULE, false, false, 0, 0 },
+	{ "do", LINE_DO, false, false, 0, 0 },
+	/* ibnetdiscover -g groups nodes under these lines; ibsim skips them */
+	{ "Chassis", LINE_GROUP, false, false, 0, 0 },
+	{ "Non-Chassis", LINE_GROUP, false, false, 0, 0 },
+	{ "Hostname", LINE_GROUP, false, true, 0, 0 },
+};
+
+/* The grammar's word the n characters at p are, NULL if none; any_case
+ * also finds it written in another case (then it is refused, not taken
+ * for text around the records). */
+static const struct grammar_word *grammar_word(const char *p, size_t n,
+					       bool any_case)
+{
+	for (size_t i = 0; i < sizeof(grammar_words) / sizeof(*grammar_words);
+	     i++) {
+		const struct grammar_word *w = &grammar_words[i];
+		size_t len = strlen(w->text);
+		if (w->prefix ? n < len : n != len)
+			continue;
+		if (any_case ? strncasecmp(p, w->text, len) != 0 :
+		    memcmp(p, w->text, len) != 0)
+			continue;
+		if (!w->colon || p[n] == ':')
+			return w;
+	}
+	return NULL;
+}
+
 static int top_line(struct reader *r)
 {
 	const char *p = r->line;
+	const struct grammar_word *w;
 	size_t n;
 	char buf[64];
 
@@ -638,42 +751,36 @@ static int top_line(struct reader *r)
 			    r->f->nodes[r->last].num_ports);
 	}
 	n = word_len(p);
-	if (is_word(p, n, "Switch"))
+	w = grammar_word(p, n, false);
+	if (!w)
+		return fail(r, "expected a Switch, Ca or Hca record, a directive "
+			    "(switchguid=, caguid=, ...) or a comment, found %s",
+			    found(p, buf, sizeof(buf)));
+	switch (w->kind) {
+	case LINE_SWITCH:
 		return node_header(r, p, GUID_SW);
-	if (is_word(p, n, "Ca") || is_word(p, n, "Hca"))
+	case LINE_CA:
 		return node_header(r, p, GUID_CA);
-	if (is_word(p, n, "Rt"))
+	case LINE_RT:
 		return node_header(r, p, GUID_RT);
-	if (n >= 10 && strncmp(p, "switchguid", 10) == 0)
+	case LINE_SWITCHGUID:
 		return guid_directive(r, p, GUID_SW);
-	if ((n >= 6 && strncmp(p, "caguid", 6) == 0) ||
-	    (n >= 8 && strncmp(p, "hcaguids", 8) == 0))
+	case LINE_CAGUID:
 		return guid_directive(r, p, GUID_CA);
-	if (n >= 6 && strncmp(p, "rtguid", 6) == 0)
+	case LINE_RTGUID:
 		return guid_directive(r, p, GUID_RT);
-	if (is_word(p, n, "width"))
-		return ignored_directive(r, p, n, 1, 31);
-	if (is_word(p, n, "speed"))
-		return ignored_directive(r, p, n, 1, 7);
-	if (is_word(p, n, "extspeed"))
-		return ignored_directive(r, p, n, 0, 15);
-	if (is_word(p, n, "vendid") || is_word(p, n, "devid") ||
-	    is_word(p, n, "sysimgguid") ||
-	    is_word(p, n, "pdebug"))
-		return ignored_directive(r, p, n, 0, 0);
-	if (is_word(p, n, "include"))
+	case LINE_SETTING:
+		return ignored_directive(r, p, n, w->min, w->max);
+	case LINE_INCLUDE:
 		return not_supported(r, "include is");
-	if (is_word(p, n, "module"))
+	case LINE_MODULE:
 		return not_supported(r, "module is");
-	if (is_word(p, n, "do"))
+	case LINE_DO:
 		return not_supported(r, "do (ibsim commands) is");
-	/* ibnetdiscover -g groups nodes under these lines; ibsim skips them */
-	if (is_word(p, n, "Chassis") || is_word(p, n, "Non-Chassis") ||
-	    (is_word(p, n, "Hostname") && p[n] == ':'))
-		return 0;
-	return fail(r, "expected a Switch, Ca or Hca record, a directive "
-		    "(switchguid=, caguid=, ...) or a comment, found %s",
-		    found(p, buf, sizeof(buf)));
+	case LINE_GROUP:
+		break;
+	}
+	return 0;
 }
 
 /* ---- port lines ---------------------------------------------------- */
@@ -693,11 +800,12 @@ static int read_port_options(struct reader *r, const char *p,
 			break;
 		opt = p;
 		max = *p == 'w' ? 31 : *p == 's' ? 7 : *p == 'e' ? 15 : 0;
-		if (max == 0 || p[1] != '=')
+		p = skip_ws(p + 1); /* ibsim takes `w = 4` too */
+		if (max == 0 || *p != '=')
 			return fail(r, "expected a port option w=, s= or e=, a # "
 				    "comment or the end of the line, found %s",
-				    found(p, buf, sizeof(buf)));
-		p += 2;
+				    found(opt, buf, sizeof(buf)));
+		p = skip_ws(p + 1);
 		if (!read_num(&p, 0, &v) || v > max ||
 		    (*opt == 'w' && v == 0) ||
 		    (*p && !isspace((unsigned char)*p) && *p != '#'))
@@ -771,7 +879,7 @@ static int port_line(struct reader *r)
 	uint64_t port, peer_port = 1, own_guid, lid = 0, lmc = 0;
 	size_t idlen;
 
-	if (!read_num(&p, 10, &port) || *p != ']')
+	if (!read_port_number(&p, &port))
 		return bad_port_line(r, p);
 	if (port < 1 || port > n->num_ports)
 		return fail(r, "port %llu out of range 1..%u for %s \"%s\"",
@@ -792,7 +900,7 @@ static int port_line(struct reader *r)
 		return -1;
 	if (*p == '[') {
 		p++;
-		if (!read_num(&p, 10, &peer_port) || *p != ']')
+		if (!read_port_number(&p, &peer_port))
 			return bad_port_line(r, p);
 		if (peer_port < 1 || peer_port > IBR_MAX_PORTS)
 			return fail(r, "peer port %llu out of range 1..%u",
@@ -973,6 +1081,105 @@ out:
 	return rc;
 }
 
+/* ---- text around the records ---------------------------------------- */
+
+/* `[root@node01 ~]# ...`, `[me@host dir]$ `: a shell prompt, never a port
+ * line, which has no '@' (nor '"') before its first ']'. */
+static bool is_shell_prompt(const char *p)
+{
+	const char *close = strchr(p, ']'), *at = strchr(p, '@');
+
+	if (!close || !at || at > close ||
+	    memchr(p, '"', (size_t)(close - p)))
+		return false;
+	p = skip_ws(close + 1);
+	return *p == '#' || *p == '$' || *p == '%' || *p == '>';
+}
+
+/* Text, no line of the grammar: not blank, no comment, no port or alias
+ * line, and starting with none of the grammar's words in any case (so a
+ * mistyped "switch 36 ..." is refused as a record, never skipped). */
+static bool is_text(const char *line)
+{
+	const char *p = skip_ws(line);
+
+	if (*p == '\0' || *p == '#' || *p == '@')
+		return false;
+	if (*p == '[')
+		return is_shell_prompt(p);
+	return grammar_word(p, word_len(p), true) == NULL;
+}
+
+static void count_skipped(struct reader *r)
+{
+	unsigned *run = r->skip_runs ? r->skip_run[r->skip_runs - 1] : NULL;
+
+	r->skipped++;
+	if (run && run[1] + 1 == r->lineno) {
+		run[1] = r->lineno;
+	} else if (r->skip_runs < SKIPPED_NAMED) {
+		run = r->skip_run[r->skip_runs++];
+		run[0] = run[1] = r->lineno;
+	}
+}
+
+/* A line of text is skipped unless a line of the grammar follows it and
+ * one came before it: then it is inside the records and refused, with
+ * what the first such line gets from the grammar, kept here meanwhile. */
+static void hold_text(struct reader *r)
+{
+	struct ibr_error *err = r->err;
+
+	count_skipped(r);
+	if (r->holding)
+		return;
+	r->holding = true;
+	r->held.msg[0] = '\0';
+	r->err = &r->held;
+	/* the grammar refuses whatever is_text() calls text; should it ever
+	 * take some, that line must not pass unseen either */
+	if ((r->cur != IBR_NONE ? record_line(r) : top_line(r)) == 0)
+		fail(r, "expected a line of the grammar, found text");
+	r->err = err;
+}
+
+/* The notes the fabric carries for the loaders to warn about. */
+static int add_notes(struct reader *r)
+{
+	char msg[sizeof(r->err->msg)], runs[SKIPPED_NAMED * 24 + 8] = "";
+	size_t len = 0;
+	unsigned named = 0;
+
+	for (unsigned i = 0; i < r->skip_runs; i++) {
+		const unsigned *run = r->skip_run[i];
+		len += (size_t)snprintf(runs + len, sizeof(runs) - len, "%s%u",
+					i ? ", " : "", run[0]);
+		if (run[1] > run[0])
+			len += (size_t)snprintf(runs + len, sizeof(runs) - len,
+						"-%u", run[1]);
+		named += run[1] - run[0] + 1;
+	}
+	if (named < r->skipped)
+		snprintf(runs + len, sizeof(runs) - len, ", ...");
+	if (r->skipped) {
+		snprintf(msg, sizeof(msg), "%s: skipped %u line%s that %s no "
+			 "topology record: %s", r->name, r->skipped,
+			 r->skipped == 1 ? "" : "s",
+			 r->skipped == 1 ? "is" : "are", runs);
+		if (ibr_fabric_add_note(r->f, msg, r->err))
+			return -1;
+	}
+	if (r->lidless) {
+		snprintf(msg, sizeof(msg), "%s:%u: %u port%s with lid 65535 (no "
+			 "LID assigned when captured): given LIDs as OpenSM "
+			 "would", r->name, r->lidless_line, r->lidless,
+			 r->lidless == 1 ? "" : "s");
+		if (ibr_fabric_add_note(r->f, msg, r->err))
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- driver -------------------------------------------------------- */
 
 /* 1: a line is in r->line; 0: end of file; -1: error (lines.h). */
@@ -986,13 +1193,42 @@ static int next_line(struct reader *r)
 	return rc;
 }
 
+/* A record whose header was read and none of its port lines yet: text
+ * there is the record's mistake, never the end of a capture. */
+static bool header_without_ports(const struct reader *r)
+{
+	return r->cur != IBR_NONE && r->cur_lines == 0;
+}
+
+/* A byte order mark, which an editor may put before the first line. */
+static void drop_byte_order_mark(struct reader *r)
+{
+	if (r->lineno == 1 && strncmp(r->line, "\xEF\xBB\xBF", 3) == 0)
+		r->line += 3;
+}
+
 static int read_lines(struct reader *r)
 {
 	int rc;
 
-	while ((rc = next_line(r)) > 0)
+	while ((rc = next_line(r)) > 0) {
+		drop_byte_order_mark(r);
+		if (is_text(r->line) && !header_without_ports(r)) {
+			hold_text(r);
+			continue;
+		}
+		if (!blank_or_comment(r->line)) {
+			if (r->holding && r->in_records)
+				return ibr_error_set(r->err, "%s", r->held.msg);
+			r->holding = false;
+			r->in_records = true;
+		}
 		if ((r->cur != IBR_NONE ? record_line(r) : top_line(r)) < 0)
 			return -1;
+	}
+	/* nothing but text: no topology file, refused as before */
+	if (rc == 0 && r->holding && !r->in_records)
+		return ibr_error_set(r->err, "%s", r->held.msg);
 	return rc;
 }
 
@@ -1013,7 +1249,7 @@ struct ibr_fabric *ibr_fabric_read_stream(FILE *in, const char *name,
 	r.guid_base[GUID_SW] = r.guid_next[GUID_SW] = SW_GUID_BASE;
 	if (!f) {
 		ibr_error_set(err, "%s: out of memory", r.name);
-	} else if (read_lines(&r) || link_all(&r)) {
+	} else if (read_lines(&r) || link_all(&r) || add_notes(&r)) {
 		ibr_fabric_free(f);
 		f = NULL;
 	}

@@ -145,6 +145,10 @@ static struct ibr_fabric *copy_kept(const struct ibr_fabric *f,
 					       a->remote_port, err))
 				goto fail;
 		}
+	/* what the reader let through is still to be said */
+	for (uint32_t i = 0; i < f->num_notes; i++)
+		if (ibr_fabric_add_note(g, f->notes[i], err))
+			goto fail;
 	g->lmc_esp0 = f->lmc_esp0;
 	g->lmc = f->lmc;
 	if (f->sm_node != IBR_NONE && keep[f->sm_node]) {

@@ -77,6 +77,7 @@ void ibr_fabric_free(struct ibr_fabric *f)
 	free(f->end_ports);
 	free(f->lid_owner);
 	free(f->loopbacks);
+	free(f->notes);
 	free(f);
 }
 
@@ -235,6 +236,21 @@ int ibr_fabric_add_loopback(struct ibr_fabric *f, uint32_t node, unsigned pa,
 	if (origin && !l->origin)
 		return ibr_error_set(err, "out of memory for a loopback");
 	f->num_loopbacks++;
+	return 0;
+}
+
+int ibr_fabric_add_note(struct ibr_fabric *f, const char *msg,
+			struct ibr_error *err)
+{
+	const char *copy;
+
+	if (grow((void **)&f->notes, &f->notes_cap, f->num_notes + 1,
+		 sizeof(*f->notes)))
+		return ibr_error_set(err, "out of memory for a note");
+	copy = intern(f, msg);
+	if (!copy)
+		return ibr_error_set(err, "out of memory for a note");
+	f->notes[f->num_notes++] = copy;
 	return 0;
 }
 
