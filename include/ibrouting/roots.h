@@ -15,7 +15,11 @@
  *
  * auto: the roots topology.h recognises: the top level of a fat tree or
  * Clos network, the spines of a Dragonfly+.  On an irregular fabric the
- * root is one switch of minimum eccentricity, ties to the lowest LID.
+ * root is one switch, chosen by the load it gives (root_load.c): of the
+ * IBR_ROOT_CANDIDATES switches of least eccentricity (then distance sum,
+ * then LID), the one under which the shortest legal routes load a link
+ * least; fewer candidates on large fabrics (a budget of work), the
+ * first alone from about a thousand switches.
  * After a change (c->in_place: the tables in place were routed from one
  * root), auto's single root and center keep that root while it is a
  * switch of the fabric whose eccentricity is at most one more than the
@@ -81,6 +85,20 @@ int ibr_roots_resolve(const struct ibr_fabric *f,
 		      const struct ibr_root_choice *c, struct ibr_roots *out,
 		      struct ibr_error *err);
 void ibr_roots_free(struct ibr_roots *r);
+
+#define IBR_ROOT_CANDIDATES 16
+
+/* auto's measure on an irregular fabric (see the top). */
+struct ibr_root_load {
+	uint32_t root;          /* the switch chosen */
+	uint64_t load;          /* its max link load, flows */
+	uint64_t centre_load;   /* the first candidate's */
+	uint32_t tried;         /* candidates measured; 0: the first alone,
+				 * the fabric too large to measure more */
+};
+
+int ibr_roots_least_loaded(const struct ibr_fabric *f, uint32_t max_tried,
+			   struct ibr_root_load *out, struct ibr_error *err);
 
 /* sw[0 .. n) sorted by LID (switch indexes; a LID is a switch's own). */
 int ibr_switches_by_lid(const struct ibr_fabric *f, uint32_t *sw, uint32_t n,

@@ -133,6 +133,7 @@ static int from_strategy(const struct ibr_fabric *f,
 	enum ibr_root_strategy st = c->strategy;
 	struct ibr_root_choice one = { .strategy = st };
 	uint32_t root;
+	struct ibr_root_load measured = { 0 };
 	uint32_t kept = IBR_NONE, ecc = 0, least = 0;
 
 	if (st == IBR_ROOT_AUTO) {
@@ -156,8 +157,14 @@ static int from_strategy(const struct ibr_fabric *f,
 			return 0;
 		}
 	}
-	if (ibr_choose_root(f, &one, &root, err))
+	if (st == IBR_ROOT_AUTO && f->num_switches > 2) {
+		if (ibr_roots_least_loaded(f, IBR_ROOT_CANDIDATES, &measured,
+					   err))
+			return -1;
+		root = measured.root;
+	} else if (ibr_choose_root(f, &one, &root, err)) {
 		return -1;
+	}
 	if ((st == IBR_ROOT_AUTO || st == IBR_ROOT_CENTER) &&
 	    root_in_place(f, c, root, &kept, &ecc, &least, err))
 		return -1;
@@ -167,9 +174,16 @@ static int from_strategy(const struct ibr_fabric *f,
 			 "auto: irregular" : "center", ecc, least);
 		return set_single(out, kept, err);
 	}
-	if (st == IBR_ROOT_AUTO)
+	if (st == IBR_ROOT_AUTO && measured.tried)
+		snprintf(out->how, sizeof(out->how), "auto: irregular, of the "
+			 "%u most central switches the one whose routes load a "
+			 "link least (%" PRIu64 " flows, %" PRIu64 " at the "
+			 "centre)", measured.tried, measured.load,
+			 measured.centre_load);
+	else if (st == IBR_ROOT_AUTO)
 		snprintf(out->how, sizeof(out->how), "auto: irregular, a "
-			 "switch of minimum eccentricity");
+			 "switch of minimum eccentricity%s", f->num_switches > 2 ?
+			 " and distance sum" : "");
 	else if (st == IBR_ROOT_SM)
 		snprintf(out->how, sizeof(out->how), "the SM's switch, else "
 			 "the lowest LID");
