@@ -23,6 +23,10 @@
  * and every designated walk is the path it chose (or FERa's route when
  * the path fell back), on 43 fabrics at LMC 1, 2 and 3 besides the table.
  * Walks on LIDs above a base start only where the entry is set.
+ * Pairs owed no route (a Clos whose two spines, the auto roots, carry an
+ * aggregation node each): every engine, with either port choice, and
+ * colorl with each path scheme and unit kind, verify with the two pairs
+ * between the aggregation nodes owed none.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,10 +123,13 @@ static int is_renamed_lid(const struct ibr_fabric *f, ibr_lid_t lid)
 }
 
 /* Walks every (switch, LID) whose entry is set (every one for base and
- * switch LIDs) and checks it is a delivered, legal up/down route. */
+ * switch LIDs, but where the climb sets cl, when given, say the switch
+ * has no legal route to the LID's: owed none) and checks it is a
+ * delivered, legal up/down route. */
 static void assert_legal_updown(const struct ibr_walker *w,
 				const struct ibr_result *r,
-				const struct ibr_updown *ud, const char *what)
+				const struct ibr_updown *ud,
+				const struct ibr_climb *cl, const char *what)
 {
 	const struct ibr_fabric *f = w->f;
 
@@ -133,7 +140,9 @@ static void assert_legal_updown(const struct ibr_walker *w,
 			uint32_t s = start, next = 0, hops = 0;
 			int went_down = 0;
 			if (ibr_entry(r, start, lid) == IBR_NO_PATH &&
-			    is_renamed_lid(f, lid))
+			    (is_renamed_lid(f, lid) ||
+			     (cl && !ibr_climb_meet(cl, start,
+						    ibr_lid_switch(f, lid)))))
 				continue;
 			while (ibr_walker_entry_step(w, r, s, lid, &next) ==
 			       IBR_STEP_NEXT) {
@@ -444,7 +453,7 @@ static void check_engine_on(const struct ibr_engine *e, const char *spec,
 		fail_msg("%s: %s", what, rep.messages[0]);
 	assert_int_equal(rep.designated.flows, (uint64_t)f->num_end_ports *
 			 (f->num_end_ports ? f->num_end_ports - 1 : 0));
-	assert_legal_updown(&w, &r, ud, what);
+	assert_legal_updown(&w, &r, ud, NULL, what);
 	assert_designated(&w, &r, what);
 
 	if (strcmp(e->name, "fera") == 0)
@@ -787,6 +796,91 @@ static void test_phases(void **state)
 	assert_int_equal(r.stats.phases, IBR_MAX_PHASES);
 }
 
+/* ---- pairs owed no route ----------------------------------------------- */
+
+/* Every engine routes the Clos with aggregation nodes on its spines under
+ * auto roots at LMC 2, with either port choice (colorl's selection is kept
+ * only with lowest ports there), and colorl with each of its path schemes
+ * and unit kinds: no finding, the 2 CA pairs between the aggregation
+ * nodes owed no route, every other pair delivered along its designated
+ * DLID, every walk legal.  colorl failed on it ("paths: no legal path")
+ * before its units left out the pairs with no legal route (paths.h). */
+static void test_pairs_owed_no_route(void **state)
+{
+	static const char *const colorl_options[][2] = {
+		{ NULL, NULL },
+		{ "paths=shortest-widest", NULL },
+		{ "pairs=ca", NULL },
+		{ "pairs=ca", "paths=shortest-widest" },
+	};
+	static const enum ibr_port_choice choices[] = {
+		IBR_PORT_BALANCED, IBR_PORT_LOWEST,
+	};
+	struct ibr_fabric *f = clos_with_aggregation_nodes(2);
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
+	uint64_t E = f->num_end_ports;
+	struct ibr_error err = { "" };
+	struct ibr_walker w;
+	unsigned runs = 0;
+
+	(void)state;
+	assert_int_equal(ibr_walker_init(&w, f, &err), 0);
+	for (unsigned e = 0; ibr_engines[e]; e++)
+		for (unsigned k = 0; k < N(colorl_options); k++)
+			for (unsigned c = 0; c < N(choices); c++) {
+				const struct ibr_engine *en = ibr_engines[e];
+				struct ibr_options o = { 0 };
+				struct ibr_verify_report rep;
+				struct ibr_route_ctx ctx;
+				const struct ibr_updown *ud;
+				struct ibr_climb cl;
+				struct ibr_result r;
+				char what[160];
+
+				if (k > 0 && strcmp(en->name, "colorl"))
+					continue;
+				for (unsigned i = 0; i < 2; i++)
+					if (colorl_options[k][i])
+						assert_int_equal(ibr_options_add(&o,
+							colorl_options[k][i],
+							NULL, &err), 0);
+				snprintf(what, sizeof(what), "%s %s %s, %s ports",
+					 en->name, colorl_options[k][0] ?
+					 colorl_options[k][0] : "",
+					 colorl_options[k][1] ?
+					 colorl_options[k][1] : "",
+					 c ? "lowest" : "balanced");
+				assert_int_equal(ibr_ctx_init(&ctx, f, &root, &o,
+							      &err), 0);
+				ctx.port_choice = choices[c];
+				if (ibr_route(&ctx, en, &r, &err))
+					fail_msg("%s: %s", what, err.msg);
+				assert_int_equal(r.num_roots, 2);
+				if (ibr_verify(f, &r, NULL, &rep, &err))
+					fail_msg("%s: verify: %s", what, err.msg);
+				if (ibr_verify_findings(&rep))
+					fail_msg("%s: %s", what, rep.messages[0]);
+				assert_int_equal(rep.pairs_owed_none, 2);
+				assert_true(rep.no_legal_path > 0);
+				assert_int_equal(rep.designated.flows, E * (E - 1));
+				assert_int_equal(rep.designated.unrouted_flows, 2);
+				ud = ibr_ctx_updown(&ctx, &err);
+				assert_non_null(ud);
+				assert_int_equal(ibr_climb_build(f, ud, &cl, &err), 0);
+				assert_legal_updown(&w, &r, ud, &cl, what);
+				ibr_climb_free(&cl);
+				ibr_result_free(&r);
+				ibr_ctx_free(&ctx);
+				runs++;
+			}
+	/* every engine with both port choices, colorl's variants besides */
+	for (unsigned e = 0; ibr_engines[e]; e++)
+		runs -= (unsigned)N(choices);
+	assert_int_equal(runs, (N(colorl_options) - 1) * N(choices));
+	ibr_walker_free(&w);
+	ibr_fabric_free(f);
+}
+
 int main(void)
 {
 	unsigned engines = 0, n = 0, cells;
@@ -798,7 +892,7 @@ int main(void)
 	while (ibr_engines[engines])
 		engines++;
 	cells = engines * N(families);
-	tests = calloc(cells + 9, sizeof(*tests));
+	tests = calloc(cells + 10, sizeof(*tests));
 	cell = calloc(cells, sizeof(*cell));
 	names = calloc(cells, sizeof(*names));
 	assert_true(tests && cell && names && engines >= 2);
@@ -821,6 +915,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopbacks_never_routed);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_root_guid_unusable);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_phases);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_pairs_owed_no_route);
 	rc = _cmocka_run_group_tests("engines", tests, n, NULL, NULL);
 	free(tests);
 	free(cell);

@@ -23,6 +23,8 @@
  * enumeration.
  * Loads (flows per channel) against FERa's on random 64/512 are printed.
  * Every allocation failing in turn gives -1, a message and no result.
+ * Under a root set where some switch pairs have no legal route, those
+ * pairs are no units.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -77,21 +79,28 @@ struct fab {
 static uint32_t peer_switch(const struct ibr_fabric *f, uint32_t s,
 			    unsigned port);
 
-static void fab_open(struct fab *x, const char *spec)
+/* x on fabric f (x's to free), under the roots `root` gives. */
+static void fab_open_with(struct fab *x, struct ibr_fabric *f,
+			  enum ibr_root_strategy strategy, const char *what)
 {
-	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
+	struct ibr_root_choice root = { .guid = 0, .strategy = strategy };
 	struct ibr_error err = { "" };
 
-	x->f = generated_fabric(spec, 0);
+	x->f = f;
 	assert_int_equal(ibr_ctx_init(&x->ctx, x->f, &root, NULL, &err), 0);
 	x->ud = ibr_ctx_updown(&x->ctx, &err);
 	if (!x->ud)
-		fail_msg("%s: %s", spec, err.msg);
+		fail_msg("%s: %s", what, err.msg);
 	x->peer = malloc((size_t)x->f->num_switches * 256 * sizeof(uint32_t));
 	assert_non_null(x->peer);
 	for (uint32_t sw = 0; sw < x->f->num_switches; sw++)
 		for (unsigned q = 0; q < 256; q++)
 			x->peer[sw * 256 + q] = peer_switch(x->f, sw, q);
+}
+
+static void fab_open(struct fab *x, const char *spec)
+{
+	fab_open_with(x, generated_fabric(spec, 0), IBR_ROOT_SM, spec);
 }
 
 static void fab_close(struct fab *x)
@@ -148,16 +157,19 @@ static uint32_t peer_switch(const struct ibr_fabric *f, uint32_t s,
 	return f->nodes[p->remote_node].sw_index;
 }
 
-/* Exactly the units paths.h promises, in its order. */
+/* Exactly the units paths.h promises, in its order: every pair, or with
+ * the climb sets cl those whose switches have a legal route. */
 static void assert_units(const struct ibr_fabric *f, const struct ibr_paths *p,
-			 const char *what)
+			 const struct ibr_climb *cl, const char *what)
 {
 	uint32_t u = 0;
 
 	if (p->per_ca) {
 		for (uint32_t d = 0; d < f->num_end_ports; d++)
 			for (uint32_t s = 0; s < f->num_end_ports; s++) {
-				if (f->end_ports[s].sw == f->end_ports[d].sw)
+				if (f->end_ports[s].sw == f->end_ports[d].sw ||
+				    (cl && !ibr_climb_meet(cl, f->end_ports[s].sw,
+							   f->end_ports[d].sw)))
 					continue;
 				assert_true(u < p->num_units);
 				if (p->src[u] != s || p->dst[u] != d)
@@ -169,7 +181,8 @@ static void assert_units(const struct ibr_fabric *f, const struct ibr_paths *p,
 	} else {
 		for (uint32_t d = 0; d < f->num_switches; d++)
 			for (uint32_t s = 0; s < f->num_switches; s++) {
-				if (s == d || !cas_on(f, s) || !cas_on(f, d))
+				if (s == d || !cas_on(f, s) || !cas_on(f, d) ||
+				    (cl && !ibr_climb_meet(cl, s, d)))
 					continue;
 				assert_true(u < p->num_units);
 				assert_int_equal(p->src[u], s);
@@ -568,7 +581,7 @@ static void check_scheme(const struct fab *x, enum ibr_path_scheme scheme,
 		 ibr_path_scheme_name(scheme), k, per_ca ? " per CA" : "");
 	compute(x, scheme, k, per_ca, &p, what);
 	assert_int_equal(p.per_ca, per_ca);
-	assert_units(f, &p, what);
+	assert_units(f, &p, NULL, what);
 	for (uint32_t u = 0; u < p.num_units; u++) {
 		uint32_t s = ibr_unit_src_switch(f, &p, u), n;
 		if (s != last)
@@ -1140,7 +1153,7 @@ static void assert_selection_way(const struct fab *x,
 
 	o.threads = 1;
 	compute_with(x, &o, &one, what);
-	assert_units(x->f, &one, what);
+	assert_units(x->f, &one, NULL, what);
 	for (uint32_t u = 0; u < one.num_units; u++)
 		assert_path(x, &one, u, seen, what);
 	assert_true(one.candidates == seq->candidates);
@@ -1381,6 +1394,50 @@ static void test_batches_by_default(void **state)
 	assert_default_count(specs_, expect, set_batches);
 }
 
+/* Under a root set where some switch pairs have no legal route (the two
+ * spines of a Clos, the roots under auto, each with an aggregation node:
+ * fixtures.h), those pairs are no units, with either scheme and either
+ * kind of unit, and every other pair has its legal path; before, both
+ * schemes failed ("paths: no legal path"). */
+static void test_owed_pairs_are_no_units(void **state)
+{
+	/* 6 switches with CAs (4 leaves of 4 hosts, 2 spines of 1): 30
+	 * switch pairs, 18 x 17 - 4 x 4 x 3 CA pairs; the spines' pair owes
+	 * none, each way */
+	static const uint32_t units[2] = { 30 - 2, 18 * 17 - 48 - 2 };
+	enum ibr_path_scheme schemes[] = { IBR_PATHS_SHORTEST_WIDEST,
+					   IBR_PATHS_SELECTION };
+	struct ibr_error err = { "" };
+	struct ibr_climb cl;
+	struct fab x;
+	uint8_t *seen;
+
+	(void)state;
+	fab_open_with(&x, clos_with_aggregation_nodes(0), IBR_ROOT_AUTO,
+		      "clos with aggregation nodes");
+	assert_int_equal(x.ud->num_roots, 2);
+	assert_int_equal(ibr_climb_build(x.f, x.ud, &cl, &err), 0);
+	seen = malloc(x.f->num_switches);
+	assert_non_null(seen);
+	for (unsigned i = 0; i < N(schemes); i++)
+		for (unsigned per_ca = 0; per_ca < 2; per_ca++) {
+			struct ibr_paths p;
+			char what[96];
+			snprintf(what, sizeof(what), "%s, %s pairs",
+				 ibr_path_scheme_name(schemes[i]),
+				 per_ca ? "CA" : "switch");
+			compute(&x, schemes[i], 4, per_ca, &p, what);
+			assert_int_equal(p.num_units, units[per_ca]);
+			assert_units(x.f, &p, &cl, what);
+			for (uint32_t u = 0; u < p.num_units; u++)
+				assert_path(&x, &p, u, seen, what);
+			ibr_paths_free(&p);
+		}
+	free(seen);
+	ibr_climb_free(&cl);
+	fab_close(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1401,6 +1458,7 @@ int main(void)
 		cmocka_unit_test(test_parts_by_default),
 		cmocka_unit_test(test_batches),
 		cmocka_unit_test(test_batches_by_default),
+		cmocka_unit_test(test_owed_pairs_are_no_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,7 +24,11 @@
  * different switches (src, dst are end ports; flows 1); otherwise every
  * ordered pair of different switches that both have CAs (src, dst are
  * switch indexes; flows = CAs on src x CAs on dst), so that all CA pairs
- * between two switches share one path.  A unit's path runs from the
+ * between two switches share one path.  Either way only pairs whose
+ * switches have a legal route (updown.h, ibr_climb_meet): under a root
+ * set some have none (two roots of a fat tree's top level, each with a
+ * SHARP aggregation node), and they are owed no route, as dr and fera
+ * leave them: no unit, no path, no flows.  A unit's path runs from the
  * source's switch to the destination's switch: its hops are the switches
  * it leaves and the ports it leaves by, the destination switch not
  * included (the last port depends on the CA).  Units are sorted by

@@ -20,6 +20,15 @@
  *     the base LID; its pairs are counted as having lost their selected
  *     route.
  *
+ * Pairs owed no route (a root set where two switches have no root above
+ * both, such as a fat tree's top level with an aggregation node on each
+ * root) are no units (paths.h): they are coloured into no class and keep
+ * designated offset 0, the base LID, whose entry at their source FERa
+ * leaves IBR_NO_PATH, as do the renamed LIDs, whose columns hold only
+ * legal paths (none passes a switch owed no route to the destination: its
+ * suffix would be one).  dr leaves them alike; the verifier counts them
+ * apart (verify.h, pairs_owed_none).
+ *
  * With switch units (the default) every CA of a destination switch has
  * the same paths but for the last port, which no path splits on: the
  * colouring is computed once per destination switch and used for each CA

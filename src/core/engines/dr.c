@@ -537,9 +537,13 @@ static void list_destination(const struct dr *w, struct lister *l,
 	fera_distances(w, l, p);
 	mark_needed(w, l, p);
 	list_steps(w, l, p, reached_down);
+	/* a source with no legal route to d (no root above both: an
+	 * aggregation node on another root) is owed none: no path, its
+	 * entries IBR_NO_PATH as FERa's, its pairs on the base LID */
 	p->num_sources = 0;
 	for (uint32_t s = 0; s < S; s++)
 		if (s != d && cas_on(f, s) > 0 &&
+		    p->legal_dist[s] != IBR_FAR &&
 		    (w->detail || !keeps_fera(w, p, s)))
 			p->sources[p->num_sources++] = s;
 	for (uint32_t s = 0; s < S; s++)

@@ -92,6 +92,16 @@
  * selection does; candidates counts per unit.  Shortest-widest places
  * CA units one by one (weights move between two CAs of a switch).
  *
+ * Pairs with no legal route (updown.h, ibr_climb_meet: no sink above
+ * both switches, as between two roots of a fat tree's top level, whose
+ * SHARP aggregation nodes are CAs) are no units: no path, no flows, no
+ * load, as dr and fera leave them (IBR_NO_PATH at the source; the
+ * verifier counts them as owed no route).  Path selection keeps a group
+ * per switch pair with CAs all the same, with no candidate, so that
+ * group_of, the batches and the parts stay the arithmetic they are; the
+ * shortest-widest sequence and the selection among the other pairs are
+ * those without them, and where every pair has a route nothing changes.
+ *
  * Invariants of a result: units sorted by (dst, src), exactly the pairs
  * paths.h names; unit u's hops run from its source switch, each channel
  * a real link, up channels then down channels, no switch twice, ending
@@ -124,6 +134,7 @@ struct work {
 	uint32_t *chan_sw;      /* per channel: the switch it leaves */
 	uint32_t *ca_rank;      /* per switch: rank among switches with CAs */
 	uint32_t hosts;         /* switches with CAs */
+	struct ibr_climb climb; /* which switch pairs have a legal route */
 	/* to the current destination switch, per switch */
 	uint32_t *down_dist, *legal_dist, *queue;
 	uint32_t dist_of;       /* switch they are for, IBR_NONE at first */
@@ -166,6 +177,16 @@ static uint64_t switch_flows(const struct work *w, uint32_t s, uint32_t d)
 	return (uint64_t)cas_on(w->f, s) * cas_on(w->f, d);
 }
 
+/* Switch s has a legal route to switch d: some sink above both
+ * (updown.h).  Under one root, or a root set whose roots all meet, every
+ * pair has; otherwise a pair that has none (two roots, or a switch only
+ * some roots descend to, with CAs: an aggregation node on a spine) is
+ * owed no route and is no unit (paths.h). */
+static bool routed(const struct work *w, uint32_t s, uint32_t d)
+{
+	return ibr_climb_meet(&w->climb, s, d);
+}
+
 /* ---- scheme names ------------------------------------------------------ */
 
 const char *ibr_path_scheme_name(enum ibr_path_scheme s)
@@ -188,7 +209,8 @@ int ibr_path_scheme_parse(const char *name, enum ibr_path_scheme *s)
 
 /* ---- units and the result ----------------------------------------------- */
 
-/* Lists the units in their order: by destination, then source. */
+/* Lists the units in their order: by destination, then source; the
+ * pairs with no legal route left out. */
 static int make_units(struct work *w)
 {
 	const struct ibr_fabric *f = w->f;
@@ -196,11 +218,12 @@ static int make_units(struct work *w)
 	uint64_t n = 0;
 	uint32_t u = 0;
 
-	if (p->per_ca)
-		for (uint32_t e = 0; e < f->num_end_ports; e++)
-			n += f->num_end_ports - cas_on(f, f->end_ports[e].sw);
-	else
-		n = (uint64_t)w->hosts * (w->hosts ? w->hosts - 1 : 0);
+	/* by switch pair: CA pairs count the CAs of their two switches */
+	for (uint32_t d = 0; d < w->S; d++)
+		for (uint32_t s = 0; s < w->S; s++)
+			if (s != d && cas_on(f, s) && cas_on(f, d) &&
+			    routed(w, s, d))
+				n += p->per_ca ? switch_flows(w, s, d) : 1;
 	if (n >= UINT32_MAX)
 		return ibr_error_set(w->err, "paths: %llu pairs, more than a "
 				     "32-bit index holds",
@@ -214,14 +237,17 @@ static int make_units(struct work *w)
 	if (p->per_ca) {
 		for (uint32_t d = 0; d < f->num_end_ports; d++)
 			for (uint32_t s = 0; s < f->num_end_ports; s++)
-				if (f->end_ports[s].sw != f->end_ports[d].sw) {
+				if (f->end_ports[s].sw != f->end_ports[d].sw &&
+				    routed(w, f->end_ports[s].sw,
+					   f->end_ports[d].sw)) {
 					p->src[u] = s;
 					p->dst[u++] = d;
 				}
 	} else {
 		for (uint32_t d = 0; d < w->S; d++)
 			for (uint32_t s = 0; s < w->S; s++)
-				if (s != d && cas_on(f, s) && cas_on(f, d)) {
+				if (s != d && cas_on(f, s) && cas_on(f, d) &&
+				    routed(w, s, d)) {
 					p->src[u] = s;
 					p->dst[u++] = d;
 				}
@@ -363,7 +389,7 @@ static int place_widest(struct work *w, struct widest *b, uint32_t s,
 {
 	uint32_t n;
 
-	if (w->legal_dist[s] == IBR_FAR)
+	if (w->legal_dist[s] == IBR_FAR)        /* a unit has one: a bug */
 		return no_path(w, s, w->dist_of);
 	n = minimal_states(w, b, s);
 	while (n-- > 0) {
@@ -841,7 +867,9 @@ static int kbest_init(struct work *w, struct kbest *k)
 }
 
 /* Packs into x the groups of destination d, source switch by source
- * switch (slot as pack_walks'). */
+ * switch (slot as pack_walks').  A source with no legal route to d (no
+ * unit) has a group with no candidate: the groups stay one per switch
+ * pair with CAs, where group_of finds them, and carry no load. */
 static int candidates_to(struct work *w, struct kbest *k, struct crossings *x,
 			 uint32_t *slot, uint32_t d)
 {
@@ -852,8 +880,8 @@ static int candidates_to(struct work *w, struct kbest *k, struct crossings *x,
 		bool more;
 		if (s == d || !cas_on(w->f, s))
 			continue;
-		if (k->count[s] == 0)
-			return no_path(w, s, d);
+		if (k->count[s] == 0 && routed(w, s, d))
+			return no_path(w, s, d);        /* a bug */
 		for (;;) {
 			if (pack_walks(w, k, x, slot, s, &more))
 				return -1;
@@ -2247,6 +2275,7 @@ static void free_work(struct work *w)
 	free(w->down_dist);
 	free(w->legal_dist);
 	free(w->queue);
+	ibr_climb_free(&w->climb);
 }
 
 int ibr_paths_compute(const struct ibr_fabric *f, const struct ibr_updown *ud,
@@ -2262,7 +2291,8 @@ int ibr_paths_compute(const struct ibr_fabric *f, const struct ibr_updown *ud,
 	if (o->scheme == IBR_PATHS_SELECTION && (o->k < 1 || o->k > MAX_K))
 		return ibr_error_set(err, "paths: k=%u, path selection takes "
 				     "1 to %u candidates per pair", o->k, MAX_K);
-	if (init_work(&w) || make_units(&w) || reserve_hops(&w, 1))
+	if (init_work(&w) || ibr_climb_build(f, ud, &w.climb, err) ||
+	    make_units(&w) || reserve_hops(&w, 1))
 		goto out;
 	if (o->scheme == IBR_PATHS_SELECTION) {
 		rc = path_selection(&w);
