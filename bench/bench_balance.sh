@@ -13,13 +13,22 @@
 #                                   the switches have a verifier finding, or
 #                                   ibdmchk finds a credit loop (what CI runs)
 #   --out DIR                       results into DIR
+#   --topology                      the fabrics `auto` recognises (issue
+#                                   45): Dragonfly+ intact and damaged,
+#                                   Clos and k-ary trees with aggregation
+#                                   nodes or hosts on spines, and the real
+#                                   captures of tests/fabrics/real ->
+#                                   bench/results/topology.{csv,md}
+#
+# A fabric is a generator SPEC or the path of a topology file (gzip'd or
+# not), which ibsim serves as it is.
 #
 # Per fabric, one ibsim serves it to every engine in turn: ours (pira, fera,
 # dr and colorl at `lmc 2`, the hybrid pira+fera), with the plugin's default
 # options, and OpenSM's (ftree, updn with its own root detection, updn with
 # a root_guid_file naming the switches our engines root at -- fera's root
 # set as the plugin logged it: a fat tree's top level, a Clos's spines,
-# elsewhere auto's switch of minimum eccentricity --, minhop, dnup, dfsssp,
+# elsewhere auto's measured switch --, minhop, dnup, dfsssp,
 # nue, lash).
 # Per run: the engine OpenSM actually used (ftree gives up on degraded
 # trees, updn without a root on irregular fabrics, and OpenSM falls back),
@@ -46,13 +55,14 @@
 # (dr, colorl) run last, OpenSM assigning their LIDs.
 set -eu  # no pipefail: e2e_lib.sh's pipelines (switch_lfts's grep) may end non-zero
 top=$(cd "$(dirname "$0")/.." && pwd)
-smoke=false
+smoke=false topology=false
 out=$top/bench/results
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=true; out=$(mktemp -d) ;;
 	--out) out=$2; shift ;;
-	*) echo "usage: bench/bench_balance.sh [--smoke] [--out DIR]" >&2; exit 2 ;;
+	--topology) topology=true ;;
+	*) echo "usage: bench/bench_balance.sh [--smoke] [--topology] [--out DIR]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -83,6 +93,14 @@ links() {
 
 if $smoke; then
 	fabrics="kary:k=4,n=3,cut=2,seed=1 clos:leaf=8,spine=4,uplinks=1,oversub=2"
+elif $topology; then
+	real=$top/tests/fabrics/real
+	df=dfplus:groups=9,leaves=4,spines=4,global=2
+	fabrics="$df $df,isolate=2,seed=1 $df,down=2,seed=1 $df,cut=6,seed=1"
+	fabrics="$fabrics dfplus:groups=16,leaves=6,spines=6 dfplus:groups=16,leaves=6,spines=6,isolate=3,down=2,seed=1"
+	fabrics="$fabrics clos:leaf=16,spine=8,ca=256,agg=1 clos:leaf=16,spine=8,ca=256,spinehosts=2"
+	fabrics="$fabrics kary:k=4,n=3,agg=1 kary:k=8,n=3,agg=1,cut=6,seed=1"
+	fabrics="$fabrics $real/loginoff-2014-fdr.topo $real/topograph-dgx-ndr.topo.gz $real/selene-storage.topo.gz"
 else
 	fabrics=""
 	for k in 4 8; do
@@ -105,7 +123,9 @@ else
 fi
 fabrics=${FABRICS:-$fabrics}
 
-csv=$out/balance.csv
+results=balance
+! $topology || results=topology
+csv=$out/$results.csv
 echo "fabric,switches,hosts,engine,used,route_ms,max_link_load,load_norm,designated_load,designated_norm,credit_loops,findings,partial_load,partial_norm,undelivered_pairs,bound,bound_norm" > "$csv"
 
 # readback NAME (tests/e2e_lib.sh): the tables the switches hold, judged
@@ -186,9 +206,16 @@ measure() {
 
 for spec in $fabrics; do
 	net=$TMP/fabric.net
-	"$IBROUTING" generate -o "$net" "$spec"
-	switches=$(grep -c '^Switch' "$net")
-	hosts=$(awk '/^(Ca|Hca)[ \t]/ { n += $2 } END { print n + 0 }' "$net")
+	case $spec in
+	*.gz) gzip -dc "$spec" > "$net"; spec=$(basename "$spec" .gz) ;;
+	*/*) cp "$spec" "$net"; spec=$(basename "$spec") ;;
+	*) "$IBROUTING" generate -o "$net" "$spec" ;;
+	esac
+	# the counts as the tool reads the file (a capture's CAs may declare
+	# ports that are not cabled)
+	set -- $("$IBROUTING" route -e pira "$net" 2>/dev/null |
+		sed -n 's/^fabric .*: \([0-9]*\) switches, \([0-9]*\) CA ports.*/\1 \2/p')
+	switches=${1:-?} hosts=${2:-?}
 	# the top level: a fat tree's level 0, a Clos's spines; else the
 	# SM's switch (the first node of the file)
 	awk '/^switchguid=/ { g = substr($1, 12) } /^Switch.*"(kary L0 |spine[0-9]+")/ { print g }' "$net" > "$TMP/roots"
@@ -230,7 +257,7 @@ done
 	echo "| fabric | switches | hosts | engine | used by OpenSM | routing window ms | max link load | normalised | along designated DLIDs | normalised | ibdmchk credit loops | verifier findings (read back) | over delivered pairs only | normalised | CA pairs not delivered | bound | normalised |"
 	echo "| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	awk -F, 'NR > 1 { printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }' "$csv"
-} > "$out/balance.md"
+} > "$out/$results.md"
 
 # The plot: normalised load per fabric, one series per engine.
 if command -v gnuplot >/dev/null; then
@@ -238,16 +265,16 @@ if command -v gnuplot >/dev/null; then
 	awk -F, -v list="$compared" 'BEGIN { k = split(list, e, " "); for (i = 1; i <= k; i++) at[e[i]] = i }
 		NR > 1 { if (!($1 in idx)) idx[$1] = ++n
 		v = ($10 != "?" && $10 != "") ? $10 : $8
-		if (v != "?") printf "%.3f %s %s\n", idx[$1] + (at[$4] - (k + 1) / 2) * 0.6 / k, $4, v }' "$csv" > "$out/balance_load.dat"
+		if (v != "?") printf "%.3f %s %s\n", idx[$1] + (at[$4] - (k + 1) / 2) * 0.6 / k, $4, v }' "$csv" > "$out/${results}_load.dat"
 	xtics=$(awk -F, 'NR > 1 && !($1 in s) { s[$1] = ++n; l = $1; gsub(/;seed=1/, "", l); gsub(/;/, ",", l)
 		printf "%s\"%s\" %d", (n > 1 ? ", " : ""), l, n }' "$csv")
 	plots=""
 	for e in $compared; do
-		plots="$plots${plots:+, }'< awk \"\\\$2 == \\\"$e\\\"\" $out/balance_load.dat' using 1:3 with points pointsize 1.3 title '$e'"
+		plots="$plots${plots:+, }'< awk \"\\\$2 == \\\"$e\\\"\" $out/${results}_load.dat' using 1:3 with points pointsize 1.3 title '$e'"
 	done
 	gnuplot <<GP || echo "bench_balance: gnuplot failed"
 set terminal pngcairo size 1400,700 noenhanced
-set output '$out/balance_load.png'
+set output '$out/${results}_load.png'
 set title 'max link load / (hosts - 1), uniform all-to-all, tables read back from the switches (dr, colorl: designated DLIDs)'
 set ylabel 'normalised max link load'; set logscale y; set grid
 set key outside right top
@@ -256,7 +283,7 @@ set xrange [0.5:$(awk -F, 'NR > 1 && !($1 in s) { s[$1] = 1; n++ } END { print n
 plot $plots
 GP
 fi
-cat "$out/balance.md"
+cat "$out/$results.md"
 echo "bench_balance: $(($(date +%s) - started)) s; results in $out"
 
 if $smoke; then

@@ -77,7 +77,7 @@ for item in $fabrics; do
 	if [ "$kind" = clos ] || [ "$kind" = kary ]; then
 		cands=$(awk '/^Switch/ && /"(spine0|kary L0 S0)"/ { s = $3; gsub(/"|S-/, "", s); print s }' "$tmp/whole.net" | head -n 1)
 	else
-		# not the root (the one of minimum eccentricity): losing it
+		# not the root (auto's): losing it
 		# changes the orientation, and with it most routes
 		root=$("$ibr" route -e fera --lmc "$lmc" "$tmp/whole.net" 2>/dev/null |
 			sed -n 's/^root *switch 0x\([0-9a-f]*\).*/\1/p')

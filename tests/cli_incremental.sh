@@ -226,11 +226,12 @@ else
 	flunk "fera on kary:k=4,n=3, a link cut: '$p'% changed from the tables in place, '$q'% afresh"
 fi
 
-# The root in place (roots.h): switch 0x...15 down moves this fabric's
-# centre from sw1 to sw4.  From the dump (whose ibrouting-dlids.dump
-# records the roots) dr keeps sw1 and changes little more than any legal
-# tables under sw1 must (the prior line's lower bound); from the same dump
-# without its roots line the root moves and 3x as many entries change.
+# The root in place (roots.h): switch 0x...15 down moves the root auto
+# takes on this fabric.  From the dump (whose ibrouting-dlids.dump records
+# the roots) dr keeps the dump's root and changes little more than any
+# legal tables under it must (the prior line's lower bound); from the same
+# dump without its roots line the root moves and 3x as many entries
+# change.
 switch_down "$TMP/whole.net" 0000000000200015 > "$TMP/centre.net"
 "$IBROUTING" route -e dr --lmc 2 --prior "$TMP/dr-whole" "$TMP/centre.net" \
 	> "$TMP/centre.out" 2>&1 || true
@@ -240,8 +241,9 @@ sed -i '/^# roots /d' "$TMP/dr-noroots/ibrouting-dlids.dump"
 	> "$TMP/moved.out" 2>&1 || true
 p=$(percent "$TMP/centre.out") q=$(percent "$TMP/moved.out")
 least=$(least_of "$TMP/centre.out")
-if grep -q '^root .*"sw1" .*the root in place' "$TMP/centre.out" &&
-   grep -q '^root .*"sw4"' "$TMP/moved.out" &&
+in_place=$(sed -n 's/^# roots \(0x[0-9a-f]*\):.*/\1/p' "$TMP/dr-whole/ibrouting-dlids.dump")
+if [ -n "$in_place" ] && grep -q "^root      switch $in_place .*the root in place" "$TMP/centre.out" &&
+   grep -q '^root ' "$TMP/moved.out" && ! grep -q "^root      switch $in_place" "$TMP/moved.out" &&
    grep -q '^verify    OK' "$TMP/centre.out" && [ -n "$p" ] && [ -n "$q" ] &&
    [ -n "$least" ] &&
    awk -v p="$p" -v q="$q" -v l="$least" 'BEGIN { exit !(p >= l && p <= l + 1 && q > 3 * p) }'; then

@@ -91,6 +91,7 @@ void ibr_roots_free(struct ibr_roots *r);
 /* auto's measure on an irregular fabric (see the top). */
 struct ibr_root_load {
 	uint32_t root;          /* the switch chosen */
+	uint32_t centre;        /* the first candidate: least eccentricity */
 	uint64_t load;          /* its max link load, flows */
 	uint64_t centre_load;   /* the first candidate's */
 	uint32_t tried;         /* candidates measured; 0: the first alone,

@@ -198,6 +198,7 @@ int ibr_roots_least_loaded(const struct ibr_fabric *f, uint32_t max_tried,
 		out->tried = (uint32_t)(MEASURE_BUDGET / ((uint64_t)S * (E ? E : 1)));
 	if (out->tried == 0)
 		out->tried = 1;
+	out->centre = c[0].sw;
 	if (out->tried == 1) {  /* nothing to compare: not measured */
 		out->root = c[0].sw;
 		out->tried = 0;

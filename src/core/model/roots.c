@@ -165,8 +165,10 @@ static int from_strategy(const struct ibr_fabric *f,
 	} else if (ibr_choose_root(f, &one, &root, err)) {
 		return -1;
 	}
+	/* the root in place against the least eccentricity: the centre's */
 	if ((st == IBR_ROOT_AUTO || st == IBR_ROOT_CENTER) &&
-	    root_in_place(f, c, root, &kept, &ecc, &least, err))
+	    root_in_place(f, c, st == IBR_ROOT_AUTO && f->num_switches > 2 ?
+			  measured.centre : root, &kept, &ecc, &least, err))
 		return -1;
 	if (kept != IBR_NONE) {
 		snprintf(out->how, sizeof(out->how), "%s: the root in place "
