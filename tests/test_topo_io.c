@@ -630,6 +630,115 @@ static void test_ibsim_blanks(void **state)
 		     "x.net:2: expected w=N", "1..31");
 }
 
+/* A director's capture as ibnetdiscover writes it, its CA headers as the
+ * one in tests/fabrics/real writes them ("Ca  1"). */
+static const char director_tabs[] =
+	"switchguid=0xc42a10300a9b026(c42a10300a9b026)\n"
+	"Switch\t4 \"S-0c42a10300a9b026\"\t\t# \"MF0;leaf:MQM8700/U1\" "
+	"enhanced port 0 lid 5 lmc 0\n"
+	"[1]\t\"H-1c34da03005503dc\"[1](1c34da03005503dd) \t\t# \"h1 HCA-1\" "
+	"lid 65535 4xHDR\n"
+	"[2]\t\"H-0c42a10300fb53dc\"[2](c42a10300fb53de) \t\t# \"h2 HCA-1\" "
+	"lid 7 4xHDR\n"
+	"[3]\t\"S-0c42a103008b5558\"[20]\t\t# \"MF0;spine:MCS8500/L16/U2\" "
+	"lid 6 4xHDR\n"
+	"\n"
+	"switchguid=0xc42a103008b5558(c42a103008b5558)\n"
+	"Switch\t36 \"S-0c42a103008b5558\"\t\t# \"MF0;spine:MCS8500/L16/U2\" "
+	"base port 0 lid 6 lmc 0\n"
+	"[20]\t\"S-0c42a10300a9b026\"[3]\t\t# \"MF0;leaf:MQM8700/U1\" lid 5 "
+	"4xHDR\n"
+	"\n"
+	"caguid=0x1c34da03005503dc\n"
+	"Ca  1 \"H-1c34da03005503dc\"\t\t# \"h1 HCA-1\"\n"
+	"[1](1c34da03005503dd) \t\"S-0c42a10300a9b026\"[1]\t\t# lid 65535 "
+	"lmc 0 \"MF0;leaf:MQM8700/U1\" lid 5 4xHDR\n"
+	"\n"
+	"caguid=0xc42a10300fb53dc\n"
+	"Hca\t2 \"H-0c42a10300fb53dc\"\t\t# \"h2 HCA-1\"\n"
+	"[2](c42a10300fb53de) \t\"S-0c42a10300a9b026\"[2]\t\t# lid 7 lmc 0 "
+	"\"MF0;leaf:MQM8700/U1\" lid 5 4xHDR\n";
+
+/* text without its tabs, as a PuTTY log keeps it; to be freed */
+static char *without_tabs(const char *text)
+{
+	char *out = malloc(strlen(text) + 1), *o = out;
+
+	assert_non_null(out);
+	for (; *text; text++)
+		if (*text != '\t')
+			*o++ = *text;
+	*o = '\0';
+	return out;
+}
+
+/* A capture whose tabs were all lost: `Switch4 "S-..."# ...`,
+ * `[1]"H-..."[1](...) # ...`, `Hca2`.  ibsim reads it as the file with
+ * its tabs, and so does the reader; `Ca1`, whose number ibsim reads from
+ * the rest of the line (skipping the '1'), is refused at its line, and
+ * keywords stay whole otherwise. */
+static void test_tabs_lost(void **state)
+{
+	char *text = without_tabs(director_tabs);
+	struct ibr_fabric *f = read_ok(director_tabs), *g;
+	struct ibr_error err;
+
+	(void)state;
+	assert_non_null(strstr(text, "\nSwitch36 \"S-0c42a103008b5558\"# "));
+	assert_non_null(strstr(text, "\n[20]\"S-0c42a10300a9b026\"[3]# "));
+	assert_non_null(strstr(text, "\nHca2 \"H-"));
+	g = read_text("ok.net", text, &err);
+	if (!g)
+		fail_msg("without tabs: %s", err.msg);
+	assert_int_equal(g->num_nodes, 4);
+	assert_int_equal(g->nodes[1].num_ports, 36);
+	assert_int_equal(g->num_notes, 1); /* the lid 65535, as with tabs */
+	assert_string_equal(f->notes[0], g->notes[0]);
+	finalize_ok(f, 0);
+	finalize_ok(g, 0);
+	assert_same_fabric(f, g);
+	assert_linked(g, 0, 3, 1, 20);
+	assert_int_equal(ibr_port(g, 0, 0)->base_lid, 5);
+	assert_int_equal(ibr_port(g, 3, 2)->base_lid, 7);
+	ibr_fabric_free(f);
+	ibr_fabric_free(g);
+	free(text);
+
+	/* ibsim reads 0 ports from "H-0c42...": a parse error at line 4 */
+	expect_error("Switch2 \"S-0c42a10300a9b026\"# \"leaf\"\n"
+		     "[1]\"H-0c42a10300fb53dc\"[1]# \"h\" lid 4 4xHDR\n"
+		     "\n"
+		     "Ca1 \"H-0c42a10300fb53dc\"# \"h\"\n"
+		     "[1]\"S-0c42a10300a9b026\"[1]# lid 4 lmc 0 \"leaf\" lid 3 "
+		     "4xHDR\n",
+		     "x.net:4: expected a blank between \"Ca\" and its number "
+		     "of ports", "reads 0 ports");
+	/* ibsim: 2 ports; the same for a router */
+	expect_error("Ca12 \"H1\"\n", "x.net:1: expected a blank", "reads 2");
+	expect_error("rtguid=0x10\nRt12 \"R1\"\n", "x.net:2: expected a blank",
+		     "the '1' after \"Rt\"");
+	/* the number, not more: ibsim reads 4 ports here, but no id follows */
+	expect_error("Switch4x \"S1\"\n", "x.net:1: expected a quoted node id",
+		     "'x");
+	/* not ibsim's keyword as written: text, refused inside the records */
+	expect_error("Switch 2 \"S1\"\n[1] \"H1\"[1]\n\nswitch2 \"S2\"\n"
+		     "\nCa 1 \"H1\"\n[1] \"S1\"[1]\n",
+		     "x.net:4: expected a Switch, Ca or Hca record", "switch2");
+	expect_error("Switch 2 \"S1\"\n[1] \"H1\"[1]\n\nSwitchX2 \"S2\"\n"
+		     "\nCa 1 \"H1\"\n[1] \"S1\"[1]\n",
+		     "x.net:4: expected a Switch, Ca or Hca record", "SwitchX2");
+	/* a switch's prompt after the last record is skipped as before */
+	g = read_text("cap.net", "Switch2 \"S1\"# \"s\"\n[1]\"H1\"[1]\n\n"
+		      "Ca 1 \"H1\"\n[1]\"S1\"[1]\n\n"
+		      "switch01 [standalone: master] # ", &err);
+	if (!g)
+		fail_msg("prompt: %s", err.msg);
+	assert_int_equal(g->num_notes, 1);
+	assert_string_equal(g->notes[0], "cap.net: skipped 1 line that is no "
+			    "topology record: 7");
+	ibr_fabric_free(g);
+}
+
 /* A peer port's GUID given only by the switch side is taken. */
 static void test_peer_port_guid(void **state)
 {
@@ -1241,6 +1350,7 @@ static void test_fuzz(void **state)
 	for (unsigned i = 0; i < 1500; i++) {
 		fuzz_one(disc_net, sizeof(disc_net) - 1);
 		fuzz_one(ibsim_net, sizeof(ibsim_net) - 1);
+		fuzz_one(director_tabs, sizeof(director_tabs) - 1);
 		fuzz_one(written, strlen(written));
 	}
 	free(written);
@@ -1472,6 +1582,7 @@ int main(void)
 		cmocka_unit_test(test_err_text_inside_records),
 		cmocka_unit_test(test_lid_65535_is_no_lid),
 		cmocka_unit_test(test_ibsim_blanks),
+		cmocka_unit_test(test_tabs_lost),
 		cmocka_unit_test(test_peer_port_guid),
 		cmocka_unit_test(test_example_two_switch),
 		cmocka_unit_test(test_example_ring6),

@@ -31,7 +31,13 @@
  * LID, as `lid 0`: the port gets one as OpenSM would give it, with one
  * note.  Notes go in the fabric's notes[] for the loaders to warn about.
  * Where ibsim takes blanks inside `[ 1 ]` or around a port option's '='
- * (`w = 4`) they are taken here too.
+ * (`w = 4`) they are taken here too.  So are the lines of a capture
+ * whose tabs were all lost (a PuTTY log), which ibsim reads as they
+ * look: a keyword directly followed by its number (`Switch41 "S-..."`,
+ * `Hca2`), a quoted id directly followed by `#` or `[`, a port's `]`
+ * by the quote (`[1]"H-..."[1]`).  `Ca12` and `Rt12` stay refused (ibsim
+ * skips the character after Ca and Rt: 2 ports); so do `SwitchX 36` and
+ * `switch41` (not ibsim's keyword as written: text around the records).
  *
  * Router records (Rt, rtguid=) are CAs: end ports, as the plugin takes
  * OpenSM's routers.  GUID 0 is refused, and so is a router whose GUID
@@ -557,16 +563,41 @@ static int open_record(struct reader *r, int t, const char *id, size_t n,
 	return 0;
 }
 
-/* `Switch N "id"  # "desc" ...` or `Ca N "id"  # "desc"`. */
-static int node_header(struct reader *r, const char *p, int t)
+/* `Ca12 "id"`: ibsim skips the '1' and reads the number from the first
+ * digit after it, here 2 ports, or 0 (a parse error) from an id such as
+ * "H-0c42..."; refused, with what ibsim would read. */
+static int glued_number(struct reader *r, const char *kw, size_t kwlen,
+			unsigned ports_from)
+{
+	const char *q = kw + ports_from;
+	unsigned long v;
+	char buf[64];
+
+	while (*q && !isdigit((unsigned char)*q))
+		q++;
+	v = strtoul(q, NULL, 0);
+	return fail(r, "expected a blank between \"%.*s\" and its number of "
+		    "ports, found %s (ibsim skips the '%c' after \"%.*s\" and "
+		    "reads %lu ports from the rest of the line)", (int)kwlen, kw,
+		    found(kw, buf, sizeof(buf)), kw[kwlen], (int)kwlen, kw, v);
+}
+
+/* `Switch N "id"  # "desc" ...` or `Ca N "id"  # "desc"`, the keyword
+ * kwlen characters long; ibsim reads N from column ports_from on, past
+ * whatever is no digit: `Switch41` and `Hca2` are read as they look, but
+ * `Ca12` is 2 ports there (the '1' skipped), so it is refused. */
+static int node_header(struct reader *r, const char *p, size_t kwlen,
+		       unsigned ports_from, int t)
 {
 	bool sw = t == GUID_SW;
 	struct header h = { NULL, 0, 0, 0 };
 	const char *kw = p, *id;
-	size_t kwlen = word_len(p), n;
 	uint64_t ports;
+	size_t n;
 	char buf[64];
 
+	if (kwlen < ports_from && isdigit((unsigned char)p[kwlen]))
+		return glued_number(r, p, kwlen, ports_from);
 	p = skip_ws(p + kwlen);
 	if (!read_num(&p, 0, &ports))
 		return fail(r, "expected the number of ports after \"%.*s\", "
@@ -677,29 +708,31 @@ static const struct grammar_word {
 	bool prefix;            /* switchguid0=... is ibsim's switchguid= */
 	bool colon;             /* must be followed by ':' ("Hostname:") */
 	uint64_t min, max;      /* a setting's range; max 0: any value */
+	unsigned ports_from;    /* a record's: the column ibsim starts
+				   reading its number of ports at */
 } grammar_words[] = {
-	{ "Switch", LINE_SWITCH, false, false, 0, 0 },
-	{ "Ca", LINE_CA, false, false, 0, 0 },
-	{ "Hca", LINE_CA, false, false, 0, 0 },
-	{ "Rt", LINE_RT, false, false, 0, 0 },
-	{ "switchguid", LINE_SWITCHGUID, true, false, 0, 0 },
-	{ "caguid", LINE_CAGUID, true, false, 0, 0 },
-	{ "hcaguids", LINE_CAGUID, true, false, 0, 0 },
-	{ "rtguid", LINE_RTGUID, true, false, 0, 0 },
-	{ "width", LINE_SETTING, false, false, 1, 31 },
-	{ "speed", LINE_SETTING, false, false, 1, 7 },
-	{ "extspeed", LINE_SETTING, false, false, 0, 15 },
-	{ "vendid", LINE_SETTING, false, false, 0, 0 },
-	{ "devid", LINE_SETTING, false, false, 0, 0 },
-	{ "sysimgguid", LINE_SETTING, false, false, 0, 0 },
-	{ "pdebug", LINE_SETTING, false, false, 0, 0 },
-	{ "include", LINE_INCLUDE, false, false, 0, 0 },
-	{ "module", LINE_MODULE, false, false, 0, 0 },
-	{ "do", LINE_DO, false, false, 0, 0 },
+	{ "Switch", LINE_SWITCH, false, false, 0, 0, 6 },
+	{ "Ca", LINE_CA, false, false, 0, 0, 3 },
+	{ "Hca", LINE_CA, false, false, 0, 0, 3 },
+	{ "Rt", LINE_RT, false, false, 0, 0, 3 },
+	{ "switchguid", LINE_SWITCHGUID, true, false, 0, 0, 0 },
+	{ "caguid", LINE_CAGUID, true, false, 0, 0, 0 },
+	{ "hcaguids", LINE_CAGUID, true, false, 0, 0, 0 },
+	{ "rtguid", LINE_RTGUID, true, false, 0, 0, 0 },
+	{ "width", LINE_SETTING, false, false, 1, 31, 0 },
+	{ "speed", LINE_SETTING, false, false, 1, 7, 0 },
+	{ "extspeed", LINE_SETTING, false, false, 0, 15, 0 },
+	{ "vendid", LINE_SETTING, false, false, 0, 0, 0 },
+	{ "devid", LINE_SETTING, false, false, 0, 0, 0 },
+	{ "sysimgguid", LINE_SETTING, false, false, 0, 0, 0 },
+	{ "pdebug", LINE_SETTING, false, false, 0, 0, 0 },
+	{ "include", LINE_INCLUDE, false, false, 0, 0, 0 },
+	{ "module", LINE_MODULE, false, false, 0, 0, 0 },
+	{ "do", LINE_DO, false, false, 0, 0, 0 },
 	/* ibnetdiscover -g groups nodes under these lines; ibsim skips them */
-	{ "Chassis", LINE_GROUP, false, false, 0, 0 },
-	{ "Non-Chassis", LINE_GROUP, false, false, 0, 0 },
-	{ "Hostname", LINE_GROUP, false, true, 0, 0 },
+	{ "Chassis", LINE_GROUP, false, false, 0, 0, 0 },
+	{ "Non-Chassis", LINE_GROUP, false, false, 0, 0, 0 },
+	{ "Hostname", LINE_GROUP, false, true, 0, 0, 0 },
 };
 
 /* The grammar's word the n characters at p are, NULL if none; any_case
@@ -721,6 +754,30 @@ static const struct grammar_word *grammar_word(const char *p, size_t n,
 			return w;
 	}
 	return NULL;
+}
+
+/* The grammar's word line p starts with, its length in *len; NULL if
+ * none.  A record's keyword may be directly followed by its number of
+ * ports, as in a capture whose tabs were lost (`Switch41 "S-..."`): ibsim
+ * reads the number from the first digit on, so the keyword is the
+ * letters before it - written in its own case, as ibsim matches it (a
+ * prompt `switch01 [standalone: master] #` stays text).  Other words are
+ * still whole: `SwitchX 36`, `Switches` are no Switch record here. */
+static const struct grammar_word *line_word(const char *p, bool any_case,
+					    size_t *len)
+{
+	const struct grammar_word *w;
+
+	*len = word_len(p);
+	w = grammar_word(p, *len, any_case);
+	if (w)
+		return w;
+	for (*len = 0; isalpha((unsigned char)p[*len]); ++*len)
+		;
+	if (!isdigit((unsigned char)p[*len]))
+		return NULL;
+	w = grammar_word(p, *len, false);
+	return w && w->ports_from ? w : NULL;
 }
 
 static int top_line(struct reader *r)
@@ -750,19 +807,18 @@ static int top_line(struct reader *r)
 			    id_of(r, r->last), r->f->nodes[r->last].origin,
 			    r->f->nodes[r->last].num_ports);
 	}
-	n = word_len(p);
-	w = grammar_word(p, n, false);
+	w = line_word(p, false, &n);
 	if (!w)
 		return fail(r, "expected a Switch, Ca or Hca record, a directive "
 			    "(switchguid=, caguid=, ...) or a comment, found %s",
 			    found(p, buf, sizeof(buf)));
 	switch (w->kind) {
 	case LINE_SWITCH:
-		return node_header(r, p, GUID_SW);
+		return node_header(r, p, n, w->ports_from, GUID_SW);
 	case LINE_CA:
-		return node_header(r, p, GUID_CA);
+		return node_header(r, p, n, w->ports_from, GUID_CA);
 	case LINE_RT:
-		return node_header(r, p, GUID_RT);
+		return node_header(r, p, n, w->ports_from, GUID_RT);
 	case LINE_SWITCHGUID:
 		return guid_directive(r, p, GUID_SW);
 	case LINE_CAGUID:
@@ -1102,12 +1158,13 @@ static bool is_shell_prompt(const char *p)
 static bool is_text(const char *line)
 {
 	const char *p = skip_ws(line);
+	size_t n;
 
 	if (*p == '\0' || *p == '#' || *p == '@')
 		return false;
 	if (*p == '[')
 		return is_shell_prompt(p);
-	return grammar_word(p, word_len(p), true) == NULL;
+	return line_word(p, true, &n) == NULL;
 }
 
 static void count_skipped(struct reader *r)
