@@ -9,7 +9,8 @@
  *     management spine above the top level and a leaf whose hosts are all
  *     gone each leave the roots the spines, with a note;
  *   - a Dragonfly+ is recognised, its spines the roots, every minimal
- *     route legal, also with a group pair's direct link gone;
+ *     route legal, also with a group pair's direct link gone; every
+ *     global link between two groups points the same way;
  *   - a random fabric is irregular;
  *   - the result does not depend on the order the fabric is listed in;
  *   - hosts on two roots are joined by leaving one of those roots out.
@@ -26,6 +27,7 @@
 #include "ibrouting/generate.h"
 #include "ibrouting/roots.h"
 #include "ibrouting/topology.h"
+#include "ibrouting/updown.h"
 #include "ibrouting/verify.h"
 
 #define MAX_SW 64
@@ -266,6 +268,8 @@ static void test_empty_leaf(void **state)
 	ibr_fabric_free(f);
 }
 
+static void dragonfly_links(struct builder *b, unsigned G, bool cut);
+
 /* G groups of 2 leaves x 2 spines, spine k of each group joined to
  * spine k of every other group (the planes), 2 hosts a leaf; switch ids
  * 4g .. 4g+1 leaves, 4g+2 .. 4g+3 spines.  Without the links of
@@ -275,6 +279,23 @@ static void dragonfly(struct builder *b, unsigned G, bool cut)
 	memset(b, 0, sizeof(*b));
 	for (unsigned i = 0; i < 4 * G; i++)
 		add(b, SWITCH, i, 0, 0, i % 4 < 2 ? "leaf" : "spine");
+	dragonfly_links(b, G, cut);
+}
+
+/* The same, the switches listed place by place across the groups (the
+ * first leaf of every group, then the second, ...), as a discovery may
+ * list them: LIDs interleave the groups. */
+static void dragonfly_interleaved(struct builder *b, unsigned G, bool cut)
+{
+	memset(b, 0, sizeof(*b));
+	for (unsigned k = 0; k < 4; k++)
+		for (unsigned g = 0; g < G; g++)
+			add(b, SWITCH, 4 * g + k, 0, 0, k < 2 ? "leaf" : "spine");
+	dragonfly_links(b, G, cut);
+}
+
+static void dragonfly_links(struct builder *b, unsigned G, bool cut)
+{
 	for (unsigned g = 0; g < G; g++)
 		for (unsigned l = 0; l < 2; l++) {
 			add(b, HOSTS, 4 * g + l, 0, 2, NULL);
@@ -310,6 +331,43 @@ static void test_dragonfly_plus(void **state)
 					  "global link"), cut);
 		ibr_topology_free(&t);
 		assert_routes(f);
+		ibr_fabric_free(f);
+	}
+}
+
+/* Between the spines of two groups every global link points the same
+ * way (updown.h: ties between roots by part, then LID), whatever order
+ * the LIDs come in: here they interleave the groups, where an order of
+ * LIDs alone turns some links of a group pair up and others down. */
+static void test_dragonfly_ties_by_group(void **state)
+{
+	for (int reversed = 0; reversed < 2; reversed++) {
+		struct builder b;
+		struct ibr_fabric *f;
+		struct ibr_topology t;
+		struct ibr_updown ud;
+		struct ibr_error err = { "" };
+		int8_t way[5][5] = { { 0 } };
+
+		(void)state;
+		dragonfly_interleaved(&b, 5, true);
+		f = build(&b, reversed);
+		t = recognise(f);
+		assert_int_equal(t.kind, IBR_TOPO_DRAGONFLY_PLUS);
+		assert_int_equal(ibr_updown_build_set(f, t.roots, t.num_roots,
+						      &ud, &err), 0);
+		for (uint32_t s = 0; s < f->num_switches; s++)
+			for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+				uint32_t x = f->sw_adj[i].peer;
+				uint32_t g = t.group[s], h = t.group[x];
+				int8_t up = ibr_link_is_up(f, &ud, s, x) ? 1 : -1;
+				if (ud.rank[s] || ud.rank[x])
+					continue;
+				assert_true(way[g][h] == 0 || way[g][h] == up);
+				way[g][h] = up;
+			}
+		ibr_updown_free(&ud);
+		ibr_topology_free(&t);
 		ibr_fabric_free(f);
 	}
 }
@@ -408,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_management_switches),
 		cmocka_unit_test(test_empty_leaf),
 		cmocka_unit_test(test_dragonfly_plus),
+		cmocka_unit_test(test_dragonfly_ties_by_group),
 		cmocka_unit_test(test_random_is_irregular),
 		cmocka_unit_test(test_order_does_not_matter),
 		cmocka_unit_test(test_hosts_on_two_roots_repaired),

@@ -5,8 +5,16 @@
  * root_guid_file, or the top level of a fat tree): every root has rank 0,
  * every other switch the distance to its nearest root.  A link between
  * switches a and b points up from a to b when rank(b) < rank(a), or when
- * the ranks are equal and lid(b) < lid(a) (ncm-ib-configuration-model
- * §3.3).  Links to CAs point down to the CA.  Any such ranking with a total
+ * the ranks are equal and tie(b) < tie(a): a switch's LID
+ * (ncm-ib-configuration-model §3.3), except between two roots, where the
+ * tie is the roots' order in a breadth-first search over the links
+ * between roots, from the lowest-LID root of each part they make,
+ * neighbours in LID order.  So every root but the first of its part has
+ * a root to climb to, one sink a part: the spines of a Dragonfly+, joined
+ * only by global links, all meet, however many global links are gone,
+ * where the LID order left a sink wherever a spine's global neighbours
+ * all had higher LIDs.  The tie depends on the fabric and the root set
+ * only: whoever rebuilds the orientation from a result's roots gets it.  Links to CAs point down to the CA.  Any such ranking with a total
  * tie order is acyclic, so every legal up*-down* walk stays deadlock-free
  * whatever the set; parallel links between two switches share one
  * direction.  With one root the root is the only sink; with several, every
@@ -15,7 +23,7 @@
  * (ibr_climb_meet()): connectivity, not deadlock-freedom, is what a root
  * set can break, and ibr_ctx_init() checks it before routing.
  *
- * `order` lists the switches by (rank, LID): every up link goes from a later
+ * `order` lists the switches by (rank, tie): every up link goes from a later
  * switch to an earlier one, so it is a topological order of the up graph
  * that engines sweep instead of sorting per destination.
  *
@@ -70,7 +78,8 @@ struct ibr_updown {
 	uint32_t *roots;        /* the root set, switch indexes, no repeats */
 	uint32_t num_roots;
 	uint32_t *rank;         /* per switch index */
-	uint32_t *order;        /* switch indexes by (rank, LID) */
+	uint32_t *tie;          /* per switch: the order among equal ranks */
+	uint32_t *order;        /* switch indexes by (rank, tie) */
 	uint32_t *position;     /* inverse of order */
 };
 
@@ -111,9 +120,10 @@ static inline bool ibr_link_is_up(const struct ibr_fabric *f,
 				  const struct ibr_updown *ud,
 				  uint32_t a, uint32_t b)
 {
+	(void)f;
 	if (ud->rank[b] != ud->rank[a])
 		return ud->rank[b] < ud->rank[a];
-	return ibr_switch_lid(f, b) < ibr_switch_lid(f, a);
+	return ud->tie[b] < ud->tie[a];
 }
 
 /* ---- legal distances to one destination switch ----------------------- */

@@ -177,24 +177,82 @@ static int by_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sorts switches by (rank, LID) through one packed key per switch:
- * rank in bits 40.., LID in bits 24..39, switch index in bits 0..23
- * (fabric_finalize caps nodes below 2^24). */
-static int sort_by_rank_and_lid(const struct ibr_fabric *f, struct ibr_updown *ud)
+/* Sorts switches by (rank, tie) through one packed key per switch:
+ * rank in bits 40.., tie in bits 24..39 (a LID, or a root's place among
+ * at most 65536), switch index in bits 0..23 (fabric_finalize caps nodes
+ * below 2^24). */
+static int sort_by_rank_and_tie(struct ibr_updown *ud)
 {
-	uint32_t S = f->num_switches;
+	uint32_t S = ud->num_switches;
 	uint64_t *keys = malloc(S * sizeof(uint64_t));
 
 	if (!keys)
 		return -1;
 	for (uint32_t s = 0; s < S; s++)
 		keys[s] = (uint64_t)ud->rank[s] << 40 |
-			  (uint64_t)ibr_switch_lid(f, s) << 24 | s;
+			  (uint64_t)ud->tie[s] << 24 | s;
 	qsort(keys, S, sizeof(uint64_t), by_key);
 	for (uint32_t i = 0; i < S; i++) {
 		ud->order[i] = keys[i] & 0xFFFFFF;
 		ud->position[ud->order[i]] = i;
 	}
+	free(keys);
+	return 0;
+}
+
+/* ud->tie (see updown.h): LIDs; the roots numbered by (their part's
+ * lowest root LID, their LID), a part being what the links between a
+ * root and a switch that is none join.  -1 when out of memory. */
+static int set_ties(const struct ibr_fabric *f, struct ibr_updown *ud)
+{
+	uint32_t S = ud->num_switches, n = ud->num_roots;
+	uint32_t *part = malloc((S ? S : 1) * sizeof(uint32_t));
+	uint32_t *queue = malloc((S ? S : 1) * sizeof(uint32_t));
+	uint64_t *keys = malloc((n ? n : 1) * sizeof(uint64_t));
+
+	if (!part || !queue || !keys) {
+		free(part);
+		free(queue);
+		free(keys);
+		return -1;
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		ud->tie[s] = ibr_switch_lid(f, s);
+		part[s] = IBR_NONE;
+	}
+	/* each part labelled by its lowest root LID */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t head = 0, tail = 0, low = UINT32_MAX;
+		if (part[ud->roots[i]] != IBR_NONE)
+			continue;
+		part[ud->roots[i]] = i;
+		queue[tail++] = ud->roots[i];
+		while (head < tail) {
+			uint32_t x = queue[head++];
+			if (ud->rank[x] == 0 && ibr_switch_lid(f, x) < low)
+				low = ibr_switch_lid(f, x);
+			for (uint32_t j = f->sw_adj_start[x]; j < f->sw_adj_start[x + 1]; j++) {
+				uint32_t y = f->sw_adj[j].peer;
+				if (part[y] == IBR_NONE &&
+				    (ud->rank[x] == 0) != (ud->rank[y] == 0)) {
+					part[y] = i;
+					queue[tail++] = y;
+				}
+			}
+		}
+		for (uint32_t k = 0; k < tail; k++)
+			part[queue[k]] = IBR_NONE - 1 - low; /* low, marked */
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = ud->roots[i];
+		keys[i] = (uint64_t)(IBR_NONE - 1 - part[r]) << 40 |
+			  (uint64_t)ibr_switch_lid(f, r) << 24 | r;
+	}
+	qsort(keys, n, sizeof(uint64_t), by_key);
+	for (uint32_t i = 0; i < n; i++)
+		ud->tie[keys[i] & 0xFFFFFF] = i;
+	free(part);
+	free(queue);
 	free(keys);
 	return 0;
 }
@@ -225,15 +283,17 @@ int ibr_updown_build_set(const struct ibr_fabric *f, const uint32_t *roots,
 	ud->num_roots = n;
 	ud->roots = malloc(n * sizeof(uint32_t));
 	ud->rank = malloc(S * sizeof(uint32_t));
+	ud->tie = malloc(S * sizeof(uint32_t));
 	ud->order = malloc(S * sizeof(uint32_t));
 	ud->position = malloc(S * sizeof(uint32_t));
-	if (!ud->roots || !ud->rank || !ud->order || !ud->position) {
+	if (!ud->roots || !ud->rank || !ud->tie || !ud->order ||
+	    !ud->position) {
 		ibr_updown_free(ud);
 		return ibr_error_set(err, "out of memory");
 	}
 	memcpy(ud->roots, roots, n * sizeof(uint32_t));
 	ibr_bfs_from(f, roots, n, ud->rank, ud->order);
-	if (sort_by_rank_and_lid(f, ud)) {
+	if (set_ties(f, ud) || sort_by_rank_and_tie(ud)) {
 		ibr_updown_free(ud);
 		return ibr_error_set(err, "out of memory");
 	}
@@ -254,6 +314,7 @@ void ibr_updown_free(struct ibr_updown *ud)
 {
 	free(ud->roots);
 	free(ud->rank);
+	free(ud->tie);
 	free(ud->order);
 	free(ud->position);
 	memset(ud, 0, sizeof(*ud));
