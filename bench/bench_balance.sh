@@ -13,6 +13,8 @@
 #                                   the switches have a verifier finding, or
 #                                   ibdmchk finds a credit loop (what CI runs)
 #   --out DIR                       results into DIR
+#   FABRICS=..., COMPARED=...       other fabrics, other engines (labels as
+#                                   in $compared below)
 #   --topology                      the fabrics `auto` recognises (issue
 #                                   45): Dragonfly+ intact and damaged,
 #                                   Clos and k-ary trees with aggregation
@@ -83,7 +85,7 @@ started=$(date +%s)
 
 ours="pira fera dr colorl pira+fera"
 # (not $engines: opensm_run sets it)
-compared="pira fera pira+fera ftree updn updn-rootfile minhop dnup dfsssp nue lash dr colorl"
+compared=${COMPARED:-"pira fera pira+fera ftree updn updn-rootfile minhop dnup dfsssp nue lash dr colorl"}
 
 # links SPEC: the inter-switch links of a generated fabric
 links() {
