@@ -52,6 +52,22 @@
  * left them at 1.7x it.  Not under one root: there it lowered no random
  * fabric's load (64 and 256 switches) and cost 36% of fera's
  * instructions at 256 switches / 4096 CAs.
+ * Under several roots the first pass is first made spreading entries
+ * (choose_balanced): where down parts tie, a destination enters its
+ * switch from, and turns at, the switch sending the fewest flows down,
+ * not the lowest LID.  Kept only if no link ends above the load bound
+ * (metrics.h; given up at the first that does, then made again by LIDs,
+ * so no fabric is routed worse than by LIDs).  A director-based tree
+ * (tests/fabrics/real/ufm-ndt-director) is why: its leaves have 16 hosts
+ * and 20 up links, 5 into each of 4 chassis, so 4 of a leaf's 20 entry
+ * switches stay idle, and by LIDs they were the 4 highest, so the
+ * chassis with the lowest LIDs (5 of a leaf's 16 destinations where 4
+ * is its share) loaded the sources' up links into it to 3040 flows after
+ * the first pass, and the re-route pass, avoiding them, left 5 of a
+ * leaf's down links idle and two destinations on one: 2888 flows, 1.24x
+ * the bound 2327.  Spread, its first pass is at the bound (2327, hosts'
+ * links); so are intact fat trees (other tables, the same load), and
+ * the fabrics whose spread pass goes above it keep their tables.
  * Switches are settled in an order where a candidate comes first: the
  * all-down part in BFS order from the destination, then the rest in
  * up/down order; flows are pushed in the reverse order.  O(S + K) per end
@@ -112,6 +128,9 @@ struct choice {
 	uint32_t entry;         /* LID of the switch it reaches the destination's
 				 * from; at d, above every LID */
 	uint32_t via;           /* the sw_adj entry taken */
+	/* the first pass under several roots (spread_entries): the flows
+	 * going down out of the switches at entry and turn */
+	uint64_t entry_load, turn_load;
 };
 
 /* What rules 1 and 2 give for one destination switch d, the loads
@@ -198,6 +217,12 @@ struct fera {
 	ibr_lid_t *lid;         /* per switch: its LID */
 	uint64_t *flow;         /* per switch: flows passing, per end port */
 	uint64_t *hosts;        /* per switch: its CA ports, the flows it sends */
+	bool spread;            /* this first pass weighs entry and turn loads
+				 * (spread_entries) */
+	bool spread_over;       /* and has loaded a link above load_bound */
+	uint64_t load_bound;    /* ibr_metrics_load_bound */
+	uint64_t *down_load;    /* per switch: flows routed over its down links
+				 * (kept while spread) */
 	uint32_t *by_lid;       /* switches by LID: the order destinations go */
 	uint32_t *path;         /* one route's switches (carry_hosts) */
 	uint64_t shared;        /* choices shared (ibr_fera_probe) */
@@ -491,7 +516,13 @@ static void list_candidates(const struct fera *w, struct lister *l,
  * on a tie the one that reaches the destination switch from the neighbour
  * with the lowest LID, then the one turning at the switch with the lowest
  * LID; then the least loaded route in all; then the least loaded first
- * link; then the lowest port.  Why the down part first: every source
+ * link; then the lowest port.  A first pass spreading entries (w->spread)
+ * compares, before each of the two LIDs, the flows that switch sends
+ * down (down_load, as the pass left them before this end port): every
+ * source weighs those alike too, and a leaf's destinations then enter
+ * from the least used of its neighbours above, which spreads them over
+ * the chassis or pods those lead to where a leaf has more up links than
+ * hosts.  Why the down part first: every source
  * weighs it alike, so the sources of one destination agree on where to
  * turn (on a fat tree: one top switch per destination, as ftree assigns
  * them), and the down links into a leaf, which no source can avoid, fill
@@ -503,14 +534,16 @@ static void list_candidates(const struct fera *w, struct lister *l,
  * 3-tree at 76 flows where 63 is the bound). */
 static void carry_hosts(struct fera *w, uint32_t s, uint32_t d);
 
-/* The route through candidate c of a switch with LID lid_s, as
- * choose_balanced weighs it (its first link's load in *load), from the
- * choices ch of the switches settled and the links' loads; its neck only
- * when with_neck (the first pass reads no neck). */
+/* The route through candidate c of a switch with LID lid_s (sending
+ * down_s flows down), as choose_balanced weighs it (its first link's
+ * load in *load), from the choices ch of the switches settled and the
+ * links' loads; its neck only when with_neck (the first pass reads no
+ * neck), its entry and turn loads only when spread. */
 static inline struct choice weigh(const struct choice *ch,
 				  const uint64_t *loads, ibr_lid_t lid_s,
-				  uint32_t d, const struct candidate *c,
-				  uint64_t *load, bool with_neck)
+				  uint64_t down_s, uint32_t d,
+				  const struct candidate *c, uint64_t *load,
+				  bool with_neck, bool spread)
 {
 	const struct choice *t = &ch[c->peer];
 	uint64_t l = loads[c->link];
@@ -523,23 +556,28 @@ static inline struct choice weigh(const struct choice *ch,
 		.turn = c->up ? t->turn : lid_s,
 		.entry = c->peer == d ? lid_s : t->entry,
 		.via = c->link,
+		.entry_load = !spread ? 0 : c->peer == d ? down_s :
+			      t->entry_load,
+		.turn_load = !spread ? 0 : c->up ? t->turn_load : down_s,
 	};
 }
 
 /* The route through candidate c (weighed as weigh does) better than b,
  * whose first link is loaded b_load, in the order choose_balanced says:
  * the bottleneck first when neck_first, then the load of the down part,
- * the LID the route reaches the destination's switch from, the LID where
- * it turns down, the load along it, its first link's load.  Each key is
+ * (when spread, the flows its entry switch sends down) the LID the route
+ * reaches the destination's switch from, (when spread, those of its turn
+ * switch) the LID where it turns down, the load along it, its first
+ * link's load.  Each key is
  * computed only when the ones before it tie: most candidates lose on the
  * first, and the route of a loser is never built. */
 static inline bool beats(const struct choice *ch, const uint64_t *loads,
-			 ibr_lid_t lid_s, uint32_t d, const struct candidate *c,
-			 const struct choice *b, uint64_t b_load,
-			 bool neck_first)
+			 ibr_lid_t lid_s, uint64_t down_s, uint32_t d,
+			 const struct candidate *c, const struct choice *b,
+			 uint64_t b_load, bool neck_first, bool spread)
 {
 	const struct choice *t = &ch[c->peer];
-	uint64_t l = loads[c->link], down_cost, cost;
+	uint64_t l = loads[c->link], down_cost, cost, entry_load, turn_load;
 	uint32_t entry, turn;
 
 	if (neck_first) {
@@ -550,9 +588,19 @@ static inline bool beats(const struct choice *ch, const uint64_t *loads,
 	down_cost = c->up ? t->down_cost : l + t->down_cost;
 	if (down_cost != b->down_cost)
 		return down_cost < b->down_cost;
+	if (spread) {
+		entry_load = c->peer == d ? down_s : t->entry_load;
+		if (entry_load != b->entry_load)
+			return entry_load < b->entry_load;
+	}
 	entry = c->peer == d ? lid_s : t->entry;
 	if (entry != b->entry)
 		return entry < b->entry;
+	if (spread) {
+		turn_load = c->up ? t->turn_load : down_s;
+		if (turn_load != b->turn_load)
+			return turn_load < b->turn_load;
+	}
 	turn = c->up ? t->turn : lid_s;
 	if (turn != b->turn)
 		return turn < b->turn;
@@ -564,11 +612,13 @@ static inline bool beats(const struct choice *ch, const uint64_t *loads,
 
 /* The candidate among the n at c (all up, none to d) whose far end is
  * strictly best on what every switch with these far ends weighs alike,
- * in beats' order: the down part's load, the entry LID, the turn LID; as
+ * in beats' order: the down part's load, the entry LID, the turn LID
+ * (each LID after its switch's down flows when spread); as
  * an offset from c, or IBR_NONE when two tie there (each switch then
  * weighs its own links). */
 static inline uint32_t best_far_end(const struct choice *ch,
-				    const struct candidate *c, uint32_t n)
+				    const struct candidate *c, uint32_t n,
+				    bool spread)
 {
 	const struct choice *b = &ch[c[0].peer];
 	uint32_t best = 0;
@@ -579,8 +629,14 @@ static inline uint32_t best_far_end(const struct choice *ch,
 		if (t->down_cost != b->down_cost) {
 			if (t->down_cost > b->down_cost)
 				continue;
+		} else if (spread && t->entry_load != b->entry_load) {
+			if (t->entry_load > b->entry_load)
+				continue;
 		} else if (t->entry != b->entry) {
 			if (t->entry > b->entry)
+				continue;
+		} else if (spread && t->turn_load != b->turn_load) {
+			if (t->turn_load > b->turn_load)
 				continue;
 		} else if (t->turn != b->turn) {
 			if (t->turn > b->turn)
@@ -606,13 +662,15 @@ static inline uint32_t best_far_end(const struct choice *ch,
  * it beats every other on the first keys, whatever their own links'
  * loads, so the scan would end on it too. */
 static inline __attribute__((always_inline))
-void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
+void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first,
+		 bool spread)
 {
 	const struct plan *p = w->plan;
 	struct choice *ch = w->choice;
 	uint8_t *out_port = w->out_port;
 	const uint64_t *loads = w->load;
 	const ibr_lid_t *lid = w->lid;
+	const uint64_t *down_load = w->down_load;
 	/* carrying hosts, every switch settles in turn; else the fixed ones
 	 * keep the link route_destination gave them */
 	const struct candidate *cand = carry ? p->cand : p->decide_cand;
@@ -629,6 +687,7 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t s = settle[k];
 		ibr_lid_t lid_s = lid[s];
+		uint64_t down_s = spread ? down_load[s] : 0;
 		const struct candidate *end = cand + cand_end[k];
 		const struct candidate *pick = c;
 		uint64_t best_load;
@@ -639,11 +698,12 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 			 * settled then, and stay as they are for the others */
 			if (first == k)
 				w->shared_offset[k] = best_far_end(ch, c,
-							(uint32_t)(end - c));
+							(uint32_t)(end - c),
+							spread);
 			if (w->shared_offset[first] != IBR_NONE) {
 				pick = c + w->shared_offset[first];
-				ch[s] = weigh(ch, loads, lid_s, d, pick,
-					      &best_load, false);
+				ch[s] = weigh(ch, loads, lid_s, down_s, d,
+					      pick, &best_load, false, spread);
 				out_port[s] = pick->port;
 				took_link[k] = pick->link;
 				took_peer[k] = pick->peer;
@@ -654,12 +714,13 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first)
 		}
 
 		/* the best so far is kept in place: no candidate leads to s */
-		ch[s] = weigh(ch, loads, lid_s, d, c, &best_load, neck_first);
+		ch[s] = weigh(ch, loads, lid_s, down_s, d, c, &best_load,
+			      neck_first, spread);
 		for (c++; c < end; c++)
-			if (beats(ch, loads, lid_s, d, c, &ch[s], best_load,
-				  neck_first)) {
-				ch[s] = weigh(ch, loads, lid_s, d, c, &best_load,
-					      neck_first);
+			if (beats(ch, loads, lid_s, down_s, d, c, &ch[s],
+				  best_load, neck_first, spread)) {
+				ch[s] = weigh(ch, loads, lid_s, down_s, d, c,
+					      &best_load, neck_first, spread);
 				pick = c;
 			}
 		out_port[s] = pick->port;
@@ -676,13 +737,16 @@ static void choose_balanced(struct fera *w, uint32_t d, bool carry)
 {
 	w->out_port[d] = 0;
 	w->choice[d] = (struct choice){ 0, 0, 0, w->lid[d], UINT32_MAX,
-					IBR_NONE };
+					IBR_NONE, UINT64_MAX,
+					w->spread ? w->down_load[d] : 0 };
 	if (carry)
-		choose_each(w, d, true, true);
+		choose_each(w, d, true, true, false);
 	else if (w->neck_first)
-		choose_each(w, d, false, true);
+		choose_each(w, d, false, true, false);
+	else if (w->spread)
+		choose_each(w, d, false, false, true);
 	else
-		choose_each(w, d, false, false);
+		choose_each(w, d, false, false, false);
 }
 
 /* The flows of switch s's hosts, on the route s just chose, onto the
@@ -717,6 +781,31 @@ static void carry_hosts(struct fera *w, uint32_t s, uint32_t d)
 	}
 }
 
+/* add_flows' flows on down links, onto their switches' down_load (the
+ * first pass spreading entries); w->flow holds what each switch passes
+ * on.  Notes a link loaded above the load bound: that pass is then given
+ * up (spread_over). */
+static void add_down_loads(struct fera *w, bool with_fixed)
+{
+	const struct plan *p = w->plan;
+
+	for (uint32_t k = 0; k < p->num_decide; k++) {
+		uint32_t i = w->took_link[k];
+		if (!w->link_up[i])
+			w->down_load[p->decide[k]] += w->flow[p->decide[k]];
+		if (w->load[i] > w->load_bound)
+			w->spread_over = true;
+	}
+	for (uint32_t j = 0; with_fixed && j < p->num_fixed; j++) {
+		uint32_t i = p->fixed_load[j].link;
+		if (!w->link_up[i])
+			w->down_load[p->settle[p->fixed[j]]] +=
+				p->fixed_load[j].flows;
+		if (w->load[i] > w->load_bound)
+			w->spread_over = true;
+	}
+}
+
 /* The flows of every CA port to one destination end port, along the
  * link each decided switch took (took_link, took_peer), added to the
  * links' loads; those of the fixed switches' own links too when
@@ -737,6 +826,8 @@ static void add_flows(struct fera *w, bool with_fixed)
 	}
 	if (with_fixed)
 		ibr_flow_steps_add(w->load, p->fixed_load, p->num_fixed);
+	if (w->spread)
+		add_down_loads(w, with_fixed);
 }
 
 /* The lister's part of a re-route: the flows of every CA port to end
@@ -927,18 +1018,21 @@ static int route_batch(void *arg, unsigned b)
 	uint32_t S = w->f->num_switches;
 	const struct plan *plans = batch_plans(w, b);
 
-	for (uint32_t i = 0; i < FERA_BATCH && b * FERA_BATCH + i < S; i++)
+	for (uint32_t i = 0; i < FERA_BATCH && b * FERA_BATCH + i < S; i++) {
 		route_destination(w, &plans[i], step->pass);
+		if (w->spread_over)
+			return 1;       /* the pass is given up */
+	}
 	return 0;
 }
 
 /* One pass over every destination switch, by LID: a list task writes
  * only its plan and its worker's lister, the routing reads the plans. */
-static void balanced_pass(struct fera *w, unsigned pass)
+static int balanced_pass(struct fera *w, unsigned pass)
 {
 	struct pass_step step = { w, pass };
 
-	ibr_pipeline(w->threads, (w->f->num_switches + FERA_BATCH - 1) /
+	return ibr_pipeline(w->threads, (w->f->num_switches + FERA_BATCH - 1) /
 		     FERA_BATCH, FERA_BATCH, list_plan, route_batch, &step);
 }
 
@@ -1096,6 +1190,7 @@ static void free_work(struct fera *w)
 	free(w->lid);
 	free(w->flow);
 	free(w->hosts);
+	free(w->down_load);
 	free(w->by_lid);
 	free(w->path);
 	free(w->shared_offset);
@@ -1130,13 +1225,14 @@ int ibr_fera_route_afresh_load(struct ibr_route_ctx *ctx,
 		w.lid = malloc(S * sizeof(*w.lid));
 		w.flow = malloc(S * sizeof(uint64_t));
 		w.hosts = malloc(S * sizeof(uint64_t));
+		w.down_load = calloc(S ? S : 1, sizeof(uint64_t));
 		w.by_lid = malloc(S * sizeof(uint32_t));
 		w.path = malloc(S * sizeof(uint32_t));
 		w.shared_offset = malloc(S * sizeof(uint32_t));
 		w.took_link = malloc(S * sizeof(uint32_t));
 		w.took_peer = malloc(S * sizeof(uint32_t));
 		if (!w.load || !w.choice || !w.lid || !w.flow || !w.hosts ||
-		    !w.by_lid || !w.path || !w.shared_offset ||
+		    !w.down_load || !w.by_lid || !w.path || !w.shared_offset ||
 		    !w.took_link || !w.took_peer ||
 		    alloc_plans(&w, passes)) {
 			ibr_error_set(err, "fera: out of memory for the link "
@@ -1164,7 +1260,19 @@ int ibr_fera_route_afresh_load(struct ibr_route_ctx *ctx,
 		uint32_t worst;
 		uint64_t bound = ibr_metrics_switch_link_bound(f, &worst);
 		double t0 = ibr_now_ms();
-		balanced_pass(&w, 0);
+		w.spread = ud->num_roots > 1;
+		w.load_bound = ibr_metrics_load_bound(f, &worst);
+		if (balanced_pass(&w, 0)) {
+			/* spreading loaded a link above the bound: the
+			 * first pass by LIDs instead, whose re-route
+			 * passes are the ones measured */
+			w.spread = w.spread_over = false;
+			memset(w.load, 0, (links ? links : 1) * sizeof(*w.load));
+			w.lids = 0;
+			w.shared = 0;
+			w.hosts_routed = true;
+			balanced_pass(&w, 0);
+		}
 		ibr_phase_add(r, "first pass", ibr_now_ms() - t0);
 		made = 1;
 		/* later passes weigh the bottleneck first: every
