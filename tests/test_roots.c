@@ -19,6 +19,9 @@
  *     so it makes no second, and makes one on cut trees; colorl, its
  *     base tree at the bound, makes no path selection and gives fera's
  *     tree at every LID, and makes one where a top switch is down;
+ *   - on Clos networks whose leaves' hosts do not divide among their up
+ *     links, fera comes within 10% of that bound, and dr and colorl at
+ *     lmc 2 no heavier;
  *   - fera's first pass, deciding once for the switches whose candidates
  *     lead to the same far ends (a pod's leaves, the middle switches of
  *     one place in every pod), gives the tables it gives weighing every
@@ -440,6 +443,7 @@ static void test_reroute_only_the_heavy(void **state)
 	};
 	static const char *const one_pass[] = { "passes=1" };
 	static const char *const all[] = { "reroute_all=1" };
+	unsigned compared = 0;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(trees) / sizeof(*trees); i++) {
@@ -455,8 +459,17 @@ static void test_reroute_only_the_heavy(void **state)
 			fail_msg("%s: %llu of %u end ports routed again",
 				 trees[i].spec, (unsigned long long)again,
 				 f->num_end_ports);
-		/* an end port kept has the first pass's column */
-		assert_true(end_ports_moved(f, &first, &heavy) <= again);
+		/* an end port kept has the first pass's column; the two
+		 * runs' first passes are the same unless one kept a second
+		 * routing from spread entries (fera.c, try_spread_whole) and
+		 * the other not (the Clos under its spines: one pass kept it,
+		 * 192 flows against 256, two passes are at the bound 176
+		 * without it) */
+		if (ibr_stat_get(&first, "second routings kept", 0) ==
+		    ibr_stat_get(&heavy, "second routings kept", 0)) {
+			assert_true(end_ports_moved(f, &first, &heavy) <= again);
+			compared++;
+		}
 		assert_true(max_load(f, &heavy) <= max_load(f, &first));
 		assert_int_equal(ibr_stat_get(&every, "end ports routed again", 0),
 				 f->num_end_ports);
@@ -465,6 +478,7 @@ static void test_reroute_only_the_heavy(void **state)
 		ibr_result_free(&every);
 		ibr_fabric_free(f);
 	}
+	assert_true(compared >= 4);
 	struct ibr_fabric *f = generated_fabric("random:sw=64,ca=256,seed=1", 0);
 	struct ibr_result heavy = route_fera_with(f, IBR_ROOT_AUTO, NULL, 0);
 	struct ibr_result every = route_fera_with(f, IBR_ROOT_AUTO, all, 1);
@@ -491,6 +505,9 @@ static void test_fera_knows_its_load(void **state)
 		"random:sw=96,ca=768,seed=7", "kary:k=4,n=3,cut=5,seed=2",
 		"kary:k=6,n=3,down=1,seed=1", "fattree:ports=12,levels=3,broken=6,seed=1",
 		"clos:leaf=12,spine=6,ca=96,cut=7,seed=3", "torus:dims=6x6,ca=2",
+		/* routed twice, the first outcome put back
+		 * (try_spread_whole) */
+		"kary:k=8,n=3,cut=6,seed=1",
 	};
 	static const enum ibr_root_strategy hows[] = {
 		IBR_ROOT_AUTO, IBR_ROOT_LOWEST_LID,
@@ -542,7 +559,8 @@ static void test_fera_knows_its_load(void **state)
 		ibr_fabric_free(f);
 	}
 	/* the links between switches are the heaviest on most, so that the
-	 * comparison weighs the kept loads (48 of 48 when written) */
+	 * comparison weighs the kept loads (48 of 48 when written, 54 of 54
+	 * with the fabric routed twice) */
 	assert_true(above_own >= 24);
 
 	/* lowest ports keep no load: never known (colorl walks) */
@@ -616,6 +634,44 @@ static void test_balanced_reaches_the_bound(void **state)
 	assert_true(ibr_stat_get(&r, "colourings", 0) > 0);
 	ibr_result_free(&r);
 	ibr_fabric_free(f);
+}
+
+/* Clos networks whose leaves' hosts do not divide among their up links
+ * (16 hosts and 12 spines; 15 and 6; 12 and 5; a spine of 8 down): the
+ * bound (metrics.h) is not reached with one port per destination, but
+ * balanced fera comes within 10% of it, and dr and colorl at lmc 2 are
+ * no heavier than fera.  Its first pass by LIDs left them at 1.17x to
+ * 1.43x (704 flows on the first, bound 491): there the routing is made
+ * again from a spread first pass (try_spread_whole). */
+static void test_uneven_clos_near_the_bound(void **state)
+{
+	static const char *const specs[] = {
+		"clos:leaf=24,spine=12,ca=384", "clos:leaf=20,spine=6,ca=300",
+		"clos:leaf=12,spine=5,ca=144",
+		"clos:leaf=16,spine=8,ca=256,down=1,seed=1",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(*specs); i++) {
+		struct ibr_fabric *f = generated_fabric(specs[i], 2);
+		uint32_t worst;
+		uint64_t bound = ibr_metrics_load_bound(f, &worst), fera = 0;
+		static const char *const engines[] = { "fera", "dr", "colorl" };
+		for (size_t k = 0; k < 3; k++) {
+			struct ibr_result r = route(f, engines[k], IBR_PORT_BALANCED);
+			uint64_t load = max_load(f, &r);
+			if (k == 0)
+				fera = load;
+			if (k == 0 ? 10 * load > 11 * bound : load > fera)
+				fail_msg("%s %s: max link load %llu, bound %llu, "
+					 "fera %llu", specs[i], engines[k],
+					 (unsigned long long)load,
+					 (unsigned long long)bound,
+					 (unsigned long long)fera);
+			ibr_result_free(&r);
+		}
+		ibr_fabric_free(f);
+	}
 }
 
 /* PIRa's default ports on a fat tree: one up link a switch, balanced over
@@ -735,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_cut_top_and_the_sm),
 		cmocka_unit_test(test_engines_on_degraded_trees),
 		cmocka_unit_test(test_balanced_reaches_the_bound),
+		cmocka_unit_test(test_uneven_clos_near_the_bound),
 		cmocka_unit_test(test_reroute_only_the_heavy),
 		cmocka_unit_test(test_fera_knows_its_load),
 		cmocka_unit_test(test_pira_spreads_default_ports),
