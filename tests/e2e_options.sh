@@ -68,7 +68,7 @@ log_has bad-conf "ERR IB06: .*bad.conf:6: pira_depth \"3\": engine pira has no o
 log_has bad-conf "pira tables configured on all switches" "defaults used, pira still routes"
 log_has bad-conf "ERR IB07: .*bad.conf:7: verify_method \"quick\": expected certificate or full; using certificate" "bad verify_method"
 log_has bad-conf "ERR IB29: .*bad.conf:8: root_fallback \"sometimes\": expected next or refuse; using next" "bad root_fallback"
-log_has bad-conf "build_lid_matrices: pira: .*root 0x[0-9a-f]{16} \\(auto: irregular, of the 8 most central switches the one whose routes load a link least \\([0-9]+ flows, [0-9]+ at the centre\\)\\), verified: legal up\\*/down\\* \\(certificate\\)" "default root (auto: Fig. 1 is no fat tree) and verification (the certificate)"
+log_has bad-conf "build_lid_matrices: pira: .*root 0x0000000000200006 \\(auto: irregular, a switch of minimum eccentricity \\(unmeasured: the engine does not balance\\)\\), verified: legal up\\*/down\\* \\(certificate\\)" "default root (auto: Fig. 1 is no fat tree) and verification (the certificate)"
 
 # The full check on request, named as such.
 printf 'verify_method full\n' > "$TMP/full.conf"

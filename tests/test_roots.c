@@ -140,11 +140,15 @@ static void test_auto_elsewhere_is_measured(void **state)
 		struct ibr_fabric *f = generated_fabric(cases[i].spec, 0);
 		struct ibr_roots a = resolve(f, IBR_ROOT_AUTO);
 		struct ibr_roots c = resolve(f, IBR_ROOT_CENTER);
-		struct ibr_root_load m;
+		struct ibr_root_load m, m3;
 		struct ibr_error err = { "" };
 		uint64_t from_auto, from_centre;
 		assert_int_equal(ibr_roots_least_loaded(f, IBR_ROOT_CANDIDATES,
-							&m, &err), 0);
+							1, &m, &err), 0);
+		/* the same choice on 3 workers */
+		assert_int_equal(ibr_roots_least_loaded(f, IBR_ROOT_CANDIDATES,
+							3, &m3, &err), 0);
+		assert_memory_equal(&m, &m3, sizeof(m));
 		assert_int_equal(a.count, 1);
 		assert_int_equal(a.sw[0], m.root);
 		assert_int_equal(m.tried, 16);

@@ -79,6 +79,11 @@ struct ibr_engine {
 	 * single-LID engines. */
 	const char *overflow_stat;
 	const char *overflow_fate;
+	/* The engine balances its routes by load: on an irregular fabric
+	 * `auto` measures candidate roots for it (roots.h); false for pira,
+	 * whose routing window comes first.  A hybrid follows its final
+	 * engine (both passes share one orientation). */
+	bool measures_root;
 	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		     struct ibr_error *err);
 };

@@ -19,7 +19,9 @@
  * IBR_ROOT_CANDIDATES switches of least eccentricity (then distance sum,
  * then LID), the one under which the shortest legal routes load a link
  * least; fewer candidates on large fabrics (a budget of work), the
- * first alone from about a thousand switches.
+ * first alone from about a thousand switches.  For an engine that does
+ * not balance its routes (c->unmeasured: pira, whose routing window comes
+ * first) auto takes that first candidate unmeasured.
  * After a change (c->in_place: the tables in place were routed from one
  * root), auto's single root and center keep that root while it is a
  * switch of the fabric whose eccentricity is at most one more than the
@@ -98,8 +100,11 @@ struct ibr_root_load {
 				 * the fabric too large to measure more */
 };
 
+/* The candidates measured side by side on at most `threads` workers: the
+ * same choice for any count. */
 int ibr_roots_least_loaded(const struct ibr_fabric *f, uint32_t max_tried,
-			   struct ibr_root_load *out, struct ibr_error *err);
+			   unsigned threads, struct ibr_root_load *out,
+			   struct ibr_error *err);
 
 /* sw[0 .. n) sorted by LID (switch indexes; a LID is a switch's own). */
 int ibr_switches_by_lid(const struct ibr_fabric *f, uint32_t *sw, uint32_t n,

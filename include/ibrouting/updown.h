@@ -70,6 +70,11 @@ struct ibr_root_choice {
 	 * (roots.h) */
 	const uint64_t *in_place;
 	uint32_t in_place_len;
+	/* auto on an irregular fabric: the most central switch, not the
+	 * least loaded of the candidates (roots.h), for an engine that does
+	 * not balance (engine.h, measures_root false) */
+	bool unmeasured;
+	unsigned threads;               /* workers for the measure; 0: one */
 };
 
 struct ibr_updown {

@@ -383,8 +383,11 @@ int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 	static char words[512];
 	struct ibr_error err = { "" };
 	const struct ibr_roots *roots = &ctx->roots;
+	struct ibr_root_choice choice = r->choice;
 
-	if (ibr_ctx_init(ctx, f, &r->choice, options, &err))
+	/* auto's measure (roots.h) on the workers the engines get */
+	choice.threads = ibr_threads_or_available(r->threads);
+	if (ibr_ctx_init(ctx, f, &choice, options, &err))
 		return cli_fail("%s", err.msg);
 	ctx->port_choice = r->port_choice;
 	ctx->threads = ibr_threads_or_available(r->threads);
@@ -913,6 +916,8 @@ static int cmd_route(int argc, char **argv)
 				"place: give one");
 	if (ibr_options_check(&engine_opts, e, &err))
 		return cli_fail("%s", err.msg);
+	/* auto measures its root for an engine that balances (roots.h) */
+	roots.choice.unmeasured = !e->measures_root;
 	f = cli_load_fabric(argv[optind], &load);
 	if (!f)
 		return EXIT_USAGE;

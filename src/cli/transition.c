@@ -81,6 +81,8 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 
 	*provisional = ibr_reconf_changed(m, f);
 	*kept = 0;
+	/* auto measures its root as for the final engine (roots.h) */
+	roots->choice.unmeasured = !m->fin->measures_root;
 	memset(mv, 0, sizeof(*mv));
 	if (*provisional || !ibr_reconf_has_final(m)) {
 		const struct ibr_engine *e = *provisional ? m->prov : m->fin;

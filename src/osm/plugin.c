@@ -152,6 +152,10 @@ static int root_request(struct engine_ctx *c, struct ibr_root_choice *root,
 	snprintf(c->guid_source, sizeof(c->guid_source), "%s",
 		 c->plugin->opts.path_text);
 	root->guid_source = c->guid_source;
+	/* auto measures its root for an engine that balances; a hybrid's
+	 * engine here is its final one, whose orientation both passes share */
+	root->unmeasured = !c->engine->measures_root;
+	root->threads = ibr_plugin_threads(c->plugin);
 	/* auto and center keep the root the tables in place were routed
 	 * from while it serves (roots.h): a far switch lost must not turn
 	 * every route */

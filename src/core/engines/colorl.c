@@ -828,6 +828,7 @@ const struct ibr_engine ibr_engine_colorl = {
 	.summary = "color/L: load-balanced legal paths (path selection), "
 		   "then the fewest LIDs that realise them (needs lmc >= 1)",
 	.options = colorl_options,
+	.measures_root = true,
 	.route = colorl_route,
 	.min_lmc = 1,
 	/* one LID per destination: every pair on the base LID, FERa's tree */

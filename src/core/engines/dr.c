@@ -902,6 +902,7 @@ const struct ibr_engine ibr_engine_dr = {
 	.summary = "destination renaming: minimal legal up/down paths, "
 		   "several LIDs per destination (needs lmc >= 1)",
 	.options = dr_options,
+	.measures_root = true,
 	.route = dr_route,
 	.min_lmc = 1,
 	.below_min_lmc = "routing as fera",

@@ -1480,5 +1480,6 @@ const struct ibr_engine ibr_engine_fera = {
 	.name = "fera",
 	.options = fera_options,
 	.summary = "fully explicit up/down routing (FERa)",
+	.measures_root = true,
 	.route = fera_route,
 };

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ibrouting/roots.h"
+#include "util/parallel.h"
 
 #define MEASURE_BUDGET (24u << 20)   /* switches * sw_adj entries, summed */
 
@@ -154,15 +155,27 @@ static int load_under(struct measure *m, uint32_t r, uint64_t *max,
 	return 0;
 }
 
-int ibr_roots_least_loaded(const struct ibr_fabric *f, uint32_t max_tried,
-			   struct ibr_root_load *out, struct ibr_error *err)
+static void measure_free(struct measure *m)
+{
+	free(m->link_up);
+	free(m->down_dist);
+	free(m->legal_dist);
+	free(m->queue);
+	free(m->next);
+	free(m->by_len);
+	free(m->count);
+	free(m->acc);
+	free(m->load);
+}
+
+static int measure_init(struct measure *m, const struct ibr_fabric *f,
+			uint32_t *cas)
 {
 	uint32_t S = f->num_switches, E = f->sw_adj_start[S];
-	struct candidate *c = malloc(S * sizeof(*c));
-	uint32_t *rank = malloc(S * sizeof(uint32_t));
-	struct measure m = {
+
+	*m = (struct measure){
 		.f = f,
-		.cas = malloc(S * sizeof(uint32_t)),
+		.cas = cas,
 		.link_up = malloc(E ? E : 1),
 		.down_dist = malloc(S * sizeof(uint32_t)),
 		.legal_dist = malloc(S * sizeof(uint32_t)),
@@ -173,62 +186,117 @@ int ibr_roots_least_loaded(const struct ibr_fabric *f, uint32_t max_tried,
 		.acc = malloc(S * sizeof(uint64_t)),
 		.load = malloc((E ? E : 1) * sizeof(uint64_t)),
 	};
+	return m->link_up && m->down_dist && m->legal_dist && m->queue &&
+	       m->next && m->by_len && m->count && m->acc && m->load ? 0 : -1;
+}
+
+/* The work the workers share: the centrality of every switch (tasks of
+ * 64 switches), then the load under each candidate (a task each). */
+struct team {
+	const struct ibr_fabric *f;
+	struct candidate *c;
+	struct measure *m;      /* per worker */
+	uint64_t *load;         /* per candidate */
+	struct ibr_error *errs; /* per candidate */
+};
+
+#define PER_TASK 64
+
+static int centrality_task(void *arg, unsigned t, unsigned worker)
+{
+	struct team *tm = arg;
+	const struct ibr_fabric *f = tm->f;
+	struct measure *m = &tm->m[worker];
+	uint32_t first, end;
+
+	ibr_slice(t, PER_TASK, f->num_switches, &first, &end);
+	for (uint32_t s = first; s < end; s++) {
+		struct candidate *c = &tm->c[s];
+		*c = (struct candidate){ .sw = s, .lid = ibr_switch_lid(f, s) };
+		/* down_dist: scratch ranks, queue: the BFS's */
+		c->ecc = ibr_bfs_from(f, &s, 1, m->down_dist, m->queue);
+		for (uint32_t x = 0; x < f->num_switches; x++)
+			c->sum += m->down_dist[x];
+	}
+	return 0;
+}
+
+static int load_task(void *arg, unsigned t, unsigned worker)
+{
+	struct team *tm = arg;
+
+	return load_under(&tm->m[worker], tm->c[t].sw, &tm->load[t],
+			  &tm->errs[t]) ? -1 : 0;
+}
+
+int ibr_roots_least_loaded(const struct ibr_fabric *f, uint32_t max_tried,
+			   unsigned threads, struct ibr_root_load *out,
+			   struct ibr_error *err)
+{
+	uint32_t S = f->num_switches, E = f->sw_adj_start[S];
+	unsigned workers = ibr_parallel_workers(threads, max_tried > 1 ?
+						max_tried : 1);
+	struct team tm = {
+		.f = f,
+		.c = malloc(S * sizeof(struct candidate)),
+		.m = calloc(workers, sizeof(struct measure)),
+		.load = calloc(max_tried ? max_tried : 1, sizeof(uint64_t)),
+		.errs = calloc(max_tried ? max_tried : 1, sizeof(struct ibr_error)),
+	};
+	uint32_t *cas = malloc(S * sizeof(uint32_t));
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (!c || !rank || !m.cas || !m.link_up || !m.down_dist ||
-	    !m.legal_dist || !m.queue || !m.next || !m.by_len || !m.count ||
-	    !m.acc || !m.load) {
+	if (!tm.c || !tm.m || !tm.load || !tm.errs || !cas) {
 		ibr_error_set(err, "out of memory for %u switches", S);
 		goto out;
 	}
-	for (uint32_t s = 0; s < S; s++) {
-		c[s] = (struct candidate){ .sw = s, .lid = ibr_switch_lid(f, s) };
-		c[s].ecc = ibr_bfs_from(f, &s, 1, rank, m.queue);
-		for (uint32_t t = 0; t < S; t++)
-			c[s].sum += rank[t];
-		m.cas[s] = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
-	}
-	qsort(c, S, sizeof(*c), by_centrality);
+	for (uint32_t s = 0; s < S; s++)
+		cas[s] = f->sw_ca_start[s + 1] - f->sw_ca_start[s];
+	for (unsigned w = 0; w < workers; w++)
+		if (measure_init(&tm.m[w], f, cas)) {
+			ibr_error_set(err, "out of memory for %u switches", S);
+			goto out;
+		}
+	ibr_parallel(threads, ibr_slice_count(S, PER_TASK), centrality_task,
+		     &tm);
+	qsort(tm.c, S, sizeof(*tm.c), by_centrality);
 	/* a measure costs about S * E: keep the candidates within a budget
 	 * that the routing window affords (16 at 256 switches of degree 16,
 	 * one, the centre alone, from about a thousand) */
 	out->tried = S < max_tried ? S : max_tried;
 	if ((uint64_t)S * (E ? E : 1) * out->tried > MEASURE_BUDGET)
 		out->tried = (uint32_t)(MEASURE_BUDGET / ((uint64_t)S * (E ? E : 1)));
-	if (out->tried == 0)
-		out->tried = 1;
-	out->centre = c[0].sw;
-	if (out->tried == 1) {  /* nothing to compare: not measured */
-		out->root = c[0].sw;
+	out->centre = tm.c[0].sw;
+	out->root = tm.c[0].sw;
+	if (out->tried <= 1) {  /* nothing to compare: not measured */
 		out->tried = 0;
 		rc = 0;
 		goto out;
 	}
-	for (uint32_t k = 0; k < out->tried; k++) {
-		uint64_t load = 0;
-		if (load_under(&m, c[k].sw, &load, err))
-			goto out;
-		if (k == 0)
-			out->centre_load = load;
-		if (k == 0 || load < out->load) {
-			out->root = c[k].sw;
-			out->load = load;
-		}
+	if (ibr_parallel(threads, out->tried, load_task, &tm)) {
+		for (uint32_t k = 0; k < out->tried; k++)
+			if (tm.errs[k].msg[0]) {
+				*err = tm.errs[k];
+				break;
+			}
+		goto out;
 	}
+	/* in candidate order: the first of the least loaded */
+	out->centre_load = out->load = tm.load[0];
+	for (uint32_t k = 1; k < out->tried; k++)
+		if (tm.load[k] < out->load) {
+			out->root = tm.c[k].sw;
+			out->load = tm.load[k];
+		}
 	rc = 0;
 out:
-	free(c);
-	free(rank);
-	free(m.cas);
-	free(m.link_up);
-	free(m.down_dist);
-	free(m.legal_dist);
-	free(m.queue);
-	free(m.next);
-	free(m.by_len);
-	free(m.count);
-	free(m.acc);
-	free(m.load);
+	for (unsigned w = 0; tm.m && w < workers; w++)
+		measure_free(&tm.m[w]);
+	free(tm.c);
+	free(tm.m);
+	free(tm.load);
+	free(tm.errs);
+	free(cas);
 	return rc;
 }

@@ -157,9 +157,9 @@ static int from_strategy(const struct ibr_fabric *f,
 			return 0;
 		}
 	}
-	if (st == IBR_ROOT_AUTO && f->num_switches > 2) {
-		if (ibr_roots_least_loaded(f, IBR_ROOT_CANDIDATES, &measured,
-					   err))
+	if (st == IBR_ROOT_AUTO && f->num_switches > 2 && !c->unmeasured) {
+		if (ibr_roots_least_loaded(f, IBR_ROOT_CANDIDATES, c->threads,
+					   &measured, err))
 			return -1;
 		root = measured.root;
 	} else if (ibr_choose_root(f, &one, &root, err)) {
@@ -167,8 +167,8 @@ static int from_strategy(const struct ibr_fabric *f,
 	}
 	/* the root in place against the least eccentricity: the centre's */
 	if ((st == IBR_ROOT_AUTO || st == IBR_ROOT_CENTER) &&
-	    root_in_place(f, c, st == IBR_ROOT_AUTO && f->num_switches > 2 ?
-			  measured.centre : root, &kept, &ecc, &least, err))
+	    root_in_place(f, c, measured.tried ? measured.centre : root, &kept,
+			  &ecc, &least, err))
 		return -1;
 	if (kept != IBR_NONE) {
 		snprintf(out->how, sizeof(out->how), "%s: the root in place "
@@ -182,10 +182,17 @@ static int from_strategy(const struct ibr_fabric *f,
 			 "link least (%" PRIu64 " flows, %" PRIu64 " at the "
 			 "centre)", measured.tried, measured.load,
 			 measured.centre_load);
+	else if (st == IBR_ROOT_AUTO && c->unmeasured)
+		snprintf(out->how, sizeof(out->how), "auto: irregular, a "
+			 "switch of minimum eccentricity (unmeasured: the engine "
+			 "does not balance)");
+	else if (st == IBR_ROOT_AUTO && f->num_switches > 2)
+		snprintf(out->how, sizeof(out->how), "auto: irregular, of the "
+			 "switches of least eccentricity and distance sum, too "
+			 "many to measure, the first");
 	else if (st == IBR_ROOT_AUTO)
 		snprintf(out->how, sizeof(out->how), "auto: irregular, a "
-			 "switch of minimum eccentricity%s", f->num_switches > 2 ?
-			 " and distance sum" : "");
+			 "switch of minimum eccentricity");
 	else if (st == IBR_ROOT_SM)
 		snprintf(out->how, sizeof(out->how), "the SM's switch, else "
 			 "the lowest LID");
