@@ -157,19 +157,21 @@ static int from_strategy(const struct ibr_fabric *f,
 			return 0;
 		}
 	}
-	if (st == IBR_ROOT_AUTO && f->num_switches > 2 && !c->unmeasured) {
+	/* the root in place first, against the least eccentricity (the
+	 * centre's): kept, it needs no measure, so a re-route after a change
+	 * does not pay for one */
+	if (ibr_choose_root(f, &one, &root, err))
+		return -1;
+	if ((st == IBR_ROOT_AUTO || st == IBR_ROOT_CENTER) &&
+	    root_in_place(f, c, root, &kept, &ecc, &least, err))
+		return -1;
+	if (kept == IBR_NONE && st == IBR_ROOT_AUTO && f->num_switches > 2 &&
+	    !c->unmeasured) {
 		if (ibr_roots_least_loaded(f, IBR_ROOT_CANDIDATES, c->threads,
 					   &measured, err))
 			return -1;
 		root = measured.root;
-	} else if (ibr_choose_root(f, &one, &root, err)) {
-		return -1;
 	}
-	/* the root in place against the least eccentricity: the centre's */
-	if ((st == IBR_ROOT_AUTO || st == IBR_ROOT_CENTER) &&
-	    root_in_place(f, c, measured.tried ? measured.centre : root, &kept,
-			  &ecc, &least, err))
-		return -1;
 	if (kept != IBR_NONE) {
 		snprintf(out->how, sizeof(out->how), "%s: the root in place "
 			 "(eccentricity %u, the least %u)", st == IBR_ROOT_AUTO ?
