@@ -14,7 +14,9 @@
 #   (c) a Clos with a SHARP aggregation node on every switch: the spines
 #       are the roots, the aggregation nodes logged, and the tables read
 #       back verify, every host reaching every host and every aggregation
-#       node below a root it climbs to.
+#       node below a root it climbs to; OpenSM's dump directory holds the
+#       plugin's ibrouting-dlids.dump (its root set) beside OpenSM's dumps,
+#       and `ibrouting verify` on it, no --roots given, says OK.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
@@ -103,6 +105,14 @@ log_has c-fera "fera: topology: 12 CA ports named \"Aggregation Node\"" \
 	"the aggregation nodes are logged"
 log_has c-fera "build_lid_matrices: fera: .*roots 4 \\(auto: the top level of a 2-level fat tree" \
 	"the 4 spines are the roots"
+# OpenSM's own dumps (-D 0x47) and, beside them, the plugin's root set:
+# verify judges them as they are, no --roots given
+if "$IBROUTING" verify "$TMP/c-fera/dump" > "$TMP/c-fera/plain-verify.out" 2>&1 &&
+   grep -q '^# roots ' "$TMP/c-fera/dump/ibrouting-dlids.dump"; then
+	pass "c-fera: ibrouting verify on OpenSM's dump directory, no --roots: $(grep '^verify' "$TMP/c-fera/plain-verify.out" | cut -c11-90)"
+else
+	flunk "c-fera: ibrouting verify on OpenSM's dump directory: $(grep -E '^verify|rror' "$TMP/c-fera/plain-verify.out" | head -2)"
+fi
 readback c-fera
 if [ "$rb_findings" = 0 ] && grep -q "CA pairs owe no route" "$TMP/c-fera/readback.out"; then
 	pass "c-fera: the tables read back verify: $(grep '^load' "$TMP/c-fera/readback.out" | cut -c11-140)"

@@ -506,6 +506,26 @@ static void log_loopbacks(struct engine_ctx *c)
 			f->num_loopbacks - LOOPBACKS_NAMED);
 }
 
+/* Where OpenSM writes its routing dumps (opensm-lfts.dump, ... in
+ * dump_files_dir, when its log has OSM_LOG_ROUTING), ibrouting-dlids.dump
+ * goes beside them: the root set, the LMC and the designated DLIDs that
+ * `ibrouting verify DIR` needs to judge those tables as they are.  A
+ * failure is logged, never fatal: the tables are pushed all the same. */
+static void write_beside_osm_dumps(struct engine_ctx *c)
+{
+	osm_opensm_t *osm = c->plugin->osm;
+	const char *dir = osm->subn.opt.dump_files_dir;
+	struct ibr_error err = { "" };
+	char why[2 * sizeof(err.msg)];
+
+	if (!dir || !*dir || !osm_log_is_active(&osm->log, OSM_LOG_ROUTING))
+		return;
+	if (ibr_dlids_write(dir, c->of.fabric, &c->result, &err))
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB45: %s: cannot write "
+			"ibrouting-dlids.dump beside OpenSM's dumps: %s\n",
+			c->name, ibr_escape_str(err.msg, why, sizeof(why)));
+}
+
 int ibr_plugin_model(struct engine_ctx *c, struct ibr_root_choice *root,
 		     struct ibr_error *err)
 {
@@ -744,6 +764,7 @@ static int build_fwd_tables(void *context)
 				ibr_escape_str(err.msg, why, sizeof(why)));
 		ibr_status_dumps_written(c->plugin, dumped);
 	}
+	write_beside_osm_dumps(c);
 	/* kept for the hop tables, written once the LFTs are configured */
 	c->hops_pending = true;
 	return 0;

@@ -24,7 +24,7 @@
 #include "ibrouting/roots.h"
 #include "util/parallel.h"
 
-#define MEASURE_BUDGET (24u << 20)   /* switches * sw_adj entries, summed */
+#define MEASURE_BUDGET (13u << 19)   /* switches * sw_adj entries, summed */
 
 struct candidate {
 	uint32_t sw, ecc;
@@ -262,8 +262,8 @@ int ibr_roots_least_loaded(const struct ibr_fabric *f, uint32_t max_tried,
 		     &tm);
 	qsort(tm.c, S, sizeof(*tm.c), by_centrality);
 	/* a measure costs about S * E: keep the candidates within a budget
-	 * that the routing window affords (16 at 256 switches of degree 16,
-	 * one, the centre alone, from about a thousand) */
+	 * that the routing window affords (all 16 up to about 150 switches
+	 * of degree 8, 12 at 256, none past about 500: the first alone) */
 	out->tried = S < max_tried ? S : max_tried;
 	if ((uint64_t)S * (E ? E : 1) * out->tried > MEASURE_BUDGET)
 		out->tried = (uint32_t)(MEASURE_BUDGET / ((uint64_t)S * (E ? E : 1)));
