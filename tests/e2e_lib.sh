@@ -406,7 +406,9 @@ check_run() {
 lfts_fts() {
 	sort -k1,1 -k2,2n | awk -v top="$1" '
 	function close_sw() { if (sw != "") printf "%d valid lids dumped\n", n }
-	$1 != sw { close_sw(); sw = $1; n = 0
+	# GUIDs compared as strings: awk reads 0x... as a number, and two
+	# GUIDs that differ in their last bits are one double
+	$1 "" != sw { close_sw(); sw = $1 ""; n = 0
 		printf "Unicast lids [0x0-0x%x] of switch Lid 0 guid %s (readback):\n", top, sw }
 	{ printf "0x%04x %03d :\n", $2, $3; n++ }
 	END { close_sw() }'
