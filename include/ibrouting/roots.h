@@ -18,8 +18,9 @@
  * root is one switch, chosen by the load it gives (root_load.c): of the
  * IBR_ROOT_CANDIDATES switches of least eccentricity (then distance sum,
  * then LID), the one under which the shortest legal routes load a link
- * least; fewer candidates on large fabrics (a budget of work: 12 at 256
- * switches of degree 8), the first alone past about 500 switches.  For an engine that does
+ * least; fewer candidates on large fabrics (a budget of work: 12 at 128
+ * switches of degree 8), and none where fewer than half would fit (from
+ * about 200 switches): there the centre strategy's switch, unmeasured.  For an engine that does
  * not balance its routes (c->unmeasured: pira, whose routing window comes
  * first) auto takes that first candidate unmeasured.
  * After a change (c->in_place: the tables in place were routed from one
@@ -96,8 +97,8 @@ struct ibr_root_load {
 	uint32_t centre;        /* the first candidate: least eccentricity */
 	uint64_t load;          /* its max link load, flows */
 	uint64_t centre_load;   /* the first candidate's */
-	uint32_t tried;         /* candidates measured; 0: the first alone,
-				 * the fabric too large to measure more */
+	uint32_t tried;         /* candidates measured; 0: none, the fabric
+				 * too large to measure enough of them */
 };
 
 /* The candidates measured side by side on at most `threads` workers: the

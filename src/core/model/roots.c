@@ -170,7 +170,8 @@ static int from_strategy(const struct ibr_fabric *f,
 		if (ibr_roots_least_loaded(f, IBR_ROOT_CANDIDATES, c->threads,
 					   &measured, err))
 			return -1;
-		root = measured.root;
+		if (measured.tried)
+			root = measured.root;
 	}
 	if (kept != IBR_NONE) {
 		snprintf(out->how, sizeof(out->how), "%s: the root in place "
@@ -189,9 +190,9 @@ static int from_strategy(const struct ibr_fabric *f,
 			 "switch of minimum eccentricity (unmeasured: the engine "
 			 "does not balance)");
 	else if (st == IBR_ROOT_AUTO && f->num_switches > 2)
-		snprintf(out->how, sizeof(out->how), "auto: irregular, of the "
-			 "switches of least eccentricity and distance sum, too "
-			 "many to measure, the first");
+		snprintf(out->how, sizeof(out->how), "auto: irregular, a "
+			 "switch of minimum eccentricity (too large a fabric to "
+			 "measure candidates)");
 	else if (st == IBR_ROOT_AUTO)
 		snprintf(out->how, sizeof(out->how), "auto: irregular, a "
 			 "switch of minimum eccentricity");
