@@ -42,6 +42,7 @@
 #include "ibrouting/colorl.h"
 #include "ibrouting/dr.h"
 #include "ibrouting/engine.h"
+#include "ibrouting/ranges.h"
 #include "ibrouting/generate.h"
 #include "ibrouting/prior.h"
 #include "ibrouting/verify.h"
@@ -270,6 +271,10 @@ static unsigned assert_dr_paths(struct ibr_route_ctx *ctx,
 	assert_int_equal(ibr_result_init(&again, f, &err), 0);
 	if (ibr_dr_route_detail(ctx, &again, &d, &err))
 		fail_msg("%s: dr detail: %s", what, err.msg);
+	/* the engine's own tables, then the routing layer's completion of
+	 * the ranges (ranges.h), as ibr_route does */
+	if (ibr_ranges_complete(f, &ctx->updown, &again, ctx->threads, &err))
+		fail_msg("%s: ranges: %s", what, err.msg);
 	assert_memory_equal(again.col, r->col, (size_t)r->num_lids * S);
 
 	for (uint32_t s = 0; s < S; s++)
@@ -352,6 +357,10 @@ static uint64_t assert_colorl_paths(struct ibr_route_ctx *ctx,
 	assert_int_equal(ibr_result_init(&again, f, &err), 0);
 	if (ibr_colorl_route_detail(ctx, &again, &d, &err))
 		fail_msg("%s: colorl detail: %s", what, err.msg);
+	/* the engine's own tables, then the routing layer's completion of
+	 * the ranges (ranges.h), as ibr_route does */
+	if (ibr_ranges_complete(f, &ctx->updown, &again, ctx->threads, &err))
+		fail_msg("%s: ranges: %s", what, err.msg);
 	assert_memory_equal(again.col, r->col, (size_t)r->num_lids * S);
 	if (ibr_stat_get(r, "selection kept the base", 0)) {
 		/* its selection was no lighter than the base: every pair
