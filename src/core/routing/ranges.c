@@ -31,7 +31,8 @@ struct ranges_worker {
 	uint32_t *by_hops, *count;   /* hashing's counting sort */
 	uint8_t *held;           /* per switch: its entry if its walk held */
 	uint64_t *neck;          /* grow: per switch settled, its route's */
-	uint32_t *round, *grown; /* grow: when each settled; those grown */
+	uint32_t *round, *stamp; /* grow: when each settled, looked at */
+	uint32_t *fresh;         /* grow: the switches in the order settled */
 	struct ibr_range_figures fig;
 };
 
@@ -132,12 +133,50 @@ static void count_routes(const struct ranges *g, struct ranges_worker *rw,
  * are then added along their walks.  Returns the switches left that the
  * base column routes (for the mending's last resort); those it leaves
  * without a route are owed none. */
+/* Switch s, in round r, takes its best hop into a switch settled before
+ * r, if it has one (grow); appended to rw->fresh[*n]. */
+static void settle_best(const struct ranges *g, struct ranges_worker *rw,
+			uint8_t *col, uint32_t s, uint32_t r, uint32_t *n)
+{
+	const struct ibr_fabric *f = g->f;
+	struct ibr_repair *rp = &rw->rp;
+	uint32_t best = IBR_NONE, best_hops = UINT32_MAX;
+	uint64_t best_neck = UINT64_MAX;
+
+	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
+		uint32_t to = f->sw_adj[i].peer;
+		uint8_t v = rp->verdict[to];
+		uint64_t neck;
+		if (to == s || rw->round[to] >= r ||
+		    !(v == IBR_WALK_DOWN || (v == IBR_WALK_UP && g->link_up[i])))
+			continue;
+		neck = rw->load[i] > rw->neck[to] ? rw->load[i] : rw->neck[to];
+		if (rp->hops[to] + 1 < best_hops ||
+		    (rp->hops[to] + 1 == best_hops &&
+		     (neck < best_neck ||
+		      (neck == best_neck &&
+		       f->sw_adj[i].port < f->sw_adj[best].port)))) {
+			best = i;
+			best_hops = rp->hops[to] + 1;
+			best_neck = neck;
+		}
+	}
+	if (best == IBR_NONE)
+		return;
+	col[s] = f->sw_adj[best].port;
+	rp->verdict[s] = g->link_up[best] ? IBR_WALK_UP : IBR_WALK_DOWN;
+	rp->hops[s] = best_hops;
+	rw->neck[s] = best_neck;
+	rw->round[s] = r;
+	rw->fresh[(*n)++] = s;
+}
+
 static uint32_t grow(const struct ranges *g, struct ranges_worker *rw,
 		     uint8_t *col, const uint8_t *base, ibr_lid_t lid)
 {
 	const struct ibr_fabric *f = g->f;
 	struct ibr_repair *rp = &rw->rp;
-	uint32_t S = f->num_switches, n = 0, grown = 0, t, most = 0;
+	uint32_t S = f->num_switches, n = 0, t, most = 0, holding, settled;
 
 	/* the necks of the walks that hold, nearest first */
 	memset(rw->count, 0, (S + 1) * sizeof(uint32_t));
@@ -167,59 +206,44 @@ static uint32_t grow(const struct ranges *g, struct ranges_worker *rw,
 		rw->neck[s] = rw->load[ch] > rw->neck[t] ? rw->load[ch] :
 			      rw->neck[t];
 	}
-	for (uint32_t i = 0; i < S; i++) {
-		uint32_t s = rp->order[i];
-		if (!ibr_repair_holds(rp, s) && base[s] != IBR_NO_PATH)
-			rp->pending[n++] = s;
+	/* round r: the switches next to those settled in round r - 1 (the
+	 * walks that hold: round 0), each choosing among its neighbours
+	 * settled before r; a switch with no new neighbour settled has no
+	 * new choice, so only these are looked at; a choice reads only
+	 * earlier rounds, so the order within a round is immaterial */
+	for (uint32_t s = 0; s < S; s++) {
+		rw->stamp[s] = 0;
+		if (ibr_repair_holds(rp, s))
+			rw->fresh[n++] = s;
 	}
-	for (uint32_t r = 1; n; r++) {
-		uint32_t left = 0;
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t s = rp->pending[j], best = IBR_NONE;
-			uint32_t best_hops = UINT32_MAX;
-			uint64_t best_neck = UINT64_MAX;
-			for (uint32_t i = f->sw_adj_start[s];
-			     i < f->sw_adj_start[s + 1]; i++) {
-				uint32_t to = f->sw_adj[i].peer;
-				uint8_t v = rp->verdict[to];
-				uint64_t neck;
-				if (to == s || rw->round[to] >= r ||
-				    !(v == IBR_WALK_DOWN ||
-				      (v == IBR_WALK_UP && g->link_up[i])))
+	holding = n;
+	for (uint32_t r = 1, from = 0, to = n; from < to; r++) {
+		for (uint32_t j = from; j < to; j++) {
+			uint32_t x = rw->fresh[j];
+			for (uint32_t i = f->sw_adj_start[x];
+			     i < f->sw_adj_start[x + 1]; i++) {
+				uint32_t s = f->sw_adj[i].peer;
+				if (rw->round[s] != UINT32_MAX ||
+				    rw->stamp[s] == r || base[s] == IBR_NO_PATH)
 					continue;
-				neck = rw->load[i] > rw->neck[to] ?
-				       rw->load[i] : rw->neck[to];
-				if (rp->hops[to] + 1 < best_hops ||
-				    (rp->hops[to] + 1 == best_hops &&
-				     (neck < best_neck ||
-				      (neck == best_neck &&
-				       f->sw_adj[i].port < f->sw_adj[best].port)))) {
-					best = i;
-					best_hops = rp->hops[to] + 1;
-					best_neck = neck;
-				}
+				rw->stamp[s] = r;
+				settle_best(g, rw, col, s, r, &n);
 			}
-			if (best == IBR_NONE) {
-				rp->pending[left++] = s;
-				continue;
-			}
-			col[s] = f->sw_adj[best].port;
-			rp->verdict[s] = g->link_up[best] ? IBR_WALK_UP :
-					 IBR_WALK_DOWN;
-			rp->hops[s] = best_hops;
-			rw->neck[s] = best_neck;
-			rw->round[s] = r;
-			rw->grown[grown++] = s;
 		}
-		if (left == n)
-			break;
-		n = left;
+		from = to;
+		to = n;
 	}
-	rw->fig.set += grown;
-	for (uint32_t i = 0; i < grown; i++)
-		if (g->weight[rw->grown[i]])
-			ibr_repair_walk(rp, col, lid, rw->grown[i],
-					g->weight[rw->grown[i]], rw->load, NULL);
+	settled = n;
+	n = 0;
+	for (uint32_t s = 0; s < S; s++)
+		n += rw->round[s] == UINT32_MAX && base[s] != IBR_NO_PATH;
+	for (uint32_t i = holding; i < settled; i++) {
+		uint32_t s = rw->fresh[i];
+		rw->fig.set++;
+		if (g->weight[s])
+			ibr_repair_walk(rp, col, lid, s, g->weight[s], rw->load,
+					NULL);
+	}
 	return n;
 }
 
@@ -252,34 +276,51 @@ static void mend_column(const struct ranges *g, struct ranges_worker *rw,
 					rw->held[s] != col[s];
 }
 
-/* Offset k of a port on switch d after the first: its column, where it
- * agrees with the first's completed one (tree) but for d (the paths of
- * the CAs of one switch mostly are the same), becomes a copy of it;
- * else its holes take tree's entries and what does not hold then is
- * mended as the first's was. */
+/* Does the entry `port` of s climb?  (No channel to a switch: taken as
+ * climbing, so the caller judges.) */
+static bool climbs(const struct ranges *g, uint32_t s, uint8_t port)
+{
+	uint32_t ch = ibr_walker_channel(&g->w, s, port);
+
+	return ch == IBR_NONE || g->link_up[ch];
+}
+
+/* Offset k of a port on switch d after the first: its holes take the
+ * first's completed column's entries (tree; the CAs of one switch mostly
+ * have the same paths) and what does not hold then is mended as the
+ * first's was.  Without a judgement where none can break: a set entry's
+ * walk holds (a designated path, or its suffix), and is legal, so it
+ * climbs, if at all, from its first hop; a walk of tree's entries that
+ * meets a set entry x differing from tree's goes on along x's walk, which
+ * breaks it only if the walk descended before x (so x's walk in tree only
+ * descends: tree's entry at x descends) and x's own walk climbs (its
+ * entry climbs).  No such x: every walk holds. */
 static void follow_first(const struct ranges *g, struct ranges_worker *rw,
 			 uint32_t e, uint8_t *col, const uint8_t *base,
 			 ibr_lid_t lid, const uint8_t *tree)
 {
-	uint32_t S = g->f->num_switches, d = g->f->end_ports[e].sw;
-	uint8_t own = g->f->end_ports[e].sw_port;
-	bool same = col[d] == IBR_NO_PATH || col[d] == own;
+	uint32_t S = g->f->num_switches, d = g->f->end_ports[e].sw, filled = 0;
+	uint8_t own = g->f->end_ports[e].sw_port, at_d = col[d];
+	bool safe = at_d == IBR_NO_PATH || at_d == own;
+	unsigned differ = 0;
 
-	for (uint32_t s = 0; s < S && same; s++)
-		same = s == d || col[s] == IBR_NO_PATH || col[s] == tree[s];
-	if (same) {
-		for (uint32_t s = 0; s < S; s++)
-			rw->fig.set += col[s] == IBR_NO_PATH;
-		memcpy(col, tree, S);
-		col[d] = own;
-		return;
-	}
+	/* branch-free, over every switch: d is set apart below */
+	col[d] = tree[d];
 	for (uint32_t s = 0; s < S; s++)
-		if (s != d && col[s] == IBR_NO_PATH && tree[s] != IBR_NO_PATH) {
-			col[s] = tree[s];
-			rw->fig.set++;
-		}
-	mend_column(g, rw, e, col, base, lid);
+		differ |= col[s] != IBR_NO_PATH && col[s] != tree[s];
+	for (uint32_t s = 0; s < S && differ && safe; s++)
+		if (col[s] != IBR_NO_PATH && col[s] != tree[s])
+			safe = !climbs(g, s, col[s]) ||
+			       (tree[s] != IBR_NO_PATH && climbs(g, s, tree[s]));
+	for (uint32_t s = 0; s < S; s++) {
+		filled += col[s] == IBR_NO_PATH && tree[s] != IBR_NO_PATH;
+		col[s] = col[s] == IBR_NO_PATH ? tree[s] : col[s];
+	}
+	col[d] = at_d == IBR_NO_PATH ? own : at_d;
+	rw->fig.set += filled - (tree[d] != IBR_NO_PATH) +
+		       (at_d == IBR_NO_PATH);
+	if (!safe)
+		mend_column(g, rw, e, col, base, lid);
 }
 
 /* The CA ports of switch d, by base LID (g->ep_by_sw), completed: the
@@ -343,7 +384,8 @@ static void free_ranges(struct ranges *g)
 		free(g->rw[k].held);
 		free(g->rw[k].neck);
 		free(g->rw[k].round);
-		free(g->rw[k].grown);
+		free(g->rw[k].fresh);
+		free(g->rw[k].stamp);
 	}
 	free(g->link_up);
 	free(g->rw);
@@ -416,9 +458,11 @@ static int init_ranges(struct ranges *g, const struct ibr_fabric *f,
 		rw->held = malloc(S);
 		rw->neck = malloc(S * sizeof(uint64_t));
 		rw->round = malloc(S * sizeof(uint32_t));
-		rw->grown = malloc(S * sizeof(uint32_t));
+		rw->fresh = malloc(S * sizeof(uint32_t));
+		rw->stamp = malloc(S * sizeof(uint32_t));
 		if (!rw->load || !rw->tree || !rw->by_hops || !rw->count ||
-		    !rw->held || !rw->neck || !rw->round || !rw->grown)
+		    !rw->held || !rw->neck || !rw->round || !rw->fresh ||
+		    !rw->stamp)
 			goto oom;
 	}
 	return 1;
