@@ -317,8 +317,8 @@ static void follow_first(const struct ranges *g, struct ranges_worker *rw,
 		col[s] = col[s] == IBR_NO_PATH ? tree[s] : col[s];
 	}
 	col[d] = at_d == IBR_NO_PATH ? own : at_d;
-	rw->fig.set += filled - (tree[d] != IBR_NO_PATH) +
-		       (at_d == IBR_NO_PATH);
+	/* d held tree[d] while the holes were counted: not among them */
+	rw->fig.set += filled + (at_d == IBR_NO_PATH);
 	if (!safe)
 		mend_column(g, rw, e, col, base, lid);
 }
