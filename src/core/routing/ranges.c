@@ -132,43 +132,36 @@ static void count_routes(const struct ranges *g, struct ranges_worker *rw,
  * follow, so the column stays judged.  The flows of the switches grown
  * are then added along their walks.  Returns the switches left that the
  * base column routes (for the mending's last resort); those it leaves
- * without a route are owed none. */
-/* Switch s, in round r, takes its best hop into a switch settled before
- * r, if it has one (grow); appended to rw->fresh[*n]. */
-static void settle_best(const struct ranges *g, struct ranges_worker *rw,
-			uint8_t *col, uint32_t s, uint32_t r, uint32_t *n)
+ * without a route are owed none.
+ *
+ * The hops are offered, not sought: each switch settled in round r - 1
+ * offers its hop to every neighbour not settled (the link seen from the
+ * neighbour's side, `into`), and each neighbour offered one settles in
+ * round r on the best offer.  Only those can be entered in round r: a
+ * switch with a hop into one settled earlier was offered it then and
+ * settled then.  So the choice is the same as looking, in round r, at
+ * every neighbour settled before it, and each link is looked at once per
+ * tree from the settled side, where looking from the pending side looked
+ * at a pending switch's every link each round a neighbour settled (the
+ * completion's main cost: 768 trees at 256 switches). */
+
+/* Is the hop `i` (an sw_adj entry, into a settled switch) better than
+ * `best` for its switch: shorter, then a lighter neck, then a lower port? */
+static bool better_hop(const struct ranges *g, const struct ranges_worker *rw,
+		       uint32_t i, uint32_t best)
 {
 	const struct ibr_fabric *f = g->f;
-	struct ibr_repair *rp = &rw->rp;
-	uint32_t best = IBR_NONE, best_hops = UINT32_MAX;
-	uint64_t best_neck = UINT64_MAX;
+	uint32_t t = f->sw_adj[i].peer, bt = f->sw_adj[best].peer;
+	uint32_t h = rw->rp.hops[t], bh = rw->rp.hops[bt];
+	uint64_t n = rw->load[i] > rw->neck[t] ? rw->load[i] : rw->neck[t];
+	uint64_t bn = rw->load[best] > rw->neck[bt] ? rw->load[best] :
+		      rw->neck[bt];
 
-	for (uint32_t i = f->sw_adj_start[s]; i < f->sw_adj_start[s + 1]; i++) {
-		uint32_t to = f->sw_adj[i].peer;
-		uint8_t v = rp->verdict[to];
-		uint64_t neck;
-		if (to == s || rw->round[to] >= r ||
-		    !(v == IBR_WALK_DOWN || (v == IBR_WALK_UP && g->link_up[i])))
-			continue;
-		neck = rw->load[i] > rw->neck[to] ? rw->load[i] : rw->neck[to];
-		if (rp->hops[to] + 1 < best_hops ||
-		    (rp->hops[to] + 1 == best_hops &&
-		     (neck < best_neck ||
-		      (neck == best_neck &&
-		       f->sw_adj[i].port < f->sw_adj[best].port)))) {
-			best = i;
-			best_hops = rp->hops[to] + 1;
-			best_neck = neck;
-		}
-	}
-	if (best == IBR_NONE)
-		return;
-	col[s] = f->sw_adj[best].port;
-	rp->verdict[s] = g->link_up[best] ? IBR_WALK_UP : IBR_WALK_DOWN;
-	rp->hops[s] = best_hops;
-	rw->neck[s] = best_neck;
-	rw->round[s] = r;
-	rw->fresh[(*n)++] = s;
+	if (h != bh)
+		return h < bh;
+	if (n != bn)
+		return n < bn;
+	return f->sw_adj[i].port < f->sw_adj[best].port;
 }
 
 static uint32_t grow(const struct ranges *g, struct ranges_worker *rw,
@@ -177,6 +170,7 @@ static uint32_t grow(const struct ranges *g, struct ranges_worker *rw,
 	const struct ibr_fabric *f = g->f;
 	struct ibr_repair *rp = &rw->rp;
 	uint32_t S = f->num_switches, n = 0, t, most = 0, holding, settled;
+	uint32_t *offer = rw->by_hops, *offered = rw->count;
 
 	/* the necks of the walks that hold, nearest first */
 	memset(rw->count, 0, (S + 1) * sizeof(uint32_t));
@@ -206,11 +200,11 @@ static uint32_t grow(const struct ranges *g, struct ranges_worker *rw,
 		rw->neck[s] = rw->load[ch] > rw->neck[t] ? rw->load[ch] :
 			      rw->neck[t];
 	}
-	/* round r: the switches next to those settled in round r - 1 (the
-	 * walks that hold: round 0), each choosing among its neighbours
-	 * settled before r; a switch with no new neighbour settled has no
-	 * new choice, so only these are looked at; a choice reads only
-	 * earlier rounds, so the order within a round is immaterial */
+	/* round r: the offers of the switches settled in round r - 1 (the
+	 * walks that hold: round 0), then each switch offered one settles
+	 * on the best; by_hops and count are free now: offer[s], the best
+	 * hop offered s this round (an sw_adj entry of s), offered[], the
+	 * switches offered one */
 	for (uint32_t s = 0; s < S; s++) {
 		rw->stamp[s] = 0;
 		if (ibr_repair_holds(rp, s))
@@ -218,17 +212,42 @@ static uint32_t grow(const struct ranges *g, struct ranges_worker *rw,
 	}
 	holding = n;
 	for (uint32_t r = 1, from = 0, to = n; from < to; r++) {
+		uint32_t m = 0;
 		for (uint32_t j = from; j < to; j++) {
 			uint32_t x = rw->fresh[j];
+			uint8_t v = rp->verdict[x];
 			for (uint32_t i = f->sw_adj_start[x];
 			     i < f->sw_adj_start[x + 1]; i++) {
-				uint32_t s = f->sw_adj[i].peer;
-				if (rw->round[s] != UINT32_MAX ||
-				    rw->stamp[s] == r || base[s] == IBR_NO_PATH)
+				uint32_t s = f->sw_adj[i].peer, into;
+				if (s == x || rw->round[s] != UINT32_MAX ||
+				    base[s] == IBR_NO_PATH)
 					continue;
-				rw->stamp[s] = r;
-				settle_best(g, rw, col, s, r, &n);
+				into = ibr_walker_channel(&g->w, s,
+							  f->sw_adj[i].peer_port);
+				if (into == IBR_NONE ||
+				    !(v == IBR_WALK_DOWN ||
+				      (v == IBR_WALK_UP && g->link_up[into])))
+					continue;
+				if (rw->stamp[s] != r) {
+					rw->stamp[s] = r;
+					offer[s] = into;
+					offered[m++] = s;
+				} else if (better_hop(g, rw, into, offer[s])) {
+					offer[s] = into;
+				}
 			}
+		}
+		for (uint32_t j = 0; j < m; j++) {
+			uint32_t s = offered[j], i = offer[s];
+			uint32_t x = f->sw_adj[i].peer;
+			col[s] = f->sw_adj[i].port;
+			rp->verdict[s] = g->link_up[i] ? IBR_WALK_UP :
+				       IBR_WALK_DOWN;
+			rp->hops[s] = rp->hops[x] + 1;
+			rw->neck[s] = rw->load[i] > rw->neck[x] ? rw->load[i] :
+				      rw->neck[x];
+			rw->round[s] = r;
+			rw->fresh[n++] = s;
 		}
 		from = to;
 		to = n;
