@@ -5,7 +5,8 @@
 #   - one link cut, one switch down (with its CAs), on a random fabric at
 #     LMC 2 (the change-assimilation benchmark's): the tables verify (exit
 #     0, no finding), and at most 2% of the entries of the switches there
-#     before change, where colorl routed afresh (incremental=0) changes
+#     before change (or the least any legal tables change plus 0.5%,
+#     where that least is above 2%), where colorl routed afresh (incremental=0) changes
 #     more, and so does fera afresh on a k-ary 3-tree with a link cut
 #     (fera: at most 2% beyond those that had to change, each of its
 #     LIDs a whole tree); on a Clos network with one of its 6 spines down, where a sixth
@@ -44,15 +45,25 @@ forced() {
 	sed -n 's/^prior .* had to (\([0-9.]*\)%).*/\1/p' "$1"
 }
 
+# least_of ROUTE-OUTPUT: the share any legal tables under the same
+# orientation change (the prior line's lower bound)
+least_of() {
+	sed -n 's/^prior .*; [0-9]* (\([0-9.]*\)%) change in any legal tables.*/\1/p' "$1"
+}
+
 # within NAME OUT MAX [beyond]: the run verified and changed at most MAX
-# percent of the entries; with `beyond`, MAX percent beyond those that had
-# to change
+# percent of the entries, or the least any legal tables change plus 0.5%
+# where that is more (only where the least itself is above MAX: every LID
+# of a range is a whole tree since the ranges are completed, so a switch
+# down now forces 2.04-2.07% here, where MAX is 2); with `beyond`, MAX
+# percent beyond those that had to change
 within() {
-	p=$(percent "$2") q=0
+	p=$(percent "$2") q=0 l=$(least_of "$2")
 	[ "${4:-}" = beyond ] && q=$(forced "$2")
 	if [ -z "$p" ] || [ -z "$q" ]; then
 		flunk "$1: no prior line: $(grep -m1 'rror\|verify' "$2")"
-	elif awk -v p="$p" -v q="$q" -v m="$3" 'BEGIN { exit !(p - q <= m) }'; then
+	elif awk -v p="$p" -v q="$q" -v m="$3" -v l="${l:-0}" -v b="${4:-}" \
+		'BEGIN { if (b == "" && l > m) m = l + 0.5; exit !(p - q <= m) }'; then
 		pass "$1: $(sed -n 's/^prior *//p' "$2" | sed 's/, on the switches there before//' | cut -c1-110); $(grep -o '[0-9]* pairs re-routed' "$2")"
 	else
 		flunk "$1: $p% of the entries changed ($q% had to), more than $3%${4:+ beyond}"
@@ -134,10 +145,10 @@ done
 # and 0.5% more with the change-assimilation benchmark's switch down on
 # its 128 / 1024 fabric, where colorl changed 2.88% against 2.08% before
 # mending kept the entries that hold again unless a lighter hop exists
-# (2.48% since; keeping them all, 2.30%, loaded a fat tree's link 1.6x)
-least_of() {
-	sed -n 's/^prior .*; [0-9]* (\([0-9.]*\)%) change in any legal tables.*/\1/p' "$1"
-}
+# (2.48% since; keeping them all, 2.30%, loaded a fat tree's link 1.6x);
+# with every LID of a range a whole tree, the LIDs above the bases keep
+# every entry that holds again (repair.h): swapped for lighter hops, as
+# the bases' are, they took dr and colorl to 3.89% and 4.13% here
 # near NAME OUT MARGIN
 near() {
 	p=$(percent "$2") l=$(least_of "$2")

@@ -17,6 +17,8 @@
 #     the base, the pairs placed (fera: the base LIDs alone), and FERa's
 #     tables first where a new switch and its CAs need them, none after a
 #     link cut;
+#   - dr and colorl (every multi-LID run, afresh or in place): the LIDs
+#     of the ranges completed last (ranges.h), in the compute time too;
 #   - with --repeat the line says it is the last run's.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -68,24 +70,24 @@ expect() {
 
 phases -e colorl --lmc 1 -j 2 "$random"
 expect "colorl, 2 threads" \
-	"FERa's base tree and its load, beside the paths | path search | path selection | LID assignment | load of the chosen tables" \
-	2+3+4+5 1+4+5
+	"FERa's base tree and its load, beside the paths | path search | path selection | LID assignment | load of the chosen tables | ranges completed" \
+	2+3+4+5+6 1+4+5+6
 phases -e colorl --lmc 1 -j 1 "$random"
 expect "colorl, 1 thread" \
-	"FERa's base tree and its load | path search | path selection | LID assignment | load of the chosen tables" \
-	1+2+3+4+5
+	"FERa's base tree and its load | path search | path selection | LID assignment | load of the chosen tables | ranges completed" \
+	1+2+3+4+5+6
 phases -e colorl --lmc 1 -j 1 -o paths=shortest-widest "$random"
 expect "colorl, shortest-widest" \
-	"FERa's base tree and its load | shortest-widest paths | LID assignment | load of the chosen tables" \
-	1+2+3+4
+	"FERa's base tree and its load | shortest-widest paths | LID assignment | load of the chosen tables | ranges completed" \
+	1+2+3+4+5
 phases -e colorl --lmc 1 -j 2 "$tree"
 if grep -q "1 selection skipped at the load bound" "$TMP/out"; then
-	expect "colorl, intact fat tree (at the load bound)" "FERa's base tree and its load" 1
+	expect "colorl, intact fat tree (at the load bound)" "FERa's base tree and its load | ranges completed" 1+2
 else
 	flunk "colorl on $tree: the selection was not skipped at the load bound: $(grep '^engine' "$TMP/out")"
 fi
 phases -e dr --lmc 1 -j 2 "$random"
-expect "dr" "FERa's base tree | renaming" 1+2
+expect "dr" "FERa's base tree | renaming | ranges completed" 1+2+3
 phases -e fera -j 2 "$random"
 if grep -q "2 routing passes" "$TMP/out"; then
 	expect "fera, two passes" "first pass | re-route passes" 1+2
@@ -115,15 +117,15 @@ awk -v guid=0000000000200007 -f "$(dirname "$0")/switch_down.awk" "$TMP/whole.ne
 for e in dr colorl; do
 	phases -e "$e" --lmc 1 --before "$TMP/whole.net" "$TMP/cut.net"
 	expect "$e in place, a link cut" \
-		"base LIDs in place | LIDs above the base in place | pairs placed" 1+2+3
+		"base LIDs in place | LIDs above the base in place | pairs placed | ranges completed" 1+2+3+4
 	phases -e "$e" --lmc 1 -o incremental=100 --before "$TMP/down.net" "$TMP/whole.net"
 	expect "$e in place, a switch back up" \
-		"FERa's tables, where needed | base LIDs in place | LIDs above the base in place | pairs placed" 1+2+3+4
+		"FERa's tables, where needed | base LIDs in place | LIDs above the base in place | pairs placed | ranges completed" 1+2+3+4+5
 done
 phases -e fera --before "$TMP/whole.net" "$TMP/cut.net"
 expect "fera in place, a link cut" "base LIDs in place" 1
 phases -e dr --lmc 1 --repeat 2 "$random"
-if grep -q "^phases    the last run's: FERa's base tree [0-9.]* ms; renaming [0-9.]* ms$" "$TMP/out"; then
+if grep -q "^phases    the last run's: FERa's base tree [0-9.]* ms; renaming [0-9.]* ms; ranges completed [0-9.]* ms$" "$TMP/out"; then
 	pass "--repeat 2: $(grep '^phases' "$TMP/out")"
 else
 	flunk "--repeat 2: $(grep '^phases' "$TMP/out" || echo no phases line)"

@@ -26,11 +26,16 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "ibrouting/certify.h"
+#include "ibrouting/colorl.h"
+#include "ibrouting/dr.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/lidassign.h"
 #include "ibrouting/pathset.h"
+#include "ibrouting/ranges.h"
 #include "ibrouting/verify.h"
+#include "fixtures.h"
 
 struct fixture {
 	struct ibr_fabric *f;
@@ -337,6 +342,99 @@ static void test_lid_paper_fig2(void **state)
 	ibr_fabric_free(f);
 }
 
+/* One engine's tables before the routing layer completes its ranges
+ * (ranges.h) and after: every entry the engine set is unchanged (the
+ * designated paths keep their walks), the designated map too, and every
+ * (switch, LID of a range) now delivers by a legal route (verify, the
+ * certificate), but where no legal route exists (no root above both). */
+static void assert_completion_keeps(struct ibr_fabric *f, const char *engine,
+				    const char *what)
+{
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
+	struct ibr_error err = { "" };
+	struct ibr_route_ctx ctx;
+	struct ibr_result r, before;
+	struct ibr_verify_report rep;
+	struct ibr_certify_report cert;
+	size_t n;
+	int rc;
+
+	assert_int_equal(ibr_ctx_init(&ctx, f, &root, NULL, &err), 0);
+	assert_int_equal(ibr_result_init(&r, f, &err), 0);
+	rc = strcmp(engine, "dr") == 0 ?
+	     ibr_dr_route_detail(&ctx, &r, NULL, &err) :
+	     ibr_colorl_route_detail(&ctx, &r, NULL, &err);
+	if (rc)
+		fail_msg("%s: %s", what, err.msg);
+	assert_int_equal(ibr_result_set_roots(&r, ctx.updown.roots,
+					      ctx.updown.num_roots, &err), 0);
+	assert_int_equal(ibr_result_copy(&before, &r, &err), 0);
+	assert_int_equal(ibr_ranges_complete(f, &ctx.updown, &r, 2, &err), 0);
+	assert_true(r.ranges.completed);
+	assert_int_equal(r.ranges.held_changed, 0);
+	n = (size_t)r.num_switches * r.num_lids;
+	for (size_t i = 0; i < n; i++)
+		if (before.col[i] != IBR_NO_PATH && before.col[i] != r.col[i])
+			fail_msg("%s: entry %zu (LID %zu at switch %zu) changed "
+				 "from %u to %u", what, i, i / r.num_switches,
+				 i % r.num_switches, before.col[i], r.col[i]);
+	assert_memory_equal(before.designated.offset, r.designated.offset,
+			    (size_t)r.designated.rows * r.designated.cols);
+	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+	if (ibr_verify_findings(&rep))
+		fail_msg("%s: %s", what, rep.messages[0]);
+	assert_int_equal(ibr_certify(f, &r, &cert, &err), 0);
+	if (ibr_certify_findings(&cert))
+		fail_msg("%s: certificate: %s", what, cert.messages[0]);
+	/* nothing left unrouted but what no legal route reaches */
+	assert_int_equal(ibr_ranges_measure(f, &ctx.updown, &r, 1, &err), 0);
+	assert_true(r.ranges.owed_none <= rep.no_legal_path);
+	assert_true(r.ranges.pairs > 0 && r.ranges.routes >= r.ranges.pairs);
+	/* the same tables for any thread count */
+	{
+		struct ibr_result one;
+		assert_int_equal(ibr_result_copy(&one, &before, &err), 0);
+		assert_int_equal(ibr_ranges_complete(f, &ctx.updown, &one, 1,
+						     &err), 0);
+		assert_memory_equal(one.col, r.col, n);
+		ibr_result_free(&one);
+	}
+	ibr_result_free(&before);
+	ibr_result_free(&r);
+	ibr_ctx_free(&ctx);
+}
+
+static void test_ranges_completed_around_designated(void **state)
+{
+	static const char *const specs[] = {
+		"random:sw=32,ca=256,seed=3", "random:sw=16,ca=64,seed=21",
+		"kary:k=4,n=3", "clos:leaf=8,spine=4,ca=64,seed=23",
+	};
+	static const char *const engines[] = { "dr", "colorl" };
+	char what[128];
+
+	(void)state;
+	for (unsigned lmc = 1; lmc <= 3; lmc++)
+		for (unsigned e = 0; e < 2; e++) {
+			struct ibr_fabric *f;
+			for (unsigned i = 0; i < sizeof(specs) / sizeof(*specs);
+			     i++) {
+				snprintf(what, sizeof(what), "%s lmc %u on %s",
+					 engines[e], lmc, specs[i]);
+				f = generated_fabric(specs[i], lmc);
+				assert_completion_keeps(f, engines[e], what);
+				ibr_fabric_free(f);
+			}
+			/* aggregation nodes on the roots: the switches with no
+			 * root above both stay without a route, exempt */
+			snprintf(what, sizeof(what), "%s lmc %u with aggregation "
+				 "nodes", engines[e], lmc);
+			f = clos_with_aggregation_nodes(lmc);
+			assert_completion_keeps(f, engines[e], what);
+			ibr_fabric_free(f);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +445,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_offset_beyond_range_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_and_dump_roundtrip, setup, teardown),
 		cmocka_unit_test(test_lid_paper_fig2),
+		cmocka_unit_test(test_ranges_completed_around_designated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,7 @@
 #include "ibrouting/colorl.h"
 #include "ibrouting/dr.h"
 #include "ibrouting/engine.h"
+#include "ibrouting/ranges.h"
 #include "ibrouting/generate.h"
 #include "ibrouting/prior.h"
 #include "ibrouting/verify.h"
@@ -113,8 +114,7 @@ struct cell {
 	const struct family *family;
 };
 
-/* A LID above its range's base: multi-LID engines may leave IBR_NO_PATH
- * there off the paths designated on it. */
+/* A LID above its range's base. */
 static int is_renamed_lid(const struct ibr_fabric *f, ibr_lid_t lid)
 {
 	const struct ibr_lid_owner *o = &f->lid_owner[lid];
@@ -122,10 +122,11 @@ static int is_renamed_lid(const struct ibr_fabric *f, ibr_lid_t lid)
 	return lid != ibr_port(f, o->node, o->port)->base_lid;
 }
 
-/* Walks every (switch, LID) whose entry is set (every one for base and
- * switch LIDs, but where the climb sets cl, when given, say the switch
- * has no legal route to the LID's: owed none) and checks it is a
- * delivered, legal up/down route. */
+/* Walks every (switch, LID): every LID of every range (above the base
+ * too: multi-LID engines' ranges are completed, ranges.h) and every
+ * switch LID, but where the climb sets cl, when given, say the switch has
+ * no legal route to the LID's (owed none), and checks it is a delivered,
+ * legal up/down route. */
 static void assert_legal_updown(const struct ibr_walker *w,
 				const struct ibr_result *r,
 				const struct ibr_updown *ud,
@@ -140,9 +141,8 @@ static void assert_legal_updown(const struct ibr_walker *w,
 			uint32_t s = start, next = 0, hops = 0;
 			int went_down = 0;
 			if (ibr_entry(r, start, lid) == IBR_NO_PATH &&
-			    (is_renamed_lid(f, lid) ||
-			     (cl && !ibr_climb_meet(cl, start,
-						    ibr_lid_switch(f, lid)))))
+			    cl && !ibr_climb_meet(cl, start,
+						  ibr_lid_switch(f, lid)))
 				continue;
 			while (ibr_walker_entry_step(w, r, s, lid, &next) ==
 			       IBR_STEP_NEXT) {
@@ -271,6 +271,10 @@ static unsigned assert_dr_paths(struct ibr_route_ctx *ctx,
 	assert_int_equal(ibr_result_init(&again, f, &err), 0);
 	if (ibr_dr_route_detail(ctx, &again, &d, &err))
 		fail_msg("%s: dr detail: %s", what, err.msg);
+	/* the engine's own tables, then the routing layer's completion of
+	 * the ranges (ranges.h), as ibr_route does */
+	if (ibr_ranges_complete(f, &ctx->updown, &again, ctx->threads, &err))
+		fail_msg("%s: ranges: %s", what, err.msg);
 	assert_memory_equal(again.col, r->col, (size_t)r->num_lids * S);
 
 	for (uint32_t s = 0; s < S; s++)
@@ -353,6 +357,10 @@ static uint64_t assert_colorl_paths(struct ibr_route_ctx *ctx,
 	assert_int_equal(ibr_result_init(&again, f, &err), 0);
 	if (ibr_colorl_route_detail(ctx, &again, &d, &err))
 		fail_msg("%s: colorl detail: %s", what, err.msg);
+	/* the engine's own tables, then the routing layer's completion of
+	 * the ranges (ranges.h), as ibr_route does */
+	if (ibr_ranges_complete(f, &ctx->updown, &again, ctx->threads, &err))
+		fail_msg("%s: ranges: %s", what, err.msg);
 	assert_memory_equal(again.col, r->col, (size_t)r->num_lids * S);
 	if (ibr_stat_get(r, "selection kept the base", 0)) {
 		/* its selection was no lighter than the base: every pair

@@ -425,6 +425,117 @@ static void test_keep_is_the_final_engines_mending(void **state)
 	}
 }
 
+/* A hybrid pira+`final` (dr, colorl) at LMC 2 after the change from
+ * `before` to `after`: the provisional tables keep the final engine's
+ * tables in place, and every LID of every CA port's range is delivered
+ * from every switch by a legal route (ranges.h; hosts send to base+k
+ * without asking the SA), as the verifier requires, the same from 1 and
+ * 3 workers.  Kept alone, a LID above a base lost its entry where no walk
+ * that holds was reached, and a switch new to the fabric had none. */
+static void assert_keep_completes(const char *name, const char *final,
+				  const struct ibr_fabric *before,
+				  const struct ibr_fabric *after)
+{
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
+	struct ibr_result old, prov, threaded;
+	struct ibr_verify_report rep;
+	struct ibr_error err = { "" };
+	struct ibr_updown ud;
+	uint32_t S = after->num_switches, OS = before->num_switches;
+	uint64_t *guids = malloc(OS * sizeof(*guids));
+	uint32_t kept, kept3, lids = 0;
+	uint8_t *held;
+
+	assert_non_null(guids);
+	for (uint32_t s = 0; s < OS; s++)
+		guids[s] = ibr_switch(before, s)->guid;
+	if (ibr_route_once(before, ibr_engine_find(final), &root, NULL, &old,
+			   &err) ||
+	    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL, &prov,
+			   &err) ||
+	    ibr_result_copy(&threaded, &prov, &err) ||
+	    ibr_updown_of_result(after, &prov, &ud, &err) ||
+	    ibr_transition_keep(after, &ud, &old, guids, OS, false, 1, &prov,
+				&kept, &err) ||
+	    ibr_transition_keep(after, &ud, &old, guids, OS, false, 3,
+				&threaded, &kept3, &err))
+		fail_msg("%s, pira+%s: %s", name, final, err.msg);
+	assert_int_equal(kept3, kept);
+	assert_memory_equal(threaded.col, prov.col, (size_t)prov.num_lids * S);
+	held = walks_that_hold(after, &ud, &prov);
+	for (uint32_t e = 0; e < after->num_end_ports; e++) {
+		const struct ibr_end_port *ep = &after->end_ports[e];
+		const struct ibr_port *p = ibr_port(after, ep->node, ep->port);
+		for (unsigned k = 0; k < ibr_port_lid_count(p); k++) {
+			ibr_lid_t l = (ibr_lid_t)(p->base_lid + k);
+			for (uint32_t s = 0; s < S; s++)
+				if (!held[(size_t)l * S + s])
+					fail_msg("%s, pira+%s: LID %u (offset "
+						 "%u) not delivered from switch "
+						 "%u", name, final, (unsigned)l,
+						 k, s);
+			lids++;
+		}
+	}
+	assert_int_equal(ibr_verify(after, &prov, NULL, &rep, &err), 0);
+	if (ibr_verify_findings(&rep))
+		fail_msg("%s, pira+%s: %s", name, final, rep.messages[0]);
+	print_message("%s, pira+%s at LMC 2: %u CA LIDs delivered from all %u "
+		      "switches, %u columns kept\n", name, final, lids, S, kept);
+	free(held);
+	ibr_result_free(&old);
+	ibr_result_free(&prov);
+	ibr_result_free(&threaded);
+	ibr_updown_free(&ud);
+	free(guids);
+}
+
+/* assert_keep_completes after one and three links cut, and with a switch
+ * (and its CAs) back up, on random fabrics. */
+static void test_keep_completes_the_ranges(void **state)
+{
+	static const char *const specs[] = {
+		"random:sw=32,ca=128,seed=3", "random:sw=64,ca=512,seed=1",
+	};
+	static const char *const finals[] = { "dr", "colorl" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct ibr_fabric *whole = generated_fabric(specs[i], 2);
+		/* a switch whose loss leaves the rest connected, back up */
+		struct ibr_fabric *less = NULL;
+		for (uint32_t s = whole->num_switches; s-- > 0 && !less;) {
+			struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
+			struct ibr_error err = { "" };
+			struct ibr_result r;
+			less = without_switch(whole, s, 2);
+			if (ibr_route_once(less, ibr_engine_find("dr"), &root,
+					   NULL, &r, &err) == 0) {
+				ibr_result_free(&r);
+				break;
+			}
+			ibr_fabric_free(less);
+			less = NULL;
+		}
+		assert_non_null(less);
+		for (size_t j = 0; j < sizeof(finals) / sizeof(finals[0]); j++) {
+			for (unsigned cuts = 1; cuts <= 3; cuts += 2) {
+				char cut[96];
+				struct ibr_fabric *after;
+				snprintf(cut, sizeof(cut), "%s,cut=%u", specs[i],
+					 cuts);
+				after = generated_fabric(cut, 2);
+				assert_keep_completes(cut, finals[j], whole, after);
+				ibr_fabric_free(after);
+			}
+			assert_keep_completes("a switch back up", finals[j], less,
+					      whole);
+		}
+		ibr_fabric_free(less);
+		ibr_fabric_free(whole);
+	}
+}
+
 /* The hybrid's passes match on the fabric's fingerprint: the same fabric
  * built twice matches; a link less, another LMC or other LIDs do not. */
 static void test_fingerprint(void **state)
@@ -460,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_keep_columns_after_a_cut),
 		cmocka_unit_test(test_keep_is_the_final_engines_mending),
+		cmocka_unit_test(test_keep_completes_the_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

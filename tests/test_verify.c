@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ibrouting/certify.h"
 #include "ibrouting/engine.h"
 #include "ibrouting/metrics.h"
 #include "ibrouting/verify.h"
@@ -120,6 +121,37 @@ static void test_missing_route_is_found(void **state)
 	assert_int_equal(ibr_verify_findings(&rep), 1);
 	assert_non_null(strstr(rep.messages[0], "has no route to LID"));
 	*e = save;
+}
+
+/* Every LID of a range is owed a route from every switch, the ones above
+ * the base too (hosts send to base+k without asking the SA): dr's tables
+ * at LMC 1 on the ring verify clean; one extra LID deleted at one switch
+ * is a finding of the verifier and of the certificate. */
+static void test_missing_extra_lid_is_found(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("random:sw=8,ca=16,seed=5", 1);
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
+	struct ibr_error err = { "" };
+	struct ibr_certify_report cert;
+	struct ibr_verify_report rep;
+	struct ibr_result r;
+	ibr_lid_t lid = ibr_end_port_lid(f, 3) + 1;
+	uint32_t s = (f->end_ports[3].sw + 1) % f->num_switches;
+
+	(void)state;
+	if (ibr_route_once(f, ibr_engine_find("dr"), &root, NULL, &r, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+	assert_int_equal(ibr_verify_findings(&rep), 0);
+	assert_int_not_equal(ibr_entry(&r, s, lid), IBR_NO_PATH);
+	ibr_set_entry(&r, s, lid, IBR_NO_PATH);
+	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
+	assert_true(rep.unreachable >= 1);
+	assert_non_null(strstr(rep.messages[0], "above its range's base"));
+	assert_int_equal(ibr_certify(f, &r, &cert, &err), 0);
+	assert_true(cert.unreachable >= 1);
+	ibr_result_free(&r);
+	ibr_fabric_free(f);
 }
 
 static void test_dead_port_and_wrong_delivery_are_found(void **state)
@@ -416,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_clean_tables_pass),
 		cmocka_unit_test(test_loop_is_found),
 		cmocka_unit_test(test_missing_route_is_found),
+		cmocka_unit_test(test_missing_extra_lid_is_found),
 		cmocka_unit_test(test_dead_port_and_wrong_delivery_are_found),
 		cmocka_unit_test(test_route_for_unowned_lid_is_found),
 		cmocka_unit_test(test_credit_loop_is_found),

@@ -14,11 +14,12 @@
  *   C1  e names a linked port; port 0 only at the owner of a switch LID; a
  *       port to a CA only at t, to the CA port owning the LID (the walk's
  *       own reading of an entry, walk.h);
- *   C2  an owned base LID (offset 0, every switch LID of a switch with one
- *       LID) has no IBR_NO_PATH anywhere;
- *   C3  a LID above its range's base (multi-LID engines) may hold
- *       IBR_NO_PATH, but an entry that is set and leads to a switch leads
- *       to one whose entry is set;
+ *   C2  an owned LID, every LID of a range (the base and those above it:
+ *       hosts send to base+k without asking the SA) and every switch
+ *       LID, has no IBR_NO_PATH anywhere;
+ *   C3  under a root set, IBR_NO_PATH is allowed only at a switch owed no
+ *       legal route to the LID's owner (no root above both), and no set
+ *       entry leads to such a switch;
  *   C4  legality: no switch that is the head of a down hop (entered from
  *       a neighbour over a link pointing down) has an up entry;
  *   C5  a LID nobody owns has IBR_NO_PATH everywhere;

@@ -21,7 +21,9 @@
  *     (FERa's tables are routed only when one of these needs them);
  *   - offset j >= 1 of a CA port that was there before, with as many
  *     LIDs: the old column of that offset, mapped onto the new switches,
- *     mended as the base is from every switch with an entry whose walk no
+ *     mended as the base is (but an entry that leads into a walk that
+ *     holds again is kept, never swapped for a lighter hop: repair.h,
+ *     `renamed`) from every switch with an entry whose walk no
  *     longer reaches the port by a legal up*-down* route of this run's
  *     orientation (a dead link, a switch gone, a turn the new orientation
  *     forbids), the port's base column the fallback; IBR_NO_PATH where

@@ -118,7 +118,9 @@ uint32_t ibr_repair_load(struct ibr_repair *rp, const uint8_t *col,
 /* A column mended with regard to load and with few entries changed: in
  * rounds outwards from the walks that hold, a switch whose entry leads
  * into a walk that holds again keeps it unless one of its hops (chosen
- * as below) has a route with a lighter heaviest channel; a break (an entry that leads to
+ * as below) has a route with a lighter heaviest channel (with `renamed`
+ * it keeps it always: only the entries that must change do, where a
+ * break can hop); a break (an entry that leads to
  * no pending switch) takes the hop into a holding walk that only
  * descends if pending walks descend into it and one does, then the
  * shortest, then the one whose route (the hop and the walk after it) has

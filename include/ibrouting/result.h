@@ -59,6 +59,24 @@ struct ibr_stats {
 	struct ibr_phase phase[IBR_MAX_PHASES];
 };
 
+/* What the routing layer did to the LIDs above the bases of a multi-LID
+ * engine's ranges (ranges.h, ibr_ranges_complete): filled after the
+ * engine, zero for single-LID engines and tables read from a file. */
+struct ibr_range_figures {
+	bool completed;            /* the ranges were completed */
+	unsigned lids;             /* LIDs of the largest range (2^LMC) */
+	uint64_t entries;          /* (switch, LID above a base) entries */
+	uint64_t set;              /* of them set or changed by the completion */
+	uint64_t owed_none;        /* left IBR_NO_PATH: no legal route exists */
+	/* entries whose walk held (a designated path) changed by the
+	 * mending's last resort, the base's walks (repair.h): 0 expected */
+	uint64_t held_changed;
+	/* (switch, CA port) pairs, the switch not the port's own and routed
+	 * on the base LID; the distinct routes their range's LIDs take,
+	 * summed; the pairs on more than one */
+	uint64_t pairs, routes, pairs_diverse;
+};
+
 struct ibr_designated {
 	uint8_t *offset;           /* NULL: every pair uses the base LID */
 	bool by_switch;            /* rows are source switches, not end ports */
@@ -74,6 +92,7 @@ struct ibr_result {
 	uint32_t *roots;           /* the orientation's root set (owned), */
 	uint32_t num_roots;        /*   0 when unknown (tables read from a file) */
 	struct ibr_stats stats;
+	struct ibr_range_figures ranges;
 };
 
 /* Allocates the columns for fabric f, every entry IBR_NO_PATH. */

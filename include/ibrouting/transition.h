@@ -66,7 +66,9 @@ int ibr_transition_step(const struct ibr_fabric *f,
  * that holds is reached.  The LIDs above a CA port's base: with
  * ranges_as_base (a final engine with one route per destination: fera)
  * copies of the mended base, else old's columns mended with the base as
- * the fallback (a LID with no walk left keeps IBR_NO_PATH there).  A LID
+ * the fallback, then completed (ranges.h, as ibr_route completes the
+ * final engine's tables): every LID of a range routed from every switch
+ * that has a legal route to its port.  A LID
  * old has no column for keeps prov's (or, with ranges_as_base above a
  * base, the base's).  Each column is then legal on its own, so the whole
  * is free of loops and credit loops as prov is.  After a small change

@@ -3,10 +3,11 @@
  * designated DLIDs (doc/design.md, "Contracts").
  *
  * The verifier trusts nothing the engine says: it walks the tables.
- *  - delivery and loop-freedom: from every switch, for every base LID and
- *    switch LID, the walk reaches the LID's owner; for a LID above its
- *    range's base (multi-LID engines), from every switch whose entry is
- *    not IBR_NO_PATH; no walk revisits a switch, no entry names an
+ *  - delivery and loop-freedom: from every switch, for every LID of every
+ *    range (the base and those above it, multi-LID engines' renamed LIDs
+ *    alike) and every switch LID, the walk reaches the LID's owner (but
+ *    where a root set leaves no legal route: no_legal_path); no walk
+ *    revisits a switch, no entry names an
  *    unconnected port, port 0 only at the owner; a LID nobody owns has
  *    IBR_NO_PATH everywhere;
  *  - deadlock-freedom on one VL: the channel dependency graph of all those

@@ -41,6 +41,7 @@
 #include "ibrouting/double_scheme.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
+#include "ibrouting/ranges.h"
 #include "ibrouting/generate.h"
 #include "ibrouting/load.h"
 #include "ibrouting/metrics.h"
@@ -653,6 +654,33 @@ static unsigned fewest_ca_lids(const struct ibr_fabric *f)
 	return fewest;
 }
 
+/* The LIDs above the bases, completed by the routing layer (ranges.h)
+ * and measured (ibr_ranges_measure): a second `lids` line. */
+static void print_ranges(const struct ibr_fabric *f,
+			 const struct ibr_range_figures *g)
+{
+	if (!g->completed)
+		return;
+	printf("lids      at lmc %u: every LID of every range routed from "
+	       "every switch", f->lmc);
+	if (g->owed_none)
+		printf(" but %" PRIu64 " of %" PRIu64 " entries above a base, "
+		       "where no legal route exists (no root above both)",
+		       g->owed_none, g->entries);
+	printf(" (%" PRIu64 " entries set beside the designated paths)",
+	       g->set);
+	if (g->pairs)
+		printf("; the %u LIDs of a range take %.2f distinct routes on "
+		       "average per (switch, CA port) pair, %.0f%% of the "
+		       "pairs more than one", g->lids,
+		       (double)g->routes / (double)g->pairs,
+		       100.0 * (double)g->pairs_diverse / (double)g->pairs);
+	if (g->held_changed)
+		printf("; %" PRIu64 " designated entries changed (no legal "
+		       "route around them)", g->held_changed);
+	printf("\n");
+}
+
 /* A multi-LID engine's LIDs: those it would need without the LMC's limit
  * against the CA LIDs the LMC gives, and what became of the pairs whose
  * destination's range had none left (the engine's overflow figure), so
@@ -694,6 +722,7 @@ static void print_lid_budget(const struct ibr_fabric *f,
 		       e->overflow_fate);
 	else
 		printf("every pair found a LID of its destination's range\n");
+	print_ranges(f, &r->ranges);
 }
 
 /* What `auto` recognised (topology.h) and each tolerance, a line each. */
@@ -960,6 +989,11 @@ static int cmd_route(int argc, char **argv)
 		if (i == 0 || r.stats.compute_ms < best)
 			best = r.stats.compute_ms;
 	}
+	/* measured after the routing, outside its time */
+	if (r.ranges.completed &&
+	    ibr_ranges_measure(f, &ctx.updown, &r,
+			       ibr_threads_or_available(roots.threads), &err))
+		cli_error(err.msg);
 	print_route_summary(f, e, &r, how, best, repeat);
 	if (prior_f)
 		print_prior_change(&prior, f, &ctx.updown, &r);

@@ -61,14 +61,6 @@ static unsigned long long sw_guid(const struct ibr_fabric *f, uint32_t s)
 	return (unsigned long long)ibr_switch(f, s)->guid;
 }
 
-/* A LID above its range's base may hold IBR_NO_PATH (C3). */
-static bool is_renamed_lid(const struct ibr_fabric *f, ibr_lid_t lid)
-{
-	const struct ibr_lid_owner *o = &f->lid_owner[lid];
-
-	return lid != ibr_port(f, o->node, o->port)->base_lid;
-}
-
 static void bad_step(struct certifier *c, uint32_t s, ibr_lid_t lid,
 		     uint8_t port, enum ibr_step st)
 {
@@ -107,7 +99,7 @@ static void check_column(struct certifier *c, ibr_lid_t lid)
 	const struct ibr_fabric *f = c->f;
 	const uint8_t *col = ibr_column(c->r, lid);
 	uint32_t S = f->num_switches;
-	bool renamed = is_renamed_lid(f, lid), any_down = false;
+	bool any_down = false;
 
 	for (uint32_t s = 0; s < S; s++) {
 		uint32_t next = 0;
@@ -117,12 +109,11 @@ static void check_column(struct certifier *c, ibr_lid_t lid)
 		if (st != IBR_STEP_NEXT) {
 			if (st == IBR_STEP_NO_PATH && no_legal_path(c, s, lid))
 				c->rep->no_legal_path++;
-			else if (st != IBR_STEP_NO_PATH || !renamed)
+			else
 				bad_step(c, s, lid, col[s], st);
 			continue;
 		}
-		if (col[next] == IBR_NO_PATH &&
-		    (renamed || no_legal_path(c, next, lid))) {
+		if (col[next] == IBR_NO_PATH && no_legal_path(c, next, lid)) {
 			c->rep->unreachable++;
 			note(c->rep, "switch 0x%016llx routes LID %u to port %u, "
 			     "towards switch 0x%016llx, which has no route",

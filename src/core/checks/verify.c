@@ -4,11 +4,11 @@
  * Per LID, the shared column walk (walk.h) gives every switch's next hop
  * and reports each faulty entry once, where it is (a port with no link,
  * port 0 off the owner, IBR_NO_PATH for an owned LID), and each loop once
- * per cycle; O(S) per LID.  A LID above its range's base (a renamed LID
- * of a multi-LID engine) may hold IBR_NO_PATH off the paths designated
- * on it (doc/design.md, Contracts 1 and 3), but every entry that is not
- * IBR_NO_PATH must still deliver: a walk that ends at a switch without a
- * route is a finding at the switch it started from.
+ * per cycle; O(S) per LID.  Every LID of a range is walked from every
+ * switch, those above its base (a multi-LID engine's renamed LIDs) as
+ * the base: hosts send to base+k without asking the SA (doc/design.md,
+ * Contract 1, "Multi-LID engines"), so IBR_NO_PATH there is a finding
+ * too.
  *
  * While no finding has appeared, the same next[] feeds the channel
  * dependency graph.  A channel is one direction of an inter-switch link
@@ -66,8 +66,8 @@ struct verifier {
 	uint64_t column_exempt;   /* IBR_NO_PATH owed no route, this LID */
 };
 
-/* LIDs above their range's base may have IBR_NO_PATH off the paths
- * designated on them (doc/design.md, Contracts 1 and 3). */
+/* A LID above its range's base: where the walks deliver is recorded for
+ * the designated pairs on it (check_renamed_column). */
 static bool is_renamed_lid(const struct ibr_fabric *f, ibr_lid_t lid)
 {
 	const struct ibr_lid_owner *o = &f->lid_owner[lid];
@@ -101,8 +101,6 @@ static void on_bad_step(void *ctx, uint32_t s, ibr_lid_t lid, uint8_t port,
 {
 	struct verifier *v = ctx;
 
-	if (st == IBR_STEP_NO_PATH && v->renamed_lid)
-		return; /* allowed; an entry leading here is caught later */
 	if (st == IBR_STEP_NO_PATH && v->sets &&
 	    !ibr_climb_meet(&v->climb, s, ibr_lid_switch(v->f, lid))) {
 		v->rep->no_legal_path++;
@@ -112,8 +110,12 @@ static void on_bad_step(void *ctx, uint32_t s, ibr_lid_t lid, uint8_t port,
 	v->column_faults++;
 	if (st == IBR_STEP_NO_PATH) {
 		v->rep->unreachable++;
-		note(v->rep, "switch 0x%016llx has no route to LID %u",
-		     sw_guid(v->f, s), lid);
+			if (v->renamed_lid)
+			note(v->rep, "switch 0x%016llx has no route to LID %u "
+			     "(above its range's base)", sw_guid(v->f, s), lid);
+		else
+			note(v->rep, "switch 0x%016llx has no route to LID %u",
+			     sw_guid(v->f, s), lid);
 	} else if (st == IBR_STEP_BAD_PORT) {
 		v->rep->bad_port++;
 		note(v->rep, "switch 0x%016llx routes LID %u to port %u, which "

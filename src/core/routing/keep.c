@@ -21,7 +21,11 @@
  * base column with a walk that does not hold mended against that load,
  * its new walks' flows added; then the LIDs above a base: copies of the
  * mended base for an engine with one route per destination (fera, pira),
- * else their old columns mended with the base column as the fallback.
+ * else their old columns mended with the base column as the fallback,
+ * and what that leaves without an entry (no walk that holds reached, a
+ * switch new to the fabric) completed as ibr_route completes the final
+ * engine's (ranges.h), so every LID of a range is routed from every
+ * switch and the provisional tables verify.
  *
  * Threads: the first pass over the base columns and the pass over the
  * LIDs above the bases are shared by the workers, ports in slices of 32
@@ -37,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibrouting/ranges.h"
 #include "ibrouting/repair.h"
 #include "ibrouting/transition.h"
 #include "ibrouting/walk.h"
@@ -320,7 +325,11 @@ int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		ibr_parallel(k.workers, port_tasks(f), range_task, &k);
 		for (unsigned w = 0; w < k.workers; w++)
 			*kept += k.kw[w].kept;
-		rc = 0;
+		/* what mending left without an entry above a base (no walk
+		 * that holds reached, a switch new to the fabric) routed as
+		 * ibr_route completes the final engine's tables */
+		rc = ranges_as_base ? 0 :
+		     ibr_ranges_complete(f, ud, prov, threads, err);
 	}
 	keep_free(&k);
 	return rc;

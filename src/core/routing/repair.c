@@ -437,14 +437,25 @@ static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 
 		/* an entry that holds again is kept (a break mended
 		 * earlier, maybe in this pass, is where it leads) unless a
-		 * hop of s has a lighter route: mended walks gather the
-		 * flows of what leads into them (on a fat tree with a top
-		 * switch down, kept alone they loaded a link 1.6x) */
+		 * hop of s has a lighter route: mended walks of a base LID
+		 * gather the flows of what leads into them (on a fat tree
+		 * with a top switch down, kept alone they loaded a link
+		 * 1.6x).  A LID above its range's base keeps it always:
+		 * its flows are not the load it is mended against (the
+		 * pairs designated on it are placed after, by load), and
+		 * a whole tree swapped so changed 1.3-1.4x the entries it must
+		 * after a switch down (ranges.h) */
 		if (t != IBR_NONE &&
 		    combine(rp, s, t, rp->verdict[t]) != IBR_WALK_BROKEN) {
 			uint32_t ch = ibr_walker_channel(rp->w, s, col[s]), to;
-			uint64_t kept = walk_neck_within(rp, col, lid, t, load,
-							 0, UINT64_MAX), other;
+			uint64_t kept, other;
+			if (renamed) {
+				settle(rp, col, lid, s, t, weight, load);
+				progress = true;
+				continue;
+			}
+			kept = walk_neck_within(rp, col, lid, t, load, 0,
+						UINT64_MAX);
 			if (ch != IBR_NONE && load[ch] > kept)
 				kept = load[ch];
 			port = best_hop(rp, col, lid, s,

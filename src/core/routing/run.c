@@ -5,7 +5,8 @@
  * The root set is resolved once per context and the orientation built
  * once, at init, so every engine routed with one context sees the same
  * up/down graph (the hybrid's deadlock-freedom rests on it).  The time
- * reported covers what ibr_route() did: the engine.
+ * reported covers what ibr_route() did: the engine, and for a multi-LID
+ * engine the completion of its ranges (ranges.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "ibrouting/engine.h"
+#include "ibrouting/ranges.h"
 #include "ibrouting/topology.h"
 #include "util/timer.h"
 
@@ -348,6 +350,20 @@ int ibr_route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
 	if (e->route(ctx, r, err)) {
 		ibr_result_free(r);
 		return -1;
+	}
+	/* a multi-LID engine routes the LIDs above the bases only along its
+	 * designated paths: the rest of every range, from every switch, is
+	 * the routing layer's (ranges.h), whatever the engine and however
+	 * it routed (afresh, from the tables in place, on a LID half) */
+	if (e->min_lmc >= 1) {
+		double t0 = ibr_now_ms();
+		if (ibr_ranges_complete(ctx->f, &ctx->updown, r, ctx->threads,
+					err)) {
+			ibr_result_free(r);
+			return -1;
+		}
+		if (r->ranges.completed)
+			ibr_phase_add(r, "ranges completed", ibr_now_ms() - t0);
 	}
 	if (ibr_result_set_roots(r, ctx->updown.roots, ctx->updown.num_roots,
 				 err)) {
