@@ -59,13 +59,13 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-/* h[s]: a hash of the walk from s along col (judged: rp's verdict and
- * hops), 0 where it does not hold. */
-static void hash_walks(const struct ranges *g, struct ranges_worker *rw,
-		       const uint8_t *col, ibr_lid_t lid, uint64_t *h)
+/* rw->by_hops[0 .. n): the switches whose walk holds (judged: rp's
+ * verdict and hops), fewest hops first, by index among equals (a
+ * counting sort through rw->count); returns n. */
+static uint32_t holding_by_hops(const struct ibr_repair *rp,
+				struct ranges_worker *rw, uint32_t S)
 {
-	const struct ibr_repair *rp = &rw->rp;
-	uint32_t S = g->f->num_switches, most = 0, n = 0, t;
+	uint32_t most = 0, n = 0;
 
 	memset(rw->count, 0, (S + 1) * sizeof(uint32_t));
 	for (uint32_t s = 0; s < S; s++)
@@ -79,13 +79,24 @@ static void hash_walks(const struct ranges *g, struct ranges_worker *rw,
 		rw->count[k] = at;
 		at += c;
 	}
-	for (uint32_t s = 0; s < S; s++) {
-		h[s] = 0;
+	for (uint32_t s = 0; s < S; s++)
 		if (ibr_repair_holds(rp, s)) {
 			rw->by_hops[rw->count[rp->hops[s]]++] = s;
 			n++;
 		}
-	}
+	return n;
+}
+
+/* h[s]: a hash of the walk from s along col (judged: rp's verdict and
+ * hops), 0 where it does not hold. */
+static void hash_walks(const struct ranges *g, struct ranges_worker *rw,
+		       const uint8_t *col, ibr_lid_t lid, uint64_t *h)
+{
+	const struct ibr_repair *rp = &rw->rp;
+	uint32_t S = g->f->num_switches, n = holding_by_hops(rp, rw, S), t;
+
+	for (uint32_t s = 0; s < S; s++)
+		h[s] = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = rw->by_hops[i];
 		if (rp->hops[s] == 0 ||
@@ -169,28 +180,14 @@ static uint32_t grow(const struct ranges *g, struct ranges_worker *rw,
 {
 	const struct ibr_fabric *f = g->f;
 	struct ibr_repair *rp = &rw->rp;
-	uint32_t S = f->num_switches, n = 0, t, most = 0, holding, settled;
+	uint32_t S = f->num_switches, n = 0, t, holding, settled;
 	uint32_t *offer = rw->by_hops, *offered = rw->count;
 
 	/* the necks of the walks that hold, nearest first */
-	memset(rw->count, 0, (S + 1) * sizeof(uint32_t));
-	for (uint32_t s = 0; s < S; s++) {
-		rw->round[s] = ibr_repair_holds(rp, s) ? 0 : UINT32_MAX;
-		if (ibr_repair_holds(rp, s)) {
-			rw->count[rp->hops[s]]++;
-			if (rp->hops[s] > most)
-				most = rp->hops[s];
-		}
-	}
-	for (uint32_t k = 0, at = 0; k <= most; k++) {
-		uint32_t c = rw->count[k];
-		rw->count[k] = at;
-		at += c;
-	}
 	for (uint32_t s = 0; s < S; s++)
-		if (ibr_repair_holds(rp, s))
-			rw->by_hops[rw->count[rp->hops[s]]++] = s;
-	for (uint32_t i = 0; i < rw->count[most]; i++) {
+		rw->round[s] = ibr_repair_holds(rp, s) ? 0 : UINT32_MAX;
+	holding = holding_by_hops(rp, rw, S);
+	for (uint32_t i = 0; i < holding; i++) {
 		uint32_t s = rw->by_hops[i], ch;
 		rw->neck[s] = 0;
 		if (rp->hops[s] == 0 ||
