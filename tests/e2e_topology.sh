@@ -29,6 +29,16 @@ used() {
 		"$TMP/$1/osm.log" | head -n 1
 }
 
+# routed_by_fera NAME: one check, OpenSM routed run NAME with fera (no
+# fallback), with its routing window
+routed_by_fera() {
+	if [ "$(used "$1")" = fera ]; then
+		pass "$1: OpenSM routed with fera ($(routing_ms "$TMP/$1/osm.log") ms)"
+	else
+		flunk "$1: OpenSM used '$(used "$1")'"
+	fi
+}
+
 # generate NAME SPEC: the net file $TMP/NAME.net
 generate() {
 	if ! "$IBROUTING" generate -o "$TMP/$1.net" "$2" 2> "$TMP/gen.err"; then
@@ -67,11 +77,7 @@ generate dfcut dfplus:groups=9,leaves=4,spines=4,global=2,isolate=2,down=1,seed=
 net=$TMP/dfcut.net
 ibsim_start "$net"
 IBROUTING_CONF=$TMP/defaults.conf opensm_run b-fera fera || true
-if [ "$(used b-fera)" = fera ]; then
-	pass "b-fera: OpenSM routed with fera ($(routing_ms "$TMP/b-fera/osm.log") ms)"
-else
-	flunk "b-fera: OpenSM used '$(used b-fera)'"
-fi
+routed_by_fera b-fera
 log_has b-fera "fera: topology: 2 group pairs without a direct global link" \
 	"the isolated group pairs are noted"
 judge_dump "$TMP/b-fera"
@@ -96,11 +102,7 @@ generate agg clos:leaf=8,spine=4,ca=64,agg=1
 net=$TMP/agg.net
 ibsim_start "$net"
 IBROUTING_CONF=$TMP/defaults.conf opensm_run c-fera fera || true
-if [ "$(used c-fera)" = fera ]; then
-	pass "c-fera: OpenSM routed with fera ($(routing_ms "$TMP/c-fera/osm.log") ms)"
-else
-	flunk "c-fera: OpenSM used '$(used c-fera)'"
-fi
+routed_by_fera c-fera
 log_has c-fera "fera: topology: 12 CA ports named \"Aggregation Node\"" \
 	"the aggregation nodes are logged"
 log_has c-fera "build_lid_matrices: fera: .*roots 4 \\(auto: the top level of a 2-level fat tree" \
