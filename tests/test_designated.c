@@ -33,6 +33,7 @@
 #include "ibrouting/engine.h"
 #include "ibrouting/lidassign.h"
 #include "ibrouting/pathset.h"
+#include "ibrouting/management.h"
 #include "ibrouting/ranges.h"
 #include "ibrouting/verify.h"
 #include "fixtures.h"
@@ -380,6 +381,8 @@ static void assert_completion_keeps(struct ibr_fabric *f, const char *engine,
 				 i % r.num_switches, before.col[i], r.col[i]);
 	assert_memory_equal(before.designated.offset, r.designated.offset,
 			    (size_t)r.designated.rows * r.designated.cols);
+	/* the management routes too, as ibr_route sets them after */
+	assert_int_equal(ibr_management_routes(f, &ctx.updown, &r, &err), 0);
 	assert_int_equal(ibr_verify(f, &r, NULL, &rep, &err), 0);
 	if (ibr_verify_findings(&rep))
 		fail_msg("%s: %s", what, rep.messages[0]);
@@ -396,6 +399,8 @@ static void assert_completion_keeps(struct ibr_fabric *f, const char *engine,
 		assert_int_equal(ibr_result_copy(&one, &before, &err), 0);
 		assert_int_equal(ibr_ranges_complete(f, &ctx.updown, &one, 1,
 						     &err), 0);
+		assert_int_equal(ibr_management_routes(f, &ctx.updown, &one,
+						       &err), 0);
 		assert_memory_equal(one.col, r.col, n);
 		ibr_result_free(&one);
 	}

@@ -140,8 +140,9 @@ static void assert_legal_updown(const struct ibr_walker *w,
 		for (uint32_t start = 0; start < f->num_switches; start++) {
 			uint32_t s = start, next = 0, hops = 0;
 			int went_down = 0;
-			if (ibr_entry(r, start, lid) == IBR_NO_PATH &&
-			    cl && !ibr_climb_meet(cl, start,
+			/* no legal route: IBR_NO_PATH or a management
+			 * route (management.h), which no data walk takes */
+			if (cl && !ibr_climb_meet(cl, start,
 						  ibr_lid_switch(f, lid)))
 				continue;
 			while (ibr_walker_entry_step(w, r, s, lid, &next) ==

@@ -77,6 +77,14 @@ struct ibr_range_figures {
 	uint64_t pairs, routes, pairs_diverse;
 };
 
+/* Management routes (management.h, ibr_management_routes): entries set
+ * where the switch owes the LID no legal route, and those left unset
+ * because they would carry a CA port's data. */
+struct ibr_management_figures {
+	uint64_t set;
+	uint64_t owed_none;
+};
+
 struct ibr_designated {
 	uint8_t *offset;           /* NULL: every pair uses the base LID */
 	bool by_switch;            /* rows are source switches, not end ports */
@@ -93,6 +101,7 @@ struct ibr_result {
 	uint32_t num_roots;        /*   0 when unknown (tables read from a file) */
 	struct ibr_stats stats;
 	struct ibr_range_figures ranges;
+	struct ibr_management_figures management;
 };
 
 /* Allocates the columns for fabric f, every entry IBR_NO_PATH. */

@@ -6,12 +6,17 @@
  *  - delivery and loop-freedom: from every switch, for every LID of every
  *    range (the base and those above it, multi-LID engines' renamed LIDs
  *    alike) and every switch LID, the walk reaches the LID's owner (but
- *    where a root set leaves no legal route: no_legal_path); no walk
- *    revisits a switch, no entry names an
- *    unconnected port, port 0 only at the owner; a LID nobody owns has
- *    IBR_NO_PATH everywhere;
- *  - deadlock-freedom on one VL: the channel dependency graph of all those
- *    walks (every switch, every LID) is acyclic;
+ *    at a CA port's switch towards a CA port's LID where the root set
+ *    leaves no legal route: no_legal_path); no walk revisits a switch, no
+ *    entry names an unconnected port, port 0 only at the owner; a LID
+ *    nobody owns has IBR_NO_PATH everywhere;
+ *  - management routes (management.h): where a root set leaves a switch
+ *    no legal route to a LID, its entry is a management route (counted);
+ *    one at a CA port's switch towards a CA port's LID would carry data
+ *    off up*-down* and is a finding (illegal_data);
+ *  - deadlock-freedom on one VL: the channel dependency graph of the
+ *    walks from every switch with a legal route to the LID (every switch
+ *    without a root set) is acyclic: every walk data can take, and more;
  *  - designated DLIDs: every (source end port, destination end port) pair
  *    has a DLID inside the destination's range whose walk from the
  *    source's switch delivers (checked walk by walk for DLIDs above the
@@ -48,10 +53,16 @@ struct ibr_verify_report {
 	 * can hold or wait for in a row; 0 with a cycle or a finding that
 	 * stopped the graph */
 	uint64_t longest_chain;
-	/* IBR_NO_PATH where r's root set leaves no legal route (between two
-	 * switches with no root above both): not a finding; see
-	 * ibr_certify_report.no_legal_path */
+	/* IBR_NO_PATH at a CA port's switch towards a CA port's LID where
+	 * r's root set leaves no legal route (no root above both switches):
+	 * owed none, not a finding; see ibr_certify_report.no_legal_path */
 	uint64_t no_legal_path;
+	/* entries set where r's root set leaves no legal route: management
+	 * routes (management.h), walked, outside the dependency graph */
+	uint64_t management;
+	/* such an entry at a CA port's switch towards a CA port's LID: the
+	 * CA ports' data would leave up*-down* (a finding) */
+	uint64_t illegal_data;
 	/* end-port pairs with no root above both their switches (a CA on a
 	 * root, an aggregation node on a spine): owed no route, not
 	 * delivered, not a finding; only measured, with a root set */
@@ -101,7 +112,7 @@ static inline bool ibr_verify_delivers(const struct ibr_verify_report *rep)
 static inline uint64_t ibr_verify_findings(const struct ibr_verify_report *rep)
 {
 	return rep->bad_port + rep->loops + rep->unreachable + rep->cycles +
-	       rep->bad_designated;
+	       rep->bad_designated + rep->illegal_data;
 }
 
 #endif

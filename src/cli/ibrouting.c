@@ -550,11 +550,14 @@ static void print_load(const struct ibr_fabric *f, const struct ibr_result *r,
 		print_path_lengths(m);
 	}
 	print_bound(f);
+	if (rep->management)
+		printf("manage    %" PRIu64 " entries with no legal route under "
+		       "the roots set for management only: as expected\n",
+		       rep->management);
 	if (rep->no_legal_path)
-		printf("reach     %" PRIu64 " switch-LID entries owe no route: "
-		       "under the root set no legal route exists between the "
-		       "two switches (no root is above both); every switch "
-		       "with hosts reaches every host\n", rep->no_legal_path);
+		printf("manage    %" PRIu64 " entries towards CA ports left "
+		       "unset: no root above both, and data would take them\n",
+		       rep->no_legal_path);
 }
 
 static int print_verdict(const struct ibr_verify_report *rep, double ms)
@@ -572,9 +575,11 @@ static int print_verdict(const struct ibr_verify_report *rep, double ms)
 	}
 	printf("verify    FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
 	       PRIu64 " loops, %" PRIu64 " unreachable, %" PRIu64
-	       " dependency cycles, %" PRIu64 " bad designated DLIDs)\n",
+	       " dependency cycles, %" PRIu64 " bad designated DLIDs, %" PRIu64
+	       " data entries off up*-down*)\n",
 	       findings, PLURAL(findings, "finding", "findings"), rep->bad_port,
-	       rep->loops, rep->unreachable, rep->cycles, rep->bad_designated);
+	       rep->loops, rep->unreachable, rep->cycles, rep->bad_designated,
+	       rep->illegal_data);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
@@ -610,9 +615,11 @@ static int print_certificate(const struct ibr_fabric *f,
 	}
 	printf("certify   FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
 	       PRIu64 " unreachable, %" PRIu64 " down-up turns, %" PRIu64
-	       " bad designated DLIDs) under the orientation from %s\n",
+	       " bad designated DLIDs, %" PRIu64 " management loops, %" PRIu64
+	       " data entries off up*-down*) under the orientation from %s\n",
 	       findings, PLURAL(findings, "finding", "findings"), rep->bad_port,
-	       rep->unreachable, rep->down_up, rep->bad_designated, from);
+	       rep->unreachable, rep->down_up, rep->bad_designated, rep->loops,
+	       rep->illegal_data, from);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ibrouting/certify.h"
+#include "ibrouting/management.h"
 #include "ibrouting/updown.h"
 #include "ibrouting/walk.h"
 
@@ -33,6 +34,10 @@ struct certifier {
 	uint32_t *down_from;       /* per switch: a switch it was entered from */
 	struct ibr_climb climb;    /* with several roots: who may reach whom */
 	bool sets;                 /* climb is built */
+	bool any_management;       /* this LID has a management route */
+	ibr_lid_t *walked;         /* C7, per switch: LID walked from it */
+	ibr_lid_t *on_walk;        /* C7, per switch: LID of the walk on it */
+	uint32_t *path;            /* C7: the switches of one walk */
 };
 
 /* Switch s owes no route to lid: under a root set no legal route exists
@@ -81,6 +86,57 @@ static void bad_step(struct certifier *c, uint32_t s, ibr_lid_t lid,
 	}
 }
 
+/* An entry of switch s where no legal route to lid exists: a management
+ * route (management.h), or data off up*-down* at a CA port's switch
+ * towards a CA port's LID. */
+static void management_entry(struct certifier *c, uint32_t s, ibr_lid_t lid,
+			     uint8_t port)
+{
+	if (!ibr_management_carries_data(c->f, s, lid)) {
+		c->rep->management++;
+		c->any_management = true;
+		return;
+	}
+	c->rep->illegal_data++;
+	note(c->rep, "switch 0x%016llx routes LID %u to port %u, but no legal "
+	     "route exists: its CA ports' data would leave up*-down*",
+	     sw_guid(c->f, s), lid, port);
+}
+
+/* C7: the management routes of lid are loop-free: from each, the walk
+ * through switches with no legal route reaches one with a legal route
+ * (whose entries C1-C4 certify).  O(S): a switch is walked once. */
+static void check_management_walks(struct certifier *c, ibr_lid_t lid)
+{
+	const uint8_t *col = ibr_column(c->r, lid);
+	uint32_t S = c->f->num_switches;
+
+	for (uint32_t s0 = 0; s0 < S; s0++) {
+		uint32_t s = s0, next = 0, n = 0;
+		if (c->walked[s0] == lid || col[s0] == IBR_NO_PATH ||
+		    !no_legal_path(c, s0, lid))
+			continue;
+		/* walked[] marks switches settled for this LID; path[] the
+		 * ones on this walk (a revisit there is a loop) */
+		while (c->walked[s] != lid && no_legal_path(c, s, lid) &&
+		       ibr_walker_step(&c->w, s, lid, col[s], &next) ==
+		       IBR_STEP_NEXT) {
+			if (c->on_walk[s] == lid) {
+				c->rep->loops++;
+				note(c->rep, "LID %u loops through switch "
+				     "0x%016llx on management routes", lid,
+				     sw_guid(c->f, s));
+				break;
+			}
+			c->on_walk[s] = lid;
+			c->path[n++] = s;
+			s = next;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			c->walked[c->path[i]] = lid;
+	}
+}
+
 static void check_unowned_lid(struct certifier *c, ibr_lid_t lid)
 {
 	const uint8_t *col = ibr_column(c->r, lid);
@@ -101,22 +157,28 @@ static void check_column(struct certifier *c, ibr_lid_t lid)
 	uint32_t S = f->num_switches;
 	bool any_down = false;
 
+	c->any_management = false;
 	for (uint32_t s = 0; s < S; s++) {
 		uint32_t next = 0;
 		enum ibr_step st = ibr_walker_step(&c->w, s, lid, col[s], &next);
 		if (st == IBR_STEP_ARRIVED)
 			continue;
 		if (st != IBR_STEP_NEXT) {
-			if (st == IBR_STEP_NO_PATH && no_legal_path(c, s, lid))
+			if (st == IBR_STEP_NO_PATH && no_legal_path(c, s, lid) &&
+			    ibr_management_carries_data(f, s, lid))
 				c->rep->no_legal_path++;
 			else
 				bad_step(c, s, lid, col[s], st);
 			continue;
 		}
-		if (col[next] == IBR_NO_PATH && no_legal_path(c, next, lid)) {
+		if (no_legal_path(c, s, lid)) {
+			management_entry(c, s, lid, col[s]);
+			continue; /* carries no data: no up or down hop */
+		}
+		if (no_legal_path(c, next, lid)) {
 			c->rep->unreachable++;
 			note(c->rep, "switch 0x%016llx routes LID %u to port %u, "
-			     "towards switch 0x%016llx, which has no route",
+			     "towards switch 0x%016llx, which has no legal route",
 			     sw_guid(f, s), lid, col[s], sw_guid(f, next));
 		}
 		if (c->link_up[ibr_walker_channel(&c->w, s, col[s])]) {
@@ -127,6 +189,8 @@ static void check_column(struct certifier *c, ibr_lid_t lid)
 			any_down = true;
 		}
 	}
+	if (c->any_management)
+		check_management_walks(c, lid);
 	if (!any_down)
 		return;
 	for (uint32_t s = 0; s < S; s++) {
@@ -212,7 +276,11 @@ int ibr_certify(const struct ibr_fabric *f, const struct ibr_result *r,
 	c.leaves_up = calloc(S, sizeof(*c.leaves_up));
 	c.entered_down = calloc(S, sizeof(*c.entered_down));
 	c.down_from = malloc(S * sizeof(*c.down_from));
-	if (!c.link_up || !c.leaves_up || !c.entered_down || !c.down_from) {
+	c.walked = calloc(S, sizeof(*c.walked));
+	c.on_walk = calloc(S, sizeof(*c.on_walk));
+	c.path = malloc(S * sizeof(*c.path));
+	if (!c.link_up || !c.leaves_up || !c.entered_down || !c.down_from ||
+	    !c.walked || !c.on_walk || !c.path) {
 		ibr_error_set(err, "certify: out of memory for %u switches", S);
 		goto out;
 	}
@@ -234,5 +302,8 @@ out:
 	free(c.leaves_up);
 	free(c.entered_down);
 	free(c.down_from);
+	free(c.walked);
+	free(c.on_walk);
+	free(c.path);
 	return rc;
 }

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibrouting/management.h"
 #include "ibrouting/updown.h"
 #include "ibrouting/verify.h"
 #include "ibrouting/walk.h"
@@ -94,6 +95,14 @@ static unsigned long long sw_guid(const struct ibr_fabric *f, uint32_t s)
 	return (unsigned long long)ibr_switch(f, s)->guid;
 }
 
+/* Under r's root set switch s has no legal route to lid (no root above
+ * both): its entry, if any, is a management route (management.h). */
+static bool no_legal_route(const struct verifier *v, uint32_t s, ibr_lid_t lid)
+{
+	return v->sets &&
+	       !ibr_climb_meet(&v->climb, s, ibr_lid_switch(v->f, lid));
+}
+
 /* ---- pass 1: delivery and loops ---------------------------------------- */
 
 static void on_bad_step(void *ctx, uint32_t s, ibr_lid_t lid, uint8_t port,
@@ -101,16 +110,21 @@ static void on_bad_step(void *ctx, uint32_t s, ibr_lid_t lid, uint8_t port,
 {
 	struct verifier *v = ctx;
 
-	if (st == IBR_STEP_NO_PATH && v->sets &&
-	    !ibr_climb_meet(&v->climb, s, ibr_lid_switch(v->f, lid))) {
+	if (st == IBR_STEP_NO_PATH && no_legal_route(v, s, lid) &&
+	    ibr_management_carries_data(v->f, s, lid)) {
 		v->rep->no_legal_path++;
 		v->column_exempt++;
 		return; /* owed none; an entry leading here is caught later */
 	}
 	v->column_faults++;
-	if (st == IBR_STEP_NO_PATH) {
+	if (st == IBR_STEP_NO_PATH && no_legal_route(v, s, lid)) {
 		v->rep->unreachable++;
-			if (v->renamed_lid)
+		note(v->rep, "switch 0x%016llx has no route to LID %u: none is "
+		     "legal, and management traffic is owed one",
+		     sw_guid(v->f, s), lid);
+	} else if (st == IBR_STEP_NO_PATH) {
+		v->rep->unreachable++;
+		if (v->renamed_lid)
 			note(v->rep, "switch 0x%016llx has no route to LID %u "
 			     "(above its range's base)", sw_guid(v->f, s), lid);
 		else
@@ -142,6 +156,27 @@ static void on_loop(void *ctx, ibr_lid_t lid, const uint32_t *cycle,
 	v->rep->loops++;
 	v->column_faults++;
 	note(v->rep, "LID %u loops: %s", lid, buf);
+}
+
+/* The entries of lid where no legal route exists: management routes,
+ * or, at a CA port's switch towards a CA port's LID, data off
+ * up*-down*. */
+static void check_management(struct verifier *v, ibr_lid_t lid)
+{
+	const uint8_t *col = ibr_column(v->r, lid);
+
+	for (uint32_t s = 0; s < v->f->num_switches; s++) {
+		if (col[s] == IBR_NO_PATH || !no_legal_route(v, s, lid))
+			continue;
+		if (!ibr_management_carries_data(v->f, s, lid)) {
+			v->rep->management++;
+			continue;
+		}
+		v->rep->illegal_data++;
+		note(v->rep, "switch 0x%016llx routes LID %u to port %u, but "
+		     "no legal route exists: its CA ports' data would leave "
+		     "up*-down*", sw_guid(v->f, s), lid, col[s]);
+	}
 }
 
 static void check_unowned_lid(struct verifier *v, ibr_lid_t lid)
@@ -194,21 +229,24 @@ static void add_dependency(struct verifier *v, uint32_t in, uint8_t out_port)
 /* Dependencies of the walk from src to lid (next[] holds its steps and is
  * loop-free), stopping where an earlier walk to the same LID went on. */
 static void add_walk_dependencies(struct verifier *v, const uint8_t *col,
-				  uint32_t src, uint32_t stamp)
+				  uint32_t src, ibr_lid_t lid)
 {
 	uint32_t s = src, in = IBR_NONE;
 
 	for (;;) {
-		bool merged = v->seen_stamp[s] == stamp;
+		bool merged = v->seen_stamp[s] == lid;
 
-		v->seen_stamp[s] = stamp;
+		v->seen_stamp[s] = lid;
 		if (v->w.next[s] >= IBR_WALK_FAILED)
 			return; /* delivered: the last channel goes to a CA */
 		if (in != IBR_NONE)
 			add_dependency(v, in, col[s]);
 		if (merged)
 			return;
-		in = ibr_walker_channel(&v->w, s, col[s]);
+		/* a channel a management route leaves by carries no data
+		 * (management.h): what waits on it is not in the graph */
+		in = no_legal_route(v, s, lid) ? IBR_NONE :
+		     ibr_walker_channel(&v->w, s, col[s]);
 		s = v->w.next[s];
 	}
 }
@@ -490,6 +528,8 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 		ibr_walk_column(&v.w, ibr_column(r, lid), lid, &obs);
 		if (v.renamed_lid || v.column_exempt)
 			check_renamed_column(&v, lid);
+		if (v.sets)
+			check_management(&v, lid);
 		rep->walks += S;
 		if (ibr_verify_findings(rep) == 0) {
 			add_lid_dependencies(&v, lid);
@@ -528,12 +568,18 @@ out:
  * an edge s -> t for each version's entry of s that leads to switch t (at
  * most two).  A cycle in it is a walk that can loop; every pair of
  * consecutive union edges is a channel dependency some mixed walk can
- * create, and the dependency graph of all of them must be acyclic.  Both
- * sets are taken as verified on their own (delivery is theirs to prove). */
+ * create, and the dependency graph of all of them must be acyclic, but
+ * for those whose first edge is a management route of its version (no
+ * legal route there under that version's root set, management.h): no
+ * data waits on it.  Both sets are taken as verified on their own
+ * (delivery is theirs to prove). */
 
 struct union_graph {
 	uint32_t (*next)[2];  /* per switch: up to two successors, IBR_NONE */
 	uint8_t (*port)[2];   /* ... and the ports they leave by */
+	bool (*legal)[2];     /* ... and whether a legal route exists there */
+	struct ibr_climb climb[2]; /* a's and b's root sets, when several */
+	bool sets[2];
 	uint8_t *color;       /* DFS: 0 white, 1 grey, 2 black */
 	uint32_t *stack;      /* DFS: switches */
 	uint8_t *edge;        /* DFS: next successor to try, per stack slot */
@@ -598,6 +644,8 @@ static void union_column(struct verifier *v, struct union_graph *u,
 	const uint8_t *ca = ibr_column(a, lid), *cb = ibr_column(b, lid);
 	uint32_t S = v->f->num_switches;
 
+	uint32_t dsw = ibr_lid_switch(v->f, lid);
+
 	for (uint32_t s = 0; s < S; s++) {
 		uint8_t e[2] = { ca[s], cb[s] };
 
@@ -606,6 +654,8 @@ static void union_column(struct verifier *v, struct union_graph *u,
 			uint32_t t = IBR_NONE;
 			u->next[s][k] = IBR_NONE;
 			u->port[s][k] = e[k];
+			u->legal[s][k] = !u->sets[k] ||
+					 ibr_climb_meet(&u->climb[k], s, dsw);
 			if (k == 1 && e[1] == e[0])
 				continue;
 			if (ibr_walker_step(&v->w, s, lid, e[k], &t) ==
@@ -619,7 +669,7 @@ static void union_column(struct verifier *v, struct union_graph *u,
 	for (uint32_t s = 0; s < S; s++)
 		for (unsigned k = 0; k < 2; k++) {
 			uint32_t t = u->next[s][k], in;
-			if (t == IBR_NONE)
+			if (t == IBR_NONE || !u->legal[s][k])
 				continue;
 			in = ibr_walker_channel(&v->w, s, u->port[s][k]);
 			for (unsigned j = 0; j < 2; j++)
@@ -646,15 +696,29 @@ int ibr_verify_union(const struct ibr_fabric *f, const struct ibr_result *a,
 					     "has %u x %u", r->num_switches,
 					     r->num_lids, S, f->max_lid + 1u);
 	}
+	for (unsigned i = 0; i < 2; i++) {
+		const struct ibr_result *r = i ? b : a;
+		struct ibr_updown ud;
+		if (!r->roots || r->num_roots < 2)
+			continue;
+		if (ibr_updown_of_result(f, r, &ud, err))
+			goto out;
+		u.sets[i] = !ibr_climb_build(f, &ud, &u.climb[i], err);
+		ibr_updown_free(&ud);
+		if (!u.sets[i])
+			goto out;
+	}
 	if (ibr_walker_init(&v.w, f, err))
-		return -1;
+		goto out;
 	v.deps = calloc(C ? C : 1, sizeof(*v.deps));
 	u.next = malloc((S ? S : 1) * sizeof(*u.next));
+	u.legal = malloc((S ? S : 1) * sizeof(*u.legal));
 	u.port = malloc((S ? S : 1) * sizeof(*u.port));
 	u.color = malloc(S ? S : 1);
 	u.stack = malloc((S ? S : 1) * sizeof(*u.stack));
 	u.edge = malloc(S ? S : 1);
-	if (!v.deps || !u.next || !u.port || !u.color || !u.stack || !u.edge) {
+	if (!v.deps || !u.next || !u.port || !u.legal || !u.color || !u.stack ||
+	    !u.edge) {
 		ibr_error_set(err, "verify union: out of memory for %u "
 			      "switches", S);
 		goto out;
@@ -667,8 +731,12 @@ int ibr_verify_union(const struct ibr_fabric *f, const struct ibr_result *a,
 	rc = 0;
 out:
 	ibr_walker_free(&v.w);
+	for (unsigned i = 0; i < 2; i++)
+		if (u.sets[i])
+			ibr_climb_free(&u.climb[i]);
 	free(v.deps);
 	free(u.next);
+	free(u.legal);
 	free(u.port);
 	free(u.color);
 	free(u.stack);

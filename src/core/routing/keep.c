@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibrouting/management.h"
 #include "ibrouting/ranges.h"
 #include "ibrouting/repair.h"
 #include "ibrouting/transition.h"
@@ -319,6 +320,10 @@ int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		return ibr_error_set(err, "transition: %u switch GUIDs for "
 				     "tables of %u switches", old_switches,
 				     old->num_switches);
+	/* prov's columns are the fallback of the mending: legal walks
+	 * only, its management routes set again at the end */
+	if (ibr_management_clear(f, ud, prov, err))
+		return -1;
 	if (keep_init(&k, ud, old_guid, old_switches, threads, err) == 0) {
 		keep_switch_lids(&k);
 		keep_base_columns(&k);
@@ -330,6 +335,10 @@ int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		 * ibr_route completes the final engine's tables */
 		rc = ranges_as_base ? 0 :
 		     ibr_ranges_complete(f, ud, prov, threads, err);
+		/* and the management routes of what was kept, as ibr_route
+		 * sets them on the final engine's */
+		if (rc == 0)
+			rc = ibr_management_routes(f, ud, prov, err);
 	}
 	keep_free(&k);
 	return rc;

@@ -6,7 +6,8 @@
  * once, at init, so every engine routed with one context sees the same
  * up/down graph (the hybrid's deadlock-freedom rests on it).  The time
  * reported covers what ibr_route() did: the engine, and for a multi-LID
- * engine the completion of its ranges (ranges.h).
+ * engine the completion of its ranges (ranges.h), and the management
+ * routes where the root set leaves no legal one (management.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "ibrouting/engine.h"
+#include "ibrouting/management.h"
 #include "ibrouting/ranges.h"
 #include "ibrouting/topology.h"
 #include "util/timer.h"
@@ -364,6 +366,17 @@ int ibr_route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
 		}
 		if (r->ranges.completed)
 			ibr_phase_add(r, "ranges completed", ibr_now_ms() - t0);
+	}
+	/* where the root set leaves a switch no legal route, management
+	 * traffic still gets one (management.h), whatever the engine */
+	{
+		double t0 = ibr_now_ms();
+		if (ibr_management_routes(ctx->f, &ctx->updown, r, err)) {
+			ibr_result_free(r);
+			return -1;
+		}
+		if (r->management.set)
+			ibr_phase_add(r, "management routes", ibr_now_ms() - t0);
 	}
 	if (ibr_result_set_roots(r, ctx->updown.roots, ctx->updown.num_roots,
 				 err)) {
