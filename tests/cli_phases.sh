@@ -19,6 +19,8 @@
 #     link cut;
 #   - dr and colorl (every multi-LID run, afresh or in place): the LIDs
 #     of the ranges completed last (ranges.h), in the compute time too;
+#   - under a root set (a fat tree's top level), the management routes
+#     last (management.h), in the compute time too;
 #   - with --repeat the line says it is the last run's.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -82,7 +84,7 @@ expect "colorl, shortest-widest" \
 	1+2+3+4+5
 phases -e colorl --lmc 1 -j 2 "$tree"
 if grep -q "1 selection skipped at the load bound" "$TMP/out"; then
-	expect "colorl, intact fat tree (at the load bound)" "FERa's base tree and its load | ranges completed" 1+2
+	expect "colorl, intact fat tree (at the load bound)" "FERa's base tree and its load | ranges completed | management routes" 1+2+3
 else
 	flunk "colorl on $tree: the selection was not skipped at the load bound: $(grep '^engine' "$TMP/out")"
 fi
@@ -96,7 +98,7 @@ else
 fi
 phases -e fera -j 2 "$tree"
 if grep -q "1 routing pass\b" "$TMP/out"; then
-	expect "fera, intact fat tree (one pass)" "first pass" 1
+	expect "fera, intact fat tree (one pass)" "first pass | management routes" 1+2
 else
 	flunk "fera on $tree: not 1 routing pass: $(grep '^engine' "$TMP/out")"
 fi
