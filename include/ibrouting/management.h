@@ -1,6 +1,6 @@
 /*
  * management.h - routes for management traffic where up*-down* has none
- * (doc/design.md, Contract 1, "Management routes").
+ * (doc/design.md, "Management routes" and Contract 1).
  *
  * Under a root set of several switches some (switch, LID) pairs have no
  * legal route (updown.h, ibr_climb_meet: no root above both): a root

@@ -407,9 +407,9 @@ int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 		cli_warn("%s", roots->replaced);
 	if (roots->unreached)
 		cli_warn("%u %s cannot reach %" PRIu64 " (root, host switch) "
-			 "%s going down (links below them are gone): those "
-			 "switches' own traffic to those hosts has no route; hosts "
-			 "reach every host%s", roots->roots_unreaching,
+			 "%s going down (links below them are gone): management "
+			 "routes carry those switches' own traffic to those hosts; "
+			 "hosts reach every host%s", roots->roots_unreaching,
 			 PLURAL(roots->roots_unreaching, "root", "roots"),
 			 roots->unreached, PLURAL(roots->unreached, "pair", "pairs"),
 			 f->sm_node != IBR_NONE ? " and every switch reaches "

@@ -252,9 +252,9 @@ static void log_roots(struct engine_ctx *c, const char *name,
 	if (roots->unreached)
 		OSM_LOG(log, OSM_LOG_INFO, "WRN IB37: %s: %u roots cannot reach "
 			"%" PRIu64 " (root, host switch) pairs going down (links "
-			"below them are gone): those switches' own traffic to "
-			"those hosts has no route; hosts reach every host and "
-			"every switch reaches the SM\n", name,
+			"below them are gone): management routes carry those "
+			"switches' own traffic to those hosts; hosts reach every "
+			"host and every switch reaches the SM\n", name,
 			roots->roots_unreaching, roots->unreached);
 	log_root_set(c, name, roots);
 	if (roots->count > 1)
@@ -657,7 +657,7 @@ static int build_lid_matrices(void *context)
 	osm_log_t *log = &c->plugin->osm->log;
 	const struct ibr_fabric *f;
 	uint32_t lids = 0;
-	char stats[256], load[80] = "", phases[400] = "";
+	char stats[256], load[80] = "", phases[400] = "", mgmt[80] = "";
 	double t0 = ibr_now_ms();
 
 	/* the options file, read again if it changed since */
@@ -681,10 +681,14 @@ static int build_lid_matrices(void *context)
 	if (c->designated_flows)
 		snprintf(load, sizeof(load), ", max link load %" PRIu64
 			 " flows along designated DLIDs", c->designated_load);
+	if (c->result.management.set)
+		snprintf(mgmt, sizeof(mgmt), ", %" PRIu64 " management routes "
+			 "(no legal route under the roots)",
+			 c->result.management.set);
 	OSM_LOG(log, OSM_LOG_INFO, "%s: %u switches, %u CA ports, %u LIDs, "
-		"%s%s, %.3f ms, %s, %s\n", c->label,
+		"%s%s%s, %.3f ms, %s, %s\n", c->label,
 		f->num_switches, f->num_end_ports, lids,
-		ibr_stats_format(&c->result, stats, sizeof(stats)), load,
+		ibr_stats_format(&c->result, stats, sizeof(stats)), mgmt, load,
 		c->result.stats.compute_ms, c->roots_text, c->checked);
 	if (c->result.stats.phases) {
 		char engine[360];
