@@ -393,6 +393,15 @@ static void assert_completion_keeps(struct ibr_fabric *f, const char *engine,
 	assert_int_equal(ibr_ranges_measure(f, &ctx.updown, &r, 1, &err), 0);
 	assert_true(r.ranges.owed_none <= rep.no_legal_path);
 	assert_true(r.ranges.pairs > 0 && r.ranges.routes >= r.ranges.pairs);
+	/* and the range spreads: a host sending to base+k takes another
+	 * route than the base's from some switches (each fabric here has
+	 * several legal routes between most switch pairs) */
+	print_message("%s: %.2f distinct routes per (switch, CA port), %llu "
+		      "of %llu pairs on more than one\n", what,
+		      (double)r.ranges.routes / r.ranges.pairs,
+		      (unsigned long long)r.ranges.pairs_diverse,
+		      (unsigned long long)r.ranges.pairs);
+	assert_true(r.ranges.pairs_diverse * 4 > r.ranges.pairs);
 	/* the same tables for any thread count */
 	{
 		struct ibr_result one;

@@ -506,7 +506,9 @@ out:
 }
 
 /* The base routes back (see the top): every pair on offset 0, the LIDs
- * above each base a copy of its complete legal tree. */
+ * above each base without a designated path, so the routing layer
+ * completes them as it completes dr's (ranges.h): other routes where the
+ * fabric has them, for hosts that spread over the range themselves. */
 static void keep_base(struct colorl *w)
 {
 	const struct ibr_fabric *f = w->f;
@@ -517,8 +519,8 @@ static void keep_base(struct colorl *w)
 		const struct ibr_end_port *ep = &f->end_ports[e];
 		const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
 		for (unsigned k = 1; k < ibr_port_lid_count(p); k++)
-			memcpy(ibr_column(w->r, p->base_lid + k),
-			       ibr_column(w->r, p->base_lid), f->num_switches);
+			memset(ibr_column(w->r, p->base_lid + k), IBR_NO_PATH,
+			       f->num_switches);
 	}
 }
 
