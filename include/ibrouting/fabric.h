@@ -22,8 +22,12 @@
  *
  * Invariants after a successful ibr_fabric_index() (or _finalize()):
  *   - node ids are dense 0..num_nodes-1 in insertion order; switches also
- *     have a dense switch index 0..num_switches-1 (sw_node[] / node.sw_index),
- *     and every connected CA port an end-port index 0..num_end_ports-1.
+ *     have a dense switch index 0..num_switches-1 (sw_node[] / node.sw_index)
+ *     in ascending node GUID order, and every connected CA port an end-port
+ *     index 0..num_end_ports-1 in the order of its switch's index, then
+ *     the switch's port: both indexes are the same whatever order a
+ *     reader or the OpenSM adapter added the nodes in, so routing, which
+ *     reads only them, never depends on that order.
  *   - links are symmetric: port(a,p).remote = (b,q) iff port(b,q).remote = (a,p).
  *   - every switch owns exactly one LID (port 0, or 2^lmc with lmc_esp0);
  *     every connected CA port owns 2^lmc LIDs starting at an aligned base;

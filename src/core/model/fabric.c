@@ -4,7 +4,8 @@
  * Building is append-only: nodes and their ports grow in two arrays, links
  * are written on both ends at once.  ibr_fabric_index() is the only place
  * that derives state (switch and end-port indexes, CSR adjacency, the LID
- * owner table); routing code reads only derived state.  It takes the LIDs
+ * owner table); routing code reads only derived state, which is the same
+ * whatever order the nodes were added in (switches by node GUID).  It takes the LIDs
  * as they are: giving the missing ones is ibr_lids_assign()'s job (lids.c),
  * and ibr_fabric_finalize() is the two in a row.
  */
@@ -364,8 +365,26 @@ static const char *lead(const struct ibr_node *n, char *buf, size_t len)
 	return buf;
 }
 
+struct guid_node {
+	uint64_t guid;
+	uint32_t node;
+};
+
+static int by_guid(const void *a, const void *b)
+{
+	const struct guid_node *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* Switch indexes in ascending node GUID order, whatever order the nodes
+ * were added in: every index-ordered walk, and so every tie an engine
+ * breaks by index, is the same for any description of the fabric. */
 static int index_switches(struct ibr_fabric *f, struct ibr_error *err)
 {
+	struct guid_node *order;
 	uint32_t s = 0;
 
 	for (uint32_t i = 0; i < f->num_nodes; i++)
@@ -374,13 +393,22 @@ static int index_switches(struct ibr_fabric *f, struct ibr_error *err)
 	if (f->num_switches == 0)
 		return ibr_error_set(err, "the fabric has no switch");
 	f->sw_node = malloc(f->num_switches * sizeof(*f->sw_node));
-	if (!f->sw_node)
+	order = malloc(f->num_switches * sizeof(*order));
+	if (!f->sw_node || !order) {
+		free(order);
 		return ibr_error_set(err, "out of memory");
+	}
 	for (uint32_t i = 0; i < f->num_nodes; i++)
 		if (f->nodes[i].type == IBR_NODE_SWITCH) {
-			f->nodes[i].sw_index = s;
-			f->sw_node[s++] = i;
+			order[s].guid = f->nodes[i].guid;
+			order[s++].node = i;
 		}
+	qsort(order, s, sizeof(*order), by_guid);
+	for (s = 0; s < f->num_switches; s++) {
+		f->nodes[order[s].node].sw_index = s;
+		f->sw_node[s] = order[s].node;
+	}
+	free(order);
 	return 0;
 }
 
