@@ -205,10 +205,11 @@ const char *ibr_lid_holder_name(const struct ibr_fabric *f, uint32_t node,
 				unsigned port, char *buf, size_t len);
 
 /* A 64-bit digest of what routing depends on in an indexed fabric: the
- * nodes in order (type, GUID, ports), every port's link and LIDs, the
- * SM's port and the LMC.  Equal digests mean, but for a hash collision,
- * the same switch indexes, links and LIDs: tables made for one fit the
- * other (a hybrid engine's two passes rely on it).  O(ports). */
+ * nodes (type, GUID, ports), every port's link (the peer's GUID and port)
+ * and LIDs, the SM's port and the LMC, whatever order the nodes were
+ * added in.  Equal digests mean, but for a hash collision, the same
+ * switch indexes (GUID order), links and LIDs: tables made for one fit
+ * the other (a hybrid engine's two passes rely on it).  O(ports). */
 uint64_t ibr_fabric_fingerprint(const struct ibr_fabric *f);
 
 /* Looks a node up by node GUID (the first added with it); IBR_NONE if

@@ -324,25 +324,41 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
-uint64_t ibr_fabric_fingerprint(const struct ibr_fabric *f)
+/* A node's part of the digest: what it is and what each port holds, a
+ * peer named by its GUID, so that the part is the same whatever ids the
+ * nodes were given. */
+static uint64_t node_digest(const struct ibr_fabric *f, uint32_t n)
 {
+	const struct ibr_node *node = &f->nodes[n];
 	uint64_t h = 0xCBF29CE484222325ull;
 
-	h = mix(h, f->num_nodes);
-	h = mix(h, ((uint64_t)f->sm_node << 8) | f->sm_port);
-	h = mix(h, ((uint64_t)f->lmc << 1) | f->lmc_esp0);
-	for (uint32_t n = 0; n < f->num_nodes; n++) {
-		const struct ibr_node *node = &f->nodes[n];
-		h = mix(h, node->guid);
-		h = mix(h, ((uint64_t)node->type << 8) | node->num_ports);
-		for (unsigned p = 0; p <= node->num_ports; p++) {
-			const struct ibr_port *port = &f->ports[node->first_port + p];
-			h = mix(h, ((uint64_t)port->remote_node << 32) |
-				   ((uint64_t)port->remote_port << 24) |
-				   ((uint64_t)port->lmc << 16) | port->base_lid);
-		}
+	h = mix(h, node->guid);
+	h = mix(h, ((uint64_t)node->type << 8) | node->num_ports);
+	for (unsigned p = 0; p <= node->num_ports; p++) {
+		const struct ibr_port *port = &f->ports[node->first_port + p];
+		bool linked = port->remote_node != IBR_NONE;
+		h = mix(h, linked ? f->nodes[port->remote_node].guid : 0);
+		h = mix(h, ((uint64_t)linked << 32) |
+			   ((uint64_t)port->remote_port << 24) |
+			   ((uint64_t)port->lmc << 16) | port->base_lid);
 	}
 	return h;
+}
+
+/* The nodes' digests are summed: addition commutes, so the order the
+ * nodes were added in changes nothing. */
+uint64_t ibr_fabric_fingerprint(const struct ibr_fabric *f)
+{
+	uint64_t h = 0xCBF29CE484222325ull, nodes = 0;
+	bool sm = f->sm_node != IBR_NONE && f->sm_node < f->num_nodes;
+
+	h = mix(h, f->num_nodes);
+	h = mix(h, sm ? f->nodes[f->sm_node].guid : 0);
+	h = mix(h, ((uint64_t)sm << 8) | f->sm_port);
+	h = mix(h, ((uint64_t)f->lmc << 1) | f->lmc_esp0);
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		nodes += node_digest(f, n);
+	return mix(h, nodes);
 }
 
 uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid)
