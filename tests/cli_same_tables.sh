@@ -31,7 +31,7 @@ shuffle_lines() {
 		sort -k1,1 | cut -f2-
 }
 
-engines=$("$IBROUTING" engines | awk '/^Hybrids/ { exit } /^  [a-z]/ { print $1 }')
+engines=$("$IBROUTING" engines --names)
 [ -n "$engines" ] || { flunk "ibrouting engines lists no engine"; finish; exit 1; }
 
 for spec in random:sw=32,ca=256,seed=3 kary:k=4,n=3,cut=2,seed=2 \
