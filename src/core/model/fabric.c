@@ -5,9 +5,10 @@
  * are written on both ends at once.  ibr_fabric_index() is the only place
  * that derives state (switch and end-port indexes, CSR adjacency, the LID
  * owner table); routing code reads only derived state, which is the same
- * whatever order the nodes were added in (switches by node GUID).  It takes the LIDs
- * as they are: giving the missing ones is ibr_lids_assign()'s job (lids.c),
- * and ibr_fabric_finalize() is the two in a row.
+ * whatever order the nodes were added in (switches by node GUID).  It
+ * takes the LIDs as they are: giving the missing ones is
+ * ibr_lids_assign()'s job (lids.c), and ibr_fabric_finalize() is the two
+ * in a row.
  */
 #include <stdio.h>
 #include <stdlib.h>
