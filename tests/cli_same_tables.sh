@@ -70,7 +70,7 @@ for spec in random:sw=32,ca=256,seed=3 kary:k=4,n=3,cut=2,seed=2 \
 					if cmp -s "$ref/$f" "$out/$f"; then
 						same=$((same + 1))
 					else
-						differ="$differ $(basename "$src"): $f ($(diff "$ref/$f" "$out/$f" | grep -c '^<') lines);"
+						differ="$differ $(basename "$src"): $f ($(diff "$ref/$f" "$out/$f" | grep -c '^[<>]' || true) differing lines);"
 					fi
 				done
 			done
