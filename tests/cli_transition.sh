@@ -9,7 +9,8 @@
 #   - on a 16-switch fabric whose union is clean: one push, no step;
 #   - --before: the way on a 6x6 torus first, then one link cut: the
 #     provisional pass keeps LIDs of the tables in place (as OpenSM's),
-#     and one push or the steps reach the final tables;
+#     and one push or the steps reach the final tables; --before the
+#     fabric itself: no provisional pass, nothing changes, exit 0;
 #   - --double-scheme, pira+colorl at LMC 2 on a 4-ary 3-tree: the halves
 #     line (2 LIDs per port per half), both halves delivered and acyclic,
 #     the check line, the six steps of the paper's 3.1 in order with the
@@ -71,6 +72,16 @@ if "$IBROUTING" transition -e pira+fera --before gen:torus:dims=6x6,ca=2,seed=1 
 	pass "--before, a link cut: $(sed -n 's/^kept *//p' "$TMP/cut.out"); $(sed -n -e 's/^steps *//p' -e 's/^union *//p' "$TMP/cut.out")"
 else
 	flunk "--before: $(cat "$TMP/cut.out")"
+fi
+
+# the fabric before is this one: the final tables stay, nothing to send
+"$IBROUTING" generate -o "$TMP/torus.net" torus:dims=6x6,ca=2,seed=1
+if "$IBROUTING" transition -e pira+fera --before "$TMP/torus.net" "$TMP/torus.net" > "$TMP/same.out" 2>&1 &&
+   grep -q '^passes    no provisional pass' "$TMP/same.out" &&
+   grep -q '^change    0 of ' "$TMP/same.out" && ! grep -q '^step ' "$TMP/same.out"; then
+	pass "--before the fabric itself: $(sed -n 's/^change *//p' "$TMP/same.out")"
+else
+	flunk "--before the fabric itself: $(cat "$TMP/same.out")"
 fi
 
 expect_error "-e without a +" 2 "PROVISIONAL.FINAL" "$IBROUTING" transition -e fera gen:random:sw=16,ca=64,seed=1

@@ -9,7 +9,8 @@
  * each must give a fabric or an error, never a crash (run it under
  * valgrind or -fsanitize=address to see leaks and overruns).  The
  * building API itself: a fabric reserved up front moves nothing while it
- * is built, and interned strings never move.
+ * is built, interned strings never move, and the order of a file's
+ * records changes no switch or end-port index and no fingerprint.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1385,6 +1386,92 @@ static void test_find_guid(void **state)
 	ibr_fabric_free(f);
 }
 
+/* The records of text (blank-line separated) in reverse order. */
+static char *records_reversed(const char *text)
+{
+	size_t len = strlen(text), n = 0, at = 0;
+	const char **start = malloc((len + 1) * sizeof(*start));
+	size_t *size = malloc((len + 1) * sizeof(*size));
+	char *out = malloc(2 * len + 2), *w = out;
+
+	assert_non_null(start);
+	assert_non_null(size);
+	assert_non_null(out);
+	while (at < len) {
+		const char *end = strstr(text + at, "\n\n");
+		size_t stop = end ? (size_t)(end - text) + 1 : len;
+		if (stop > at) {
+			start[n] = text + at;
+			size[n++] = stop - at;
+		}
+		at = stop;
+		while (at < len && text[at] == '\n')
+			at++;
+	}
+	while (n-- > 0) {
+		memcpy(w, start[n], size[n]);
+		w += size[n];
+		*w++ = '\n';
+	}
+	*w = '\0';
+	free(start);
+	free(size);
+	return out;
+}
+
+/* The same fabric read from its records in another order: the same
+ * switch indexes (ascending GUIDs), links, end ports and fingerprint,
+ * though the node ids differ. */
+static void test_record_order_changes_no_index(void **state)
+{
+	struct ibr_error err = { "" };
+	struct ibr_fabric *f = NULL, *g, *other = NULL;
+	char *text = NULL, *reversed;
+
+	(void)state;
+	if (ibr_load("gen:random:sw=16,ca=40,caports=2,seed=3", NULL, &f, NULL,
+		     &err) ||
+	    ibr_load("gen:random:sw=16,ca=40,caports=2,seed=4", NULL, &other,
+		     NULL, &err))
+		fail_msg("%s", err.msg);
+	ibr_fabric_free(write_read(f, &text));
+	reversed = records_reversed(text);
+	g = read_ok(reversed);
+	finalize_ok(g, f->lmc);
+	assert_int_not_equal(f->sw_node[0], g->sw_node[0]);
+	assert_int_equal(f->num_switches, g->num_switches);
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		assert_int_equal(ibr_switch(f, s)->guid, ibr_switch(g, s)->guid);
+		if (s > 0)
+			assert_true(ibr_switch(f, s - 1)->guid <
+				    ibr_switch(f, s)->guid);
+		assert_int_equal(f->sw_adj_start[s + 1], g->sw_adj_start[s + 1]);
+		assert_int_equal(f->sw_ca_start[s + 1], g->sw_ca_start[s + 1]);
+	}
+	for (uint32_t i = 0; i < f->sw_adj_start[f->num_switches]; i++) {
+		assert_int_equal(f->sw_adj[i].peer, g->sw_adj[i].peer);
+		assert_int_equal(f->sw_adj[i].port, g->sw_adj[i].port);
+		assert_int_equal(f->sw_adj[i].peer_port, g->sw_adj[i].peer_port);
+	}
+	assert_int_equal(f->num_end_ports, g->num_end_ports);
+	for (uint32_t e = 0; e < f->num_end_ports; e++) {
+		const struct ibr_end_port *x = &f->end_ports[e];
+		const struct ibr_end_port *y = &g->end_ports[e];
+		assert_int_equal(f->nodes[x->node].guid, g->nodes[y->node].guid);
+		assert_int_equal(x->port, y->port);
+		assert_int_equal(x->sw, y->sw);
+		assert_int_equal(x->sw_port, y->sw_port);
+		assert_int_equal(f->sw_cas[e], g->sw_cas[e]);
+	}
+	assert_true(ibr_fabric_fingerprint(f) == ibr_fabric_fingerprint(g));
+	assert_true(ibr_fabric_fingerprint(f) != ibr_fabric_fingerprint(other));
+	free(text);
+	free(reversed);
+	ibr_fabric_free(f);
+	ibr_fabric_free(g);
+	ibr_fabric_free(other);
+}
+
 /* ---- hardening: limits, allocation failures, GUID 0, routers ------ */
 
 /* Every allocation of a read, refused in turn: each refusal is an error
@@ -1571,6 +1658,7 @@ int main(void)
 		cmocka_unit_test(test_zero_guids_refused),
 		cmocka_unit_test(test_router_is_an_end_port),
 		cmocka_unit_test(test_find_guid),
+		cmocka_unit_test(test_record_order_changes_no_index),
 		cmocka_unit_test(test_reserve_moves_nothing),
 		cmocka_unit_test(test_ibsim_guid_numbering),
 		cmocka_unit_test(test_guid_directives),

@@ -22,8 +22,12 @@
  *
  * Invariants after a successful ibr_fabric_index() (or _finalize()):
  *   - node ids are dense 0..num_nodes-1 in insertion order; switches also
- *     have a dense switch index 0..num_switches-1 (sw_node[] / node.sw_index),
- *     and every connected CA port an end-port index 0..num_end_ports-1.
+ *     have a dense switch index 0..num_switches-1 (sw_node[] / node.sw_index)
+ *     in ascending node GUID order, and every connected CA port an end-port
+ *     index 0..num_end_ports-1 in the order of its switch's index, then
+ *     the switch's port: both indexes are the same whatever order a
+ *     reader or the OpenSM adapter added the nodes in, so routing, which
+ *     reads only them, never depends on that order.
  *   - links are symmetric: port(a,p).remote = (b,q) iff port(b,q).remote = (a,p).
  *   - every switch owns exactly one LID (port 0, or 2^lmc with lmc_esp0);
  *     every connected CA port owns 2^lmc LIDs starting at an aligned base;
@@ -201,10 +205,11 @@ const char *ibr_lid_holder_name(const struct ibr_fabric *f, uint32_t node,
 				unsigned port, char *buf, size_t len);
 
 /* A 64-bit digest of what routing depends on in an indexed fabric: the
- * nodes in order (type, GUID, ports), every port's link and LIDs, the
- * SM's port and the LMC.  Equal digests mean, but for a hash collision,
- * the same switch indexes, links and LIDs: tables made for one fit the
- * other (a hybrid engine's two passes rely on it).  O(ports). */
+ * nodes (type, GUID, ports), every port's link (the peer's GUID and port)
+ * and LIDs, the SM's port and the LMC, whatever order the nodes were
+ * added in.  Equal digests mean, but for a hash collision, the same
+ * switch indexes (GUID order), links and LIDs: tables made for one fit
+ * the other (a hybrid engine's two passes rely on it).  O(ports). */
 uint64_t ibr_fabric_fingerprint(const struct ibr_fabric *f);
 
 /* Looks a node up by node GUID (the first added with it); IBR_NONE if

@@ -298,10 +298,19 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 	const char *how = "";
 	char set[160], how_text[512] = "";
 	uint32_t kept = 0;
-	bool provisional, have_before = false, head = false;
+	bool provisional, have_before = false, head = false, had_prov = false;
 	unsigned pushes = 0;   /* final passes that changed tables */
 	int rc = 0;
 
+	/* with --before, the tables in place are FABRIC0's: when f is the
+	 * same fabric (in any order) no provisional pass comes first */
+	if (m->have_held) {
+		have_before = ibr_result_copy(&before, &m->held, &err) == 0;
+		if (!have_before) {
+			cli_error(err.msg);
+			return EXIT_USAGE;
+		}
+	}
 	do {
 		int ran = run(m, f, roots, &how, &provisional, &mv, &kept);
 
@@ -310,6 +319,7 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			break;
 		}
 		if (provisional) {
+			had_prov = true;
 			prov_ms = m->held.stats.compute_ms;
 			/* cli_ctx_init's words are overwritten by the next */
 			snprintf(how_text, sizeof(how_text), "%s", how);
@@ -319,13 +329,21 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 		} else if (!head) {
 			/* the first final pass: both tables known */
 			head = true;
-			printf("passes    provisional %s %.3f ms, final %s %.3f "
-			       "ms, root%s %s (%s)\n", m->prov->name, prov_ms,
-			       m->fin->name, m->final.stats.compute_ms,
-			       m->num_roots > 1 ? "s" : "",
-			       ibr_roots_format(f, m->final.roots,
-						m->final.num_roots, 4, set,
-						sizeof(set)), how_text);
+			ibr_roots_format(f, m->final.roots, m->final.num_roots,
+					 4, set, sizeof(set));
+			if (had_prov)
+				printf("passes    provisional %s %.3f ms, final "
+				       "%s %.3f ms, root%s %s (%s)\n",
+				       m->prov->name, prov_ms, m->fin->name,
+				       m->final.stats.compute_ms,
+				       m->num_roots > 1 ? "s" : "", set,
+				       how_text);
+			else
+				printf("passes    no provisional pass: the fabric "
+				       "before the change is this one; final %s "
+				       "%.3f ms, root%s %s\n", m->fin->name,
+				       m->final.stats.compute_ms,
+				       m->num_roots > 1 ? "s" : "", set);
 			ibr_result_difference(&before, &m->final, &entries, &blocks);
 			printf("change    %" PRIu64 " of %" PRIu64 " entries "
 			       "(%.2f%%) in %" PRIu64 " LFT blocks\n", entries,

@@ -5,9 +5,9 @@
  * Invariants: a node is kept iff it is a switch reached from the seed
  * switch over switch-to-switch links, or a CA with a port linked to such
  * a switch; the new fabric adds the kept nodes in their old order, so
- * node ids, switch indexes and therefore tables and messages follow the
- * file as they would had the file held the kept part only.  A fabric with
- * nothing to leave out is not copied.
+ * node ids and messages follow the file as they would had the file held
+ * the kept part only (switch indexes, and so tables, are in GUID order
+ * anyway).  A fabric with nothing to leave out is not copied.
  */
 #include <stdlib.h>
 #include <string.h>

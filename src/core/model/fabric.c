@@ -4,9 +4,11 @@
  * Building is append-only: nodes and their ports grow in two arrays, links
  * are written on both ends at once.  ibr_fabric_index() is the only place
  * that derives state (switch and end-port indexes, CSR adjacency, the LID
- * owner table); routing code reads only derived state.  It takes the LIDs
- * as they are: giving the missing ones is ibr_lids_assign()'s job (lids.c),
- * and ibr_fabric_finalize() is the two in a row.
+ * owner table); routing code reads only derived state, which is the same
+ * whatever order the nodes were added in (switches by node GUID).  It
+ * takes the LIDs as they are: giving the missing ones is
+ * ibr_lids_assign()'s job (lids.c), and ibr_fabric_finalize() is the two
+ * in a row.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,25 +325,41 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
-uint64_t ibr_fabric_fingerprint(const struct ibr_fabric *f)
+/* A node's part of the digest: what it is and what each port holds, a
+ * peer named by its GUID, so that the part is the same whatever ids the
+ * nodes were given. */
+static uint64_t node_digest(const struct ibr_fabric *f, uint32_t n)
 {
+	const struct ibr_node *node = &f->nodes[n];
 	uint64_t h = 0xCBF29CE484222325ull;
 
-	h = mix(h, f->num_nodes);
-	h = mix(h, ((uint64_t)f->sm_node << 8) | f->sm_port);
-	h = mix(h, ((uint64_t)f->lmc << 1) | f->lmc_esp0);
-	for (uint32_t n = 0; n < f->num_nodes; n++) {
-		const struct ibr_node *node = &f->nodes[n];
-		h = mix(h, node->guid);
-		h = mix(h, ((uint64_t)node->type << 8) | node->num_ports);
-		for (unsigned p = 0; p <= node->num_ports; p++) {
-			const struct ibr_port *port = &f->ports[node->first_port + p];
-			h = mix(h, ((uint64_t)port->remote_node << 32) |
-				   ((uint64_t)port->remote_port << 24) |
-				   ((uint64_t)port->lmc << 16) | port->base_lid);
-		}
+	h = mix(h, node->guid);
+	h = mix(h, ((uint64_t)node->type << 8) | node->num_ports);
+	for (unsigned p = 0; p <= node->num_ports; p++) {
+		const struct ibr_port *port = &f->ports[node->first_port + p];
+		bool linked = port->remote_node != IBR_NONE;
+		h = mix(h, linked ? f->nodes[port->remote_node].guid : 0);
+		h = mix(h, ((uint64_t)linked << 32) |
+			   ((uint64_t)port->remote_port << 24) |
+			   ((uint64_t)port->lmc << 16) | port->base_lid);
 	}
 	return h;
+}
+
+/* The nodes' digests are summed: addition commutes, so the order the
+ * nodes were added in changes nothing. */
+uint64_t ibr_fabric_fingerprint(const struct ibr_fabric *f)
+{
+	uint64_t h = 0xCBF29CE484222325ull, nodes = 0;
+	bool sm = f->sm_node != IBR_NONE && f->sm_node < f->num_nodes;
+
+	h = mix(h, f->num_nodes);
+	h = mix(h, sm ? f->nodes[f->sm_node].guid : 0);
+	h = mix(h, ((uint64_t)sm << 8) | f->sm_port);
+	h = mix(h, ((uint64_t)f->lmc << 1) | f->lmc_esp0);
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		nodes += node_digest(f, n);
+	return mix(h, nodes);
 }
 
 uint32_t ibr_fabric_find_guid(const struct ibr_fabric *f, uint64_t guid)
@@ -364,8 +382,26 @@ static const char *lead(const struct ibr_node *n, char *buf, size_t len)
 	return buf;
 }
 
+struct guid_node {
+	uint64_t guid;
+	uint32_t node;
+};
+
+static int by_guid(const void *a, const void *b)
+{
+	const struct guid_node *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* Switch indexes in ascending node GUID order, whatever order the nodes
+ * were added in: every index-ordered walk, and so every tie an engine
+ * breaks by index, is the same for any description of the fabric. */
 static int index_switches(struct ibr_fabric *f, struct ibr_error *err)
 {
+	struct guid_node *order;
 	uint32_t s = 0;
 
 	for (uint32_t i = 0; i < f->num_nodes; i++)
@@ -374,13 +410,22 @@ static int index_switches(struct ibr_fabric *f, struct ibr_error *err)
 	if (f->num_switches == 0)
 		return ibr_error_set(err, "the fabric has no switch");
 	f->sw_node = malloc(f->num_switches * sizeof(*f->sw_node));
-	if (!f->sw_node)
+	order = malloc(f->num_switches * sizeof(*order));
+	if (!f->sw_node || !order) {
+		free(order);
 		return ibr_error_set(err, "out of memory");
+	}
 	for (uint32_t i = 0; i < f->num_nodes; i++)
 		if (f->nodes[i].type == IBR_NODE_SWITCH) {
-			f->nodes[i].sw_index = s;
-			f->sw_node[s++] = i;
+			order[s].guid = f->nodes[i].guid;
+			order[s++].node = i;
 		}
+	qsort(order, s, sizeof(*order), by_guid);
+	for (s = 0; s < f->num_switches; s++) {
+		f->nodes[order[s].node].sw_index = s;
+		f->sw_node[s] = order[s].node;
+	}
+	free(order);
 	return 0;
 }
 
