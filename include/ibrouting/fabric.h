@@ -59,6 +59,15 @@ typedef uint16_t ibr_lid_t;
 
 enum ibr_node_type { IBR_NODE_CA = 1, IBR_NODE_SWITCH = 2 };
 
+/* A link's active lane speed, as ibnetdiscover names it (OpenSM's dumps
+ * give the Gb/s of a lane: 2.5, 5, 10, FDR10, 14, 25, 50, 100). */
+enum ibr_link_speed {
+	IBR_SPEED_UNKNOWN,     /* the source did not say */
+	IBR_SPEED_SDR, IBR_SPEED_DDR, IBR_SPEED_QDR, IBR_SPEED_FDR10,
+	IBR_SPEED_FDR, IBR_SPEED_EDR, IBR_SPEED_HDR, IBR_SPEED_NDR,
+	IBR_SPEED_COUNT
+};
+
 /* One physical port (or a switch's management port 0). */
 struct ibr_port {
 	uint64_t guid;         /* port GUID (switch ports share the node's) */
@@ -66,6 +75,11 @@ struct ibr_port {
 	uint8_t remote_port;
 	uint8_t lmc;           /* valid on switch port 0 and on CA ports */
 	ibr_lid_t base_lid;    /* 0 = not assigned yet */
+	/* The link's active width and lane speed as the source gave them
+	 * (ibr_fabric_set_rate), carried to what is written of the fabric;
+	 * no bearing on routing.  0: not said. */
+	uint8_t width;         /* lanes: 1, 2, 4, 8 or 12 */
+	uint8_t speed;         /* enum ibr_link_speed */
 };
 
 struct ibr_node {
@@ -194,6 +208,19 @@ int ibr_fabric_add_note(struct ibr_fabric *f, const char *msg,
 /* Fixes the LID of a port (port 0 of a switch, or a CA port). */
 void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 			ibr_lid_t base_lid, unsigned lmc);
+
+/* Sets the active width (lanes: 1, 2, 4, 8, 12; 0 unknown) and lane
+ * speed (enum ibr_link_speed) of a port's link, on both of its ends when
+ * it is linked (the readers call it after linking). */
+void ibr_fabric_set_rate(struct ibr_fabric *f, uint32_t node, unsigned port,
+			 unsigned width, enum ibr_link_speed speed);
+
+/* "SDR" ... "NDR" (ibnetdiscover's names); NULL for IBR_SPEED_UNKNOWN or
+ * out of range. */
+const char *ibr_speed_name(unsigned speed);
+/* The speed named by the len characters at s (exactly, case as above);
+ * IBR_SPEED_UNKNOWN if none. */
+enum ibr_link_speed ibr_speed_parse(const char *s, size_t len);
 
 /* "switch 0x... \"desc\" at file:line" or "CA 0x... \"desc\" port N at
  * file:line" into buf, for messages about a LID holder; returns buf. */
