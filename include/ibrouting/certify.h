@@ -63,7 +63,12 @@ struct ibr_certify_report {
 	uint64_t unreachable;    /* C2, C3: IBR_NO_PATH where a route is owed */
 	uint64_t down_up;        /* C4: entered going down, leaves going up */
 	uint64_t bad_designated; /* C6 */
-	uint64_t entries;        /* (switch, LID) entries checked */
+	/* What was checked, counted as verify.h's report counts it: the
+	 * owned LIDs (every LID of every range), of them those above a
+	 * range's base, entries = lids x switches; the LIDs owned by none,
+	 * checked empty at every switch (C5). */
+	uint64_t lids, lids_above, unowned_lids;
+	uint64_t entries;        /* (switch, owned LID) entries checked */
 	/* IBR_NO_PATH where no legal route exists under the root set
 	 * (ibr_climb_meet): between two switches with no root above both
 	 * (e.g. two top switches of a fat tree); never towards a CA

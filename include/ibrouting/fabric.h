@@ -301,6 +301,21 @@ static inline uint32_t ibr_lid_switch(const struct ibr_fabric *f, ibr_lid_t lid)
 	       ibr_port_switch(f, o->node, o->port);
 }
 
+/* The LIDs of an indexed fabric, counted one way for every summary: the
+ * tables' columns are the LIDs some end-point owns, every LID of every
+ * switch's and CA port's range; the others up to max_lid (left by
+ * alignment) own no entry anywhere. */
+struct ibr_lid_count {
+	uint32_t owned;           /* = ca + sw = bases + above */
+	uint32_t above;           /* above their range's base (an LMC's) */
+	uint32_t ca, sw;          /* owned by CA ports, by switches */
+	uint32_t unowned;         /* 1..max_lid, owned by none */
+	uint8_t lmc_min, lmc_max; /* the CA ports' LMCs (0 and 0: no CA) */
+};
+
+void ibr_fabric_count_lids(const struct ibr_fabric *f,
+			   struct ibr_lid_count *c);
+
 /* LIDs owned by an end-point: 2^lmc. */
 static inline unsigned ibr_port_lid_count(const struct ibr_port *p)
 {

@@ -348,6 +348,34 @@ enum ibr_link_speed ibr_speed_parse(const char *s, size_t len)
 	return IBR_SPEED_UNKNOWN;
 }
 
+void ibr_fabric_count_lids(const struct ibr_fabric *f, struct ibr_lid_count *c)
+{
+	bool any_ca = false;
+
+	memset(c, 0, sizeof(*c));
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		const struct ibr_lid_owner *o = &f->lid_owner[lid];
+		const struct ibr_port *p;
+		if (o->node == IBR_NONE) {
+			c->unowned++;
+			continue;
+		}
+		p = ibr_port(f, o->node, o->port);
+		c->owned++;
+		c->above += lid != p->base_lid;
+		if (f->nodes[o->node].type == IBR_NODE_SWITCH) {
+			c->sw++;
+			continue;
+		}
+		c->ca++;
+		if (!any_ca || p->lmc < c->lmc_min)
+			c->lmc_min = p->lmc;
+		if (!any_ca || p->lmc > c->lmc_max)
+			c->lmc_max = p->lmc;
+		any_ca = true;
+	}
+}
+
 /* FNV-1a over 64-bit words. */
 static uint64_t mix(uint64_t h, uint64_t v)
 {
