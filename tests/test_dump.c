@@ -401,9 +401,10 @@ static void test_roundtrip(void **state)
 	assert_int_equal(ibr_switch_lid(f, 1), 2); /* sw-a */
 	assert_int_equal(ibr_switch_lid(f, 2), 3); /* sw-c */
 	assert_int_equal(f->max_lid, 11);
-	/* the links' widths and speeds as a source gave them, some unknown */
-	ibr_fabric_set_rate(f, sw_a, 5, 12, IBR_SPEED_HDR);
-	ibr_fabric_set_rate(f, sw_b, 3, 1, IBR_SPEED_NDR);
+	/* the links' widths and speeds as a source gave them, some unknown;
+	 * each end its own, as OpenSM's dump gives them */
+	ibr_fabric_set_link_rate(f, sw_a, 5, 12, IBR_SPEED_HDR);
+	ibr_fabric_set_link_rate(f, sw_b, 3, 1, IBR_SPEED_NDR);
 	ibr_fabric_set_rate(f, sw_a, 1, 2, IBR_SPEED_FDR10);
 	route_minhop(f, &r);
 	write_dump(dir, f, &r);

@@ -480,8 +480,8 @@ static void test_ibnetdiscover_output(void **state)
 /* Link rates as ibsim brings the links up: the directives before a node,
  * a port line's w= s= e= and ibnetdiscover's `lid N 2xHDR` say what each
  * end enables, the link gets the best both share; ends sharing no width
- * leave it unknown, with one note; a link nothing is said of is unknown.
- * Written back, every rate reads the same. */
+ * leave it unknown, with one note; a link nothing is said of is ibsim's
+ * 4x SDR.  Written back, every rate reads the same. */
 static void test_link_rates(void **state)
 {
 	struct ibr_fabric *f = read_ok(
@@ -526,12 +526,13 @@ static void test_link_rates(void **state)
 	assert_same_rates(f, g);
 	ibr_fabric_free(g);
 	ibr_fabric_free(f);
-	/* nothing said but sw-top[5]'s w=3 (1x|4x): that link is 4x SDR, as
-	 * ibsim's defaults make the other end; the others unknown */
+	/* nothing said but sw-top[5]'s w=3 (1x|4x): every link 4x SDR, as
+	 * ibsim serves them (its defaults: 4x, SDR) */
 	assert_int_equal(ibr_port(plain, 0, 5)->width, 4);
 	assert_int_equal(ibr_port(plain, 0, 5)->speed, IBR_SPEED_SDR);
-	assert_int_equal(ibr_port(plain, 0, 1)->width, 0);
-	assert_int_equal(ibr_port(plain, 0, 1)->speed, IBR_SPEED_UNKNOWN);
+	assert_int_equal(ibr_port(plain, 0, 1)->width, 4);
+	assert_int_equal(ibr_port(plain, 0, 1)->speed, IBR_SPEED_SDR);
+	assert_int_equal(plain->num_notes, 0);
 	ibr_fabric_free(plain);
 }
 
@@ -1013,8 +1014,9 @@ static struct ibr_fabric *random_fabric(unsigned lmc)
 		for (unsigned p = 1; p <= used[s]; p++)
 			if (rnd() % 2) {
 				static const unsigned lanes[] = { 1, 2, 4, 8, 12 };
-				ibr_fabric_set_rate(f, s, p, lanes[rnd() % 5],
-						    1 + rnd() % (IBR_SPEED_COUNT - 1));
+				ibr_fabric_set_link_rate(f, s, p,
+							 lanes[rnd() % 5], 1 +
+							 rnd() % (IBR_SPEED_COUNT - 1));
 			}
 	for (unsigned s = 0; s < S; s++) {
 		for (unsigned k = rnd() % 3; k > 0 && used[s] < nports; k--) {
@@ -1026,7 +1028,8 @@ static struct ibr_fabric *random_fabric(unsigned lmc)
 							  NULL, &err);
 			ibr_fabric_connect(f, s, ++used[s], ca, p, &err);
 			if (rnd() % 2)
-				ibr_fabric_set_rate(f, ca, p, 4, IBR_SPEED_HDR);
+				ibr_fabric_set_link_rate(f, ca, p, 4,
+							 IBR_SPEED_HDR);
 			if (rnd() % 2) { /* a fixed, aligned, free LID */
 				unsigned lid = (1 + rnd() % 2000) << lmc;
 				if (!taken[lid]) {

@@ -77,7 +77,7 @@ struct ibr_port {
 	ibr_lid_t base_lid;    /* 0 = not assigned yet */
 	/* The link's active width and lane speed as the source gave them
 	 * (ibr_fabric_set_rate), carried to what is written of the fabric;
-	 * no bearing on routing.  0: not said. */
+	 * no bearing on routing.  0: unknown (a generated fabric's). */
 	uint8_t width;         /* lanes: 1, 2, 4, 8 or 12 */
 	uint8_t speed;         /* enum ibr_link_speed */
 };
@@ -210,10 +210,15 @@ void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 			ibr_lid_t base_lid, unsigned lmc);
 
 /* Sets the active width (lanes: 1, 2, 4, 8, 12; 0 unknown) and lane
- * speed (enum ibr_link_speed) of a port's link, on both of its ends when
- * it is linked (the readers call it after linking). */
+ * speed (enum ibr_link_speed) of a port's link as that port sees it
+ * (OpenSM's dump and port info give each end its own). */
 void ibr_fabric_set_rate(struct ibr_fabric *f, uint32_t node, unsigned port,
 			 unsigned width, enum ibr_link_speed speed);
+/* The same on both ends of the port's link (a file's link as ibsim
+ * brings it up); the port alone when it is not linked. */
+void ibr_fabric_set_link_rate(struct ibr_fabric *f, uint32_t node,
+			      unsigned port, unsigned width,
+			      enum ibr_link_speed speed);
 
 /* "SDR" ... "NDR" (ibnetdiscover's names); NULL for IBR_SPEED_UNKNOWN or
  * out of range. */

@@ -120,8 +120,9 @@ static int reserve(osm_subn_t *subn, struct ibr_fabric *f, struct ibr_error *err
 				  err);
 }
 
-/* A link's active width and speed as OpenSM writes them into its own
- * opensm-subnet.lst (osm_dump.c, dump_topology_node): the width from
+/* A port's active link width and speed as OpenSM writes them into its
+ * own opensm-subnet.lst (osm_dump.c, dump_topology_node), each end its
+ * own, from the port info OpenSM holds when it routes: the width from
  * LinkWidthActive, the speed from LinkSpeedActive, FDR10 from Mellanox's
  * extended port info, an extended speed where the far end's port 0 (a
  * CA's own port) has the capability, as OpenSM reads it there; NDR,

@@ -29,7 +29,8 @@
  *     above the fabric's highest LID (owned by nobody) are dropped.
  *   - on failure nothing is returned: *fp is NULL and *r zeroed.
  *   - a link line's PHY= and SPD= (osm_rates.h) are the link's width and
- *     speed, kept for what is written of the fabric; "??" is unknown.
+ *     speed as its first port sees it (each end has its own line), kept
+ *     for what is written of the fabric; "??" is unknown.
  *   - a router's record (Rt) is a CA's: an end port, as the plugin takes
  *     OpenSM's routers; a NodeGUID or PortGUID of 0 is refused.
  * Lines come through util/lines.h, within its limits; a failed
@@ -329,8 +330,9 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 }
 
 /* The rest of a link line, "PHY=4x LOG=ACT SPD=10" (osm_rates.h): the
- * link's width and speed, kept for what is written of the fabric (no
- * bearing on routing; a word missing or unknown leaves it unknown). */
+ * link's width and speed at the line's first port, kept for what is
+ * written of the fabric (no bearing on routing; a word missing or
+ * unknown leaves it unknown). */
 static void read_link_rate(struct ibr_fabric *f, uint32_t node, unsigned port,
 			   const char *p)
 {

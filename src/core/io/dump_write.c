@@ -16,7 +16,7 @@
  *     LID.  We have no NodeInfo, so SystemGUID = NodeGUID, VenID = 0,
  *     DevID = 0, Rev = 0.  Every link is active (LOG=ACT) at the width
  *     and speed the fabric read gave it (PHY=, SPD=, osm_rates.h), 4x
- *     and 10 (QDR) where it gave none.
+ *     and 10 (QDR) where none is known (a generated fabric).
  *     "-SM" marks the fabric's SM node (its SM port for a CA).
  *   - opensm-lfts.dump: per switch, LIDs 1..max_lid whose entry is a port
  *     of the switch (0..num_ports); IBR_NO_PATH entries are skipped, as

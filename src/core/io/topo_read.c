@@ -42,11 +42,11 @@
  * Link rates are kept as ibsim brings the links up (struct rates): the
  * width=, speed= and extspeed= directives, a port line's w=, s= and e=
  * options and ibnetdiscover's `lid N 4xQDR` after the last quote give
- * each end what it enables, and the link gets the best width and speed
- * both ends enable (fabric.h: ibr_port.width and .speed), for the
- * writers to carry; a link the file says nothing of has them unknown,
- * and so has one whose ends enable no common width or speed (ibsim
- * refuses to serve it; one note counts them).
+ * each end what it enables (ibsim's 4x SDR where the file says nothing),
+ * and the link gets the best width and speed both ends enable (fabric.h:
+ * ibr_port.width and .speed), for the writers to carry; a link whose ends
+ * enable no common width or speed (ibsim refuses to serve it) has them
+ * unknown, and one note counts such links.
  *
  * Router records (Rt, rtguid=) are CAs: end ports, as the plugin takes
  * OpenSM's routers.  GUID 0 is refused, and so is a router whose GUID
@@ -87,13 +87,13 @@ enum { GUID_CA, GUID_SW, GUID_RT, GUID_TYPES };
  * width=, speed= and extspeed= directives read before its node (ibsim's
  * defaults 4x, SDR, none without them); its line's options w= s= e= and
  * then ibnetdiscover's `lid N 4xQDR` change them.  A link comes up at the
- * best both ends enable (ibsim's link_ports).  said: the file gave any. */
+ * best both ends enable (ibsim's link_ports). */
 struct rates {
 	uint8_t width, speed, ext;
-	bool fdr10, said;
+	bool fdr10;
 };
 
-#define IBSIM_RATES { 2, 1, 0, false, false }
+#define IBSIM_RATES { 2, 1, 0, false }
 
 /* A port line waiting for the second pass. */
 struct pending {
@@ -734,7 +734,6 @@ static int setting_directive(struct reader *r, const char *p, size_t kwlen,
 		r->net.speed = (uint8_t)v;
 	else
 		r->net.ext = (uint8_t)v;
-	r->net.said = true;
 	return 0;
 }
 
@@ -925,7 +924,6 @@ static int read_port_options(struct reader *r, const char *p,
 			rates->speed = v ? (uint8_t)v : 4;
 		else
 			rates->ext = (uint8_t)v;
-		rates->said = true;
 	}
 	*rest = p;
 	return 0;
@@ -974,7 +972,6 @@ static void read_link_rates(const char *p, struct rates *rates)
 				rates->fdr10 = true;
 			break;
 		}
-	rates->said = true;
 }
 
 /* A CA port's own LID: ibnetdiscover writes `# lid N lmc M "peer" lid
@@ -1287,12 +1284,12 @@ static void link_rates(struct reader *r, unsigned line, uint32_t a,
 				 y->width, x->speed, y->speed);
 		return;
 	}
-	ibr_fabric_set_rate(r->f, a, pa, width, ext ? ext :
+	ibr_fabric_set_link_rate(r->f, a, pa, width, ext ? ext :
 			    x->fdr10 && y->fdr10 ? IBR_SPEED_FDR10 : speed);
 }
 
-/* Every link's rates, where the file said any for either end: a port
- * has its node's rates until its own line gives others. */
+/* Every link's rates as ibsim brings it up: a port has its node's rates
+ * until its own line gives others. */
 static int set_rates(struct reader *r)
 {
 	struct ibr_fabric *f = r->f;
@@ -1323,9 +1320,8 @@ static int set_rates(struct reader *r)
 			    (x->remote_node == n && x->remote_port < p))
 				continue; /* each link once, from its lower end */
 			yi = port_index(f, x->remote_node, x->remote_port);
-			if (port[xi].said || port[yi].said)
-				link_rates(r, line[xi] ? line[xi] : line[yi], n,
-					   p, &port[xi], &port[yi]);
+			link_rates(r, line[xi] ? line[xi] : line[yi], n, p,
+				   &port[xi], &port[yi]);
 		}
 	free(port);
 	free(line);

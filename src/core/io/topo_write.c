@@ -14,8 +14,8 @@
  *     the switch description, `# lid N lmc M` first thing in a CA port
  *     comment, and every port comment ending in `lid N 4xQDR` - when the
  *     word lid follows the last quote ibsim wants a width and speed there:
- *     the link's as the fabric read gave them (fabric.h), and where it
- *     gave none 4x and QDR, what ibsim serves then;
+ *     the link's as the fabric read gave them (fabric.h), 4x and QDR
+ *     where none is known (a generated fabric);
  *   - loopback cables (fabric.h) from both ends, as ibsim serves them and
  *     OpenSM discovers them: the fabric read back lists them again;
  *   - no line longer than ibsim's 254 characters.

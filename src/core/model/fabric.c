@@ -320,11 +320,18 @@ void ibr_fabric_set_rate(struct ibr_fabric *f, uint32_t node, unsigned port,
 
 	p->width = (uint8_t)width;
 	p->speed = (uint8_t)speed;
-	if (p->remote_node != IBR_NONE) {
-		struct ibr_port *q = ibr_port(f, p->remote_node, p->remote_port);
-		q->width = p->width;
-		q->speed = p->speed;
-	}
+}
+
+void ibr_fabric_set_link_rate(struct ibr_fabric *f, uint32_t node,
+			      unsigned port, unsigned width,
+			      enum ibr_link_speed speed)
+{
+	const struct ibr_port *p = ibr_port(f, node, port);
+
+	ibr_fabric_set_rate(f, node, port, width, speed);
+	if (p->remote_node != IBR_NONE)
+		ibr_fabric_set_rate(f, p->remote_node, p->remote_port, width,
+				    speed);
 }
 
 static const char *const speed_names[IBR_SPEED_COUNT] = {
