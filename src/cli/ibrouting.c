@@ -689,7 +689,8 @@ static int print_certificate(const struct ibr_fabric *f,
 			     const struct ibr_certify_report *rep, double ms)
 {
 	uint64_t findings = ibr_certify_findings(rep);
-	struct ibr_result one = { .num_roots = 1, .roots = (uint32_t *)&r->root };
+	uint32_t root = r->root;
+	struct ibr_result one = { .num_roots = 1, .roots = &root };
 	char entries[160];
 
 	entries_text(f->num_switches, rep->lids, rep->lids_above, entries,
