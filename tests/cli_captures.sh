@@ -11,6 +11,8 @@
 #   - fera verifies with every pair of hosts delivered, and its max link
 #     load is at most 1.10x the tool's bound;
 #   - dr at lmc 2 verifies, its designated load within 1.15x the bound;
+#   - the links' widths and speeds (HDR, EDR, FDR10, QDR) are those of
+#     route's dump and of the dump routed again;
 #   - the director capture, a PuTTY log that lost its tabs, is read as
 #     ibsim reads it (400 switches, 2328 CA ports, 6395 inter-switch
 #     links), its banner and prompt skipped and its 631 ports with lid
@@ -61,7 +63,7 @@ route() {
 			flunk "$name: no note /$note/: $(grep '^topology' "$TMP/out")"
 	done
 	grep -q '^verify    OK' "$TMP/out" &&
-		pass "$name: $(grep '^verify' "$TMP/out" | cut -c1-90)" ||
+		pass "$name: $(grep -m1 '^verify' "$TMP/out" | cut -c1-90)" ||
 		flunk "$name: $(grep -A3 '^verify' "$TMP/out")"
 	load=$(field load "max link load" "$TMP/out")
 	bound=$(field bound "a link under" "$TMP/out")
@@ -115,7 +117,36 @@ warned "UFM director" \
 	"ufm-ndt-director.topo: skipped 2 lines that are no topology record: 1, 33821$" \
 	"ufm-ndt-director.topo:17587: 631 ports with lid 65535 (no LID assigned when captured)"
 grep -q "^fabric    .*: 400 switches, 2328 CA ports, 6395 inter-switch links;" "$TMP/out" &&
-	pass "UFM director: as ibsim reads it: $(grep '^fabric' "$TMP/out" | cut -d: -f2 | cut -d';' -f1)" ||
+	pass "UFM director: as ibsim reads it: $(grep -m1 '^fabric' "$TMP/out" | cut -d: -f2 | cut -d';' -f1)" ||
 	flunk "UFM director: not 400 switches, 2328 CA ports, 6395 links: $(grep '^fabric' "$TMP/out")"
+
+# the links' widths and speeds as the captures give them (issue 46): the
+# subnet list of route's dump says each link's as OpenSM says it (4xHDR:
+# PHY=4x SPD=50, 4xEDR: 25, 4xFDR10: FDR10, 4xQDR: 10), from both ends,
+# and routing that dump again writes the same subnet list
+cap_rates() {
+	grep -o 'lid [0-9]* [0-9]*x[A-Z0-9]*' "$1" | awk '{ print $3 }' | sort | uniq -c
+}
+dump_rates() {
+	sed -n 's/.* PHY=\([0-9]*x\) LOG=ACT SPD=\(.*\)$/\1 \2/p' "$1/opensm-subnet.lst" |
+		awk '{ sub(/^2\.5$/, "SDR", $2); sub(/^5$/, "DDR", $2); sub(/^10$/, "QDR", $2)
+			sub(/^14$/, "FDR", $2); sub(/^25$/, "EDR", $2); sub(/^50$/, "HDR", $2)
+			sub(/^100$/, "NDR", $2); print $1 $2 }' | sort | uniq -c
+}
+for file in "$director" "$(capture loginoff-2014-fdr.topo)"; do
+	name=$(basename "$file")
+	rm -rf "$TMP/rates" "$TMP/rates2"
+	if "$IBROUTING" route -e fera --dump-dir "$TMP/rates" "$file" > /dev/null 2>&1 &&
+	   [ -n "$(cap_rates "$file")" ] &&
+	   [ "$(cap_rates "$file")" = "$(dump_rates "$TMP/rates")" ]; then
+		pass "$name: the dump carries its links' widths and speeds:$(dump_rates "$TMP/rates" | tr -s ' \n' ' ')"
+	else
+		flunk "$name: widths and speeds: capture $(cap_rates "$file" | tr -s ' \n' ' '), dump $(dump_rates "$TMP/rates" | tr -s ' \n' ' ')"
+	fi
+	"$IBROUTING" route -e fera --dump-dir "$TMP/rates2" "$TMP/rates" > /dev/null 2>&1 &&
+	   cmp -s "$TMP/rates/opensm-subnet.lst" "$TMP/rates2/opensm-subnet.lst" &&
+		pass "$name: routed from its dump, the same subnet list again" ||
+		flunk "$name: the dump's dump differs: $(diff "$TMP/rates/opensm-subnet.lst" "$TMP/rates2/opensm-subnet.lst" | head -n 3)"
+done
 
 finish

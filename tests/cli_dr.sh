@@ -21,7 +21,13 @@
 #   - route and verify of the same tables say the same (issue 18): for dr
 #     and colorl at LMC 2, `verify` of the dump prints route's fabric,
 #     load, paths and verify lines (LIDs, DLIDs, walks), and the `lids`
-#     line says what became of the pairs the LMC had no LID for.
+#     line says what became of the pairs the LMC had no LID for;
+#   - the summaries agree (issue 46): dr-fig5.net's own lmc 1 is the LMC
+#     routed and printed; at lmc 2 on a 4-ary 3-tree the engine's, the
+#     verifier's and the certificate's lines, in route and on its dump,
+#     count the same entries (switches x LIDs, base and above), the same
+#     entries owed no route and LIDs owned by none, and list the same
+#     roots as route's roots line and ibrouting-dlids.dump.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -36,6 +42,12 @@ else
 fi
 grep -q "^engine    dr: .*1 renamed LID, 2 renamed pairs, 0 fallback pairs" "$TMP/out" &&
 	pass "one renamed LID carries 2 pairs" || flunk "engine line: $(grep '^engine' "$TMP/out")"
+# the file's own LMC (lid N lmc 1) is the one in use, and said (issue 46)
+grep -q '^fabric    .*: 10 switches, 3 CA ports, 13 inter-switch links; lmc 1$' "$TMP/out" &&
+   grep -q '^fabric    16 LIDs: 6 of the CA ports (2 each), 10 of the switches; max LID 29, 13 owned by none$' "$TMP/out" &&
+   grep -q '^lids      .* (lmc 1: 2 for each of 3 CA ports)' "$TMP/out" &&
+	pass "the file's lmc 1 is the LMC routed and printed: $(grep -m1 '^fabric' "$TMP/out" | sed 's/.*; //')" ||
+	flunk "the file's lmc 1: $(grep -E '^(fabric|lids)' "$TMP/out")"
 lines=$(grep -v '^#' "$dir/ibrouting-dlids.dump" | sort)
 want="0x0000000000100201 24 0x0000000000100101 20 21
 0x0000000000100301 28 0x0000000000100101 20 21"
@@ -50,8 +62,10 @@ else
 fi
 
 if "$IBROUTING" verify --certificate "$dir" > "$TMP/cert" &&
-   grep -q "^certify   OK: 290 entries (LIDs 1-29 at 10 switches) legal up/down under the orientation from root 0x0000000000210001" "$TMP/cert"; then
-	pass "verify --certificate on the dump: $(grep '^certify' "$TMP/cert")"
+   grep -q "^certify   OK: 160 entries: 10 switches x 16 LIDs (13 base + 3 above)" "$TMP/cert" &&
+   grep -q "^certify   160 legal up/down; no entry for the 13 LIDs owned by none$" "$TMP/cert" &&
+   grep -q "^certify   under root 0x0000000000210001$" "$TMP/cert"; then
+	pass "verify --certificate on the dump: $(grep -m1 '^certify' "$TMP/cert")"
 else
 	flunk "verify --certificate on the dump: $(cat "$TMP/cert")"
 fi
@@ -122,7 +136,7 @@ else
 fi
 if "$IBROUTING" route -e dr --lmc 2 "$spec" > "$TMP/dr2" &&
    grep -q "65280 designated pairs delivered" "$TMP/dr2" && ! grep -q '^warning' "$TMP/dr2"; then
-	pass "lmc 2: $(grep '^engine' "$TMP/dr2" | cut -c11-)"
+	pass "lmc 2: $(grep -m1 '^engine' "$TMP/dr2" | cut -c11-)"
 else
 	flunk "lmc 2: $(cat "$TMP/dr2")"
 fi
@@ -140,14 +154,48 @@ for e in dr colorl; do
 		flunk "$e: route and verify differ:"
 		diff "$TMP/route-$e" "$TMP/verify-$e" | sed 's/^/# /'
 	fi
-	# the walks are the linear entries: every LID at every switch
-	entries=$(sed -n 's/^engine .* (\([0-9]*\) linear entries: \([0-9]*\) LIDs at \([0-9]*\) switches)$/\1 \2 \3/p' "$TMP/route-$e")
-	walks=$(sed -n 's/^verify    OK: \([0-9]*\) walks.*/\1/p' "$TMP/route-$e")
+	# the walks are the engine's entries: every LID at every switch
+	entries=$(sed -n 's/^engine    [a-z]*: \([0-9]*\) entries: \([0-9]*\) switches x \([0-9]*\) LIDs.*/\1 \2 \3/p' "$TMP/route-$e")
+	walks=$(sed -n 's/^verify    OK: \([0-9]*\) entries: .*/\1/p' "$TMP/route-$e")
 	set -- $entries
 	[ "${1:-x}" = "$walks" ] && [ "$1" = $(($2 * $3)) ] &&
-		pass "$e: $walks walks = linear entries = $2 LIDs x $3 switches" ||
+		pass "$e: $walks walks = the engine's entries = $2 switches x $3 LIDs" ||
 		flunk "$e: entries '$entries', walks '$walks'"
 done
+
+# one count, one root set, the LMC in use (issue 46): at lmc 2 on a 4-ary
+# 3-tree, route's engine, verify and certify lines, and verify and verify
+# --certificate of its dump, count the same entries of the same LIDs (the
+# 51 LIDs alignment left unowned apart, empty) and list the same roots
+spec=gen:kary:k=4,n=3
+rm -rf "$TMP/kary"
+"$IBROUTING" route -e dr --lmc 2 --dump-dir "$TMP/kary" "$spec" > "$TMP/kary.route"
+"$IBROUTING" verify "$TMP/kary" > "$TMP/kary.verify"
+"$IBROUTING" verify --certificate "$TMP/kary" > "$TMP/kary.cert"
+kary="$TMP/kary.route $TMP/kary.verify $TMP/kary.cert"
+want="14592 entries: 48 switches x 304 LIDs (112 base + 192 above)"
+counts=$(sed -n -e 's/^engine    dr: \([0-9]* entries: .*\)$/\1/p' \
+	-e 's/^verify    OK: \(.*\) ([0-9.]* ms)$/\1/p' \
+	-e 's/^certify   OK: \(.*\) ([0-9.]* ms)$/\1/p' $kary | sort | uniq -c | sed 's/^ *//')
+[ "$counts" = "5 $want" ] &&
+	pass "lmc 2, 4-ary 3-tree: engine, verify and certify (route, dump) all count $want" ||
+	flunk "lmc 2, 4-ary 3-tree: the counts differ: $counts"
+owed=$(sed -n -e 's/^verify    [0-9]* delivered, \([0-9]*\) owe no route; no entry for the \([0-9]*\) LIDs owned by none; no loop$/\1 \2/p' \
+	-e 's/^certify   [0-9]* legal up\/down, \([0-9]*\) owe no route; no entry for the \([0-9]*\) LIDs owned by none$/\1 \2/p' \
+	-e 's/^reach     \([0-9]*\) switch-LID entries owe no route.*/\1 51/p' $kary | sort | uniq -c | sed 's/^ *//')
+[ "$owed" = "6 816 51" ] &&
+	pass "lmc 2, 4-ary 3-tree: 816 entries owe no route and 51 LIDs are owned by none, in every line" ||
+	flunk "lmc 2, 4-ary 3-tree: owed and unowned differ: $owed"
+roots=$(sed -n -e 's/^roots     \([0-9]* roots: .*\)/\1/p' -e 's/^\(verify\|certify\)   *under \(.*\)/\2/p' $kary | sort | uniq -c | sed 's/^ *//')
+first=$(grep '^# roots ' "$TMP/kary/ibrouting-dlids.dump" | tr ' ' '\n' | grep '^0x' | tr -d : | sort | head -n 3 | tr '\n' ' ')
+[ "$(echo "$roots" | wc -l)" = 1 ] && [ "${roots%% *}" = 5 ] &&
+   echo "$roots" | grep -q "16 roots: $(echo "$first" | sed 's/ $//; s/ /, /g') and 13 more$" &&
+	pass "lmc 2, 4-ary 3-tree: route, verify and certify list the same roots: ${roots#* }" ||
+	flunk "lmc 2, 4-ary 3-tree: the roots differ ($first): $roots"
+grep -q '^fabric    .*; lmc 2$' "$TMP/kary.verify" &&
+	pass "lmc 2, 4-ary 3-tree: verify of the dump says lmc 2" ||
+	flunk "lmc 2, 4-ary 3-tree: $(grep '^fabric' "$TMP/kary.verify")"
+
 if grep -qE '^lids      [0-9]+ needed without the LMC.s limit, 1024 CA LIDs assigned \(lmc 2: 4 for each of 256 CA ports\); ([0-9]+ pairs found no LID of their destination.s range and took a LID whose tree already reaches their source switch|every pair found a LID)' "$TMP/route-colorl"; then
 	pass "colorl: $(grep '^lids' "$TMP/route-colorl")"
 else

@@ -7,9 +7,11 @@
 # routed as OpenSM would (one part, the rest reported), verify reads
 # the LFTs dump_fts prints (tests/fabrics/fig1-live, made over ibsim), and
 # --lmc on a file whose LIDs are for another LMC (every ibnetdiscover file
-# says `lid N lmc 0`) gives the LIDs OpenSM gives it (issue 18); files
-# saved from a terminal and ports captured with lid 65535 are read, with
-# one WRN line each (issue 45).
+# says `lid N lmc 0`) gives the LIDs OpenSM gives it (issue 18), while
+# without --lmc a file's own LMC is the one routed and printed, for route
+# and verify --lfts alike (issue 46); files saved from a terminal and
+# ports captured with lid 65535 are read, with one WRN line each (issue
+# 45).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -152,7 +154,7 @@ if [ -s "$TMP/rt.ours" ] && cmp -s "$TMP/rt.ours" "$TMP/rt.live"; then
 else
 	flunk "a router: tables differ: $(diff "$TMP/rt.ours" "$TMP/rt.live" | head -n 4)"
 fi
-expect_output "a router: the live tables verified on the net file" 0 "verify    OK: 12 walks" \
+expect_output "a router: the live tables verified on the net file" 0 "verify    OK: 12 entries: 2 switches x 6 LIDs" \
 	"$IBROUTING" verify --lfts "$RT/dump_fts-fera.out" "$RT/router.net"
 
 # ---- conventions ------------------------------------------------------
@@ -313,10 +315,10 @@ for e in dr colorl; do
 	got=$(port_lids "$TMP/lmc2-$e")
 	[ "$got" = "$fig1_lmc2" ] && pass "$e: the LIDs OpenSM gives fig1.net at lmc 2" ||
 		flunk "$e: LIDs: $(echo "$got" | tr '\n' ' ')"
-	grep -q '^verify    OK: 288 walks delivered' "$TMP/out" &&
-		pass "$e: verified over every LID of every range: $(grep '^verify' "$TMP/out" | cut -c11-60)" ||
+	grep -q '^verify    OK: 288 entries: 8 switches x 36 LIDs (15 base + 21 above)' "$TMP/out" &&
+		pass "$e: verified over every LID of every range: $(grep -m1 '^verify' "$TMP/out" | cut -c11-80)" ||
 		flunk "$e: $(grep -E '^verify|^fabric' "$TMP/out")"
-	expect_output "$e: its dump verifies" 0 "^verify    OK: 288 walks delivered" \
+	expect_output "$e: its dump verifies" 0 "^verify    OK: 288 entries: 8 switches x 36 LIDs" \
 		"$IBROUTING" verify "$TMP/lmc2-$e"
 done
 # every CA range aligned, each port's range its own
@@ -331,25 +333,50 @@ expect_error "transition --lmc 2 on fig1.net: the same WRN line" 0 \
 # the README's workflow: generate a file (LIDs at lmc 0), route it at lmc 2
 "$IBROUTING" generate -o "$TMP/gen.net" random:sw=32,ca=256,seed=1
 for e in dr colorl; do
-	expect_output "generate, then route -e $e --lmc 2 on the file" 0 "^verify    OK: 33792 walks" \
+	expect_output "generate, then route -e $e --lmc 2 on the file" 0 "^verify    OK: 33792 entries: 32 switches x 1056 LIDs" \
 		"$IBROUTING" route -e $e --lmc 2 "$TMP/gen.net"
 done
 expect_output "generate --lmc 2, then route --lmc 2: nothing moves" 0 "^verify    OK" \
 	sh -c "\"\$IBROUTING\" generate --lmc 2 random:sw=8,ca=16 | \"\$IBROUTING\" route -e dr --lmc 2 - 2>&1"
 grep -q WRN "$TMP/out" && flunk "a WRN line for LIDs that fit: $(grep WRN "$TMP/out")" ||
 	pass "no WRN line when the file's LIDs fit the LMC"
+# a file's LMC is the fabric's (issue 46): without --lmc the LMC its CA
+# ports were given with is routed and printed; --lmc overrides it
+"$IBROUTING" generate --lmc 1 -o "$TMP/lmc1.net" random:sw=8,ca=16
+expect_output "a file with lmc 1, no --lmc: lmc 1 routed and printed" 0 \
+	"^fabric    .*; lmc 1$" "$IBROUTING" route -e dr "$TMP/lmc1.net"
+grep -q '^fabric    40 LIDs: 32 of the CA ports (2 each), 8 of the switches;' "$TMP/out" &&
+   grep -q '^lids      at lmc 1: every LID of every range' "$TMP/out" &&
+   grep -q '^verify    OK: 320 entries: 8 switches x 40 LIDs (24 base + 16 above)' "$TMP/out" &&
+   [ ! -s "$TMP/err" ] &&
+	pass "a file with lmc 1: 2 LIDs per CA port, every one routed, no WRN line" ||
+	flunk "a file with lmc 1: $(grep -E '^(fabric|lids|verify)' "$TMP/out") $(cat "$TMP/err")"
+expect_output "a file with lmc 1, --lmc 0: lmc 0" 0 "^fabric    .*; lmc 0$" \
+	"$IBROUTING" route -e dr --lmc 0 "$TMP/lmc1.net"
+grep -q "WRN: .*lmc1.net: its LIDs are for another LMC than 0" "$TMP/err" &&
+	pass "a file with lmc 1, --lmc 0: its LIDs moved, one WRN line" ||
+	flunk "a file with lmc 1, --lmc 0: stderr: $(cat "$TMP/err")"
+# its tables as dump_fts prints them, judged on the file: at its LMC
+"$IBROUTING" route -e fera --print-lfts "$TMP/lmc1.net" |
+	awk '/^0x/ { if ($1 != sw) { if (sw) print n " valid lids dumped"
+			printf "Unicast lids [0x0-0xff] of switch DR path slid 0; dlid 0; 0 guid %s (x):\n", sw = $1; n = 0 }
+		printf "0x%04x %03d : (x)\n", $2, $3; n++ }
+		END { print n " valid lids dumped" }' > "$TMP/lmc1.fts"
+expect_output "a file with lmc 1: verify --lfts takes its LMC" 0 \
+	"^verify    OK: 320 entries: 8 switches x 40 LIDs \\(24 base \\+ 16 above\\)" \
+	"$IBROUTING" verify --lfts "$TMP/lmc1.fts" "$TMP/lmc1.net"
 
 # ---- verify --lfts: dump_fts's form ---------------------------------------
-expect_output "dump_fts of our fera: verified" 0 "verify    OK: 120 walks delivered" \
+expect_output "dump_fts of our fera: verified" 0 "verify    OK: 120 entries: 8 switches x 15 LIDs" \
 	"$IBROUTING" verify --lfts "$LIVE/dump_fts-fera.out" "$LIVE/ibnetdiscover.out"
 expect_output "dump_fts of our fera: certified" 0 "certify   OK" \
 	"$IBROUTING" verify --certificate --lfts "$LIVE/dump_fts-fera.out" "$LIVE/ibnetdiscover.out"
 expect_output "dump_fts of OpenSM's updn: its credit loop found" 1 "credit loop" \
 	"$IBROUTING" verify --lfts "$LIVE/dump_fts-updn.out" "$LIVE/ibnetdiscover.out"
-expect_output "dump_fts -a: LID 0 and port 255 lines" 0 "verify    OK: 120 walks delivered" \
+expect_output "dump_fts -a: LID 0 and port 255 lines" 0 "verify    OK: 120 entries: 8 switches x 15 LIDs" \
 	"$IBROUTING" verify --lfts "$LIVE/dump_fts-a-fera.out" "$LIVE/ibnetdiscover.out"
 cat "$LIVE/dump_fts-M-fera.out" "$LIVE/dump_fts-fera.out" > "$TMP/both.fts"
-expect_output "dump_fts -M sections are skipped" 0 "verify    OK: 120 walks delivered" \
+expect_output "dump_fts -M sections are skipped" 0 "verify    OK: 120 entries: 8 switches x 15 LIDs" \
 	"$IBROUTING" verify --lfts "$TMP/both.fts" "$LIVE/ibnetdiscover.out"
 expect_error "dump_fts -M alone has no unicast table" 2 "dump_fts-M-fera.out: switch 0x[0-9a-f]+ .* has no section" \
 	"$IBROUTING" verify --lfts "$LIVE/dump_fts-M-fera.out" "$LIVE/ibnetdiscover.out"

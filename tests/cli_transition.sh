@@ -135,8 +135,9 @@ fi
 for h in 0 1; do
 	if "$IBROUTING" verify --half $h "$TMP/dsdump" > "$TMP/half$h.out" &&
 	   grep -q "^half      $h of LMC 2: base+$((2 * h))..$((2 * h + 1)) of every CA port" "$TMP/half$h.out" &&
-	   grep -q '^verify    OK: 256 walks delivered' "$TMP/half$h.out"; then
-		pass "verify --half $h: $(sed -n 's/^verify    //p' "$TMP/half$h.out" | cut -c1-90)"
+	   grep -q '^verify    OK: 256 entries: 8 switches x 32 LIDs (16 base + 16 above)' "$TMP/half$h.out" &&
+	   grep -q '^verify    256 delivered; no loop$' "$TMP/half$h.out"; then
+		pass "verify --half $h: $(grep -m1 '^verify    ' "$TMP/half$h.out" | cut -c11-100)"
 	else
 		flunk "verify --half $h: $(cat "$TMP/half$h.out")"
 	fi

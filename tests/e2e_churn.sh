@@ -141,7 +141,7 @@ check_state() {
 		why="the $(wc -l < "$dir/switches.lft") entries read back differ from the plugin's dump ($(wc -l < "$dir/ours.lft"))"
 	[ -n "$why" ] || grep -q '^verify    OK' "$dir/verify.out" || why="verify: $(grep '^verify' "$dir/verify.out")"
 	if [ -z "$why" ]; then
-		echo "#   $2: $(wc -l < "$dir/switches.lft") entries read back = dump; $(sed -n 's/^verify    //p' "$dir/verify.out" | cut -c1-60)"
+		echo "#   $2: $(wc -l < "$dir/switches.lft") entries read back = dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-70)"
 		return 0
 	fi
 	failed_states=$((failed_states + 1))

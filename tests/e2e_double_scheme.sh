@@ -122,7 +122,7 @@ dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/ours.lft"
 "$IBROUTING" verify $(roots_opt "$dir") "$dir/ours" > "$dir/verify.out" 2>&1 || true
 if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
    grep -q '^verify    OK' "$dir/verify.out"; then
-	pass "final tables read back equal the plugin's dump; $(sed -n 's/^verify    //p' "$dir/verify.out" | cut -c1-80)"
+	pass "final tables read back equal the plugin's dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-90)"
 else
 	flunk "final tables differ from the dump or do not verify"
 	grep '^verify' "$dir/verify.out" | sed 's/^/# /'

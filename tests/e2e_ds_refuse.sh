@@ -99,7 +99,7 @@ refuse() {
 	"$IBROUTING" verify $(roots_opt "$dir") "$dir/ours" > "$dir/verify.out" 2>&1 || true
 	if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
 	   grep -q '^verify    OK' "$dir/verify.out"; then
-		pass "$name: $(wc -l < "$dir/switches.lft") entries read back equal the plugin's dump; $(sed -n 's/^verify    //p' "$dir/verify.out" | cut -c1-80)"
+		pass "$name: $(wc -l < "$dir/switches.lft") entries read back equal the plugin's dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-90)"
 	else
 		flunk "$name: the switches differ from the plugin's dump, or it does not verify"
 		diff "$dir/switches.lft" "$dir/ours.lft" | head -5 | sed 's/^/# /'

@@ -61,7 +61,7 @@ readback() {
 	"$IBROUTING" verify $(roots_opt "$dir") "$dir/ours" > "$dir/verify.out" 2>&1 || true
 	if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
 	   grep -q '^verify    OK' "$dir/verify.out"; then
-		pass "$1: $2 read back equal the plugin's dump; $(sed -n 's/^verify    //p' "$dir/verify.out" | cut -c1-80)"
+		pass "$1: $2 read back equal the plugin's dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-90)"
 	else
 		flunk "$1: $2 differ from the dump or do not verify"
 		grep '^verify' "$dir/verify.out" | sed 's/^/# /'

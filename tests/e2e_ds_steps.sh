@@ -317,7 +317,7 @@ judge() {
 			flunk "$what: PathRecord half '$prh', want $want_pr: $(cat "$dir/s$k.pr")"
 		for h in $halves; do
 			if grep -q '^verify    OK' "$dir/v$k/half$h.out"; then
-				pass "$what: verify --half $h: $(sed -n 's/^verify    //p' "$dir/v$k/half$h.out" | cut -c1-70)"
+				pass "$what: verify --half $h: $(grep -m1 '^verify    ' "$dir/v$k/half$h.out" | cut -c11-80)"
 			else
 				flunk "$what: verify --half $h:"
 				grep '^verify\|^  ' "$dir/v$k/half$h.out" | head -4 | sed 's/^/# /'

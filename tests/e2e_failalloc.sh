@@ -135,7 +135,7 @@ sweep() {
 	if echo "$last" | grep -q "$engine tables configured" &&
 	   [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
 	   grep -q '^verify    OK' "$dir/verify.out"; then
-		pass "$name: after the sweep $engine routes: $(wc -l < "$dir/switches.lft") entries read back equal its dump; $(sed -n 's/^verify    //p' "$dir/verify.out" | cut -c1-70)"
+		pass "$name: after the sweep $engine routes: $(wc -l < "$dir/switches.lft") entries read back equal its dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-80)"
 	else
 		flunk "$name: after the sweep: last routing '$last'; switches vs the plugin's dump, or verify, fail"
 		diff "$dir/switches.lft" "$dir/ours.lft" | head -5 | sed 's/^/# /'

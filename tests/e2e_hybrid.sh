@@ -75,7 +75,7 @@ check_pass() {
 	"$IBROUTING" verify "$dir/ours" > "$dir/verify.out" 2>&1 || true
 	if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
 	   grep -q '^verify    OK' "$dir/verify.out"; then
-		pass "$1: after pass $2 ($3): $(wc -l < "$dir/switches.lft") entries read back equal the plugin's dump; $(sed -n 's/^verify    //p' "$dir/verify.out" | cut -c1-80)"
+		pass "$1: after pass $2 ($3): $(wc -l < "$dir/switches.lft") entries read back equal the plugin's dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-90)"
 	else
 		flunk "$1: after pass $2 ($3): switches differ from the plugin's dump, or it does not verify"
 		diff "$dir/switches.lft" "$dir/ours.lft" | head -5 | sed 's/^/# /'

@@ -380,12 +380,21 @@ static void assert_same_tables(const struct ibr_fabric *x,
 	}
 }
 
+/* Node n's port p in y, f's (node, port) by GUID. */
+static const struct ibr_port *same_port(const struct ibr_fabric *x, uint32_t n,
+					unsigned p, const struct ibr_fabric *y)
+{
+	return ibr_port(y, node_by_guid(y, x->nodes[n].guid), p);
+}
+
 static void test_roundtrip(void **state)
 {
 	struct ibr_fabric *f = line_fabric(), *g = NULL;
 	struct ibr_result r, q;
 	const char *dir = *state;
-	char dir2[512];
+	char dir2[512], *lst;
+	uint32_t sw_a = node_by_guid(f, GUID(0x10)),
+		 sw_b = node_by_guid(f, GUID(0x20));
 
 	/* LIDs as line_fabric fixes them, switches in GUID order whatever
 	 * order they were added in */
@@ -393,11 +402,39 @@ static void test_roundtrip(void **state)
 	assert_int_equal(ibr_switch_lid(f, 1), 1); /* sw-b */
 	assert_int_equal(ibr_switch_lid(f, 2), 3); /* sw-c */
 	assert_int_equal(f->max_lid, 11);
+	/* the links' widths and speeds as a source gave them, some unknown;
+	 * each end its own, as OpenSM's dump gives them */
+	ibr_fabric_set_link_rate(f, sw_a, 5, 12, IBR_SPEED_HDR);
+	ibr_fabric_set_link_rate(f, sw_b, 3, 1, IBR_SPEED_NDR);
+	ibr_fabric_set_rate(f, sw_a, 1, 2, IBR_SPEED_FDR10);
 	route_minhop(f, &r);
 	write_dump(dir, f, &r);
+	lst = slurp(dir, "opensm-subnet.lst");
+	expect_line(lst, "{ SW Ports:08 SystemGUID:0002c90000000010 "
+		    "NodeGUID:0002c90000000010 PortGUID:0002c90000000010 "
+		    "VenID:000000 DevID:0000 Rev:00000000 {sw-a} LID:0002 "
+		    "PN:05 } { SW Ports:08 SystemGUID:0002c90000000020 "
+		    "NodeGUID:0002c90000000020 PortGUID:0002c90000000020 "
+		    "VenID:00000000 DevID:0000 Rev:00000000 {sw-b} LID:0001 "
+		    "PN:06 } PHY=12x LOG=ACT SPD=50");
+	free(lst);
 	read_dump(dir, &g, &q);
 	assert_same_fabric(f, g);
 	assert_same_tables(f, &r, g, &q);
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+			const struct ibr_port *x = ibr_port(f, n, p),
+					      *y = same_port(f, n, p, g);
+			if (x->remote_node == IBR_NONE)
+				continue;
+			/* unknown: written as OpenSM's 4x 10 Gb/s */
+			assert_int_equal(y->width, x->width ? x->width : 4);
+			assert_int_equal(y->speed, x->speed ? x->speed :
+					 IBR_SPEED_QDR);
+		}
+	assert_int_equal(same_port(f, sw_b, 6, g)->speed, IBR_SPEED_HDR);
+	assert_int_equal(same_port(f, sw_b, 3, g)->width, 1);
+	assert_int_equal(same_port(f, sw_a, 1, g)->speed, IBR_SPEED_FDR10);
 	for (uint32_t i = 0; i < g->num_nodes; i++)
 		if (g->nodes[i].type == IBR_NODE_CA)
 			for (unsigned p = 1; p <= g->nodes[i].num_ports; p++)
@@ -768,8 +805,9 @@ static void test_rewrite_opensm(void **state)
 		free(ours);
 		free(theirs);
 	}
-	/* the subnet list: same lines but for node order and the values we
-	 * cannot know (ibsim's Rev A1 and 2.5 Gb/s links) */
+	/* the subnet list: same lines but for node order and the value we
+	 * cannot know (ibsim's Rev A1); the links' width and speed (ibsim's
+	 * 4x 2.5 Gb/s) read and written back */
 	ours = slurp(dir, "opensm-subnet.lst");
 	theirs = slurp(OSM_DIR, "opensm-subnet.lst");
 	for (line = strtok_r(ours, "\n", &save); line;
@@ -778,9 +816,7 @@ static void test_rewrite_opensm(void **state)
 		snprintf(want, sizeof(want), "%s", line);
 		while ((p = strstr(want, "Rev:00000000")))
 			memcpy(p, "Rev:000000A1", 12);
-		p = strstr(want, "SPD=10");
-		assert_non_null(p);
-		strcpy(p, "SPD=2.5");
+		assert_non_null(strstr(want, "PHY=4x LOG=ACT SPD=2.5"));
 		expect_line(theirs, want);
 		lines++;
 	}

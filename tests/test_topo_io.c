@@ -148,11 +148,29 @@ static struct ibr_fabric *write_read(const struct ibr_fabric *f,
 	return g;
 }
 
+/* Every link's width and speed in b as in a, where a knows them; where
+ * it does not, the writer's 4x QDR. */
+static void assert_same_rates(const struct ibr_fabric *a,
+			      const struct ibr_fabric *b)
+{
+	for (uint32_t i = 0; i < a->num_nodes; i++)
+		for (unsigned p = 1; p <= a->nodes[i].num_ports; p++) {
+			const struct ibr_port *px = ibr_port(a, i, p);
+			const struct ibr_port *py = ibr_port(b, i, p);
+			if (px->remote_node == IBR_NONE)
+				continue;
+			assert_int_equal(py->width, px->width ? px->width : 4);
+			assert_int_equal(py->speed, px->speed ? px->speed :
+					 IBR_SPEED_QDR);
+		}
+}
+
 static void assert_round_trip(const struct ibr_fabric *f)
 {
 	struct ibr_fabric *g = write_read(f, NULL);
 
 	assert_same_fabric(f, g);
+	assert_same_rates(f, g);
 	ibr_fabric_free(g);
 }
 
@@ -458,6 +476,65 @@ static void test_ibnetdiscover_output(void **state)
 	assert_int_equal(ibr_port(f, h2, 2)->lmc, 2);
 	assert_int_equal(f->lid_owner[10].node, h2);
 	ibr_fabric_free(f);
+}
+
+/* Link rates as ibsim brings the links up: the directives before a node,
+ * a port line's w= s= e= and ibnetdiscover's `lid N 2xHDR` say what each
+ * end enables, the link gets the best both share; ends sharing no width
+ * leave it unknown, with one note; a link nothing is said of is ibsim's
+ * 4x SDR.  Written back, every rate reads the same. */
+static void test_link_rates(void **state)
+{
+	struct ibr_fabric *f = read_ok(
+		"width=8\n"                 /* 12x only, for the nodes below */
+		"Switch 8 \"a\"\n"
+		"[1] \"b\"[1] s=2\n"          /* 12x, DDR */
+		"[2] \"h\"[1] # \"h\" lid 3 2xHDR\n"
+		"[3] \"c\"[1] w=4\n"          /* 8x: c enables 12x only */
+		"[4] \"d\"[1]\n"
+		"\n"
+		"Switch 8 \"b\"\n"
+		"[1] \"a\"[1] w=9 s=3\n"      /* 1x|12x, SDR|DDR */
+		"\n"
+		"Hca 1 \"h\"\n"
+		"[1] \"a\"[2] # lid 3 lmc 0 \"a\" lid 1 2xHDR\n"
+		"\n"
+		"Switch 8 \"c\"\n"
+		"[1] \"a\"[3]\n"
+		"\n"
+		"Switch 8 \"d\"\n"
+		"[1] \"a\"[4] # \"a\" lid 1 12xFDR10\n");
+	struct ibr_fabric *g, *plain = read_ok(ibsim_net);
+	uint32_t a, b, c, h;
+
+	(void)state;
+	a = 0, b = 1, h = 2, c = 3;
+	assert_int_equal(ibr_port(f, a, 1)->width, 12);
+	assert_int_equal(ibr_port(f, b, 1)->speed, IBR_SPEED_DDR);
+	assert_int_equal(ibr_port(f, a, 2)->width, 2);
+	assert_int_equal(ibr_port(f, h, 1)->speed, IBR_SPEED_HDR);
+	assert_int_equal(ibr_port(f, a, 3)->width, 0);
+	assert_int_equal(ibr_port(f, c, 1)->speed, IBR_SPEED_UNKNOWN);
+	/* d's end says 12x FDR10, a's enables 12x and SDR only */
+	assert_int_equal(ibr_port(f, a, 4)->width, 12);
+	assert_int_equal(ibr_port(f, a, 4)->speed, IBR_SPEED_SDR);
+	assert_int_equal(f->num_notes, 1);
+	assert_non_null(strstr(f->notes[0], "ok.net: 1 link whose ends enable "
+			       "no common width or speed"));
+	assert_non_null(strstr(f->notes[0], "ok.net:5: port 3 of switch"));
+	finalize_ok(f, 0);
+	g = write_read(f, NULL);
+	assert_same_rates(f, g);
+	ibr_fabric_free(g);
+	ibr_fabric_free(f);
+	/* nothing said but sw-top[5]'s w=3 (1x|4x): every link 4x SDR, as
+	 * ibsim serves them (its defaults: 4x, SDR) */
+	assert_int_equal(ibr_port(plain, 0, 5)->width, 4);
+	assert_int_equal(ibr_port(plain, 0, 5)->speed, IBR_SPEED_SDR);
+	assert_int_equal(ibr_port(plain, 0, 1)->width, 4);
+	assert_int_equal(ibr_port(plain, 0, 1)->speed, IBR_SPEED_SDR);
+	assert_int_equal(plain->num_notes, 0);
+	ibr_fabric_free(plain);
 }
 
 /* ---- files as administrators capture them ------------------------- */
@@ -934,6 +1011,14 @@ static struct ibr_fabric *random_fabric(unsigned lmc)
 		if (a != b && used[a] < nports - 3 && used[b] < nports - 3)
 			ibr_fabric_connect(f, a, ++used[a], b, ++used[b], &err);
 	}
+	for (unsigned s = 0; s < S; s++) /* some links' rates said */
+		for (unsigned p = 1; p <= used[s]; p++)
+			if (rnd() % 2) {
+				static const unsigned lanes[] = { 1, 2, 4, 8, 12 };
+				ibr_fabric_set_link_rate(f, s, p,
+							 lanes[rnd() % 5], 1 +
+							 rnd() % (IBR_SPEED_COUNT - 1));
+			}
 	for (unsigned s = 0; s < S; s++) {
 		for (unsigned k = rnd() % 3; k > 0 && used[s] < nports; k--) {
 			unsigned ports = 1 + rnd() % 2, p = 1 + rnd() % ports;
@@ -943,6 +1028,9 @@ static struct ibr_fabric *random_fabric(unsigned lmc)
 							  tricky_desc[rnd() % 9],
 							  NULL, &err);
 			ibr_fabric_connect(f, s, ++used[s], ca, p, &err);
+			if (rnd() % 2)
+				ibr_fabric_set_link_rate(f, ca, p, 4,
+							 IBR_SPEED_HDR);
 			if (rnd() % 2) { /* a fixed, aligned, free LID */
 				unsigned lid = (1 + rnd() % 2000) << lmc;
 				if (!taken[lid]) {
@@ -1651,6 +1739,7 @@ static void test_keep_component(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_link_rates),
 		cmocka_unit_test(test_keep_component),
 		cmocka_unit_test(test_alloc_failure_is_an_error),
 		cmocka_unit_test(test_line_limit),

@@ -72,7 +72,12 @@ struct ibr_certify_report {
 	uint64_t unreachable;    /* C2, C3: IBR_NO_PATH where a route is owed */
 	uint64_t down_up;        /* C4: entered going down, leaves going up */
 	uint64_t bad_designated; /* C6 */
-	uint64_t entries;        /* (switch, LID) entries checked */
+	/* What was checked, counted as verify.h's report counts it: the
+	 * owned LIDs (every LID of every range), of them those above a
+	 * range's base, entries = lids x switches; the LIDs owned by none,
+	 * checked empty at every switch (C5). */
+	uint64_t lids, lids_above, unowned_lids;
+	uint64_t entries;        /* (switch, owned LID) entries checked */
 	uint64_t loops;          /* C7: a management route loops */
 	/* IBR_NO_PATH where no legal route exists under the root set
 	 * (ibr_climb_meet: no root above both switches) at a CA port's

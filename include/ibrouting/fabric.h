@@ -63,6 +63,15 @@ typedef uint16_t ibr_lid_t;
 
 enum ibr_node_type { IBR_NODE_CA = 1, IBR_NODE_SWITCH = 2 };
 
+/* A link's active lane speed, as ibnetdiscover names it (OpenSM's dumps
+ * give the Gb/s of a lane: 2.5, 5, 10, FDR10, 14, 25, 50, 100). */
+enum ibr_link_speed {
+	IBR_SPEED_UNKNOWN,     /* the source did not say */
+	IBR_SPEED_SDR, IBR_SPEED_DDR, IBR_SPEED_QDR, IBR_SPEED_FDR10,
+	IBR_SPEED_FDR, IBR_SPEED_EDR, IBR_SPEED_HDR, IBR_SPEED_NDR,
+	IBR_SPEED_COUNT
+};
+
 /* One physical port (or a switch's management port 0). */
 struct ibr_port {
 	uint64_t guid;         /* port GUID (switch ports share the node's) */
@@ -70,6 +79,11 @@ struct ibr_port {
 	uint8_t remote_port;
 	uint8_t lmc;           /* valid on switch port 0 and on CA ports */
 	ibr_lid_t base_lid;    /* 0 = not assigned yet */
+	/* The link's active width and lane speed as the source gave them
+	 * (ibr_fabric_set_rate), carried to what is written of the fabric;
+	 * no bearing on routing.  0: unknown (a generated fabric's). */
+	uint8_t width;         /* lanes: 1, 2, 4, 8 or 12 */
+	uint8_t speed;         /* enum ibr_link_speed */
 };
 
 struct ibr_node {
@@ -199,6 +213,24 @@ int ibr_fabric_add_note(struct ibr_fabric *f, const char *msg,
 void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 			ibr_lid_t base_lid, unsigned lmc);
 
+/* Sets the active width (lanes: 1, 2, 4, 8, 12; 0 unknown) and lane
+ * speed (enum ibr_link_speed) of a port's link as that port sees it
+ * (OpenSM's dump and port info give each end its own). */
+void ibr_fabric_set_rate(struct ibr_fabric *f, uint32_t node, unsigned port,
+			 unsigned width, enum ibr_link_speed speed);
+/* The same on both ends of the port's link (a file's link as ibsim
+ * brings it up); the port alone when it is not linked. */
+void ibr_fabric_set_link_rate(struct ibr_fabric *f, uint32_t node,
+			      unsigned port, unsigned width,
+			      enum ibr_link_speed speed);
+
+/* "SDR" ... "NDR" (ibnetdiscover's names); NULL for IBR_SPEED_UNKNOWN or
+ * out of range. */
+const char *ibr_speed_name(unsigned speed);
+/* The speed named by the len characters at s (exactly, case as above);
+ * IBR_SPEED_UNKNOWN if none. */
+enum ibr_link_speed ibr_speed_parse(const char *s, size_t len);
+
 /* "switch 0x... \"desc\" at file:line" or "CA 0x... \"desc\" port N at
  * file:line" into buf, for messages about a LID holder; returns buf. */
 const char *ibr_lid_holder_name(const struct ibr_fabric *f, uint32_t node,
@@ -278,6 +310,21 @@ static inline uint32_t ibr_lid_switch(const struct ibr_fabric *f, ibr_lid_t lid)
 	return o->node == IBR_NONE ? IBR_NONE :
 	       ibr_port_switch(f, o->node, o->port);
 }
+
+/* The LIDs of an indexed fabric, counted one way for every summary: the
+ * tables' columns are the LIDs some end-point owns, every LID of every
+ * switch's and CA port's range; the others up to max_lid (left by
+ * alignment) own no entry anywhere. */
+struct ibr_lid_count {
+	uint32_t owned;           /* = ca + sw = bases + above */
+	uint32_t above;           /* above their range's base (an LMC's) */
+	uint32_t ca, sw;          /* owned by CA ports, by switches */
+	uint32_t unowned;         /* 1..max_lid, owned by none */
+	uint8_t lmc_min, lmc_max; /* the CA ports' LMCs (0 and 0: no CA) */
+};
+
+void ibr_fabric_count_lids(const struct ibr_fabric *f,
+			   struct ibr_lid_count *c);
 
 /* LIDs owned by an end-point: 2^lmc. */
 static inline unsigned ibr_port_lid_count(const struct ibr_port *p)

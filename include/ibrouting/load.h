@@ -13,11 +13,14 @@
  * leave tables zeroed).  On failure *fp is NULL and err names the file,
  * the line where there is one, and what was wrong.
  *
- * The LMC: opts->lmc applies to every LID the source leaves to us.  An
- * LMC asked for explicitly (lmc_given) that a topology file's or a
- * generator's LIDs were not given with moves them as OpenSM run with that
- * LMC would (ibr_lids_for_lmc(), lids.h: aligned ranges, kept where they
- * fit), and *opts->lid_moves says how many moved.  A dump's LIDs are
+ * The LMC: an LMC asked for explicitly (lmc_given) is the fabric's; a
+ * topology file's or a generator's LIDs given with another move as
+ * OpenSM run with that LMC would move them (ibr_lids_for_lmc(), lids.h:
+ * aligned ranges, kept where they fit), and *opts->lid_moves says how
+ * many moved.  Without one, the LMC the source's CA ports were given
+ * with (an ibnetdiscover file's `lid N lmc 1`), when they all agree, is
+ * the fabric's (f->lmc) and that of the ports it gives no LID; else
+ * opts->lmc is (each port keeping the LMC it was given).  A dump's LIDs are
  * OpenSM's real assignment, the one its tables refer to, and never move;
  * no dump records the LMC, so an explicit one tells it, and is refused
  * when the dump's LIDs contradict it (ibr_dump_read_lmc, dump.h).

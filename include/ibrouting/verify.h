@@ -45,6 +45,12 @@ struct ibr_verify_report {
 	uint64_t unreachable;    /* owned LID with IBR_NO_PATH somewhere on the walk */
 	uint64_t cycles;         /* 1 if the CDG has a cycle (first one reported) */
 	uint64_t bad_designated; /* designated DLID outside the range, or undelivered */
+	/* What was checked, counted as the engine's entries are (fabric.h,
+	 * ibr_lid_count): the LIDs walked (owned: every LID of every range;
+	 * with ca_lids_only the CA ports'), of them those above a range's
+	 * base, and walks = lids x switches; the LIDs owned by none, checked
+	 * empty at every switch. */
+	uint64_t lids, lids_above, unowned_lids;
 	uint64_t walks;          /* (switch, LID) walks checked */
 	uint64_t dependencies;   /* distinct channel dependencies */
 	uint64_t changed;        /* ibr_verify_union: entries a and b differ in */

@@ -74,8 +74,9 @@ static const struct cli_option route_options[] = {
 	  "lists them); required" },
 	{ "option", 'o', 'o', "KEY=VALUE", "an option of the engine, repeatable "
 	  "(ibrouting engines: each engine's, with ranges and defaults)" },
-	{ "lmc", 0, 'l', "N", "the subnet's LMC, 0..7 (default 0): 2^N LIDs "
-	  "per CA port; a file's LIDs for another LMC move as OpenSM moves them" },
+	{ "lmc", 0, 'l', "N", "the subnet's LMC, 0..7 (default: the one the "
+	  "file's CA ports give, else 0): 2^N LIDs per CA port; a file's LIDs "
+	  "for another LMC move as OpenSM moves them" },
 	CLI_ROOT_OPTIONS,
 	{ "port-choice", 0, 'P', "balanced|lowest", "among the ports a rule "
 	  "allows: the least loaded (default) or the lowest (the papers')" },
@@ -423,35 +424,101 @@ static uint32_t count_links(const struct ibr_fabric *f)
 	return f->sw_adj_start[f->num_switches] / 2;
 }
 
-/* LIDs owned by CA ports (end ports) and by switches. */
-static void count_lids(const struct ibr_fabric *f, uint32_t *ca, uint32_t *sw)
+/* "lmc 2", the LMC in use: the CA ports' (the file's, --lmc's, the
+ * dump's), or "lmc 0-2" where a file gave its ports different ones. */
+static const char *lmc_text(const struct ibr_fabric *f, char *buf, size_t len)
 {
-	*ca = *sw = 0;
-	for (uint32_t l = 1; l <= f->max_lid; l++) {
-		uint32_t owner = f->lid_owner[l].node;
-		if (owner == IBR_NONE)
-			continue;
-		if (f->nodes[owner].type == IBR_NODE_SWITCH)
-			++*sw;
-		else
-			++*ca;
+	struct ibr_lid_count c;
+
+	ibr_fabric_count_lids(f, &c);
+	if (c.ca && c.lmc_min != c.lmc_max)
+		snprintf(buf, len, "lmc %u-%u", c.lmc_min, c.lmc_max);
+	else
+		snprintf(buf, len, "lmc %u", c.ca ? c.lmc_min : f->lmc);
+	return buf;
+}
+
+/* "14592 entries: 48 switches x 304 LIDs (112 base + 192 above)": what
+ * the tables hold, the one way the engine, verify and certify lines
+ * count it (ibr_lid_count): every LID some end-point owns, its range's
+ * base or above it, at every switch. */
+static const char *entries_text(uint64_t switches, uint64_t lids,
+				uint64_t above, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%" PRIu64 " %s: %" PRIu64 " %s x %" PRIu64
+			 " %s", switches * lids, PLURAL(switches * lids, "entry",
+							"entries"),
+			 switches, PLURAL(switches, "switch", "switches"), lids,
+			 PLURAL(lids, "LID", "LIDs"));
+
+	if (above && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " (%" PRIu64 " base + %"
+			 PRIu64 " above)", lids - above, above);
+	return buf;
+}
+
+/* The root set the tables were routed under, listed one way wherever a
+ * line names it (roots, verify, certify): "16 roots: 0x..., 0x..., 0x...
+ * and 13 more", the lowest GUIDs first; "root 0x..." for one; NULL when
+ * r records none. */
+static const char *roots_text(const struct ibr_fabric *f,
+			      const struct ibr_result *r, char *buf, size_t len)
+{
+	uint32_t n = r->num_roots, *sorted;
+	int used;
+
+	if (n == 0)
+		return NULL;
+	if (n == 1) {
+		snprintf(buf, len, "root 0x%016" PRIx64,
+			 ibr_switch(f, r->roots[0])->guid);
+		return buf;
 	}
+	sorted = malloc(n * sizeof(*sorted));
+	used = snprintf(buf, len, "%u roots: ", n);
+	if (!sorted || used < 0 || (size_t)used >= len) {
+		free(sorted);
+		snprintf(buf, len, "%u roots", n);
+		return buf;
+	}
+	memcpy(sorted, r->roots, n * sizeof(*sorted));
+	/* insertion sort by GUID: root sets are small */
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j > 0 && ibr_switch(f, sorted[j - 1])->guid >
+					    ibr_switch(f, sorted[j])->guid; j--) {
+			uint32_t t = sorted[j];
+			sorted[j] = sorted[j - 1];
+			sorted[j - 1] = t;
+		}
+	ibr_roots_format(f, sorted, n, 3, buf + used, len - (size_t)used);
+	free(sorted);
+	return buf;
 }
 
 void cli_print_fabric(const char *source, const struct ibr_fabric *f)
 {
-	uint32_t links = count_links(f), ca, sw;
+	uint32_t links = count_links(f);
+	struct ibr_lid_count c;
+	char lmc[32];
 
-	/* every count the other lines use: walks and linear entries are
-	 * LIDs x switches, DLIDs are CA LIDs (route and verify alike) */
-	count_lids(f, &ca, &sw);
-	printf("fabric    %s: %u %s, %u %s, %u %s; %u LIDs: %u of the CA ports "
-	       "(lmc %u), %u of the switches; max LID %u\n",
+	/* every count the other lines use: entries are LIDs x switches,
+	 * DLIDs are CA LIDs (route and verify alike) */
+	ibr_fabric_count_lids(f, &c);
+	printf("fabric    %s: %u %s, %u %s, %u %s; %s\n",
 	       strcmp(source, "-") ? source : "<stdin>",
 	       f->num_switches, PLURAL(f->num_switches, "switch", "switches"),
 	       f->num_end_ports, PLURAL(f->num_end_ports, "CA port", "CA ports"),
 	       links, PLURAL(links, "inter-switch link", "inter-switch links"),
-	       ca + sw, ca, f->lmc, sw, f->max_lid);
+	       lmc_text(f, lmc, sizeof(lmc)));
+	printf("fabric    %u LIDs: %u of the CA ports", c.owned, c.ca);
+	if (c.ca && c.lmc_min == c.lmc_max)
+		printf(" (%u each)", 1u << c.lmc_min);
+	else if (c.ca)
+		printf(" (%u-%u each)", 1u << c.lmc_min, 1u << c.lmc_max);
+	printf(", %u of the switches; max LID %u", c.sw, f->max_lid);
+	if (c.unowned)
+		printf(", %u owned by none", c.unowned);
+	printf("\n");
 }
 
 static void print_path_lengths(const struct ibr_metrics *m)
@@ -560,66 +627,111 @@ static void print_load(const struct ibr_fabric *f, const struct ibr_result *r,
 		       rep->no_legal_path);
 }
 
-static int print_verdict(const struct ibr_verify_report *rep, double ms)
+/* "LABEL under 16 roots: ..." (roots_text), or that none is known. */
+static void print_roots_under(const char *label, const struct ibr_fabric *f,
+			      const struct ibr_result *r)
+{
+	char roots[160];
+
+	if (roots_text(f, r, roots, sizeof(roots)))
+		printf("%-9s under %s\n", label, roots);
+	else
+		printf("%-9s no root set known (none recorded, no --roots): "
+		       "every switch owes every LID a route\n", label);
+}
+
+/* The verifier's verdict on r, in lines of at most 100 columns: what it
+ * walked (entries_text, as the engine's line counts it), what became of
+ * the walks, the dependency graph and the designated pairs, the root set
+ * the walks were judged under; a failure's counts and first findings. */
+static int print_verdict(const struct ibr_fabric *f, const struct ibr_result *r,
+			 const struct ibr_verify_report *rep, double ms)
 {
 	uint64_t findings = ibr_verify_findings(rep);
+	uint64_t S = rep->lids ? rep->walks / rep->lids : f->num_switches;
+	char entries[160];
 
+	entries_text(S, rep->lids, rep->lids_above, entries, sizeof(entries));
 	if (findings == 0) {
-		printf("verify    OK: %" PRIu64 " walks delivered, no loop, %" PRIu64
-		       " channel dependencies, acyclic; %" PRIu64 " designated "
-		       "pairs delivered%s (%.3f ms)\n", rep->walks,
+		printf("verify    OK: %s (%.3f ms)\n", entries, ms);
+		printf("verify    %" PRIu64 " delivered", rep->walks -
+		       rep->no_legal_path);
+		if (rep->management)
+			printf(" (%" PRIu64 " on management routes)",
+			       rep->management);
+		if (rep->no_legal_path)
+			printf(", %" PRIu64 " owe no route", rep->no_legal_path);
+		if (rep->unowned_lids)
+			printf("; no entry for the %" PRIu64 " %s owned by none",
+			       rep->unowned_lids, PLURAL(rep->unowned_lids,
+							 "LID", "LIDs"));
+		printf("; no loop\n");
+		printf("verify    %" PRIu64 " channel dependencies, acyclic; %"
+		       PRIu64 " designated pairs delivered%s\n",
 		       rep->dependencies, rep->designated.flows -
 		       rep->pairs_owed_none, rep->pairs_owed_none ?
-		       ", the others owe no route" : "", ms);
+		       ", the others owe no route" : "");
+		print_roots_under("verify", f, r);
 		return 0;
 	}
 	printf("verify    FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
 	       PRIu64 " loops, %" PRIu64 " unreachable, %" PRIu64
-	       " dependency cycles, %" PRIu64 " bad designated DLIDs, %" PRIu64
-	       " data entries off up*-down*)\n",
-	       findings, PLURAL(findings, "finding", "findings"), rep->bad_port,
-	       rep->loops, rep->unreachable, rep->cycles, rep->bad_designated,
+	       " dependency cycles,\n", findings,
+	       PLURAL(findings, "finding", "findings"), rep->bad_port,
+	       rep->loops, rep->unreachable, rep->cycles);
+	printf("verify    %" PRIu64 " bad designated DLIDs, %" PRIu64
+	       " data entries off up*-down*)\n", rep->bad_designated,
 	       rep->illegal_data);
+	printf("verify    of %s (%.3f ms)\n", entries, ms);
+	print_roots_under("verify", f, r);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
 }
 
 /* The certificate's verdict (certify.h): legal up/down routes under the
- * orientation from r's root, which certifies delivery, no loop and an
- * acyclic channel dependency graph without building the graph. */
+ * orientation from r's root set, which certifies delivery, no loop and an
+ * acyclic channel dependency graph without building the graph.  Counted
+ * and listed as the verifier's verdict is (print_verdict). */
 static int print_certificate(const struct ibr_fabric *f,
 			     const struct ibr_result *r,
 			     const struct ibr_certify_report *rep, double ms)
 {
 	uint64_t findings = ibr_certify_findings(rep);
-	char from[200], list[160];
+	uint32_t root = r->root;
+	struct ibr_result one = { .num_roots = 1, .roots = &root };
+	char entries[160];
 
-	if (r->num_roots > 1)
-		snprintf(from, sizeof(from), "%u roots (%s)", r->num_roots,
-			 ibr_roots_format(f, r->roots, r->num_roots, 3, list,
-					  sizeof(list)));
-	else
-		snprintf(from, sizeof(from), "root 0x%016" PRIx64,
-			 ibr_switch(f, r->root)->guid);
-
+	entries_text(f->num_switches, rep->lids, rep->lids_above, entries,
+		     sizeof(entries));
+	if (r->num_roots == 0) /* the root chosen for it (cmd_verify) */
+		r = &one;
 	if (findings == 0) {
-		/* entries of every LID up to the top, unassigned ones too (they
-		 * must be empty): more than the verifier's walks where
-		 * alignment left LIDs unassigned */
-		printf("certify   OK: %" PRIu64 " entries (LIDs 1-%u at %u %s) "
-		       "legal up/down under the orientation from %s (%.3f ms)\n",
-		       rep->entries, f->max_lid, f->num_switches,
-		       PLURAL(f->num_switches, "switch", "switches"), from, ms);
+		printf("certify   OK: %s (%.3f ms)\n", entries, ms);
+		printf("certify   %" PRIu64 " legal up/down", rep->entries -
+		       rep->no_legal_path - rep->management);
+		if (rep->management)
+			printf(", %" PRIu64 " management routes",
+			       rep->management);
+		if (rep->no_legal_path)
+			printf(", %" PRIu64 " owe no route", rep->no_legal_path);
+		if (rep->unowned_lids)
+			printf("; no entry for the %" PRIu64 " %s owned by none",
+			       rep->unowned_lids, PLURAL(rep->unowned_lids,
+							 "LID", "LIDs"));
+		printf("\n");
+		print_roots_under("certify", f, r);
 		return 0;
 	}
 	printf("certify   FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
 	       PRIu64 " unreachable, %" PRIu64 " down-up turns, %" PRIu64
-	       " bad designated DLIDs, %" PRIu64 " management loops, %" PRIu64
-	       " data entries off up*-down*) under the orientation from %s\n",
-	       findings, PLURAL(findings, "finding", "findings"), rep->bad_port,
-	       rep->unreachable, rep->down_up, rep->bad_designated, rep->loops,
-	       rep->illegal_data, from);
+	       " bad designated DLIDs,\n", findings,
+	       PLURAL(findings, "finding", "findings"), rep->bad_port,
+	       rep->unreachable, rep->down_up, rep->bad_designated);
+	printf("certify   %" PRIu64 " management loops, %" PRIu64 " data "
+	       "entries off up*-down*)\n", rep->loops, rep->illegal_data);
+	printf("certify   of %s (%.3f ms)\n", entries, ms);
+	print_roots_under("certify", f, r);
 	for (unsigned i = 0; i < rep->num_messages; i++)
 		printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
@@ -666,10 +778,12 @@ static unsigned fewest_ca_lids(const struct ibr_fabric *f)
 static void print_ranges(const struct ibr_fabric *f,
 			 const struct ibr_range_figures *g)
 {
+	char lmc[32];
+
 	if (!g->completed)
 		return;
-	printf("lids      at lmc %u: every LID of every range routed from "
-	       "every switch", f->lmc);
+	printf("lids      at %s: every LID of every range routed from "
+	       "every switch", lmc_text(f, lmc, sizeof(lmc)));
 	if (g->owed_none)
 		printf(" but %" PRIu64 " of %" PRIu64 " entries above a base, "
 		       "where no legal route exists (no root above both)",
@@ -699,14 +813,14 @@ static void print_lid_budget(const struct ibr_fabric *f,
 {
 	uint64_t needed, over;
 	unsigned per_port;
-	uint32_t ca, sw;
+	struct ibr_lid_count c;
 
 	if (!e->overflow_stat || f->num_end_ports == 0)
 		return;
 	needed = ibr_stat_get(r, IBR_STAT_CA_LIDS_NEEDED, 0);
 	over = ibr_stat_get(r, e->overflow_stat, 0);
 	per_port = fewest_ca_lids(f);
-	count_lids(f, &ca, &sw);
+	ibr_fabric_count_lids(f, &c);
 	if (per_port < 1u << e->min_lmc) {
 		printf("warning   %s needs lmc >= %u for several LIDs per "
 		       "destination; with %u LID%s per CA port it is %s (without "
@@ -717,8 +831,8 @@ static void print_lid_budget(const struct ibr_fabric *f,
 		return;
 	}
 	printf("lids      %" PRIu64 " needed without the LMC's limit, %u CA "
-	       "LIDs assigned (", needed, ca);
-	if (ca == (uint64_t)per_port * f->num_end_ports)
+	       "LIDs assigned (", needed, c.ca);
+	if (c.ca == (uint64_t)per_port * f->num_end_ports)
 		printf("lmc %u: %u for each of %u CA %s); ", f->lmc, per_port,
 		       f->num_end_ports, PLURAL(f->num_end_ports, "port", "ports"));
 	else
@@ -750,22 +864,24 @@ static void print_route_summary(const struct ibr_fabric *f,
 				double best_ms, unsigned repeat)
 {
 	const struct ibr_node *root = ibr_switch(f, r->root);
-	uint32_t ca, sw;
-	char stats[512], set[160], phases[512];
+	struct ibr_lid_count c;
+	char stats[512], set[160], phases[512], entries[160];
 
-	count_lids(f, &ca, &sw);
-
-	if (r->num_roots > 1)
-		printf("roots     %u switches (%s): %s\n", r->num_roots, how,
-		       ibr_roots_format(f, r->roots, r->num_roots, 4, set,
-					sizeof(set)));
-	else
+	ibr_fabric_count_lids(f, &c);
+	if (r->num_roots > 1) {
+		/* listed as verify and certify list them (roots_text) */
+		printf("roots     %u switches (%s)\n", r->num_roots, how);
+		printf("roots     %s\n", roots_text(f, r, set, sizeof(set)));
+	} else {
 		printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n",
 		       root->guid, root->desc, ibr_switch_lid(f, r->root), how);
-	printf("engine    %s: %s (%" PRIu64 " linear entries: %u LIDs at %u %s)\n",
-	       e->name, ibr_stats_format(r, stats, sizeof(stats)),
-	       (uint64_t)(ca + sw) * f->num_switches, ca + sw, f->num_switches,
-	       PLURAL(f->num_switches, "switch", "switches"));
+	}
+	printf("engine    %s: %s\n", e->name,
+	       ibr_stats_format(r, stats, sizeof(stats)));
+	/* the tables it fills, counted as verify and certify count them */
+	printf("engine    %s: %s\n", e->name,
+	       entries_text(f->num_switches, c.owned, c.above, entries,
+			    sizeof(entries)));
 	print_lid_budget(f, e, r);
 	if (repeat > 1)
 		printf("time      %.3f ms compute (best of %u runs)\n", best_ms,
@@ -1023,7 +1139,7 @@ static int cmd_route(int argc, char **argv)
 		rc = EXIT_USAGE;
 	} else {
 		print_load(f, &r, &rep);
-		rc = print_verdict(&rep, verify_ms);
+		rc = print_verdict(f, &r, &rep, verify_ms);
 		/* informational: the verifier's verdict is the exit status */
 		print_certificate(f, &r, &cert, certify_ms);
 		print_policy(f, e, &r, ibr_threads_or_available(roots.threads));
@@ -1132,7 +1248,8 @@ static int verify_half(const struct ibr_fabric *f, const struct ibr_result *r,
 		rc = EXIT_USAGE;
 	} else {
 		print_load(view, &hr, &rep);
-		rc = print_verdict(&rep, ibr_now_ms() - ms);
+		rep.unowned_lids = 0; /* the view's are the other half's */
+		rc = print_verdict(view, &hr, &rep, ibr_now_ms() - ms);
 	}
 	ibr_result_free(&hr);
 	ibr_fabric_free(view);
@@ -1244,7 +1361,7 @@ static int cmd_verify(int argc, char **argv)
 		rc = EXIT_USAGE;
 	} else {
 		print_load(f, &r, &rep);
-		rc = print_verdict(&rep, ibr_now_ms() - ms);
+		rc = print_verdict(f, &r, &rep, ibr_now_ms() - ms);
 	}
 	ibr_result_free(&r);
 	ibr_fabric_free(f);

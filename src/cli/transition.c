@@ -451,7 +451,8 @@ static int ds_flag(struct ibr_reconf *m, const struct ibr_fabric *f, bool on)
 static const struct cli_option transition_options[] = {
 	{ "engine", 'e', 'e', "PROVISIONAL+FINAL", "the hybrid: two engines "
 	  "joined by + (ibrouting engines lists them); required" },
-	{ "lmc", 0, 'l', "N", "the subnet's LMC, 0..7 (default 0), as route's" },
+	{ "lmc", 0, 'l', "N", "the subnet's LMC, 0..7 (default: the file's, "
+	  "else 0), as route's" },
 	CLI_ROOT_OPTIONS,
 	{ "port-choice", 0, 'P', "balanced|lowest", "among the ports a rule "
 	  "allows: the least loaded (default) or the lowest" },

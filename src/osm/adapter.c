@@ -120,6 +120,51 @@ static int reserve(osm_subn_t *subn, struct ibr_fabric *f, struct ibr_error *err
 				  err);
 }
 
+/* A port's active link width and speed as OpenSM writes them into its
+ * own opensm-subnet.lst (osm_dump.c, dump_topology_node), each end its
+ * own, from the port info OpenSM holds when it routes: the width from
+ * LinkWidthActive, the speed from LinkSpeedActive, FDR10 from Mellanox's
+ * extended port info, an extended speed where the far end's port 0 (a
+ * CA's own port) has the capability, as OpenSM reads it there; NDR,
+ * which 3.3.23 prints as "??", by its name. */
+static void set_link_rate(struct ibr_fabric *f, uint32_t id, unsigned p,
+			  osm_physp_t *physp, osm_physp_t *remote)
+{
+	const ib_port_info_t *pi = &physp->port_info;
+	osm_node_t *far = remote->p_node;
+	osm_physp_t *first = osm_node_get_type(far) == IB_NODE_TYPE_SWITCH ?
+			     osm_node_get_physp_ptr(far, 0) : remote;
+	unsigned width;
+	enum ibr_link_speed speed;
+
+	switch (pi->link_width_active) {
+	case 1: width = 1; break;
+	case 2: width = 4; break;
+	case 4: width = 8; break;
+	case 8: width = 12; break;
+	case 16: width = 2; break;
+	default: width = 0; break;
+	}
+	switch (ib_port_info_get_link_speed_active(pi)) {
+	case IB_LINK_SPEED_ACTIVE_2_5: speed = IBR_SPEED_SDR; break;
+	case IB_LINK_SPEED_ACTIVE_5: speed = IBR_SPEED_DDR; break;
+	case IB_LINK_SPEED_ACTIVE_10: speed = IBR_SPEED_QDR; break;
+	default: speed = IBR_SPEED_UNKNOWN; break;
+	}
+	if (physp->ext_port_info.link_speed_active & FDR10)
+		speed = IBR_SPEED_FDR10;
+	if (first && first->port_info.capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS)
+		switch (ib_port_info_get_link_speed_ext_active(pi)) {
+		case IB_LINK_SPEED_EXT_ACTIVE_NONE: break;
+		case IB_LINK_SPEED_EXT_ACTIVE_14: speed = IBR_SPEED_FDR; break;
+		case IB_LINK_SPEED_EXT_ACTIVE_25: speed = IBR_SPEED_EDR; break;
+		case IB_LINK_SPEED_EXT_ACTIVE_50: speed = IBR_SPEED_HDR; break;
+		case 8: speed = IBR_SPEED_NDR; break;
+		default: speed = IBR_SPEED_UNKNOWN; break;
+		}
+	ibr_fabric_set_rate(f, id, p, width, speed);
+}
+
 static int add_links(osm_subn_t *subn, struct ibr_fabric *f,
 		     struct ibr_error *err)
 {
@@ -146,6 +191,7 @@ static int add_links(osm_subn_t *subn, struct ibr_fabric *f,
 			if (ibr_fabric_connect(f, id, p, peer,
 					       osm_physp_get_port_num(remote), err))
 				return -1;
+			set_link_rate(f, id, p, physp, remote);
 		}
 	}
 	return 0;

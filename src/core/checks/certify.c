@@ -286,10 +286,15 @@ int ibr_certify(const struct ibr_fabric *f, const struct ibr_result *r,
 	}
 	ibr_updown_link_flags(f, &ud, c.link_up);
 	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
-		if (f->lid_owner[lid].node == IBR_NONE)
+		const struct ibr_lid_owner *o = &f->lid_owner[lid];
+		if (o->node == IBR_NONE) {
 			check_unowned_lid(&c, lid);
-		else
-			check_column(&c, lid);
+			rep->unowned_lids++;
+			continue;
+		}
+		check_column(&c, lid);
+		rep->lids++;
+		rep->lids_above += lid != ibr_port(f, o->node, o->port)->base_lid;
 		rep->entries += S;
 	}
 	check_designated(&c);

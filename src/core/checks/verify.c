@@ -517,12 +517,15 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
 		if (f->lid_owner[lid].node == IBR_NONE) {
 			check_unowned_lid(&v, lid);
+			rep->unowned_lids++;
 			continue;
 		}
 		if (opts && opts->ca_lids_only &&
 		    f->nodes[f->lid_owner[lid].node].type == IBR_NODE_SWITCH)
 			continue;
 		v.renamed_lid = is_renamed_lid(f, lid);
+		rep->lids++;
+		rep->lids_above += v.renamed_lid;
 		v.column_faults = 0;
 		v.column_exempt = 0;
 		ibr_walk_column(&v.w, ibr_column(r, lid), lid, &obs);
@@ -664,6 +667,8 @@ static void union_column(struct verifier *v, struct union_graph *u,
 		}
 	}
 	v->rep->walks += S;
+	v->rep->lids++;
+	v->rep->lids_above += is_renamed_lid(v->f, lid);
 	if (union_loop(v, u, lid))
 		return;
 	for (uint32_t s = 0; s < S; s++)

@@ -28,6 +28,9 @@
  *   - LFT entries missing from the dump are IBR_NO_PATH; entries for LIDs
  *     above the fabric's highest LID (owned by nobody) are dropped.
  *   - on failure nothing is returned: *fp is NULL and *r zeroed.
+ *   - a link line's PHY= and SPD= (osm_rates.h) are the link's width and
+ *     speed as its first port sees it (each end has its own line), kept
+ *     for what is written of the fabric; "??" is unknown.
  *   - a router's record (Rt) is a CA's: an end port, as the plugin takes
  *     OpenSM's routers; a NodeGUID or PortGUID of 0 is refused.
  * Lines come through util/lines.h, within its limits; a failed
@@ -43,6 +46,7 @@
 
 #include "ibrouting/dump.h"
 #include "ibrouting/guid_map.h"
+#include "osm_rates.h"
 #include "util/lines.h"
 
 /* ---- reader state --------------------------------------------------- */
@@ -325,6 +329,32 @@ static uint32_t record_node(struct reader *rd, const struct port_rec *rec,
 	return n;
 }
 
+/* The rest of a link line, "PHY=4x LOG=ACT SPD=10" (osm_rates.h): the
+ * link's width and speed at the line's first port, kept for what is
+ * written of the fabric (no bearing on routing; a word missing or
+ * unknown leaves it unknown). */
+static void read_link_rate(struct ibr_fabric *f, uint32_t node, unsigned port,
+			   const char *p)
+{
+	unsigned width = 0;
+	enum ibr_link_speed speed = IBR_SPEED_UNKNOWN;
+
+	for (;;) {
+		size_t n;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		n = strcspn(p, " \t");
+		if (n > 4 && strncmp(p, "PHY=", 4) == 0)
+			width = osm_width_parse(p + 4, n - 4);
+		else if (n > 4 && strncmp(p, "SPD=", 4) == 0)
+			speed = osm_speed_parse(p + 4, n - 4);
+		p += n;
+	}
+	ibr_fabric_set_rate(f, node, port, width, speed);
+}
+
 static int read_subnet_lst(struct reader *rd, const char *dir)
 {
 	FILE *in = open_in(rd, dir, "opensm-subnet.lst");
@@ -345,7 +375,6 @@ static int read_subnet_lst(struct reader *rd, const char *dir)
 		if (parse_port_rec(rd, &p, &a, "first port") ||
 		    parse_port_rec(rd, &p, &b, "second port"))
 			goto out;
-		/* the rest (PHY= LOG= SPD=) does not matter to routing */
 		na = record_node(rd, &a, "first port");
 		if (na == IBR_NONE)
 			goto out;
@@ -358,6 +387,7 @@ static int read_subnet_lst(struct reader *rd, const char *dir)
 			     b.port, e.msg);
 			goto out;
 		}
+		read_link_rate(rd->f, na, a.port, p);
 	}
 	if (more < 0)
 		goto out;

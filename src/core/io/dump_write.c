@@ -14,7 +14,9 @@
  *     ascending, so every link appears twice (once from each end).  A
  *     switch record shows the switch's port-0 LID, a CA record its port's
  *     LID.  We have no NodeInfo, so SystemGUID = NodeGUID, VenID = 0,
- *     DevID = 0, Rev = 0, and every link reads PHY=4x LOG=ACT SPD=10.
+ *     DevID = 0, Rev = 0.  Every link is active (LOG=ACT) at the width
+ *     and speed the fabric read gave it (PHY=, SPD=, osm_rates.h), 4x
+ *     and 10 (QDR) where none is known (a generated fabric).
  *     "-SM" marks the fabric's SM node (its SM port for a CA).
  *   - opensm-lfts.dump: per switch, LIDs 1..max_lid whose entry is a port
  *     of the switch (0..num_ports); IBR_NO_PATH entries are skipped, as
@@ -39,11 +41,11 @@
 #include "ibrouting/atomic_file.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/walk.h"
+#include "osm_rates.h"
 
 #define DUMP_VENDOR_ID 0x000000u
 #define DUMP_DEVICE_ID 0x0000u
 #define DUMP_REVISION  0x00000000u
-#define DUMP_LINK      "PHY=4x LOG=ACT SPD=10"
 #define DESC_MAX       63 /* OpenSM's clean_nodedesc() limit */
 #define DIST_MAX       254
 
@@ -144,7 +146,9 @@ static void write_subnet_lst(FILE *out, const struct writer *w)
 			write_port_record(out, f, node, p, false);
 			write_port_record(out, f, port->remote_node,
 					  port->remote_port, true);
-			fputs(DUMP_LINK "\n", out);
+			fprintf(out, "PHY=%ux LOG=ACT SPD=%s\n",
+				port->width ? port->width : 4u,
+				port->speed ? osm_speed_text(port->speed) : "10");
 		}
 	}
 }

@@ -5,9 +5,10 @@
  * where nodes, links and LIDs come from; everything after that is here,
  * once: the SM is placed before missing LIDs are assigned (OpenSM gives
  * its own port the first), LIDs a file gave for another LMC than the one
- * asked for are moved as OpenSM would move them (lids.h), an explicit LMC
- * is a dump's (which records none) unless its LIDs contradict it, and the
- * fabric is finalized.  Every message names the source
+ * asked for are moved as OpenSM would move them (lids.h), without one the
+ * LMC the file's CA ports were given with is the fabric's, an explicit
+ * LMC is a dump's (which records none) unless its LIDs contradict it, and
+ * the fabric is finalized.  Every message names the source
  * first: "FILE:LINE: ..." from the readers and from the model when a node
  * is at fault (its origin), "FILE: ..." for the fabric as a whole.
  * SOURCE "-" is a topology file on standard input, named "<stdin>".
@@ -90,6 +91,28 @@ static int load_dump(const char *dir, const struct ibr_load_options *o,
 	return -1;
 }
 
+/* The LMC every CA port the source gave a LID was given with (an
+ * ibnetdiscover file's `lid N lmc 1`), or fallback when there is none or
+ * they differ (then each keeps its own, and LID-less ports get fallback). */
+static unsigned source_lmc(const struct ibr_fabric *f, unsigned fallback)
+{
+	int lmc = -1;
+
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		if (f->nodes[n].type != IBR_NODE_CA)
+			continue;
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+			const struct ibr_port *port = ibr_port(f, n, p);
+			if (port->remote_node == IBR_NONE || !port->base_lid)
+				continue;
+			if (lmc >= 0 && lmc != port->lmc)
+				return fallback;
+			lmc = port->lmc;
+		}
+	}
+	return lmc >= 0 ? (unsigned)lmc : fallback;
+}
+
 int ibr_load(const char *source, const struct ibr_load_options *opts,
 	     struct ibr_fabric **fp, struct ibr_result *tables,
 	     struct ibr_error *err)
@@ -127,7 +150,8 @@ int ibr_load(const char *source, const struct ibr_load_options *opts,
 	    (o->left_out && ibr_fabric_keep_component(&f, o->component_guid,
 						      o->left_out, &e)) ||
 	    (o->lmc_given && ibr_lids_for_lmc(f, o->lmc, moves, &e)) ||
-	    ibr_fabric_finalize(f, o->lmc, &e)) {
+	    ibr_fabric_finalize(f, o->lmc_given ? o->lmc :
+				source_lmc(f, o->lmc), &e)) {
 		ibr_fabric_free(f);
 		return name_source(name, &e, err);
 	}

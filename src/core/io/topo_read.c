@@ -39,6 +39,15 @@
  * skips the character after Ca and Rt: 2 ports); so do `SwitchX 36` and
  * `switch41` (not ibsim's keyword as written: text around the records).
  *
+ * Link rates are kept as ibsim brings the links up (struct rates): the
+ * width=, speed= and extspeed= directives, a port line's w=, s= and e=
+ * options and ibnetdiscover's `lid N 4xQDR` after the last quote give
+ * each end what it enables (ibsim's 4x SDR where the file says nothing),
+ * and the link gets the best width and speed both ends enable (fabric.h:
+ * ibr_port.width and .speed), for the writers to carry; a link whose ends
+ * enable no common width or speed (ibsim refuses to serve it) has them
+ * unknown, and one note counts such links.
+ *
  * Router records (Rt, rtguid=) are CAs: end ports, as the plugin takes
  * OpenSM's routers.  GUID 0 is refused, and so is a router whose GUID
  * ibsim would count from 0.  Lines come through util/lines.h, within its
@@ -72,6 +81,20 @@
  * at 0, so a router needs an rtguid= directive (GUID 0 is refused). */
 enum { GUID_CA, GUID_SW, GUID_RT, GUID_TYPES };
 
+/* ibsim's enabled rates of a port (its sim.h): width bits 1 1x, 2 4x,
+ * 4 8x, 8 12x, 16 2x; speed bits 1 SDR, 2 DDR, 4 QDR; ext bits 1 FDR,
+ * 2 EDR, 4 HDR, 8 NDR; fdr10 Mellanox's FDR10.  A port starts with the
+ * width=, speed= and extspeed= directives read before its node (ibsim's
+ * defaults 4x, SDR, none without them); its line's options w= s= e= and
+ * then ibnetdiscover's `lid N 4xQDR` change them.  A link comes up at the
+ * best both ends enable (ibsim's link_ports). */
+struct rates {
+	uint8_t width, speed, ext;
+	bool fdr10;
+};
+
+#define IBSIM_RATES { 2, 1, 0, false }
+
 /* A port line waiting for the second pass. */
 struct pending {
 	uint32_t node;          /* the record the line belongs to */
@@ -81,6 +104,7 @@ struct pending {
 	bool own_guid;          /* `[p](guid)`: the CA port's own GUID */
 	bool has_peer_guid;     /* `"peer"[q](guid)`: the peer port's GUID */
 	uint64_t peer_guid;
+	struct rates rates;     /* the port's, as its line leaves them */
 };
 
 struct reader {
@@ -107,6 +131,12 @@ struct reader {
 	struct pending *pend;
 	size_t npend, pend_cap;
 
+	struct rates net;       /* the rate directives read so far */
+	struct rates *node_rates; /* each node's ports' before their lines */
+	uint32_t node_rates_cap;
+	bool cur_router;        /* the open record is an Rt: ibsim reads no
+				   `lid N 4xQDR` on its port lines */
+
 	uint32_t cur;           /* node whose record is open, or IBR_NONE */
 	unsigned cur_lines;     /* port lines read in that record */
 	uint32_t last;          /* the last record read, or IBR_NONE */
@@ -120,6 +150,8 @@ struct reader {
 	unsigned skip_runs;     /* runs of consecutive lines in skip_run */
 	unsigned skip_run[SKIPPED_NAMED][2]; /* first and last line */
 
+	unsigned unrated;       /* links whose ends share no width or speed */
+	char unrated_first[200]; /* the first of them */
 	unsigned lidless;       /* ports with lid 65535, given none */
 	unsigned lidless_line;  /* the first of them */
 };
@@ -502,6 +534,15 @@ static int remember_node(struct reader *r, uint32_t node, size_t id_off)
 		r->node_name_cap = cap;
 	}
 	r->node_name[node] = id_off;
+	if (node >= r->node_rates_cap) {
+		uint32_t cap = r->node_rates_cap ? 2 * r->node_rates_cap : 256;
+		struct rates *n = realloc(r->node_rates, cap * sizeof(*n));
+		if (!n)
+			return fail(r, "out of memory");
+		r->node_rates = n;
+		r->node_rates_cap = cap;
+	}
+	r->node_rates[node] = r->net;
 	if (2 * (uint64_t)(node + 1) >= r->slots)
 		return grow_slots(r); /* files every node, this one too */
 	put_slots(r, node);
@@ -558,6 +599,7 @@ static int open_record(struct reader *r, int t, const char *id, size_t n,
 		ibr_fabric_set_lid(r->f, node, 0, (ibr_lid_t)h->lid,
 				   (unsigned)h->lmc);
 	r->cur = r->last = node;
+	r->cur_router = t == GUID_RT;
 	r->cur_lines = 0;
 	memset(r->port_line, 0, sizeof(r->port_line));
 	return 0;
@@ -664,9 +706,11 @@ bad:
 		    found(skip_ws(kw + kwlen), buf, sizeof(buf)));
 }
 
-/* vendid=, devid=, width= ...: no bearing on the fabric model, but ibsim
- * rejects them without '=' and rejects out-of-range widths and speeds. */
-static int ignored_directive(struct reader *r, const char *p, size_t kwlen,
+/* vendid=, devid=, width= ...: ibsim rejects them without '=' and
+ * rejects out-of-range widths and speeds; width=, speed= and extspeed=
+ * enable rates for the ports of the nodes after them (struct rates), the
+ * others have no bearing on the fabric model. */
+static int setting_directive(struct reader *r, const char *p, size_t kwlen,
 			     uint64_t min, uint64_t max)
 {
 	const char *q = skip_ws(p + kwlen);
@@ -684,6 +728,12 @@ static int ignored_directive(struct reader *r, const char *p, size_t kwlen,
 			    (int)kwlen, p, (unsigned long long)min,
 			    (unsigned long long)max,
 			    found(skip_ws(p + kwlen + 1), buf, sizeof(buf)));
+	if (is_word(p, kwlen, "width"))
+		r->net.width = (uint8_t)v;
+	else if (is_word(p, kwlen, "speed"))
+		r->net.speed = (uint8_t)v;
+	else
+		r->net.ext = (uint8_t)v;
 	return 0;
 }
 
@@ -826,7 +876,7 @@ static int top_line(struct reader *r)
 	case LINE_RTGUID:
 		return guid_directive(r, p, GUID_RT);
 	case LINE_SETTING:
-		return ignored_directive(r, p, n, w->min, w->max);
+		return setting_directive(r, p, n, w->min, w->max);
 	case LINE_INCLUDE:
 		return not_supported(r, "include is");
 	case LINE_MODULE:
@@ -841,10 +891,10 @@ static int top_line(struct reader *r)
 
 /* ---- port lines ---------------------------------------------------- */
 
-/* ` w=4 s=2 e=0`: ibsim's per-port width and speed; checked as ibsim
- * checks them, then dropped (the fabric model has no link rates). */
+/* ` w=4 s=2 e=0`: ibsim's per-port enabled width, speed and extended
+ * speed (struct rates), checked as ibsim checks them; s=0 is QDR. */
 static int read_port_options(struct reader *r, const char *p,
-			     const char **rest)
+			     struct rates *rates, const char **rest)
 {
 	char buf[64];
 
@@ -868,9 +918,60 @@ static int read_port_options(struct reader *r, const char *p,
 			return fail(r, "expected %c=N with N in %d..%llu, found %s",
 				    *opt, *opt == 'w', (unsigned long long)max,
 				    found(opt, buf, sizeof(buf)));
+		if (*opt == 'w')
+			rates->width = (uint8_t)v;
+		else if (*opt == 's')
+			rates->speed = v ? (uint8_t)v : 4;
+		else
+			rates->ext = (uint8_t)v;
 	}
 	*rest = p;
 	return 0;
+}
+
+/* ibnetdiscover's `lid N 4xQDR` after the last double quote (p: the line
+ * after the peer's id), read as ibsim reads it (parse_port_link_width_
+ * and_speed): the first "lid" there, then "%d %dx%9s"; a speed is the
+ * name it begins (SDR ... NDR, FDR10).  What ibsim cannot read there it
+ * skips with a warning, and so does this reader, silently. */
+static void read_link_rates(const char *p, struct rates *rates)
+{
+	static const struct {
+		const char *name;
+		uint8_t speed, ext;
+		bool fdr10;
+	} names[] = {
+		{ "SDR", 1, 0, false }, { "DDR", 3, 0, false },
+		{ "QDR", 7, 0, false }, { "FDR", 7, 1, true },
+		{ "EDR", 7, 3, true }, { "HDR", 7, 7, true },
+		{ "NDR", 7, 15, true }, { "FDR10", 7, 0, true },
+	};
+	const char *quote = strrchr(p, '"'), *lid;
+	int rlid, width;
+	char speed[10] = "";
+
+	lid = strstr(quote ? quote + 1 : p, "lid");
+	if (!lid || sscanf(lid, "lid %d %dx%9s", &rlid, &width, speed) != 3)
+		return;
+	if (width == 12)
+		rates->width = 11;      /* 1x, 4x, 12x */
+	else if (width == 8)
+		rates->width = 4;
+	else if (width == 4)
+		rates->width = 3;       /* 1x, 4x */
+	else if (width == 2)
+		rates->width = 16;
+	else if (width == 1)
+		rates->width = 1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strncmp(speed, names[i].name, strlen(speed)) == 0) {
+			rates->speed = names[i].speed;
+			if (names[i].ext)
+				rates->ext = names[i].ext;
+			if (names[i].fdr10)
+				rates->fdr10 = true;
+			break;
+		}
 }
 
 /* A CA port's own LID: ibnetdiscover writes `# lid N lmc M "peer" lid
@@ -930,8 +1031,9 @@ static int add_pending(struct reader *r, const struct pending *pd)
 static int port_line(struct reader *r)
 {
 	struct ibr_node *n = &r->f->nodes[r->cur];
-	struct pending pd = { .node = r->cur, .line = r->lineno };
-	const char *p = r->line + 1, *id;
+	struct pending pd = { .node = r->cur, .line = r->lineno,
+			      .rates = r->node_rates[r->cur] };
+	const char *p = r->line + 1, *id, *after_id;
 	uint64_t port, peer_port = 1, own_guid, lid = 0, lmc = 0;
 	size_t idlen;
 
@@ -954,6 +1056,7 @@ static int port_line(struct reader *r)
 		return bad_port_line(r, p);
 	if (read_id(r, &p, &id, &idlen))
 		return -1;
+	after_id = p;
 	if (*p == '[') {
 		p++;
 		if (!read_port_number(&p, &peer_port))
@@ -975,8 +1078,10 @@ static int port_line(struct reader *r)
 	if (pd.has_peer_guid && pd.peer_guid == 0)
 		return fail(r, "peer port GUID (0) is no GUID: expected a "
 			    "non-zero GUID");
-	if (read_port_options(r, p, &p))
+	if (read_port_options(r, p, &pd.rates, &p))
 		return -1;
+	if (!r->cur_router)
+		read_link_rates(after_id, &pd.rates);
 	if (*p == '#' && n->type == IBR_NODE_CA &&
 	    read_ca_port_lid(r, p, &lid, &lmc))
 		return -1;
@@ -1137,6 +1242,92 @@ out:
 	return rc;
 }
 
+/* The best of the bits both ends enable, in ibsim's order: the first of
+ * best[] in common, as its value in out[]; 0 if none. */
+static unsigned best_common(unsigned a, unsigned b, const uint8_t *best,
+			    const uint8_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a & b & best[i])
+			return out[i];
+	return 0;
+}
+
+/* A link's active width and speed from both ends' rates (ibsim's
+ * get_active_link*, shown as ibnetdiscover shows them: an extended speed
+ * first, then FDR10, then SDR..QDR).  ibsim refuses to serve a link whose
+ * ends share no width or no speed; rates have no bearing on routing, so
+ * the link is read, its rates left unknown, and one note counts such
+ * links and names the first. */
+static void link_rates(struct reader *r, unsigned line, uint32_t a,
+		       unsigned pa, const struct rates *x,
+		       const struct rates *y)
+{
+	static const uint8_t widths[] = { 8, 4, 2, 16, 1 },
+			     lanes[] = { 12, 8, 4, 2, 1 },
+			     speeds[] = { 4, 2, 1 },
+			     basic[] = { IBR_SPEED_QDR, IBR_SPEED_DDR,
+					 IBR_SPEED_SDR },
+			     exts[] = { 8, 4, 2, 1 },
+			     extended[] = { IBR_SPEED_NDR, IBR_SPEED_HDR,
+					    IBR_SPEED_EDR, IBR_SPEED_FDR };
+	unsigned width = best_common(x->width, y->width, widths, lanes, 5),
+		 speed = best_common(x->speed, y->speed, speeds, basic, 3),
+		 ext = best_common(x->ext, y->ext, exts, extended, 4);
+
+	if (!width || !speed) {
+		if (r->unrated++ == 0)
+			snprintf(r->unrated_first, sizeof(r->unrated_first),
+				 "%s:%u: port %u of %s \"%s\": widths 0x%x and "
+				 "0x%x, speeds 0x%x and 0x%x", r->name, line, pa,
+				 kind(&r->f->nodes[a]), id_of(r, a), x->width,
+				 y->width, x->speed, y->speed);
+		return;
+	}
+	ibr_fabric_set_link_rate(r->f, a, pa, width, ext ? ext :
+			    x->fdr10 && y->fdr10 ? IBR_SPEED_FDR10 : speed);
+}
+
+/* Every link's rates as ibsim brings it up: a port has its node's rates
+ * until its own line gives others. */
+static int set_rates(struct reader *r)
+{
+	struct ibr_fabric *f = r->f;
+	struct rates *port = malloc((f->num_ports ? f->num_ports : 1) *
+				    sizeof(*port));
+	unsigned *line = calloc(f->num_ports ? f->num_ports : 1,
+				sizeof(*line));
+
+	if (!port || !line) {
+		free(port);
+		free(line);
+		return fail(r, "out of memory");
+	}
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
+			port[port_index(f, n, p)] = r->node_rates[n];
+	for (size_t i = 0; i < r->npend; i++) {
+		uint32_t xi = port_index(f, r->pend[i].node, r->pend[i].port);
+		port[xi] = r->pend[i].rates;
+		line[xi] = r->pend[i].line;
+	}
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+			const struct ibr_port *x = ibr_port(f, n, p);
+			uint32_t xi = port_index(f, n, p), yi;
+			if (x->remote_node == IBR_NONE ||
+			    x->remote_node < n ||
+			    (x->remote_node == n && x->remote_port < p))
+				continue; /* each link once, from its lower end */
+			yi = port_index(f, x->remote_node, x->remote_port);
+			link_rates(r, line[xi] ? line[xi] : line[yi], n, p,
+				   &port[xi], &port[yi]);
+		}
+	free(port);
+	free(line);
+	return 0;
+}
+
 /* ---- text around the records ---------------------------------------- */
 
 /* `[root@node01 ~]# ...`, `[me@host dir]$ `: a shell prompt, never a port
@@ -1226,6 +1417,15 @@ static int add_notes(struct reader *r)
 		if (ibr_fabric_add_note(r->f, msg, r->err))
 			return -1;
 	}
+	if (r->unrated) {
+		snprintf(msg, sizeof(msg), "%s: %u link%s whose ends enable no "
+			 "common width or speed (ibsim refuses to serve %s), "
+			 "width and speed left unknown; the first: %s", r->name,
+			 r->unrated, r->unrated == 1 ? "" : "s",
+			 r->unrated == 1 ? "it" : "them", r->unrated_first);
+		if (ibr_fabric_add_note(r->f, msg, r->err))
+			return -1;
+	}
 	if (r->lidless) {
 		snprintf(msg, sizeof(msg), "%s:%u: %u port%s with lid 65535 (no "
 			 "LID assigned when captured): given LIDs as OpenSM "
@@ -1304,15 +1504,18 @@ struct ibr_fabric *ibr_fabric_read_stream(FILE *in, const char *name,
 	r.cur = r.last = IBR_NONE;
 	r.guid_base[GUID_CA] = r.guid_next[GUID_CA] = CA_GUID_BASE;
 	r.guid_base[GUID_SW] = r.guid_next[GUID_SW] = SW_GUID_BASE;
+	r.net = (struct rates)IBSIM_RATES;
 	if (!f) {
 		ibr_error_set(err, "%s: out of memory", r.name);
-	} else if (read_lines(&r) || link_all(&r) || add_notes(&r)) {
+	} else if (read_lines(&r) || link_all(&r) || set_rates(&r) ||
+		   add_notes(&r)) {
 		ibr_fabric_free(f);
 		f = NULL;
 	}
 	ibr_lines_free(&r.lines);
 	free(r.names);
 	free(r.node_name);
+	free(r.node_rates);
 	free(r.id_slot);
 	free(r.pend);
 	return f;

@@ -13,7 +13,9 @@
  *   - LIDs where both readers find them: `base port 0 lid N lmc M` after
  *     the switch description, `# lid N lmc M` first thing in a CA port
  *     comment, and every port comment ending in `lid N 4xQDR` - when the
- *     word lid follows the last quote ibsim wants a width and speed there;
+ *     word lid follows the last quote ibsim wants a width and speed there:
+ *     the link's as the fabric read gave them (fabric.h), 4x and QDR
+ *     where none is known (a generated fabric);
  *   - loopback cables (fabric.h) from both ends, as ibsim serves them and
  *     OpenSM discovers them: the fabric read back lists them again;
  *   - no line longer than ibsim's 254 characters.
@@ -66,6 +68,17 @@ static int put_line(struct writer *w, const struct ibr_node *n,
 	return 0;
 }
 
+/* "4xHDR": a port's link width and speed, 4x and QDR where unknown. */
+static const char *rate_text(const struct ibr_port *port, char *buf,
+			     size_t len)
+{
+	const char *speed = ibr_speed_name(port->speed);
+
+	snprintf(buf, len, "%ux%s", port->width ? port->width : 4u,
+		 speed ? speed : "QDR");
+	return buf;
+}
+
 /* A peer description for a comment: '=' would read as a port option. */
 static const char *comment_desc(const char *desc, char *buf, size_t len)
 {
@@ -91,17 +104,18 @@ static int write_switch_port(struct writer *w, uint32_t i, unsigned p)
 	const struct ibr_fabric *f = w->f;
 	const struct ibr_port *port = ibr_port(f, i, p);
 	const struct ibr_node *peer = &f->nodes[port->remote_node];
-	char guid[24] = "", desc[300];
+	char guid[24] = "", desc[300], rate[16];
 
 	if (peer->type == IBR_NODE_CA)
 		snprintf(guid, sizeof(guid), "(%llx) ", (unsigned long long)
 			 ibr_port(f, port->remote_node, port->remote_port)->guid);
 	return put_line(w, &f->nodes[i],
-			"[%u]\t\"%c-%016llx\"[%u]%s\t\t# \"%s\" lid %u 4xQDR", p,
+			"[%u]\t\"%c-%016llx\"[%u]%s\t\t# \"%s\" lid %u %s", p,
 			id_letter(peer), (unsigned long long)peer->guid,
 			port->remote_port, guid,
 			comment_desc(peer->desc, desc, sizeof(desc)),
-			peer_lid(f, port->remote_node, port->remote_port));
+			peer_lid(f, port->remote_node, port->remote_port),
+			rate_text(port, rate, sizeof(rate)));
 }
 
 static int write_ca_port(struct writer *w, uint32_t i, unsigned p)
@@ -109,15 +123,16 @@ static int write_ca_port(struct writer *w, uint32_t i, unsigned p)
 	const struct ibr_fabric *f = w->f;
 	const struct ibr_port *port = ibr_port(f, i, p);
 	const struct ibr_node *peer = &f->nodes[port->remote_node];
-	char desc[300];
+	char desc[300], rate[16];
 
 	return put_line(w, &f->nodes[i],
 			"[%u](%llx) \t\"%c-%016llx\"[%u]\t\t# lid %u lmc %u "
-			"\"%s\" lid %u 4xQDR", p, (unsigned long long)port->guid,
+			"\"%s\" lid %u %s", p, (unsigned long long)port->guid,
 			id_letter(peer), (unsigned long long)peer->guid,
 			port->remote_port, port->base_lid, port->lmc,
 			comment_desc(peer->desc, desc, sizeof(desc)),
-			peer_lid(f, port->remote_node, port->remote_port));
+			peer_lid(f, port->remote_node, port->remote_port),
+			rate_text(port, rate, sizeof(rate)));
 }
 
 /* A loopback cable of switch i at port p, if p has one: "[p] self[q]". */

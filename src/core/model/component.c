@@ -128,6 +128,8 @@ static struct ibr_fabric *copy_kept(const struct ibr_fabric *f,
 			b->guid = a->guid;
 			b->base_lid = a->base_lid;
 			b->lmc = a->lmc;
+			b->width = a->width;
+			b->speed = a->speed;
 		}
 	}
 	for (uint32_t n = 0; n < f->num_nodes; n++)

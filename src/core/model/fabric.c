@@ -315,6 +315,76 @@ void ibr_fabric_set_lid(struct ibr_fabric *f, uint32_t node, unsigned port,
 	p->lmc = lmc;
 }
 
+void ibr_fabric_set_rate(struct ibr_fabric *f, uint32_t node, unsigned port,
+			 unsigned width, enum ibr_link_speed speed)
+{
+	struct ibr_port *p = ibr_port(f, node, port);
+
+	p->width = (uint8_t)width;
+	p->speed = (uint8_t)speed;
+}
+
+void ibr_fabric_set_link_rate(struct ibr_fabric *f, uint32_t node,
+			      unsigned port, unsigned width,
+			      enum ibr_link_speed speed)
+{
+	const struct ibr_port *p = ibr_port(f, node, port);
+
+	ibr_fabric_set_rate(f, node, port, width, speed);
+	if (p->remote_node != IBR_NONE)
+		ibr_fabric_set_rate(f, p->remote_node, p->remote_port, width,
+				    speed);
+}
+
+static const char *const speed_names[IBR_SPEED_COUNT] = {
+	[IBR_SPEED_SDR] = "SDR", [IBR_SPEED_DDR] = "DDR",
+	[IBR_SPEED_QDR] = "QDR", [IBR_SPEED_FDR10] = "FDR10",
+	[IBR_SPEED_FDR] = "FDR", [IBR_SPEED_EDR] = "EDR",
+	[IBR_SPEED_HDR] = "HDR", [IBR_SPEED_NDR] = "NDR",
+};
+
+const char *ibr_speed_name(unsigned speed)
+{
+	return speed < IBR_SPEED_COUNT ? speed_names[speed] : NULL;
+}
+
+enum ibr_link_speed ibr_speed_parse(const char *s, size_t len)
+{
+	for (unsigned i = IBR_SPEED_SDR; i < IBR_SPEED_COUNT; i++)
+		if (strlen(speed_names[i]) == len &&
+		    memcmp(s, speed_names[i], len) == 0)
+			return (enum ibr_link_speed)i;
+	return IBR_SPEED_UNKNOWN;
+}
+
+void ibr_fabric_count_lids(const struct ibr_fabric *f, struct ibr_lid_count *c)
+{
+	bool any_ca = false;
+
+	memset(c, 0, sizeof(*c));
+	for (uint32_t lid = 1; lid <= f->max_lid; lid++) {
+		const struct ibr_lid_owner *o = &f->lid_owner[lid];
+		const struct ibr_port *p;
+		if (o->node == IBR_NONE) {
+			c->unowned++;
+			continue;
+		}
+		p = ibr_port(f, o->node, o->port);
+		c->owned++;
+		c->above += lid != p->base_lid;
+		if (f->nodes[o->node].type == IBR_NODE_SWITCH) {
+			c->sw++;
+			continue;
+		}
+		c->ca++;
+		if (!any_ca || p->lmc < c->lmc_min)
+			c->lmc_min = p->lmc;
+		if (!any_ca || p->lmc > c->lmc_max)
+			c->lmc_max = p->lmc;
+		any_ca = true;
+	}
+}
+
 /* FNV-1a over 64-bit words. */
 static uint64_t mix(uint64_t h, uint64_t v)
 {
