@@ -148,7 +148,7 @@ static void ds_run(struct ibr_reconf *m, const struct ibr_fabric *f,
 		ibr_result_free(&hr);
 		ibr_fabric_free(view);
 		if (prov) {
-			if (ibr_reconf_provisional(m, f, &full, &kept, &err))
+			if (ibr_reconf_change(m, f, &full, &rep, &kept, mv, &err))
 				fail_msg("%s", err.msg);
 			assert_int_equal(kept, 0);
 			ibr_result_free(&full);

@@ -119,6 +119,8 @@ enum ibr_ds_step {
 };
 
 struct ibr_reconf {
+	/* prov NULL: a single engine, a hybrid of one (no provisional pass:
+	 * its own tables after a change go the way a final pass's go) */
 	const struct ibr_engine *prov, *fin;
 	/* worker threads for the machine's own work (keeping the tables in
 	 * place, transition.h), set by the driver: 1 after init */
@@ -134,8 +136,11 @@ struct ibr_reconf {
 	uint64_t fingerprint;           /* the fabric they were made for */
 	uint64_t *root_guids;           /* the provisional pass's root set */
 	uint32_t num_roots;
+	/* the tables the way leads to: the final engine's, or, while
+	 * leg_provisional, a hybrid's provisional tables after a change */
 	struct ibr_result final;
 	bool have_final;
+	bool leg_provisional;
 	struct ibr_verify_report final_rep;
 
 	bool double_scheme;             /* set by ibr_reconf_double_scheme */
@@ -158,6 +163,14 @@ struct ibr_reconf_move {
 	 * the step tried ("" when it moved nothing or none was tried) */
 	bool blocked;
 	char finding[256];
+	/* no safe step was left: this push empties the entries that still
+	 * differ (their union with the tables in place is a part of the
+	 * tables in place, and with the target a part of the target), the
+	 * target follows whole in the next pass */
+	uint64_t emptied;
+	/* nothing of ours was in place: the first push, unchecked against
+	 * what the switches held (another SM's or engine's tables) */
+	bool first;
 };
 
 void ibr_reconf_init(struct ibr_reconf *m, const struct ibr_engine *prov,
@@ -190,15 +203,31 @@ const char *ibr_reconf_state_name(enum ibr_reconf_state s);
  * tables in place were made for another fabric. */
 bool ibr_reconf_changed(const struct ibr_reconf *m, const struct ibr_fabric *f);
 
-/* The provisional pass: r, m->prov's verified tables for f, gets the
- * columns of the tables in place that still hold on f (transition.h,
- * ibr_transition_keep; *kept counts them, 0 when keeping fails: then r
- * stays the engine's own), and becomes the tables in place; the final
- * tables are forgotten, the roots of r remembered.  State PROVISIONAL,
- * wants_reroute.  -1 (err) when out of memory: reset the machine. */
-int ibr_reconf_provisional(struct ibr_reconf *m, const struct ibr_fabric *f,
-			   struct ibr_result *r, uint32_t *kept,
-			   struct ibr_error *err);
+/* A run on a changed fabric f (ibr_reconf_changed): r are the run's
+ * verified tables for f, rep their report: a hybrid's provisional
+ * engine's, or a single engine's own (routed from the tables in place).
+ * A hybrid's r first gets the columns of the tables in place that still
+ * hold on f (transition.h, ibr_transition_keep; *kept counts them, 0 when
+ * keeping fails: then r stays the engine's own) and its roots are
+ * remembered for the final pass.  Then r is the target of the way:
+ *  - nothing of ours in place (or the Double Scheme, whose tables in
+ *    place are another half's): r goes in whole (mv->first);
+ *  - else the tables in place, mapped onto f by switch GUID and LID (what
+ *    the switches hold now, links gone and all), are where the way
+ *    starts, and it goes as a final pass's (ibr_reconf_next): one push
+ *    when the union is clean, else safe steps, else the differing
+ *    entries emptied first (mv->emptied).
+ * State once r is in place: PROVISIONAL for a hybrid (wants_reroute: the
+ * final pass), FINAL for a single engine; SAFE_STEP on the way.  r is
+ * the caller's still.  -1 (err) when out of memory: reset the machine. */
+int ibr_reconf_change(struct ibr_reconf *m, const struct ibr_fabric *f,
+		      const struct ibr_result *r,
+		      const struct ibr_verify_report *rep, uint32_t *kept,
+		      struct ibr_reconf_move *mv, struct ibr_error *err);
+
+/* The way to a hybrid's provisional tables is still being stepped: the
+ * next run continues it (ibr_reconf_next) before any final pass. */
+bool ibr_reconf_leg_provisional(const struct ibr_reconf *m);
 
 /* The final pass's root request: the provisional pass's root set, by
  * GUID (valid while m is not reset). */

@@ -119,6 +119,16 @@ int ibr_result_set_roots(struct ibr_result *r, const uint32_t *roots,
 int ibr_result_copy(struct ibr_result *dst, const struct ibr_result *src,
 		    struct ibr_error *err);
 
+/* out (uninitialised) becomes r, tables made for another fabric whose
+ * switch i has GUID guid[i], as tables of f: each switch of f that was
+ * there keeps its row (by GUID), LID by LID, as the switch holds it (an
+ * entry to a port whose link is gone leads nowhere); a new switch has no
+ * entry; the root set is mapped by GUID (roots gone are left out); no
+ * designated map. */
+int ibr_result_onto(const struct ibr_result *r, const uint64_t *guid,
+		    const struct ibr_fabric *f, struct ibr_result *out,
+		    struct ibr_error *err);
+
 /* LIDs per LinearForwardingTable block, the unit a switch's LFT is sent
  * in. */
 #define IBR_LFT_BLOCK 64

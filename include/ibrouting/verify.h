@@ -109,6 +109,14 @@ int ibr_verify_union(const struct ibr_fabric *f, const struct ibr_result *a,
 		     const struct ibr_result *b, struct ibr_verify_report *rep,
 		     struct ibr_error *err);
 
+/* As ibr_verify_union, and looping (a bit per LID, num_lids / 64 + 1
+ * words, zeroed by the caller) gets the LIDs whose union graph loops. */
+int ibr_verify_union_lids(const struct ibr_fabric *f,
+			  const struct ibr_result *a,
+			  const struct ibr_result *b,
+			  struct ibr_verify_report *rep, uint64_t *looping,
+			  struct ibr_error *err);
+
 /* Every walk delivers (whatever the dependency graph says). */
 static inline bool ibr_verify_delivers(const struct ibr_verify_report *rep)
 {

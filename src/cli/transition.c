@@ -32,19 +32,28 @@
 #include "ibrouting/double_scheme.h"
 #include "ibrouting/dump.h"
 #include "ibrouting/engine.h"
+#include "ibrouting/prior.h"
 #include "ibrouting/reconf.h"
 #include "ibrouting/verify.h"
 #include "util/parallel.h"
 #include "cli.h"
 
+/* -e: PROVISIONAL+FINAL, or one engine (a hybrid of one: its own tables
+ * after the change, the same way from the tables in place). */
 static int split_hybrid(const char *name, const struct ibr_engine **prov,
 			const struct ibr_engine **fin)
 {
 	char names[256];
 
-	if (!strchr(name, '+'))
-		return cli_fail("-e wants PROVISIONAL+FINAL, two of %s (e.g. "
-				"pira+fera)", ibr_engine_names(names, sizeof(names)));
+	if (!strchr(name, '+')) {
+		*prov = NULL;
+		*fin = ibr_engine_find(name);
+		if (!*fin)
+			return cli_fail("unknown engine \"%s\" (known: %s; or "
+					"two joined by +, e.g. pira+fera)", name,
+					ibr_engine_names(names, sizeof(names)));
+		return 0;
+	}
 	if (ibr_hybrid_split(name, strlen(name), prov, fin))
 		return cli_fail("unknown engine in \"%s\" (known: %s)", name,
 				ibr_engine_names(names, sizeof(names)));
@@ -68,9 +77,11 @@ static void print_findings(const char *what, const struct ibr_verify_report *rep
  * tables have findings (the verifier's verdict, exit status 1, as
  * `ibrouting route` gives it). */
 static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
-	       struct cli_roots *roots, const char **how, bool *provisional,
+	       const struct ibr_fabric *f_held, struct cli_roots *roots,
+	       const char **how, bool *provisional,
 	       struct ibr_reconf_move *mv, uint32_t *kept)
 {
+	struct ibr_prior prior;
 	const struct ibr_verify_options only = { .check_only = true };
 	struct cli_roots final_roots = { .port_choice = roots->port_choice,
 					 .threads = roots->threads };
@@ -85,11 +96,15 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 	roots->choice.unmeasured = !m->fin->measures_root;
 	memset(mv, 0, sizeof(*mv));
 	if (*provisional || !ibr_reconf_has_final(m)) {
-		const struct ibr_engine *e = *provisional ? m->prov : m->fin;
+		const struct ibr_engine *e = *provisional && m->prov ? m->prov :
+					     m->fin;
 		struct ibr_fabric *view = NULL;
 		const struct ibr_fabric *rf = f;
+		/* a single engine routes with the roots asked for, as after
+		 * a change; a hybrid's final pass with the provisional's */
+		bool own_roots = *provisional || !m->prov;
 
-		if (!*provisional)
+		if (!own_roots)
 			ibr_reconf_final_root(m, &final_roots.choice);
 		/* the Double Scheme routes on the run's LID half */
 		if (m->double_scheme) {
@@ -100,10 +115,18 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 			}
 			rf = view;
 		}
-		if (cli_ctx_init(rf, *provisional ? roots : &final_roots, NULL,
-				 &ctx, *provisional ? how : NULL)) {
+		if (cli_ctx_init(rf, own_roots ? roots : &final_roots, NULL,
+				 &ctx, own_roots ? how : NULL)) {
 			ibr_fabric_free(view);
 			return -1;
+		}
+		/* a single engine after a change routes from the tables in
+		 * place, as the plugin's does (prior.h) */
+		if (!m->prov && *provisional && m->have_held && f_held &&
+		    !view && ibr_engine_uses_prior(e)) {
+			prior = (struct ibr_prior){ .f = f_held, .r = &m->held,
+						    .engine = e->name };
+			ctx.prior = &prior;
 		}
 		if (ibr_route(&ctx, e, &r, &err)) {
 			ibr_ctx_free(&ctx);
@@ -132,7 +155,8 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 		}
 		ibr_fabric_free(view);
 		if (*provisional) {
-			int rc = ibr_reconf_provisional(m, f, &r, kept, &err);
+			int rc = ibr_reconf_change(m, f, &r, &rep, kept, mv,
+						   &err);
 
 			ibr_result_free(&r);
 			if (rc)
@@ -152,16 +176,19 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 static int settle(struct ibr_reconf *m, const struct ibr_fabric *f,
 		  struct cli_roots *roots)
 {
+	const struct ibr_fabric *f_held = NULL;
 	struct ibr_reconf_move mv;
 	const char *how;
 	uint32_t kept;
 	bool provisional;
 
 	do {
-		int rc = run(m, f, roots, &how, &provisional, &mv, &kept);
+		int rc = run(m, f, f_held, roots, &how, &provisional, &mv,
+			     &kept);
 
 		if (rc)
 			return rc;
+		f_held = f;
 	} while (ibr_reconf_take_reroute(m));
 	printf("before    the way on the fabric before ends %s%s%s after %u "
 	       "%s\n", ibr_reconf_state_name(m->state), m->reason ? ": " : "",
@@ -286,9 +313,27 @@ static void print_ds_step(const struct ibr_reconf *m,
 	}
 }
 
+/* A push of the way that the machine decided on a change (a single
+ * engine's first) or that empties entries first (no safe step left). */
+static void print_step(unsigned n, const struct ibr_reconf_move *mv)
+{
+	if (mv->emptied)
+		printf("step %-4u %" PRIu64 " %s emptied first (no safe step "
+		       "left%s%s): their old and new routes never mixed; the "
+		       "new tables follow whole\n", n, mv->emptied,
+		       PLURAL(mv->emptied, "entry", "entries"),
+		       mv->finding[0] ? ": " : "", mv->finding);
+	else
+		printf("step %-4u %" PRIu64 " %s moved, %" PRIu64 " %s left; "
+		       "union verified, tables verified\n", n, mv->changed,
+		       PLURAL(mv->changed, "entry", "entries"), mv->left,
+		       PLURAL(mv->left, "entry", "entries"));
+}
+
 /* The runs on f while the machine wants them; returns the exit status. */
 static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
-		struct cli_roots *roots, unsigned life)
+		const struct ibr_fabric *f_held, struct cli_roots *roots,
+		unsigned life)
 {
 	struct ibr_error err = { "" };
 	struct ibr_reconf_move mv;
@@ -312,13 +357,43 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 		}
 	}
 	do {
-		int ran = run(m, f, roots, &how, &provisional, &mv, &kept);
+		int ran = run(m, f, f_held, roots, &how, &provisional, &mv,
+			      &kept);
 
 		if (ran) {
 			rc = ran > 0 ? EXIT_FINDINGS : EXIT_USAGE;
 			break;
 		}
-		if (provisional) {
+		f_held = f;
+		if (provisional && !m->prov) {
+			/* a single engine: its tables, the way from the
+			 * tables in place (on FABRIC0's, mapped onto FABRIC) */
+			head = true;
+			ibr_roots_format(f, m->final.roots, m->final.num_roots,
+					 4, set, sizeof(set));
+			printf("passes    %s %.3f ms%s, root%s %s (%s)\n",
+			       m->fin->name, m->final.stats.compute_ms,
+			       ibr_stat_get(&m->final, "pairs kept in place",
+					    UINT64_MAX) != UINT64_MAX ?
+			       " from the tables in place" : "",
+			       m->final.num_roots > 1 ? "s" : "", set, how);
+			if (mv.first)
+				printf("union     nothing of ours in place: one "
+				       "push\n");
+			else if (mv.in_place)
+				printf("union     the tables in place already\n");
+			else if (mv.stepping)
+				print_findings("union     in place and new "
+					       "mixed:", &mv.union_rep);
+			else
+				printf("union     in place and new mixed: no "
+				       "loop, acyclic: one push, %" PRIu64
+				       " entries change\n", mv.changed);
+			if (m->state == IBR_RECONF_SAFE_STEP) {
+				pushes++;
+				print_step(pushes, &mv);
+			}
+		} else if (provisional) {
 			had_prov = true;
 			prov_ms = m->held.stats.compute_ms;
 			/* cli_ctx_init's words are overwritten by the next */
@@ -326,6 +401,33 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			if (kept)
 				printf("kept      %u LIDs kept from the tables "
 				       "in place\n", kept);
+			if (mv.stepping)
+				print_findings("union     in place and "
+					       "provisional mixed:",
+					       &mv.union_rep);
+			else if (!mv.first)
+				printf("union     in place and provisional "
+				       "mixed: no loop, acyclic: one push\n");
+			if (m->state == IBR_RECONF_SAFE_STEP)
+				print_step(++pushes, &mv);
+		} else if (m->leg_provisional || !m->have_final) {
+			/* the way to the provisional tables, after a union of
+			 * them with the tables in place that was not clean */
+			pushes++;
+			if (m->leg_provisional || mv.emptied)
+				print_step(pushes, &mv);
+			else
+				printf("step %-4u the provisional tables in "
+				       "place; the final pass next\n", pushes);
+			have_before = false;
+			ibr_result_free(&before);
+			if (ibr_result_copy(&before, &m->held, &err)) {
+				cli_error(err.msg);
+				rc = EXIT_USAGE;
+				break;
+			}
+			have_before = true;
+			continue;
 		} else if (!head) {
 			/* the first final pass: both tables known */
 			head = true;
@@ -372,7 +474,11 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			rc = EXIT_FINDINGS;
 			break;
 		}
-		if (!provisional && !mv.in_place && (mv.stepping || pushes) &&
+		if (!provisional && mv.emptied) {
+			pushes++;
+			print_step(pushes, &mv);
+			all_entries += mv.emptied;
+		} else if (!provisional && !mv.in_place && (mv.stepping || pushes) &&
 		    (m->state == IBR_RECONF_SAFE_STEP ||
 		     m->state == IBR_RECONF_FINAL)) {
 			ibr_result_difference(&before, &m->held, &entries, &blocks);
@@ -493,7 +599,7 @@ static int cmd_transition(int argc, char **argv)
 	const char *before = NULL, *dump_dir = NULL;
 	unsigned life = IBR_DS_PACKET_LIFE_DEFAULT;
 	bool double_scheme = false;
-	struct ibr_fabric *f;
+	struct ibr_fabric *f, *f0 = NULL;
 	struct ibr_reconf m;
 	int c, rc = 0;
 
@@ -556,22 +662,26 @@ static int cmd_transition(int argc, char **argv)
 	if (roots.root_given && roots.strategy_given)
 		return cli_fail("--root and --root-strategy both choose the "
 				"root: give one");
-	if (!prov)
-		return cli_fail("choose -e PROVISIONAL+FINAL (e.g. "
-				"pira+fera)");
+	if (!fin)
+		return cli_fail("choose -e ENGINE or PROVISIONAL+FINAL (e.g. "
+				"fera, pira+fera)");
 	if (optind != argc - 1)
 		return cli_fail("expected one FABRIC argument");
 	ibr_reconf_init(&m, prov, fin);
 	m.threads = ibr_threads_or_available(roots.threads);
+	if (double_scheme && !prov)
+		return cli_fail("--double-scheme takes a hybrid: each of its "
+				"engines routes one LID half");
 	if (before) {
-		f = cli_load_fabric(before, &load);
-		if (!f)
+		/* kept until the end: a single engine routes from its
+		 * tables in place after the change */
+		f0 = cli_load_fabric(before, &load);
+		if (!f0)
 			return EXIT_USAGE;
-		if (ds_flag(&m, f, double_scheme))
+		if (ds_flag(&m, f0, double_scheme))
 			rc = EXIT_USAGE;
-		else if ((rc = settle(&m, f, &roots)) != 0)
+		else if ((rc = settle(&m, f0, &roots)) != 0)
 			rc = rc > 0 ? EXIT_FINDINGS : EXIT_USAGE;
-		ibr_fabric_free(f);
 	}
 	f = rc ? NULL : cli_load_fabric(argv[optind], &load);
 	if (f && ds_flag(&m, f, double_scheme)) {
@@ -579,7 +689,7 @@ static int cmd_transition(int argc, char **argv)
 		ibr_fabric_free(f);
 	} else if (f) {
 		cli_print_fabric(argv[optind], f);
-		rc = walk(&m, f, &roots, life);
+		rc = walk(&m, f, f0, &roots, life);
 		if (rc == 0 && dump_dir)
 			rc = dump_held(dump_dir, f, &m);
 		ibr_fabric_free(f);
@@ -587,5 +697,6 @@ static int cmd_transition(int argc, char **argv)
 		rc = EXIT_USAGE;
 	}
 	ibr_reconf_reset(&m);
+	ibr_fabric_free(f0);
 	return rc;
 }

@@ -249,6 +249,11 @@ struct ibr_hybrid *ibr_hybrid_new(const struct ibr_engine *provisional,
 	return h;
 }
 
+bool ibr_hybrid_is_pair(const struct ibr_hybrid *h)
+{
+	return h->m.prov != NULL;
+}
+
 void ibr_hybrid_free(struct ibr_hybrid *h)
 {
 	if (!h)
@@ -276,6 +281,67 @@ static int take_copy(struct engine_ctx *c, const struct ibr_result *src)
 	return 0;
 }
 
+static int keep_held(struct engine_ctx *c, const char *label);
+
+/* After ibr_reconf_change or a step of the way to a hybrid's provisional
+ * tables: the tables to push are the machine's held; the INFO line says
+ * which push of the way this is and what was checked (rep: the target's
+ * report, when the target goes in now). */
+static int pushed_way(struct engine_ctx *c, const char *label,
+		      const struct ibr_verify_report *rep,
+		      const struct ibr_reconf_move *mv)
+{
+	struct ibr_reconf *m = &c->hybrid->m;
+	osm_log_t *log = &c->plugin->osm->log;
+	char text[600], step_label[256];
+
+	if (mv->stepping)
+		OSM_LOG(log, OSM_LOG_INFO, "%s: the switches may mix the tables "
+			"in place and the new ones while OpenSM sends them: %s; "
+			"going in safe steps\n", label,
+			mv->union_rep.messages[0]);
+	if (take_copy(c, &m->held))
+		return -1;
+	if (m->state == IBR_RECONF_SAFE_STEP) {
+		snprintf(step_label, sizeof(step_label), "%s, step %u", label,
+			 m->step);
+		if (mv->emptied)
+			snprintf(text, sizeof(text), "no safe step left (%s): "
+				 "%" PRIu64 " entries emptied first, their old "
+				 "and new routes never mixed; the new tables "
+				 "follow whole in the next pass", mv->finding[0] ?
+				 mv->finding : "none moves", mv->emptied);
+		else
+			snprintf(text, sizeof(text), "%" PRIu64 " entries "
+				 "moved to the new tables, %" PRIu64 " left; "
+				 "union with the tables in place verified: no "
+				 "loop, acyclic", mv->changed, mv->left);
+		return ibr_plugin_finish(c, step_label, NULL, text);
+	}
+	if (m->state == IBR_RECONF_KEPT) {
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB26: %s: %s towards the new "
+			"tables after %u steps (%" PRIu64 " entries left%s%s)\n",
+			label, m->reason, m->step, mv->left,
+			mv->finding[0] ? ": " : "", mv->finding);
+		return keep_held(c, label);
+	}
+	if (mv->first)
+		return ibr_plugin_finish(c, label, rep, NULL);
+	if (m->step > 0)
+		snprintf(step_label, sizeof(step_label), "%s, step %u, the last",
+			 label, m->step);
+	else
+		snprintf(step_label, sizeof(step_label), "%s", label);
+	if (mv->in_place)
+		snprintf(text, sizeof(text), "verified; the tables in place "
+			 "already");
+	else
+		snprintf(text, sizeof(text), "verified, and so is its union "
+			 "with the tables in place (%" PRIu64 " entries "
+			 "change): no loop, acyclic", mv->changed);
+	return ibr_plugin_finish(c, step_label, rep, text);
+}
+
 static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 {
 	struct ibr_reconf *m = &c->hybrid->m;
@@ -283,6 +349,7 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
 	char label[192];
+	struct ibr_reconf_move mv;
 	uint32_t kept;
 
 	struct ibr_fabric *view;
@@ -316,7 +383,8 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 	}
 	ibr_fabric_free(view);
 	m->threads = ibr_plugin_threads(c->plugin);
-	if (ibr_reconf_provisional(m, c->of.fabric, &c->result, &kept, &err)) {
+	if (ibr_reconf_change(m, c->of.fabric, &c->result, &rep, &kept, &mv,
+			      &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->name,
 			err.msg);
 		return -1;
@@ -325,7 +393,39 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 		snprintf(label, sizeof(label), "%s: provisional pass (%s, %u LIDs "
 			 "kept from the tables in place)", c->name,
 			 m->prov->name, kept);
-	return ibr_plugin_finish(c, label, &rep, NULL);
+	return pushed_way(c, label, &rep, &mv);
+}
+
+/* A single engine's run on a changed fabric: the engine's own tables,
+ * routed from the tables in place where it can (prior.h), go the
+ * machine's way from them (reconf.h, ibr_reconf_change). */
+static int change_pass(struct engine_ctx *c, struct ibr_root_choice *root)
+{
+	struct ibr_reconf *m = &c->hybrid->m;
+	osm_log_t *log = &c->plugin->osm->log;
+	struct ibr_error err = { "" };
+	struct ibr_verify_report rep;
+	struct ibr_reconf_move mv;
+	uint32_t kept;
+
+	ibr_plugin_warn_lmc(log, m->fin, c->plugin->osm->subn.opt.lmc);
+	if (ibr_plugin_route(c, NULL, m->fin, root, &rep, &err)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
+			c->name, err.msg);
+		return -1;
+	}
+	if (ibr_verify_findings(&rep)) {
+		ibr_plugin_log_findings(c, &rep);
+		return -1;
+	}
+	m->threads = ibr_plugin_threads(c->plugin);
+	if (ibr_reconf_change(m, c->of.fabric, &c->result, &rep, &kept, &mv,
+			      &err)) {
+		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->name,
+			err.msg);
+		return -1;
+	}
+	return pushed_way(c, c->name, &rep, &mv);
 }
 
 /* The final engine's tables for the fabric in place, once per fabric;
@@ -487,11 +587,28 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 	char label[128], text[512];
 	int rc;
 
+	if (ibr_reconf_leg_provisional(m)) {
+		/* the way to the provisional tables goes on first */
+		snprintf(label, sizeof(label), "%s: provisional pass (%s)",
+			 c->name, m->prov->name);
+		rc = ibr_reconf_next(m, c->of.fabric, &mv, &err);
+		if (rc) {
+			OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", label,
+				err.msg);
+			return m->state == IBR_RECONF_IDLE ? -1 :
+			       keep_held(c, label);
+		}
+		return pushed_way(c, label, NULL, &mv);
+	}
 	/* one orientation for both passes: the provisional pass's roots, on
-	 * the same fabric (equal fingerprints) */
-	ibr_reconf_final_root(m, root);
-	snprintf(label, sizeof(label), "%s: final pass (%s)", c->name,
-		 m->fin->name);
+	 * the same fabric (equal fingerprints); a single engine's own */
+	if (m->prov) {
+		ibr_reconf_final_root(m, root);
+		snprintf(label, sizeof(label), "%s: final pass (%s)", c->name,
+			 m->fin->name);
+	} else {
+		snprintf(label, sizeof(label), "%s", c->name);
+	}
 	if (route_final(c, root, label)) {
 		ibr_reconf_keep(m, "the final engine failed");
 		return keep_held(c, label);
@@ -574,10 +691,12 @@ int ibr_hybrid_build(struct engine_ctx *c)
 			c->name, err.msg);
 		goto fail;
 	}
-	if (ibr_reconf_changed(m, c->of.fabric))
+	if (!ibr_reconf_changed(m, c->of.fabric))
+		rc = final_pass(c, &root);
+	else if (m->prov)
 		rc = provisional_pass(c, &root);
 	else
-		rc = final_pass(c, &root);
+		rc = change_pass(c, &root);
 	if (rc == 0)
 		return 0;
 fail:

@@ -614,41 +614,7 @@ void ibr_plugin_log_findings(struct engine_ctx *c,
 	log_findings(&c->plugin->osm->log, c->name, rep);
 }
 
-static int single_run(struct engine_ctx *c)
-{
-	osm_log_t *log = &c->plugin->osm->log;
-	struct ibr_error err = { "" };
-	struct ibr_verify_report rep;
-	struct ibr_root_choice root;
-	int rc;
-
-	ibr_plugin_drop_run(c);
-	ibr_plugin_warn_lmc(log, c->engine, c->plugin->osm->subn.opt.lmc);
-	rc = ibr_plugin_model(c, &root, &err);
-	if (rc == 0)
-		rc = ibr_plugin_route(c, NULL, c->engine, &root, &rep, &err);
-	ibr_plugin_log_lidless(log, c->name, &c->of);
-	if (rc) {
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s\n",
-			c->name, err.msg);
-		goto fail;
-	}
-	if (ibr_verify_findings(&rep)) {
-		ibr_plugin_log_findings(c, &rep);
-		goto fail;
-	}
-	if (ibr_plugin_finish(c, c->name, &rep, NULL))
-		goto fail;
-	return 0;
-fail:
-	/* OpenSM falls back to another engine: no DLID of ours stays
-	 * designated (nobody would route it) */
-	ibr_sa_dlids_clear(c->plugin->sa);
-	ibr_plugin_drop_run(c);
-	return -1;
-}
-
-/* OpenSM's first callback: route (single_run, or the hybrid's pass), then
+/* OpenSM's first callback: route (a pass of the engine's machine), then
  * one INFO line for the run, named after this function in OpenSM's log
  * as administrators and our scripts know it. */
 static int build_lid_matrices(void *context)
@@ -670,7 +636,7 @@ static int build_lid_matrices(void *context)
 			ibr_plugin_drop_model(&engine_ctxs[i]);
 		}
 	c->refused_by_verifier = false;
-	if (c->hybrid ? ibr_hybrid_build(c) : single_run(c)) {
+	if (ibr_hybrid_build(c)) {
 		ibr_status_run(c->plugin, c->name, false,
 			       c->refused_by_verifier, ibr_now_ms() - t0);
 		return -1;
@@ -910,6 +876,19 @@ static void *create(osm_opensm_t *osm)
 		engine_ctxs[i].engine = ibr_engines[i];
 		snprintf(engine_ctxs[i].name, sizeof(engine_ctxs[i].name), "%s",
 			 ibr_engines[i]->name);
+		/* a single engine is a hybrid of one: every push after a
+		 * change goes the reconfiguration machine's way (reconf.h) */
+		engine_ctxs[i].hybrid = ibr_hybrid_new(NULL, ibr_engines[i]);
+		if (!engine_ctxs[i].hybrid) {
+			OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB20: ibrouting: "
+				"out of memory for %s\n", engine_ctxs[i].name);
+			for (unsigned j = 0; j < i; j++)
+				ibr_hybrid_free(engine_ctxs[j].hybrid);
+			free(p);
+			free(engine_ctxs);
+			engine_ctxs = NULL;
+			return NULL;
+		}
 	}
 	for (unsigned i = 0; ibr_default_hybrids[i]; i++)
 		add_hybrid(engine_ctxs, &n, max, ibr_default_hybrids[i],
@@ -943,7 +922,7 @@ static void *create(osm_opensm_t *osm)
 		char hybrids[256] = "";
 		size_t used = 0;
 		for (unsigned i = 0; i < n && used < sizeof(hybrids) - 1; i++)
-			if (engine_ctxs[i].hybrid)
+			if (ibr_hybrid_is_pair(engine_ctxs[i].hybrid))
 				used += (size_t)snprintf(hybrids + used,
 					sizeof(hybrids) - used, "%s%s",
 					used ? ", " : "", engine_ctxs[i].name);

@@ -115,7 +115,7 @@ struct engine_ctx {
 	struct plugin *plugin;
 	char name[64];                 /* as routing_engine names it */
 	const struct ibr_engine *engine;  /* single: the engine; hybrid: final */
-	struct ibr_hybrid *hybrid;     /* NULL for a single engine */
+	struct ibr_hybrid *hybrid;     /* its machine; a single engine's too */
 	/* The model of OpenSM's subnet: built by a run, kept for the next
 	 * ones until OpenSM's next heavy sweep (HEAVY_SWEEP_START), which
 	 * alone discovers, adds and drops switches: a re-route and a
@@ -212,6 +212,8 @@ void ibr_status_routing_done(struct plugin *p, bool ours,
 struct ibr_hybrid *ibr_hybrid_new(const struct ibr_engine *provisional,
 				  const struct ibr_engine *final);
 void ibr_hybrid_free(struct ibr_hybrid *h);
+/* A PROVISIONAL+FINAL pair, not a single engine's machine. */
+bool ibr_hybrid_is_pair(const struct ibr_hybrid *h);
 /* build_lid_matrices of a hybrid: the provisional pass after a change,
  * the final pass (or its next safe step) when the fabric is unchanged. */
 int ibr_hybrid_build(struct engine_ctx *c);

@@ -583,6 +583,7 @@ struct union_graph {
 	bool (*legal)[2];     /* ... and whether a legal route exists there */
 	struct ibr_climb climb[2]; /* a's and b's root sets, when several */
 	bool sets[2];
+	uint64_t *looping;    /* per LID a bit: its union graph loops */
 	uint8_t *color;       /* DFS: 0 white, 1 grey, 2 black */
 	uint32_t *stack;      /* DFS: switches */
 	uint8_t *edge;        /* DFS: next successor to try, per stack slot */
@@ -669,8 +670,11 @@ static void union_column(struct verifier *v, struct union_graph *u,
 	v->rep->walks += S;
 	v->rep->lids++;
 	v->rep->lids_above += is_renamed_lid(v->f, lid);
-	if (union_loop(v, u, lid))
+	if (union_loop(v, u, lid)) {
+		if (u->looping)
+			u->looping[lid / 64] |= 1ull << (lid % 64);
 		return;
+	}
 	for (uint32_t s = 0; s < S; s++)
 		for (unsigned k = 0; k < 2; k++) {
 			uint32_t t = u->next[s][k], in;
@@ -687,8 +691,17 @@ int ibr_verify_union(const struct ibr_fabric *f, const struct ibr_result *a,
 		     const struct ibr_result *b, struct ibr_verify_report *rep,
 		     struct ibr_error *err)
 {
+	return ibr_verify_union_lids(f, a, b, rep, NULL, err);
+}
+
+int ibr_verify_union_lids(const struct ibr_fabric *f,
+			  const struct ibr_result *a,
+			  const struct ibr_result *b,
+			  struct ibr_verify_report *rep, uint64_t *looping,
+			  struct ibr_error *err)
+{
 	struct verifier v = { .f = f, .r = a, .rep = rep };
-	struct union_graph u = { 0 };
+	struct union_graph u = { .looping = looping };
 	uint32_t S = f->num_switches, C = f->sw_adj_start[S];
 	int rc = -1;
 

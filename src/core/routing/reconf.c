@@ -73,6 +73,7 @@ static void forget_final(struct ibr_reconf *m)
 	if (m->have_final)
 		ibr_result_free(&m->final);
 	m->have_final = false;
+	m->leg_provisional = false;
 	m->step = 0;
 	m->ds_step = IBR_DS_NONE;
 }
@@ -181,23 +182,73 @@ static int remember_roots(struct ibr_reconf *m, const struct ibr_fabric *f,
 	return 0;
 }
 
-int ibr_reconf_provisional(struct ibr_reconf *m, const struct ibr_fabric *f,
-			   struct ibr_result *r, uint32_t *kept,
-			   struct ibr_error *err)
+/* The tables in place, made for another fabric, become tables of f, as
+ * the switches hold them (ibr_result_onto). */
+static int held_onto(struct ibr_reconf *m, const struct ibr_fabric *f,
+		     struct ibr_error *err)
 {
+	struct ibr_result on;
+	int rc;
+
+	if (ibr_result_onto(&m->held, m->held_guid, f, &on, err))
+		return -1;
+	rc = hold(m, f, &on, err);
+	ibr_result_free(&on);
+	return rc;
+}
+
+int ibr_reconf_change(struct ibr_reconf *m, const struct ibr_fabric *f,
+		      const struct ibr_result *r,
+		      const struct ibr_verify_report *rep, uint32_t *kept,
+		      struct ibr_reconf_move *mv, struct ibr_error *err)
+{
+	bool hybrid = m->prov != NULL;
+	struct ibr_result target;
+
+	memset(mv, 0, sizeof(*mv));
+	*kept = 0;
 	forget_final(m);
 	m->wants_reroute = false;
 	m->reason = NULL;
-	/* with the Double Scheme the tables in place hold another half's
-	 * function: nothing of them fits r's half */
-	*kept = m->double_scheme ? 0 : keep_columns(m, f, r);
-	if (hold(m, f, r, err) || remember_roots(m, f, r, err)) {
+	if (ibr_result_copy(&target, r, err)) {
 		ibr_reconf_reset(m);
 		return -1;
 	}
-	m->state = IBR_RECONF_PROVISIONAL;
-	m->wants_reroute = true;
-	return 0;
+	/* with the Double Scheme the tables in place hold another half's
+	 * function: nothing of them fits r's half */
+	if (hybrid && !m->double_scheme)
+		*kept = keep_columns(m, f, &target);
+	if (hybrid && remember_roots(m, f, &target, err))
+		goto fail;
+	if (!m->have_held || m->double_scheme) {
+		mv->first = !m->have_held;
+		mv->changed = (uint64_t)target.num_switches * target.num_lids;
+		if (hold(m, f, &target, err))
+			goto fail;
+		if (hybrid) {
+			ibr_result_free(&target);
+			m->state = IBR_RECONF_PROVISIONAL;
+			m->wants_reroute = true;
+			return 0;
+		}
+		ibr_reconf_set_final(m, &target, rep);
+		m->state = IBR_RECONF_FINAL;
+		return 0;
+	}
+	if (held_onto(m, f, err))
+		goto fail;
+	ibr_reconf_set_final(m, &target, rep);
+	m->leg_provisional = hybrid;
+	return ibr_reconf_next(m, f, mv, err);
+fail:
+	ibr_result_free(&target);
+	ibr_reconf_reset(m);
+	return -1;
+}
+
+bool ibr_reconf_leg_provisional(const struct ibr_reconf *m)
+{
+	return m->leg_provisional;
 }
 
 void ibr_reconf_final_root(const struct ibr_reconf *m,
@@ -222,7 +273,10 @@ void ibr_reconf_set_final(struct ibr_reconf *m, struct ibr_result *r,
 		ibr_result_free(&m->final);
 	m->final = *r;
 	m->have_final = true;
-	m->final_rep = *rep;
+	if (rep)
+		m->final_rep = *rep;
+	else
+		memset(&m->final_rep, 0, sizeof(m->final_rep));
 	memset(r, 0, sizeof(*r));
 }
 
@@ -239,9 +293,104 @@ static int arrive(struct ibr_reconf *m, const struct ibr_fabric *f,
 {
 	if (hold(m, f, &m->final, err))
 		return -1;
-	m->state = IBR_RECONF_FINAL;
 	m->reason = NULL;
+	if (m->leg_provisional) {
+		/* a hybrid's provisional tables in place: its final pass
+		 * next, the final engine's tables yet to be routed */
+		forget_final(m);
+		m->state = IBR_RECONF_PROVISIONAL;
+		m->wants_reroute = true;
+		return 0;
+	}
+	m->state = IBR_RECONF_FINAL;
 	m->wants_reroute = false;
+	return 0;
+}
+
+/* No safe step is left: the entries that still differ from the target
+ * are emptied (IBR_NO_PATH) in this push, and the target follows whole.
+ * Both unions are safe by construction: this push's with the tables in
+ * place has only their edges (whatever it holds, the switches hold
+ * already), the next one's with the target only the target's (checked
+ * then, as any push).  The price: packets to those entries are dropped
+ * until the next pass.  Where only some LIDs' mixed walks loop (the
+ * union has no credit loop), only those LIDs are emptied and the others
+ * take the target's entries at once, when that union checks clean. */
+/* t (a copy of the target): the target where a LID's union graph does
+ * not loop (looping NULL: nowhere), elsewhere the tables in place with
+ * the entries that differ from the target emptied; *emptied counts
+ * them. */
+static void emptied_tables(const struct ibr_reconf *m, const uint64_t *looping,
+			   struct ibr_result *t, uint64_t *emptied)
+{
+	uint32_t S = m->held.num_switches;
+
+	*emptied = 0;
+	for (ibr_lid_t lid = 0; lid < m->held.num_lids; lid++) {
+		const uint8_t *h = ibr_column(&m->held, lid);
+		const uint8_t *g = ibr_column(&m->final, lid);
+		uint8_t *c = ibr_column(t, lid);
+		bool loops = !looping || (looping[lid / 64] >> (lid % 64) & 1);
+
+		for (uint32_t s = 0; s < S; s++) {
+			c[s] = loops && h[s] != g[s] ? IBR_NO_PATH : g[s];
+			*emptied += loops && h[s] != g[s] &&
+				    h[s] != IBR_NO_PATH;
+		}
+	}
+}
+
+static int empty_first(struct ibr_reconf *m, const struct ibr_fabric *f,
+		       struct ibr_reconf_move *mv, struct ibr_error *err)
+{
+	struct ibr_verify_report rep;
+	struct ibr_result t;
+	uint64_t emptied = 0, *looping;
+	bool some = false;
+
+	if (ibr_result_copy(&t, &m->final, err))
+		return -1;
+	/* first only the LIDs whose mixed walks loop, when the union has no
+	 * credit loop: the others go to the target in this push, if the
+	 * union of the tables in place and that push is clean */
+	looping = calloc(m->held.num_lids / 64 + 1, sizeof(*looping));
+	if (!looping) {
+		ibr_result_free(&t);
+		return ibr_error_set(err, "out of memory for %u LIDs",
+				     m->held.num_lids);
+	}
+	if (ibr_verify_union_lids(f, &m->held, &m->final, &rep, looping, err)) {
+		free(looping);
+		ibr_result_free(&t);
+		return -1;
+	}
+	if (rep.loops && !rep.cycles) {
+		emptied_tables(m, looping, &t, &emptied);
+		if (ibr_verify_union(f, &m->held, &t, &rep, err)) {
+			free(looping);
+			ibr_result_free(&t);
+			return -1;
+		}
+		some = ibr_verify_findings(&rep) == 0;
+	}
+	free(looping);
+	if (!some)
+		emptied_tables(m, NULL, &t, &emptied);
+	/* a part of the target's entries (and holes): judged, as the target
+	 * is, under its root set */
+	if (ibr_result_set_roots(&t, m->final.roots, m->final.num_roots, err) ||
+	    hold(m, f, &t, err)) {
+		ibr_result_free(&t);
+		return -1;
+	}
+	ibr_result_free(&t);
+	ibr_result_difference(&m->held, &m->final, &mv->left, NULL);
+	mv->emptied = emptied;
+	mv->changed = emptied;
+	m->step++;
+	m->state = IBR_RECONF_SAFE_STEP;
+	m->reason = NULL;
+	m->wants_reroute = true;
 	return 0;
 }
 
@@ -291,9 +440,7 @@ static int step(struct ibr_reconf *m, const struct ibr_fabric *f,
 			snprintf(mv->finding, sizeof(mv->finding), "%s",
 				 why->messages[0]);
 		ibr_result_free(&next);
-		mv->blocked = true;
-		ibr_reconf_keep(m, "no safe step left");
-		return 0;
+		return empty_first(m, f, mv, err);
 	}
 	mv->changed = moved;
 	m->step++;

@@ -231,3 +231,39 @@ void ibr_result_difference(const struct ibr_result *a,
 	if (blocks)
 		*blocks = nb;
 }
+
+int ibr_result_onto(const struct ibr_result *r, const uint64_t *guid,
+		    const struct ibr_fabric *f, struct ibr_result *out,
+		    struct ibr_error *err)
+{
+	uint32_t lids = r->num_lids < f->max_lid + 1u ? r->num_lids :
+			f->max_lid + 1u, *roots, n = 0;
+	int rc;
+
+	if (ibr_result_init(out, f, err))
+		return -1;
+	for (uint32_t i = 0; i < r->num_switches; i++) {
+		uint32_t node = ibr_fabric_find_guid(f, guid[i]), s;
+		if (node == IBR_NONE || f->nodes[node].type != IBR_NODE_SWITCH)
+			continue;
+		s = f->nodes[node].sw_index;
+		for (ibr_lid_t lid = 1; lid < lids; lid++)
+			ibr_set_entry(out, s, lid, ibr_entry(r, i, lid));
+	}
+	roots = malloc((r->num_roots ? r->num_roots : 1) * sizeof(*roots));
+	if (!roots) {
+		ibr_result_free(out);
+		return ibr_error_set(err, "out of memory for %u roots",
+				     r->num_roots);
+	}
+	for (uint32_t k = 0; k < r->num_roots; k++) {
+		uint32_t node = ibr_fabric_find_guid(f, guid[r->roots[k]]);
+		if (node != IBR_NONE && f->nodes[node].type == IBR_NODE_SWITCH)
+			roots[n++] = f->nodes[node].sw_index;
+	}
+	rc = ibr_result_set_roots(out, roots, n, err);
+	free(roots);
+	if (rc)
+		ibr_result_free(out);
+	return rc;
+}
