@@ -115,6 +115,30 @@ wait_pushed() {
 	return 1
 }
 
+# way_done LOG ENGINE: ENGINE's last routing run in LOG ended its way
+# (reconf.h: a single engine's tables, or a hybrid's final ones, in
+# place): its INFO line is neither a step still on the way (", step N"
+# without ", the last") nor a provisional pass, and OpenSM configured the
+# tables after it
+way_done() {
+	awk -v e="$2" '
+		index($0, "build_lid_matrices: " e) && index($0, " switches, ") {
+			pending = ($0 ~ /, step [0-9]+:/ || $0 ~ /provisional pass/); cfg = 0; seen = 1; next
+		}
+		/tables configured on all switches|REROUTE COMPLETE|SUBNET UP/ { cfg = 1 }
+		END { exit !(seen && cfg && !pending) }' "$1" 2>/dev/null
+}
+
+# wait_way_done LOG ENGINE [LIMIT]: until way_done, at most LIMIT seconds
+# (default 120)
+wait_way_done() {
+	for _ in $(seq 1 $((${3:-120} * 5))); do
+		way_done "$1" "$2" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 opensm_stop() {
 	kill -INT "$OSM_PID" 2>/dev/null || true
 	wait "$OSM_PID" 2>/dev/null || true

@@ -12,7 +12,9 @@
 #     minhop) and logged no error, the root is the next link of the chain
 #     (the SM's switch); the tables read back from the switches (dump_fts)
 #     verify (`ibrouting verify`: no loop, all delivered, acyclic),
-#     ibdmchk finds no credit loop in OpenSM's dump of them (opensm.fdbs),
+#     ibdmchk finds no credit loop in the plugin's dump of them (opensm.fdbs;
+#     OpenSM writes its own at a heavy sweep, not at the re-route that
+#     ends a way in steps),
 #     and they equal `ibrouting
 #     route --root 0x200003` offline on the fabric OpenSM then saw, whose
 #     own chain passes over the missing GUID the same way;
@@ -58,8 +60,8 @@ now() { date +%s.%N; }
 # the subnet up, its dumps of the new fabric written.  Sets dir, seconds.
 kill_root() {
 	dir=$TMP/$1
-	mkdir -p "$dir/dump"
-	printf '%s\n' "$3" > "$dir/plugin.conf"
+	mkdir -p "$dir/dump" "$dir/ours/dump"
+	printf '%s\ndump_dir %s/ours/dump\n' "$3" "$dir" > "$dir/plugin.conf"
 	IBROUTING_CONF=$dir/plugin.conf OSM_DEBUG=0x43 opensm_daemon "$dir" "$2" \
 		"$(printf 'sweep_interval 1\nroot_guid_file %s\ndump_files_dir %s/dump/' "$TMP/roots" "$dir")" ||
 		{ flunk "$1: OpenSM did not come up"; return 1; }
@@ -85,6 +87,11 @@ kill_root() {
 		flunk "$1: no re-route within a minute of the unlink"
 		return 1
 	fi
+	# a single engine's way after the change (reconf.h): a step first
+	# when its union with the tables in place is not clean
+	case $2 in *+*) ;; *) wait_way_done "$dir/osm.log" "$2" ||
+		{ flunk "$1: the way after the unlink did not end"; return 1; } ;;
+	esac
 	seconds=$(echo "$t0 $(now)" | awk '{ printf "%.1f", $2 - $1 }')
 	# the dumps of that sweep, written once the subnet is up
 	for _ in $(seq 1 50); do
@@ -131,8 +138,8 @@ for engine in pira fera; do
 		"the dead root is named and passed over"
 	routed=$(count "$engine tables configured on all switches" "$dir/osm.log")
 	if [ "$routed" -ge 2 ] && ! grep -q "building routing with 'minhop'" "$dir/osm.log" &&
-	   [ "$(grep "build_lid_matrices: $engine: " "$dir/osm.log" | tail -n 1 | grep -c "root $sm_switch")" = 1 ]; then
-		pass "$name: re-routed by $engine in ${seconds} s from the unlink, root $sm_switch, no minhop: $(grep "build_lid_matrices: $engine: " "$dir/osm.log" | tail -n 1 | sed "s/.*build_lid_matrices: $engine: //" | cut -c1-80)"
+	   [ "$(grep "build_lid_matrices: $engine[:,].* switches, " "$dir/osm.log" | tail -n 1 | grep -c "root $sm_switch")" = 1 ]; then
+		pass "$name: re-routed by $engine in ${seconds} s from the unlink, root $sm_switch, no minhop: $(grep "build_lid_matrices: $engine[:,].* switches, " "$dir/osm.log" | tail -n 1 | sed "s/.*build_lid_matrices: //" | cut -c1-80)"
 	else
 		flunk "$name: not re-routed by $engine from $sm_switch"
 		grep -E "ERR|building routing|tables configured|build_lid_matrices" "$dir/osm.log" | tail -8 | sed 's/^/# /'
@@ -152,12 +159,14 @@ for engine in pira fera; do
 		flunk "$name: tables read back: $findings findings, $cycles dependency cycles"
 		grep -E "^verify|^  " "$dir/readback/verify.out" | head -5 | sed 's/^/# /'
 	fi
-	ibdmchk_osm_dump "$dir"
-	if grep -q "no credit loops found" "$dir/ibdmchk.out" && ! grep -q -- "-E-" "$dir/ibdmchk.out"; then
-		pass "$name: ibdmchk: $(grep -o 'Scanned:[0-9]* CA to CA paths' "$dir/ibdmchk.out"), no credit loops found"
+	# the plugin's dumps of its last push: OpenSM writes its own at a
+	# heavy sweep, not at the re-route that ends a way in steps
+	ibdmchk_osm_dump "$dir/ours"
+	if grep -q "no credit loops found" "$dir/ours/ibdmchk.out" && ! grep -q -- "-E-" "$dir/ours/ibdmchk.out"; then
+		pass "$name: ibdmchk: $(grep -o 'Scanned:[0-9]* CA to CA paths' "$dir/ours/ibdmchk.out"), no credit loops found"
 	else
 		flunk "$name: ibdmchk reports problems:"
-		grep -E -- "-E-|-W-|credit" "$dir/ibdmchk.out" | head -10 | sed 's/^/# /'
+		grep -E -- "-E-|-W-|credit" "$dir/ours/ibdmchk.out" | head -10 | sed 's/^/# /'
 	fi
 	# the tool's chain on the fabric OpenSM saw: the same GUID passed over
 	sm=$(sm_node_guid "$dir/dump/opensm-subnet.lst")

@@ -283,6 +283,18 @@ static int take_copy(struct engine_ctx *c, const struct ibr_result *src)
 
 static int keep_held(struct engine_ctx *c, const char *label);
 
+/* " , step N..." after the label in buf (len bytes in all). */
+static void append(char *buf, size_t len, const char *fmt, unsigned n)
+	__attribute__((format(printf, 3, 0)));
+
+static void append(char *buf, size_t len, const char *fmt, unsigned n)
+{
+	size_t used = strlen(buf);
+
+	if (used < len)
+		snprintf(buf + used, len - used, fmt, n);
+}
+
 /* After ibr_reconf_change or a step of the way to a hybrid's provisional
  * tables: the tables to push are the machine's held; the INFO line says
  * which push of the way this is and what was checked (rep: the target's
@@ -584,7 +596,7 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 	osm_log_t *log = &c->plugin->osm->log;
 	struct ibr_error err = { "" };
 	struct ibr_reconf_move mv;
-	char label[128], text[512];
+	char label[192], text[512];
 	int rc;
 
 	if (ibr_reconf_leg_provisional(m)) {
@@ -643,9 +655,8 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 			 * that agrees */
 			return ibr_plugin_finish(c, label, &m->final_rep, NULL);
 		if (m->step > 0)
-			snprintf(label, sizeof(label), "%s: final pass (%s), "
-				 "step %u, the last", c->name, m->fin->name,
-				 m->step);
+			append(label, sizeof(label), ", step %u, the last",
+			       m->step);
 		snprintf(text, sizeof(text), "verified, and so is its union with "
 			 "the tables in place (%" PRIu64 " entries change): no "
 			 "loop, acyclic", mv.changed);
@@ -653,8 +664,7 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 	case IBR_RECONF_SAFE_STEP:
 		if (take_copy(c, &m->held))
 			return -1;
-		snprintf(label, sizeof(label), "%s: final pass (%s), step %u",
-			 c->name, m->fin->name, m->step);
+		append(label, sizeof(label), ", step %u", m->step);
 		snprintf(text, sizeof(text), "%" PRIu64 " entries moved to the "
 			 "final tables, %" PRIu64 " left; union with the tables "
 			 "in place verified: no loop, acyclic", mv.changed,
