@@ -1,20 +1,30 @@
 /*
- * reconf.h - the reconfiguration state machine of a hybrid engine
- * (PROVISIONAL+FINAL, PIRa paper §3.4): which tables go to the switches
- * at each routing run, from a topology change to the final engine's
- * tables.  One machine, two drivers: the plugin (each run an OpenSM
- * routing pass, wants_reroute asking OpenSM for the next one) and
- * `ibrouting transition` offline, so the tool does what OpenSM does.
+ * reconf.h - the reconfiguration state machine: which tables go to the
+ * switches at each routing run, from a topology change to the engine's
+ * tables, for every engine of ours: a hybrid (PROVISIONAL+FINAL, PIRa
+ * paper §3.4) and a single engine alike (a hybrid of one, prov NULL).
+ * One machine, two drivers: the plugin (each run an OpenSM routing pass,
+ * wants_reroute asking OpenSM for the next one) and `ibrouting
+ * transition` offline, so the tool does what OpenSM does.  No push after
+ * a change goes unchecked: every push's union with the tables in place
+ * (what switches hold while OpenSM sends it) is verified, or the push is
+ * a safe step, or it only empties entries (ibr_reconf_change).
  *
  * The caller routes (engines, root resolution, verification of one
  * engine's tables, logging are its); the machine decides what a run is
  * and what it pushes:
  *
- *   ibr_reconf_changed(m, f)   a run on f is a provisional pass: the
- *                              caller routes m->prov, verifies, and hands
- *                              the tables to ibr_reconf_provisional()
- *                              (columns of the tables in place kept where
- *                              they still hold; state PROVISIONAL);
+ *   ibr_reconf_changed(m, f)   a run on a changed fabric: the caller
+ *                              routes m->prov (a single engine: m->fin,
+ *                              from the tables in place), verifies, and
+ *                              hands the tables to ibr_reconf_change()
+ *                              (a hybrid's columns of the tables in place
+ *                              kept where they still hold; one push or
+ *                              steps from the tables in place; state
+ *                              PROVISIONAL, FINAL or SAFE_STEP);
+ *   ibr_reconf_leg_provisional the way to a hybrid's provisional tables
+ *                              goes on: ibr_reconf_next() without
+ *                              routing;
  *   otherwise                  a final pass: unless ibr_reconf_has_final(),
  *                              the caller routes m->fin from the
  *                              provisional pass's roots

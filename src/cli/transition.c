@@ -2,7 +2,7 @@
  * transition.c - `ibrouting transition`: what a hybrid engine does inside
  * OpenSM after a topology change, offline (see ibrouting(1)).
  *
- *   ibrouting transition -e PROVISIONAL+FINAL [--lmc N] [--root GUID]
+ *   ibrouting transition -e ENGINE|PROVISIONAL+FINAL [--lmc N] [--root GUID]
  *                        [--root-strategy S] [--root-fallback next|refuse]
  *                        [--sm GUID] [--before FABRIC0] [--dump-dir DIR]
  *                        FABRIC
@@ -555,8 +555,9 @@ static int ds_flag(struct ibr_reconf *m, const struct ibr_fabric *f, bool on)
 }
 
 static const struct cli_option transition_options[] = {
-	{ "engine", 'e', 'e', "PROVISIONAL+FINAL", "the hybrid: two engines "
-	  "joined by + (ibrouting engines lists them); required" },
+	{ "engine", 'e', 'e', "ENGINE|PROVISIONAL+FINAL", "one engine (a "
+	  "hybrid of one), or two joined by + (ibrouting engines lists "
+	  "them); required" },
 	{ "lmc", 0, 'l', "N", "the subnet's LMC, 0..7 (default: the file's, "
 	  "else 0), as route's" },
 	CLI_ROOT_OPTIONS,
@@ -581,13 +582,14 @@ static const struct cli_option transition_options[] = {
 };
 
 const struct cli_command cli_transition = {
-	"transition", cmd_transition, "-e PROVISIONAL+FINAL [options] FABRIC",
-	"A hybrid engine's way after a change, offline: both tables, their "
-	"union, the safe steps.\nRuns the plugin's reconfiguration state "
-	"machine on FABRIC: the provisional pass, then the\nfinal pass in one "
-	"push or in safe steps, every union of consecutive tables checked.\nExit status 0: the final tables reached, every check "
-	"clean; 1: a check failed or no safe\nstep is left; 2: bad usage or "
-	"input.",
+	"transition", cmd_transition, "-e ENGINE|PROVISIONAL+FINAL [options] "
+	"FABRIC",
+	"An engine's way after a change, offline: the tables, their union, "
+	"the steps.\nRuns the plugin's reconfiguration state machine on "
+	"FABRIC: a hybrid's provisional pass,\nthen the final tables in one "
+	"push or in steps, every union of consecutive tables checked.\nExit "
+	"status 0: the final tables reached, every check clean; 1: a check "
+	"failed or the\nway is blocked; 2: bad usage or input.",
 	transition_options, cli_fabric_help,
 };
 
