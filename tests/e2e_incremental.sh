@@ -108,10 +108,12 @@ final_blocks() {
 quiet() {
 	end=$(( $(date +%s) + $2 ))
 	while wait_settled "$1" $((end - $(date +%s))); do
-		case $engine in *+*) ;; *) return 0 ;; esac
+		# a pass still due: a hybrid's final pass, or the next push of
+		# any engine's way after a change (reconf.h)
 		awk -v m="$1" -v e="$engine" 'NR <= m { next }
-			index($0, "build_lid_matrices: " e ": ") && / switches, / { due = 0 }
-			/ final pass in [0-9]+ ms/ { due = 1 }
+			(index($0, "build_lid_matrices: " e ": ") ||
+			 index($0, "build_lid_matrices: " e ", ")) && / switches, / { due = 0 }
+			/ final pass in [0-9]+ ms|asking OpenSM for a re-route/ { due = 1 }
 			END { exit due }' "$dir/osm.log" && return 0
 		sleep 0.2
 	done
@@ -159,7 +161,7 @@ session() {
 		switch_lfts > "$dir/after.lft"
 		dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/ours.lft"
 		"$IBROUTING" verify "$dir/ours" > "$dir/verify.out" 2>&1 || true
-		run=$(grep "build_lid_matrices: $engine: " "$dir/since" | grep ' switches, ' | tail -n 1 | sed 's/.*build_lid_matrices: //')
+		run=$(grep "build_lid_matrices: $engine[:,]" "$dir/since" | grep ' switches, ' | tail -n 1 | sed 's/.*build_lid_matrices: //')
 		set -- $(changed "$dir/before.lft" "$dir/after.lft")
 		why=
 		grep -q "building routing with 'minhop'" "$dir/since" && why="fell back to minhop"

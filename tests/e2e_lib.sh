@@ -123,7 +123,9 @@ wait_pushed() {
 way_done() {
 	awk -v e="$2" '
 		index($0, "build_lid_matrices: " e) && index($0, " switches, ") {
-			pending = ($0 ~ /, step [0-9]+:/ || $0 ~ /provisional pass/); cfg = 0; seen = 1; next
+			pending = ($0 ~ /, step [0-9]+:/ ||
+				   index($0, "build_lid_matrices: " e ": provisional pass"))
+			cfg = 0; seen = 1; next
 		}
 		/tables configured on all switches|REROUTE COMPLETE|SUBNET UP/ { cfg = 1 }
 		END { exit !(seen && cfg && !pending) }' "$1" 2>/dev/null

@@ -235,6 +235,11 @@ int ibr_reconf_change(struct ibr_reconf *m, const struct ibr_fabric *f,
 		      const struct ibr_verify_report *rep, uint32_t *kept,
 		      struct ibr_reconf_move *mv, struct ibr_error *err);
 
+/* On the same fabric, out of a way (FINAL or KEPT): the target is
+ * forgotten, so the caller routes again (a single engine, whose options
+ * may have changed; the same tables are found in place). */
+void ibr_reconf_route_again(struct ibr_reconf *m);
+
 /* The way to a hybrid's provisional tables is still being stepped: the
  * next run continues it (ibr_reconf_next) before any final pass. */
 bool ibr_reconf_leg_provisional(const struct ibr_reconf *m);

@@ -45,6 +45,7 @@
 
 #include <complib/cl_timer.h>
 
+#include "ibrouting/check.h"
 #include "ibrouting/reconf.h"
 #include "plugin.h"
 #include "util/timer.h"
@@ -295,6 +296,18 @@ static void append(char *buf, size_t len, const char *fmt, unsigned n)
 		snprintf(buf + used, len - used, fmt, n);
 }
 
+/* The run's tables are the tables in place already: the INFO line says
+ * how they were checked, and that nothing changes. */
+static int finish_in_place(struct engine_ctx *c, const char *label,
+			   const struct ibr_verify_report *rep)
+{
+	char text[300];
+
+	snprintf(text, sizeof(text), "%s; the tables in place already",
+		 ibr_check_verdict_text((enum ibr_check_verdict)c->check_kind));
+	return ibr_plugin_finish(c, label, rep, text);
+}
+
 /* After ibr_reconf_change or a step of the way to a hybrid's provisional
  * tables: the tables to push are the machine's held; the INFO line says
  * which push of the way this is and what was checked (rep: the target's
@@ -345,8 +358,7 @@ static int pushed_way(struct engine_ctx *c, const char *label,
 	else
 		snprintf(step_label, sizeof(step_label), "%s", label);
 	if (mv->in_place)
-		snprintf(text, sizeof(text), "verified; the tables in place "
-			 "already");
+		return finish_in_place(c, step_label, rep);
 	else
 		snprintf(text, sizeof(text), "verified, and so is its union "
 			 "with the tables in place (%" PRIu64 " entries "
@@ -621,7 +633,14 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 	} else {
 		snprintf(label, sizeof(label), "%s", c->name);
 	}
+	if (!m->prov)
+		/* a single engine routes every run (its options may have
+		 * changed); the same tables are in place already */
+		ibr_reconf_route_again(m);
 	if (route_final(c, root, label)) {
+		if (!m->prov)
+			/* as every engine of OpenSM's: OpenSM falls back */
+			return -1;
 		ibr_reconf_keep(m, "the final engine failed");
 		return keep_held(c, label);
 	}
@@ -653,7 +672,7 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 		if (mv.in_place)
 			/* a sweep after the last step, or a final engine
 			 * that agrees */
-			return ibr_plugin_finish(c, label, &m->final_rep, NULL);
+			return finish_in_place(c, label, &m->final_rep);
 		if (m->step > 0)
 			append(label, sizeof(label), ", step %u, the last",
 			       m->step);

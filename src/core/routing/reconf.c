@@ -246,6 +246,12 @@ fail:
 	return -1;
 }
 
+void ibr_reconf_route_again(struct ibr_reconf *m)
+{
+	if (m->state == IBR_RECONF_FINAL || m->state == IBR_RECONF_KEPT)
+		forget_final(m);
+}
+
 bool ibr_reconf_leg_provisional(const struct ibr_reconf *m)
 {
 	return m->leg_provisional;
