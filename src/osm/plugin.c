@@ -90,7 +90,7 @@ static void keep_prior(struct engine_ctx *c)
 	if (!e || !c->routed)
 		return;
 	ibr_plugin_drop_prior(c);
-	if (!ibr_engine_uses_prior(e))
+	if (!e->routes_from_tables_in_place)
 		return;     /* pira: nothing would read it */
 	c->prior_fabric = c->of.fabric;
 	c->prior_result = c->result;

@@ -1481,5 +1481,7 @@ const struct ibr_engine ibr_engine_fera = {
 	.options = fera_options,
 	.summary = "fully explicit up/down routing (FERa)",
 	.measures_root = true,
+	.routes_from_tables_in_place = true,
 	.route = fera_route,
+	.route_afresh = ibr_fera_route_afresh,
 };
