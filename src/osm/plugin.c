@@ -429,9 +429,7 @@ unsigned ibr_plugin_threads(const struct plugin *p)
 }
 
 /* The check policy (check.h, verify_method) on c->result; a failed
- * certificate that the full check overrules is a WRN line.  The test
- * hook IBROUTING_TEST_CERTIFY_ROOT judges under another root's
- * orientation, so that sound tables fail the certificate. */
+ * certificate that the full check overrules is a WRN line. */
 static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,
 			const struct ibr_engine *e,
 			struct ibr_verify_report *rep,
@@ -440,24 +438,10 @@ static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,
 	enum ibr_check_method method =
 		c->plugin->opts.conf.verify_method == IBR_VERIFY_CERTIFICATE ?
 		IBR_CHECK_CERTIFICATE : IBR_CHECK_FULL;
-	struct ibr_result *r = &c->result;
-	uint32_t root = r->root, *roots = r->roots, num_roots = r->num_roots;
-	uint32_t n = ibr_fabric_find_guid(f, c->plugin->test_certify_root);
 	struct ibr_check check;
-	int rc;
 
-	if (c->plugin->test_certify_root && n != IBR_NONE &&
-	    f->nodes[n].type == IBR_NODE_SWITCH) {
-		r->root = f->nodes[n].sw_index;
-		r->roots = NULL;
-		r->num_roots = 0;
-	}
-	rc = ibr_check_tables(f, r, e, method, ibr_plugin_threads(c->plugin),
-			      &check, err);
-	r->root = root;
-	r->roots = roots;
-	r->num_roots = num_roots;
-	if (rc)
+	if (ibr_check_tables(f, &c->result, e, method,
+			     ibr_plugin_threads(c->plugin), &check, err))
 		return -1;
 	if (check.verdict == IBR_FULL_AFTER_CERT)
 		OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "WRN IB17: %s: the "
@@ -900,9 +884,6 @@ static void *create(osm_opensm_t *osm)
 		return NULL;
 	}
 	p->osm = osm;
-	if (getenv("IBROUTING_TEST_CERTIFY_ROOT"))
-		p->test_certify_root = strtoull(getenv("IBROUTING_TEST_CERTIFY_ROOT"),
-						NULL, 0);
 	ibr_plugin_options_load(&p->opts, &osm->log);
 	if (p->opts.conf.sa_designated_dlids)
 		p->sa = ibr_sa_dlids_install(osm);
