@@ -765,39 +765,6 @@ static void destroy_engine(void *context)
 	ibr_plugin_drop_model(context);
 }
 
-/* ---- the benchmark's calibration engine -------------------------------- */
-
-/* `zero-cost`, registered only when IBROUTING_BENCH_ZERO_COST is set: it
- * computes nothing and fills every new_lft with port 1, so OpenSM's own
- * share of the routing window (framing, LFT distribution) can be measured
- * apart from any engine's.  Its tables are not routes: never for use. */
-static int zero_cost_matrices(void *context)
-{
-	(void)context;
-	return 0;
-}
-
-static int zero_cost_tables(void *context)
-{
-	struct plugin *p = context;
-	cl_qmap_t *tbl = &p->osm->subn.sw_guid_tbl;
-
-	for (cl_map_item_t *i = cl_qmap_head(tbl); i != cl_qmap_end(tbl);
-	     i = cl_qmap_next(i)) {
-		osm_switch_t *sw = (osm_switch_t *)i;
-		memset(sw->new_lft + 1, 1, sw->max_lid_ho);
-	}
-	return 0;
-}
-
-static int zero_cost_setup(osm_routing_engine_t *re, osm_opensm_t *osm)
-{
-	(void)osm;
-	re->build_lid_matrices = zero_cost_matrices;
-	re->ucast_build_fwd_tables = zero_cost_tables;
-	return 0;
-}
-
 /* ---- registration ------------------------------------------------------ */
 
 static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in,
@@ -911,14 +878,6 @@ static void *create(osm_opensm_t *osm)
 			OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB21: ibrouting: "
 				"cannot register routing engine %s\n",
 				engine_ctxs[i].name);
-	}
-	if (getenv("IBROUTING_BENCH_ZERO_COST")) {
-		external_routing_engine_module_t m = {
-			.name = "zero-cost", .setup = zero_cost_setup,
-		};
-		osm_register_external_routing_engine(osm, &m, p);
-		OSM_LOG(&osm->log, OSM_LOG_INFO, "ibrouting: benchmark engine "
-			"zero-cost registered (IBROUTING_BENCH_ZERO_COST)\n");
 	}
 	{
 		char hybrids[256] = "";
