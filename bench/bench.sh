@@ -12,8 +12,9 @@
 # from its own log ('building routing with' .. 'tables configured'), the
 # engine OpenSM actually used, our verifier's verdict and ibdmchk's credit
 # loops on OpenSM's dumps, max link load, mean path, DLIDs used, and our
-# explicit entries and default ports.  `zero-cost` (a plugin engine that
-# computes nothing) measures OpenSM's own share of the window.  Offline,
+# explicit entries and default ports.  `zero-cost` (an engine that
+# computes nothing, in a plugin of its own: bench/zero_cost.c) measures
+# OpenSM's own share of the window.  Offline,
 # `ibrouting route` beyond ibsim's comfortable sizes: compute time, peak
 # memory and the memset lower bound of writing every LFT byte.
 set -euo pipefail
@@ -44,7 +45,12 @@ if [ ! -x "$build/ibrouting" ] || [ ! -f "$build/.libs/libibrouting.so" ]; then
 	(cd "$build" && { [ -f Makefile ] || "$top/configure" >/dev/null; } && make -j"$(nproc)" >/dev/null)
 fi
 export IBROUTING=$build/ibrouting PLUGIN_DIR=$build/.libs FABRICS_DIR=$top/tests/fabrics
-export IBROUTING_BENCH_ZERO_COST=1
+# zero-cost: a benchmark-only plugin (bench/zero_cost.c, built by make
+# check, never installed) that OpenSM loads beside ours
+[ -f "$build/bench/.libs/libibrouting-zero-cost.so" ] ||
+	(cd "$build" && make bench/libibrouting-zero-cost.la >/dev/null)
+export OSM_PLUGINS="ibrouting ibrouting-zero-cost"
+export LD_LIBRARY_PATH=$build/bench/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 . "$top/tests/lib.sh"
 . "$top/tests/e2e_lib.sh"
 e2e_requirements

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 			t0 = now_ms();
 			if (ibr_transition_keep(b, &ud, &old, guid,
 						a->num_switches,
-						fin->min_lmc == 0, th, &r,
+						!fin->designates_dlids, th, &r,
 						&kept, &err))
 				return fail("keep", err.msg);
 			t0 = now_ms() - t0;

@@ -353,8 +353,8 @@ Routing windows are OpenSM's own log timestamps from "building routing
 with" to "tables configured" (median of 3 runs); every ratio is against
 updn measured in the same run on the same fabric, with a root_guid_file
 naming the switch our engines root at (the SM's switch).  \`zero-cost\` is a
-benchmark-only engine of the plugin that computes nothing: OpenSM's own
-share of the window.  \`-noverify\` rows are our engines with
+benchmark-only engine that computes nothing, in a plugin of its own
+(bench/zero_cost.c): OpenSM's own share of the window.  \`-noverify\` rows are our engines with
 verify_before_push off; otherwise the plugin checks its tables before the
 push with the certificate (verify_method certificate, the default: legal
 up\\*/down\\* routes under the run's orientation), and every run here is

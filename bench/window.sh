@@ -36,7 +36,12 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- random:sw=256,ca=4096,seed=1 random:sw=256,ca=4096,seed=2
 build=${BUILD_DIR:-$top/build}
 export IBROUTING=$build/ibrouting PLUGIN_DIR=$build/.libs FABRICS_DIR=$top/tests/fabrics
-export IBROUTING_BENCH_ZERO_COST=1
+# zero-cost: a benchmark-only plugin (bench/zero_cost.c, built by make
+# check, never installed) that OpenSM loads beside ours
+[ -f "$build/bench/.libs/libibrouting-zero-cost.so" ] ||
+	(cd "$build" && make bench/libibrouting-zero-cost.la >/dev/null)
+export OSM_PLUGINS="ibrouting ibrouting-zero-cost"
+export LD_LIBRARY_PATH=$build/bench/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 . "$top/tests/lib.sh"
 . "$top/tests/e2e_lib.sh"
 e2e_requirements

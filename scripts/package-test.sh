@@ -140,6 +140,12 @@ apt install --no-install-recommends "$deb_plugin" "$deb_tool" > "$W/install.log"
 	{ cat "$W/install.log"; fail "apt-get install failed"; }
 dpkg -L $pkgs | sort -u > "$W/files.list"
 echo "$(dpkg-query -W -f '${Package} ${Version} ${Status}\n' $pkgs | tr '\n' ';') $(wc -l < "$W/files.list") paths"
+# No test hook and no benchmark engine in what ships: the tests and the
+# benchmarks get theirs from builds of their own (Makefile.am).
+for f in $(grep -E '/(libibrouting\.so|ibrouting)$' "$W/files.list"); do
+	hooks=$(strings "$f" | grep -E 'IBROUTING_TEST_|IBROUTING_BENCH_|zero-cost|ibr_fera_probe' | head -n 3 | tr '\n' ' ' || true)
+	[ -z "$hooks" ] || fail "$f carries a test hook or benchmark engine: $hooks"
+done
 
 step "autopkgtest debian/tests/opensm-fig1 against the installed packages"
 # from the pristine tree, as autopkgtest runs it; as nobody when root

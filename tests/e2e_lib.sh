@@ -53,13 +53,15 @@ trap 'exit 1' HUP INT TERM
 
 # opensm_run NAME ENGINES [EXTRA-CONF-LINES]: one routing pass, -o.
 # Leaves $TMP/NAME/{osm.log,dump/}; OSM_DEBUG (default 0x47: with the
-# routing dumps) sets OpenSM's -D flags.
+# routing dumps) sets OpenSM's -D flags; OSM_PLUGINS (default ibrouting)
+# the event plugins OpenSM loads, found in $PLUGIN_DIR or
+# LD_LIBRARY_PATH.
 opensm_run() {
 	name=$1 engines=$2 extra=${3:-}
 	dir=$TMP/$name
 	mkdir -p "$dir/dump" "$dir/cache"
 	{
-		echo "event_plugin_name ibrouting"
+		echo "event_plugin_name ${OSM_PLUGINS:-ibrouting}"
 		echo "routing_engine $engines"
 		echo "dump_files_dir $dir/dump/"
 		echo "force_log_flush TRUE"

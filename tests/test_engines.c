@@ -509,7 +509,7 @@ static void test_cell(void **state)
 		      c->family->name);
 }
 
-/* Every multi-LID engine (min_lmc >= 1: dr, colorl) on every generated
+/* Every multi-LID engine (designates_dlids: dr, colorl) on every generated
  * fabric above (43) at LMC 1, 2 and 3: the generic checks and the
  * engine's own (assert_dr_paths, assert_colorl_paths). */
 static void test_multi_lid_with_lmc(void **state)
@@ -521,7 +521,7 @@ static void test_multi_lid_with_lmc(void **state)
 	(void)state;
 	for (unsigned e = 0; ibr_engines[e]; e++) {
 		unsigned fabrics = 0;
-		if (ibr_engines[e]->min_lmc == 0)
+		if (!ibr_engines[e]->designates_dlids)
 			continue;
 		engines++;
 		for (unsigned l = 0; l < N(lists); l++)
@@ -774,6 +774,50 @@ static void test_options_are_checked(void **state)
 	ibr_fabric_free(f);
 }
 
+/* What an engine can do is a field of its struct (engine.h), and the
+ * fields agree with what the engine declares and does: an engine routes
+ * from the tables in place exactly when it takes the option bounding it;
+ * one that designates DLIDs needs an LMC, has an overflow figure and
+ * leaves a designated map (LMC 2), the others neither; the fallback
+ * engine is registered, routes afresh and has one route per
+ * destination. */
+static void test_capabilities(void **state)
+{
+	struct ibr_fabric *f = generated_fabric("random:sw=8,ca=16,seed=1", 2);
+	struct ibr_root_choice root = { .guid = 0, .strategy = IBR_ROOT_SM };
+	bool fallback_listed = false;
+
+	(void)state;
+	for (unsigned i = 0; ibr_engines[i]; i++) {
+		const struct ibr_engine *e = ibr_engines[i];
+		bool has_option = false;
+		struct ibr_error err = { "" };
+		struct ibr_result r;
+		for (const struct ibr_option_spec *o = e->options; o && o->key;
+		     o++)
+			has_option |= strcmp(o->key, IBR_PRIOR_OPTION) == 0;
+		if (has_option != e->routes_from_tables_in_place)
+			fail_msg("%s: option %s %s, routes_from_tables_in_place "
+				 "%d", e->name, IBR_PRIOR_OPTION, has_option ?
+				 "taken" : "not taken",
+				 e->routes_from_tables_in_place);
+		assert_int_equal(e->designates_dlids, e->min_lmc >= 1);
+		assert_int_equal(e->designates_dlids, e->overflow_stat != NULL);
+		if (ibr_route_once(f, e, &root, NULL, &r, &err))
+			fail_msg("%s: %s", e->name, err.msg);
+		if ((r.designated.offset != NULL) != e->designates_dlids)
+			fail_msg("%s: designates_dlids %d, designated map %s",
+				 e->name, e->designates_dlids,
+				 r.designated.offset ? "made" : "none");
+		ibr_result_free(&r);
+		fallback_listed |= e == ibr_fallback_engine;
+	}
+	assert_true(fallback_listed);
+	assert_non_null(ibr_fallback_engine->route_afresh);
+	assert_false(ibr_fallback_engine->designates_dlids);
+	ibr_fabric_free(f);
+}
+
 /* An engine's phases (result.h): a name met again adds to its time, the
  * first order stays, phases beyond IBR_MAX_PHASES are dropped, and the
  * line is cut at the buffer's end, never past it. */
@@ -901,7 +945,7 @@ int main(void)
 	while (ibr_engines[engines])
 		engines++;
 	cells = engines * N(families);
-	tests = calloc(cells + 10, sizeof(*tests));
+	tests = calloc(cells + 11, sizeof(*tests));
 	cell = calloc(cells, sizeof(*cell));
 	names = calloc(cells, sizeof(*names));
 	assert_true(tests && cell && names && engines >= 2);
@@ -920,6 +964,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_prior_needs_the_same_roots);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_context_shares_orientation);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_options_are_checked);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_capabilities);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_multi_lid_with_lmc);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_loopbacks_never_routed);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_root_guid_unusable);

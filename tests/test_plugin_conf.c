@@ -37,7 +37,7 @@ static struct parsed *parse_len(const char *text, size_t len)
 	struct parsed *p = calloc(1, sizeof(*p));
 
 	assert_non_null(p);
-	ibr_plugin_conf_defaults(&p->conf);
+	ibr_plugin_conf_defaults(&p->conf, ibr_engines);
 	assert_int_equal(ibr_plugin_conf_parse(text, len, &p->conf, &p->msgs), 0);
 	return p;
 }

@@ -391,7 +391,7 @@ static void test_keep_is_the_final_engines_mending(void **state)
 				   &prov, &err) ||
 		    ibr_updown_of_result(after, &prov, &ud, &err) ||
 		    ibr_transition_keep(after, &ud, &old, guids,
-					before->num_switches, fin->min_lmc == 0,
+					before->num_switches, !fin->designates_dlids,
 					2, &prov, &kept, &err) ||
 		    ibr_ctx_init(&ctx, after, &root, NULL, &err))
 			fail_msg("%s: %s", fin->name, err.msg);

@@ -13,9 +13,9 @@
  *              saying why it failed), broken ones fail;
  * full         verify.h always: every walk, the dependency graph, a cycle
  *              search.
- * Multi-LID engines (min_lmc > 0) also get the load along their
- * designated DLIDs measured (report.designated), which says what their
- * DLIDs buy; the others skip that measure.
+ * Engines that designate DLIDs (engine.h, designates_dlids) also get the
+ * load along their designated DLIDs measured (report.designated), which
+ * says what their DLIDs buy; the others skip that measure.
  */
 #ifndef IBROUTING_CHECK_H
 #define IBROUTING_CHECK_H

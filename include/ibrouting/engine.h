@@ -2,7 +2,10 @@
  * engine.h - the routing engines, their registry, and the run that drives
  * them.
  *
- * An engine is a name, a summary, the options it accepts and one hook:
+ * An engine is a name, a summary, the options it accepts, its
+ * capabilities (fields the run, the checks, the mender and the plugin
+ * read: outside its own file no code recognises an engine by its name)
+ * and one hook:
  *
  *     int route(struct ibr_route_ctx *ctx, struct ibr_result *r, err);
  *
@@ -84,8 +87,27 @@ struct ibr_engine {
 	 * whose routing window comes first.  A hybrid follows its final
 	 * engine (both passes share one orientation). */
 	bool measures_root;
+	/* Several routes per destination, one per LID of its range, and a
+	 * designated DLID per pair of CA ports (dr, colorl: the multi-LID
+	 * engines): the run completes every range from every switch
+	 * (ranges.h) and the check measures the load along the designated
+	 * DLIDs (check.h).  false: one route per destination, every LID of
+	 * a range a copy of the base's column, no designated map (pira,
+	 * fera). */
+	bool designates_dlids;
+	/* After a change the engine keeps the routes of the tables in place
+	 * that still hold and mends the others (prior.h; its option
+	 * IBR_PRIOR_OPTION bounds how many may have broken), so the plugin
+	 * keeps its tables for its next run. */
+	bool routes_from_tables_in_place;
 	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		     struct ibr_error *err);
+	/* The engine's tables afresh, whatever tables are in place: the
+	 * fallback engine's (ibr_fallback_engine) are the walks the mender
+	 * takes where no walk in place holds (prior.h).  NULL for an engine
+	 * the registry does not name as the fallback. */
+	int (*route_afresh)(struct ibr_route_ctx *ctx, struct ibr_result *r,
+			    struct ibr_error *err);
 };
 
 /* How an engine chooses among the ports its rule allows (DESIGN.md, "Port
@@ -124,6 +146,11 @@ struct ibr_route_ctx {
 extern const struct ibr_engine *const ibr_engines[];
 
 const struct ibr_engine *ibr_engine_find(const char *name);
+
+/* The engine whose tables afresh (its route_afresh, never NULL) mend the
+ * tables in place where none of their walks holds (prior.h): one route
+ * per destination, legal from every switch. */
+extern const struct ibr_engine *const ibr_fallback_engine;
 
 /* "pira, fera" into buf; returns buf. */
 const char *ibr_engine_names(char *buf, size_t len);

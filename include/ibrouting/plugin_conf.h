@@ -25,7 +25,7 @@
 #include "ibrouting/engine.h"
 #include "ibrouting/updown.h"
 
-/* Engines of the registry (ibr_engines[]) that can take options. */
+/* Engines that can take options (the registry's, ibr_engines[]). */
 #define IBR_CONF_MAX_ENGINES 16
 
 /* The largest options file the plugin reads (src/osm/options.c): a real
@@ -60,8 +60,10 @@ struct ibr_plugin_conf {
 	/* the engines' worker threads; 0: auto, the CPUs OpenSM's process
 	 * may use (sched_getaffinity) */
 	unsigned threads;
-	/* `ENGINE_KEY VALUE` lines: engine ENGINE's option KEY, per engine
-	 * of the registry (ibr_engines[i]) */
+	/* the engines `ENGINE_KEY VALUE` lines name (NULL-terminated: the
+	 * registry's, given by the caller) and, per engine engines[i], its
+	 * options set */
+	const struct ibr_engine *const *engines;
 	struct ibr_options engine[IBR_CONF_MAX_ENGINES];
 };
 
@@ -77,8 +79,10 @@ struct ibr_conf_messages {
 	unsigned dropped;              /* messages beyond the array */
 };
 
-/* The defaults, as with no file at all. */
-void ibr_plugin_conf_defaults(struct ibr_plugin_conf *c);
+/* The defaults, as with no file at all; `engines` (NULL-terminated, the
+ * registry's ibr_engines[]) are those whose options the file may set. */
+void ibr_plugin_conf_defaults(struct ibr_plugin_conf *c,
+			      const struct ibr_engine *const *engines);
 
 /* Parses len bytes of text (any bytes, NUL included) over c, which holds
  * the defaults or earlier values; every problem lands in msgs (cleared
@@ -89,7 +93,8 @@ int ibr_plugin_conf_parse(const char *text, size_t len,
 
 void ibr_plugin_conf_free(struct ibr_plugin_conf *c);
 
-/* Calls fn once per option whose value differs between old and new, with
+/* Calls fn once per option whose value differs between old and new (the
+ * defaults of the same engines), with
  * both values as text ("(default)" for an engine option not set), in the
  * order of the key table then the engines.  Returns how many differ. */
 unsigned ibr_plugin_conf_diff(const struct ibr_plugin_conf *old,

@@ -72,9 +72,6 @@ struct ibr_prior {
 #define IBR_PRIOR_OPTION "incremental"
 #define IBR_PRIOR_OPTION_DEFAULT "10"
 
-/* Does engine e route from the tables in place (it has the option)? */
-bool ibr_engine_uses_prior(const struct ibr_engine *e);
-
 enum ibr_prior_choice {
 	IBR_PRIOR_ONE_ROUTE,       /* fera: the base column on every LID of
 				    * a range, no designated map */

@@ -2,7 +2,7 @@
  * ranges.h - every LID of every CA port's range routed from every switch
  * (doc/design.md, Contract 1 and "Multi-LID engines").
  *
- * A multi-LID engine (dr, colorl: engine.h, min_lmc >= 1) realises its
+ * A multi-LID engine (dr, colorl: engine.h, designates_dlids) realises its
  * designated paths on the LIDs above a range's base and leaves the other
  * switches without an entry for them; hosts that send to base+k without
  * asking the SA (MPI's LMC multipath, a PathRecord GetTable) would be

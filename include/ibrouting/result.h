@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "ibrouting/fabric.h"
+#include "ibrouting/updown.h"
 
 #define IBR_MAX_STATS 12
 #define IBR_MAX_PHASES 8
@@ -113,6 +114,11 @@ void ibr_result_free(struct ibr_result *r);
  * becomes roots[0]. */
 int ibr_result_set_roots(struct ibr_result *r, const uint32_t *roots,
 			 uint32_t n, struct ibr_error *err);
+
+/* The orientation the tables of r were routed under (updown.h): from r's
+ * root set, or from r->root alone when r records none. */
+int ibr_updown_of_result(const struct ibr_fabric *f, const struct ibr_result *r,
+			 struct ibr_updown *ud, struct ibr_error *err);
 
 /* dst (uninitialised, or freed) becomes a deep copy of src: tables,
  * designated map, root, figures. */

@@ -113,13 +113,6 @@ void ibr_updown_free(struct ibr_updown *ud);
 uint32_t ibr_bfs_from(const struct ibr_fabric *f, const uint32_t *srcs,
 		      uint32_t n, uint32_t *rank, uint32_t *queue);
 
-struct ibr_result;
-
-/* The orientation the tables of r were routed under: from r's root set,
- * or from r->root alone when r records none. */
-int ibr_updown_of_result(const struct ibr_fabric *f, const struct ibr_result *r,
-			 struct ibr_updown *ud, struct ibr_error *err);
-
 /* True when the link from switch a to its neighbour b points up. */
 static inline bool ibr_link_is_up(const struct ibr_fabric *f,
 				  const struct ibr_updown *ud,

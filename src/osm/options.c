@@ -154,7 +154,7 @@ static bool read_options(struct ibr_plugin_options *o, osm_log_t *log)
 
 	o->id.exists = false;
 	ibr_plugin_conf_free(&o->conf);
-	ibr_plugin_conf_defaults(&o->conf);
+	ibr_plugin_conf_defaults(&o->conf, ibr_engines);
 	text = read_file(o, log, &len, &quiet);
 	o->reads++;
 	if (!text) {
@@ -168,7 +168,7 @@ static bool read_options(struct ibr_plugin_options *o, osm_log_t *log)
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB04: cannot read %s: out of "
 			"memory; using defaults\n", o->path_text);
 		ibr_plugin_conf_free(&o->conf);
-		ibr_plugin_conf_defaults(&o->conf);
+		ibr_plugin_conf_defaults(&o->conf, ibr_engines);
 	} else {
 		for (unsigned i = 0; i < msgs->count; i++)
 			OSM_LOG(log, OSM_LOG_ERROR, "ERR %s: %s:%u: %s\n",
@@ -198,7 +198,7 @@ void ibr_plugin_options_load(struct ibr_plugin_options *o, osm_log_t *log)
 	const char *env = getenv("IBROUTING_CONF");
 
 	memset(o, 0, sizeof(*o));
-	ibr_plugin_conf_defaults(&o->conf);
+	ibr_plugin_conf_defaults(&o->conf, ibr_engines);
 	o->path = env && *env ? env : default_path;
 	ibr_escape_str(o->path, o->path_text, sizeof(o->path_text));
 	if (read_options(o, log))

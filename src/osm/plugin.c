@@ -90,7 +90,7 @@ static void keep_prior(struct engine_ctx *c)
 	if (!e || !c->routed)
 		return;
 	ibr_plugin_drop_prior(c);
-	if (!ibr_engine_uses_prior(e))
+	if (!e->routes_from_tables_in_place)
 		return;     /* pira: nothing would read it */
 	c->prior_fabric = c->of.fabric;
 	c->prior_result = c->result;
@@ -429,9 +429,7 @@ unsigned ibr_plugin_threads(const struct plugin *p)
 }
 
 /* The check policy (check.h, verify_method) on c->result; a failed
- * certificate that the full check overrules is a WRN line.  The test
- * hook IBROUTING_TEST_CERTIFY_ROOT judges under another root's
- * orientation, so that sound tables fail the certificate. */
+ * certificate that the full check overrules is a WRN line. */
 static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,
 			const struct ibr_engine *e,
 			struct ibr_verify_report *rep,
@@ -440,24 +438,10 @@ static int check_tables(struct engine_ctx *c, const struct ibr_fabric *f,
 	enum ibr_check_method method =
 		c->plugin->opts.conf.verify_method == IBR_VERIFY_CERTIFICATE ?
 		IBR_CHECK_CERTIFICATE : IBR_CHECK_FULL;
-	struct ibr_result *r = &c->result;
-	uint32_t root = r->root, *roots = r->roots, num_roots = r->num_roots;
-	uint32_t n = ibr_fabric_find_guid(f, c->plugin->test_certify_root);
 	struct ibr_check check;
-	int rc;
 
-	if (c->plugin->test_certify_root && n != IBR_NONE &&
-	    f->nodes[n].type == IBR_NODE_SWITCH) {
-		r->root = f->nodes[n].sw_index;
-		r->roots = NULL;
-		r->num_roots = 0;
-	}
-	rc = ibr_check_tables(f, r, e, method, ibr_plugin_threads(c->plugin),
-			      &check, err);
-	r->root = root;
-	r->roots = roots;
-	r->num_roots = num_roots;
-	if (rc)
+	if (ibr_check_tables(f, &c->result, e, method,
+			     ibr_plugin_threads(c->plugin), &check, err))
 		return -1;
 	if (check.verdict == IBR_FULL_AFTER_CERT)
 		OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "WRN IB17: %s: the "
@@ -747,39 +731,6 @@ static void destroy_engine(void *context)
 	ibr_plugin_drop_model(context);
 }
 
-/* ---- the benchmark's calibration engine -------------------------------- */
-
-/* `zero-cost`, registered only when IBROUTING_BENCH_ZERO_COST is set: it
- * computes nothing and fills every new_lft with port 1, so OpenSM's own
- * share of the routing window (framing, LFT distribution) can be measured
- * apart from any engine's.  Its tables are not routes: never for use. */
-static int zero_cost_matrices(void *context)
-{
-	(void)context;
-	return 0;
-}
-
-static int zero_cost_tables(void *context)
-{
-	struct plugin *p = context;
-	cl_qmap_t *tbl = &p->osm->subn.sw_guid_tbl;
-
-	for (cl_map_item_t *i = cl_qmap_head(tbl); i != cl_qmap_end(tbl);
-	     i = cl_qmap_next(i)) {
-		osm_switch_t *sw = (osm_switch_t *)i;
-		memset(sw->new_lft + 1, 1, sw->max_lid_ho);
-	}
-	return 0;
-}
-
-static int zero_cost_setup(osm_routing_engine_t *re, osm_opensm_t *osm)
-{
-	(void)osm;
-	re->build_lid_matrices = zero_cost_matrices;
-	re->ucast_build_fwd_tables = zero_cost_tables;
-	return 0;
-}
-
 /* ---- registration ------------------------------------------------------ */
 
 static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in,
@@ -866,9 +817,6 @@ static void *create(osm_opensm_t *osm)
 		return NULL;
 	}
 	p->osm = osm;
-	if (getenv("IBROUTING_TEST_CERTIFY_ROOT"))
-		p->test_certify_root = strtoull(getenv("IBROUTING_TEST_CERTIFY_ROOT"),
-						NULL, 0);
 	ibr_plugin_options_load(&p->opts, &osm->log);
 	if (p->opts.conf.sa_designated_dlids)
 		p->sa = ibr_sa_dlids_install(osm);
@@ -909,14 +857,6 @@ static void *create(osm_opensm_t *osm)
 			OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR IB21: ibrouting: "
 				"cannot register routing engine %s\n",
 				engine_ctxs[i].name);
-	}
-	if (getenv("IBROUTING_BENCH_ZERO_COST")) {
-		external_routing_engine_module_t m = {
-			.name = "zero-cost", .setup = zero_cost_setup,
-		};
-		osm_register_external_routing_engine(osm, &m, p);
-		OSM_LOG(&osm->log, OSM_LOG_INFO, "ibrouting: benchmark engine "
-			"zero-cost registered (IBROUTING_BENCH_ZERO_COST)\n");
 	}
 	{
 		char hybrids[256] = "";

@@ -102,11 +102,6 @@ struct plugin {
 	struct ibr_plugin_options opts;
 	struct ibr_plugin_status status;
 	struct ibr_sa_dlids *sa;       /* NULL: the SA is OpenSM's alone */
-	/* Tests only (IBROUTING_TEST_CERTIFY_ROOT): the certificate judges
-	 * under the orientation from this switch, not the run's root, so
-	 * that sound tables fail it and the full check must decide.  0:
-	 * unset. */
-	uint64_t test_certify_root;
 };
 
 /* One registered engine, single or hybrid; the state of a run lives from

@@ -52,8 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size = IBR_CONF_MAX_BYTES;
 	for (size_t i = 0; i < size; i++)
 		lines += data[i] == '\n';
-	ibr_plugin_conf_defaults(&conf);
-	ibr_plugin_conf_defaults(&defaults);
+	ibr_plugin_conf_defaults(&conf, ibr_engines);
+	ibr_plugin_conf_defaults(&defaults, ibr_engines);
 	if (ibr_plugin_conf_parse((const char *)data, size, &conf, &msgs) != 0)
 		return 0;   /* out of memory: allowed, nothing to check */
 	check(msgs.count <= IBR_CONF_MAX_MESSAGES, "too many messages kept");

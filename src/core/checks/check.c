@@ -39,7 +39,8 @@ int ibr_check_tables(const struct ibr_fabric *f, const struct ibr_result *r,
 		     unsigned threads, struct ibr_check *out,
 		     struct ibr_error *err)
 {
-	const struct ibr_verify_options opts = { .check_only = e->min_lmc == 0 };
+	const struct ibr_verify_options opts = {
+		.check_only = !e->designates_dlids };
 	struct cert_and_load c = { .f = f, .r = r, .out = out };
 
 	memset(out, 0, sizeof(*out));

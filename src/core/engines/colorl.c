@@ -831,6 +831,8 @@ const struct ibr_engine ibr_engine_colorl = {
 		   "then the fewest LIDs that realise them (needs lmc >= 1)",
 	.options = colorl_options,
 	.measures_root = true,
+	.designates_dlids = true,
+	.routes_from_tables_in_place = true,
 	.route = colorl_route,
 	.min_lmc = 1,
 	/* one LID per destination: every pair on the base LID, FERa's tree */

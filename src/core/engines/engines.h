@@ -61,16 +61,21 @@ int ibr_fera_route_afresh_load(struct ibr_route_ctx *ctx,
 			       struct ibr_result *r, struct ibr_fera_load *load,
 			       struct ibr_error *err);
 
-/* For tests (test_roots.c): with weigh_every_candidate set, fera's first
- * pass weighs every candidate of every switch, never sharing a choice
- * between switches with the same far ends (fera.c, list_shared_ends),
- * which must give the same tables; `shared` counts the choices shared
- * by the runs since it was last zeroed, so a test sees that some were.
- * Written by the thread that runs fera; not for concurrent runs. */
+#ifdef IBR_TEST_HOOKS
+/* Test builds only: a test that needs it compiles fera.c itself with
+ * IBR_TEST_HOOKS (Makefile.am, tests/test_roots), so libibrcore, the
+ * plugin and the tool have no probe.  With weigh_every_candidate set,
+ * fera's first pass weighs every candidate of every switch, never
+ * sharing a choice between switches with the same far ends (fera.c,
+ * list_shared_ends), which must give the same tables; `shared` counts
+ * the choices shared by the runs since it was last zeroed, so a test
+ * sees that some were.  Written by the thread that runs fera; not for
+ * concurrent runs. */
 struct ibr_fera_probe {
 	bool weigh_every_candidate;
 	uint64_t shared;
 };
 extern struct ibr_fera_probe ibr_fera_probe;
+#endif
 
 #endif

@@ -188,7 +188,12 @@ struct plan {
  * ahead of it. */
 #define FERA_BATCH 8u
 
+#ifdef IBR_TEST_HOOKS
 struct ibr_fera_probe ibr_fera_probe;
+#define WEIGH_EVERY_CANDIDATE ibr_fera_probe.weigh_every_candidate
+#else
+#define WEIGH_EVERY_CANDIDATE false
+#endif
 
 /* A worker's scratch while it lists a plan (and route_to_switch's). */
 struct lister {
@@ -692,8 +697,7 @@ void choose_each(struct fera *w, uint32_t d, bool carry, bool neck_first,
 	const uint32_t *settle = carry ? p->settle : p->decide;
 	const uint32_t *cand_end = (carry ? p->cand_start : p->decide_start) + 1;
 	uint32_t n = carry ? p->num_settle : p->num_decide;
-	bool shared = !carry && !neck_first &&
-		      !ibr_fera_probe.weigh_every_candidate;
+	bool shared = !carry && !neck_first && !WEIGH_EVERY_CANDIDATE;
 	uint32_t *took_link = w->took_link, *took_peer = w->took_peer;
 
 	/* every switch settled has a candidate (list_candidates), so c is
@@ -1429,7 +1433,9 @@ int ibr_fera_route_afresh_load(struct ibr_route_ctx *ctx,
 		ibr_stat_count(r, "second routing kept",
 			       "second routings kept", w.second_routing == 2);
 	}
+#ifdef IBR_TEST_HOOKS
 	ibr_fera_probe.shared += w.shared;
+#endif
 	if (load)
 		*load = (struct ibr_fera_load){
 			.known = w.balanced && w.hosts_routed,
@@ -1481,5 +1487,7 @@ const struct ibr_engine ibr_engine_fera = {
 	.options = fera_options,
 	.summary = "fully explicit up/down routing (FERa)",
 	.measures_root = true,
+	.routes_from_tables_in_place = true,
 	.route = fera_route,
+	.route_afresh = ibr_fera_route_afresh,
 };

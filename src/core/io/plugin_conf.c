@@ -6,8 +6,9 @@
  *     its line (the line is refused, never cut short), and no line length
  *     limit exists, so every line keeps its own number;
  *   - a key is looked up in keys[], one row per plain key with its parser,
- *     its printer and its ERR code, then as ENGINE_OPTION of an engine of
- *     the registry; adding a key is adding a row;
+ *     its printer and its ERR code, then as ENGINE_OPTION of an engine
+ *     the caller listed (the registry's: no engine is known here); adding
+ *     a key is adding a row;
  *   - every key or value put into a message goes through ibr_escape(), so
  *     a message is printable ASCII whatever the file holds;
  *   - a bad value leaves the option as it was, and the message says which
@@ -303,8 +304,9 @@ static int apply_engine_option(struct ibr_plugin_conf *c,
 			       struct ibr_conf_messages *msgs, unsigned line,
 			       const char *key, const char *value)
 {
-	for (unsigned i = 0; i < IBR_CONF_MAX_ENGINES && ibr_engines[i]; i++) {
-		const struct ibr_engine *e = ibr_engines[i];
+	for (unsigned i = 0; i < IBR_CONF_MAX_ENGINES && c->engines &&
+			     c->engines[i]; i++) {
+		const struct ibr_engine *e = c->engines[i];
 		size_t n = strlen(e->name);
 		struct ibr_options one = { 0 };
 		struct ibr_error err = { "" };
@@ -396,9 +398,11 @@ static void parse_line(struct ibr_plugin_conf *c, struct ibr_conf_messages *msgs
 	apply(c, msgs, line, key, value);
 }
 
-void ibr_plugin_conf_defaults(struct ibr_plugin_conf *c)
+void ibr_plugin_conf_defaults(struct ibr_plugin_conf *c,
+			      const struct ibr_engine *const *engines)
 {
 	memset(c, 0, sizeof(*c));
+	c->engines = engines;
 	c->root.strategy = IBR_ROOT_AUTO;
 	c->root_fallback = IBR_ROOT_FALLBACK_NEXT;
 	c->port_choice = IBR_PORT_BALANCED;
@@ -461,8 +465,9 @@ static const char *engine_value(const struct ibr_options *o, const char *key)
 	return NULL;
 }
 
-/* Engine i's options set in a but differing in b (or unset there). */
-static unsigned diff_engine(unsigned i, const struct ibr_options *a,
+/* Engine e's options set in a but differing in b (or unset there). */
+static unsigned diff_engine(const struct ibr_engine *e,
+			    const struct ibr_options *a,
 			    const struct ibr_options *b, bool a_is_old,
 			    void (*fn)(void *, const char *, const char *,
 				       const char *), void *cxt)
@@ -474,8 +479,7 @@ static unsigned diff_engine(unsigned i, const struct ibr_options *a,
 		char key[IBR_OPTION_KEY_LEN + 32], va[QUOTE_LEN], vb[QUOTE_LEN];
 		if (other && (strcmp(other, a->item[k].value) == 0 || !a_is_old))
 			continue;   /* equal, or reported from the old side */
-		snprintf(key, sizeof(key), "%s_%s", ibr_engines[i]->name,
-			 a->item[k].key);
+		snprintf(key, sizeof(key), "%s_%s", e->name, a->item[k].key);
 		quote(a->item[k].value, va);
 		if (other)
 			quote(other, vb);
@@ -508,10 +512,14 @@ unsigned ibr_plugin_conf_diff(const struct ibr_plugin_conf *old,
 			n++;
 		}
 	}
-	for (unsigned i = 0; i < IBR_CONF_MAX_ENGINES && ibr_engines[i]; i++) {
+	for (unsigned i = 0; i < IBR_CONF_MAX_ENGINES && old->engines &&
+			     old->engines[i]; i++) {
+		const struct ibr_engine *e = old->engines[i];
 		/* changed or removed, from the old side; added, from the new */
-		n += diff_engine(i, &old->engine[i], &now->engine[i], true, fn, cxt);
-		n += diff_engine(i, &now->engine[i], &old->engine[i], false, fn, cxt);
+		n += diff_engine(e, &old->engine[i], &now->engine[i], true, fn,
+				 cxt);
+		n += diff_engine(e, &now->engine[i], &old->engine[i], false, fn,
+				 cxt);
 	}
 	return n;
 }
@@ -528,11 +536,12 @@ char *ibr_plugin_conf_describe(const struct ibr_plugin_conf *c, char *buf,
 		used += (size_t)snprintf(buf + used, len - used, "%s%s %s",
 					 k ? ", " : "", keys[k].name, v);
 	}
-	for (unsigned i = 0; i < IBR_CONF_MAX_ENGINES && ibr_engines[i]; i++)
+	for (unsigned i = 0; i < IBR_CONF_MAX_ENGINES && c->engines &&
+			     c->engines[i]; i++)
 		for (unsigned k = 0; k < c->engine[i].count && used < len; k++) {
 			char v[QUOTE_LEN];
 			used += (size_t)snprintf(buf + used, len - used,
-						 ", %s_%s %s", ibr_engines[i]->name,
+						 ", %s_%s %s", c->engines[i]->name,
 						 c->engine[i].item[k].key,
 						 quote(c->engine[i].item[k].value, v));
 		}

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibrouting/result.h"
 #include "ibrouting/roots.h"
 #include "ibrouting/updown.h"
 
@@ -298,16 +297,6 @@ int ibr_updown_build_set(const struct ibr_fabric *f, const uint32_t *roots,
 		return ibr_error_set(err, "out of memory");
 	}
 	return 0;
-}
-
-int ibr_updown_of_result(const struct ibr_fabric *f, const struct ibr_result *r,
-			 struct ibr_updown *ud, struct ibr_error *err)
-{
-	if (r->roots && r->num_roots)
-		return ibr_updown_build_set(f, r->roots, r->num_roots, ud, err);
-	if (r->root >= f->num_switches)
-		return ibr_error_set(err, "the tables name no root switch");
-	return ibr_updown_build(f, r->root, ud, err);
 }
 
 void ibr_updown_free(struct ibr_updown *ud)

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/engines.h"
 #include "ibrouting/configs.h"
 #include "ibrouting/prior.h"
 #include "ibrouting/repair.h"
@@ -146,8 +145,9 @@ static void map_column(const struct keeper *k, uint8_t *col, const uint8_t *oc)
 		col[s] = k->from[s] == IBR_NONE ? IBR_NO_PATH : oc[k->from[s]];
 }
 
-/* FERa's column of lid on the new fabric (repair.h's fallback_of), FERa
- * routed the first time one is asked for; NULL when it cannot be
+/* FERa's column of lid on the new fabric (repair.h's fallback_of): the
+ * registry's fallback engine (ibr_fallback_engine) routed afresh the
+ * first time one is asked for; NULL when it cannot be
  * (k->failed, k->fera_err say why).  Routing it afresh every time, as
  * before, was a fifth to a quarter of a run after a small change, and
  * most such runs never read it. */
@@ -159,7 +159,8 @@ static const uint8_t *fera_column(void *ctx, ibr_lid_t lid)
 		double t0 = ibr_now_ms();
 		k->fera_routed = true;
 		if (ibr_result_init(&k->fera, k->f, &k->fera_err) ||
-		    ibr_fera_route_afresh(k->ctx, &k->fera, &k->fera_err))
+		    ibr_fallback_engine->route_afresh(k->ctx, &k->fera,
+						      &k->fera_err))
 			k->failed = true;
 		k->fera_ms = ibr_now_ms() - t0;
 		ibr_phase_add(k->r, "FERa's tables, where needed", k->fera_ms);
@@ -579,14 +580,6 @@ static void count_lids(struct keeper *k)
 	}
 	ibr_stat_count(k->r, "CA LID needed", IBR_STAT_CA_LIDS_NEEDED, needed);
 	ibr_stat_count(k->r, "renamed LID", "renamed LIDs", renamed);
-}
-
-bool ibr_engine_uses_prior(const struct ibr_engine *e)
-{
-	for (const struct ibr_option_spec *o = e->options; o && o->key; o++)
-		if (strcmp(o->key, IBR_PRIOR_OPTION) == 0)
-			return true;
-	return false;
 }
 
 /* Is switch GUID g among the n switches of roots (indexes of f)? */

@@ -146,10 +146,11 @@ static uint32_t keep_columns(struct ibr_reconf *m, const struct ibr_fabric *f,
 	if (!m->have_held || ibr_result_copy(&mixed, r, &err))
 		return 0;
 	if (ibr_updown_of_result(f, r, &ud, &err) == 0) {
-		/* fera's ranges are copies of its bases (prior.h) */
+		/* one route per destination: the ranges are copies of
+		 * their bases (prior.h) */
 		if (ibr_transition_keep(f, &ud, &m->held, m->held_guid,
 					m->held.num_switches,
-					m->fin->min_lmc == 0, m->threads,
+					!m->fin->designates_dlids, m->threads,
 					&mixed, &kept, &err) == 0 &&
 		    ibr_verify(f, &mixed, &only, &rep, &err) == 0 &&
 		    ibr_verify_findings(&rep) == 0) {

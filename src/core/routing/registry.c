@@ -4,7 +4,8 @@
  * Adding an engine is one file defining its struct ibr_engine, one line
  * here and its tests: the plugin, the CLI and the test tables all read
  * this list.  The hybrids the plugin always registers are listed here too,
- * so `ibrouting engines` lists what OpenSM will find.
+ * so `ibrouting engines` lists what OpenSM will find, and the fallback
+ * engine the tables in place are mended with is named here, once.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,8 @@ const struct ibr_engine *const ibr_engines[] = {
 	&ibr_engine_colorl,
 	NULL,
 };
+
+const struct ibr_engine *const ibr_fallback_engine = &ibr_engine_fera;
 
 const char *const ibr_default_hybrids[] = {
 	"pira+fera", "pira+dr", "pira+colorl", NULL,

@@ -55,6 +55,16 @@ int ibr_result_set_roots(struct ibr_result *r, const uint32_t *roots,
 	return 0;
 }
 
+int ibr_updown_of_result(const struct ibr_fabric *f, const struct ibr_result *r,
+			 struct ibr_updown *ud, struct ibr_error *err)
+{
+	if (r->roots && r->num_roots)
+		return ibr_updown_build_set(f, r->roots, r->num_roots, ud, err);
+	if (r->root >= f->num_switches)
+		return ibr_error_set(err, "the tables name no root switch");
+	return ibr_updown_build(f, r->root, ud, err);
+}
+
 int ibr_result_copy(struct ibr_result *dst, const struct ibr_result *src,
 		    struct ibr_error *err)
 {

@@ -357,7 +357,7 @@ int ibr_route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
 	 * designated paths: the rest of every range, from every switch, is
 	 * the routing layer's (ranges.h), whatever the engine and however
 	 * it routed (afresh, from the tables in place, on a LID half) */
-	if (e->min_lmc >= 1) {
+	if (e->designates_dlids) {
 		double t0 = ibr_now_ms();
 		if (ibr_ranges_complete(ctx->f, &ctx->updown, r, ctx->threads,
 					err)) {
