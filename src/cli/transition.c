@@ -123,7 +123,7 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 		/* a single engine after a change routes from the tables in
 		 * place, as the plugin's does (prior.h) */
 		if (!m->prov && *provisional && m->have_held && f_held &&
-		    !view && ibr_engine_uses_prior(e)) {
+		    !view && e->routes_from_tables_in_place) {
 			prior = (struct ibr_prior){ .f = f_held, .r = &m->held,
 						    .engine = e->name };
 			ctx.prior = &prior;
