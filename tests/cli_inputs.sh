@@ -218,7 +218,7 @@ bad=
 for args in "route" "route -e nope $FIG1" "route -e fera --lmc 9 $FIG1" "route --root 0xabcdef -e pira $FIG1" \
 	    "route -e fera --lmc 2 $FIG1" "route -e fera $FABRICS_DIR/fig1-loopback.net" "verify --root 1 $FIG1" \
 	    "verify --roots 0 $FIG1" "generate" "generate nope:x=1" "engines x" "lids" "lids --pairs x $FIG1" \
-	    "transition -e fera $FIG1" "transition -e pira+fera --lmc 2 $FIG1" "route -e fera -"; do
+	    "transition -e nope $FIG1" "transition -e pira+fera --lmc 2 $FIG1" "route -e fera -"; do
 	c=${args%% *}
 	"$IBROUTING" $args < /dev/null > /dev/null 2> "$TMP/err" || true
 	if [ ! -s "$TMP/err" ] || grep -qv "^ibrouting $c: " "$TMP/err"; then
