@@ -1,5 +1,5 @@
 /*
- * engines.h - the engines the registry lists (src/core/routing/registry.c).
+ * engines.h - the engines the registry lists (src/core/engines/registry.c).
  * Internal to the core: everyone else finds engines through ibr_engines[].
  */
 #ifndef IBROUTING_CORE_ENGINES_H

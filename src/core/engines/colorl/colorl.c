@@ -73,7 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines.h"
+#include "engines/engines.h"
 #include "ibrouting/colorl.h"
 #include "ibrouting/configs.h"
 #include "ibrouting/lidassign.h"
