@@ -234,25 +234,24 @@ static void test_keep_columns_after_a_cut(void **state)
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	struct ibr_updown ud;
-	uint64_t *guids = malloc(before->num_switches * sizeof(*guids));
+	struct ibr_table_ids ids;
 	uint64_t pira_changed = 0, changed = 0;
 	uint32_t kept, kept3, owned = 0, S = after->num_switches;
 	uint8_t *held;
 
 	(void)state;
-	assert_non_null(guids);
 	assert_int_equal(before->max_lid, after->max_lid);
 	assert_int_equal(before->num_switches, S);
-	for (uint32_t s = 0; s < before->num_switches; s++) {
-		guids[s] = ibr_switch(before, s)->guid;
-		assert_true(guids[s] == ibr_switch(after, s)->guid);
-	}
-	if (ibr_route_once(before, ibr_engine_find("fera"), &root, NULL, &old, &err) ||
+	for (uint32_t s = 0; s < before->num_switches; s++)
+		assert_true(ibr_switch(before, s)->guid ==
+			    ibr_switch(after, s)->guid);
+	if (ibr_table_ids_of(before, &ids, &err) ||
+	    ibr_route_once(before, ibr_engine_find("fera"), &root, NULL, &old, &err) ||
 	    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL, &prov, &err) ||
 	    ibr_result_copy(&pira, &prov, &err) ||
 	    ibr_updown_build(after, prov.root, &ud, &err) ||
-	    ibr_transition_keep(after, &ud, &old, guids, before->num_switches,
-				true, 1, &prov, &kept, &err))
+	    ibr_transition_keep(after, &ud, &old, &ids, true, 1, &prov, &kept,
+				&err))
 		fail_msg("%s", err.msg);
 	for (uint32_t l = 1; l <= after->max_lid; l++)
 		owned += after->lid_owner[l].node != IBR_NONE;
@@ -261,8 +260,8 @@ static void test_keep_columns_after_a_cut(void **state)
 		fail_msg("kept tables: %s", rep.messages[0]);
 	/* the same tables, byte for byte, from 3 workers (72 ports: 3 tasks) */
 	if (ibr_result_copy(&threaded, &pira, &err) ||
-	    ibr_transition_keep(after, &ud, &old, guids, before->num_switches,
-				true, 3, &threaded, &kept3, &err))
+	    ibr_transition_keep(after, &ud, &old, &ids, true, 3, &threaded,
+				&kept3, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(kept3, kept);
 	assert_memory_equal(threaded.col, prov.col,
@@ -289,7 +288,7 @@ static void test_keep_columns_after_a_cut(void **state)
 	ibr_result_free(&prov);
 	ibr_result_free(&pira);
 	ibr_updown_free(&ud);
-	free(guids);
+	ibr_table_ids_free(&ids);
 	ibr_fabric_free(before);
 	ibr_fabric_free(after);
 }
@@ -371,10 +370,9 @@ static void test_keep_is_the_final_engines_mending(void **state)
 		struct ibr_route_ctx ctx;
 		struct ibr_error err = { "" };
 		struct ibr_updown ud;
-		uint64_t *guids = malloc(before->num_switches * sizeof(*guids));
+		struct ibr_table_ids ids;
 		uint32_t kept, top = IBR_NONE;
 
-		assert_non_null(guids);
 		if (ibr_route_once(before, fin, &root, NULL, &old, &err))
 			fail_msg("%s", err.msg);
 		/* the last switch of the top level (a root) goes down */
@@ -383,16 +381,15 @@ static void test_keep_is_the_final_engines_mending(void **state)
 			if (top == IBR_NONE || old.roots[r] > top)
 				top = old.roots[r];
 		after = without_switch(before, top, cases[i].lmc);
-		for (uint32_t s = 0; s < before->num_switches; s++)
-			guids[s] = ibr_switch(before, s)->guid;
 		prior = (struct ibr_prior){ .f = before, .r = &old,
 					    .engine = fin->name };
-		if (ibr_route_once(after, ibr_engine_find("pira"), &root, NULL,
+		if (ibr_table_ids_of(before, &ids, &err) ||
+		    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL,
 				   &prov, &err) ||
 		    ibr_updown_of_result(after, &prov, &ud, &err) ||
-		    ibr_transition_keep(after, &ud, &old, guids,
-					before->num_switches, fin->min_lmc == 0,
-					2, &prov, &kept, &err) ||
+		    ibr_transition_keep(after, &ud, &old, &ids,
+					fin->min_lmc == 0, 2, &prov, &kept,
+					&err) ||
 		    ibr_ctx_init(&ctx, after, &root, NULL, &err))
 			fail_msg("%s: %s", fin->name, err.msg);
 		assert_int_equal(prov.num_roots, old.num_roots - 1);
@@ -419,7 +416,7 @@ static void test_keep_is_the_final_engines_mending(void **state)
 		ibr_result_free(&prov);
 		ibr_result_free(&final);
 		ibr_updown_free(&ud);
-		free(guids);
+		ibr_table_ids_free(&ids);
 		ibr_fabric_free(before);
 		ibr_fabric_free(after);
 	}
@@ -441,24 +438,22 @@ static void assert_keep_completes(const char *name, const char *final,
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	struct ibr_updown ud;
-	uint32_t S = after->num_switches, OS = before->num_switches;
-	uint64_t *guids = malloc(OS * sizeof(*guids));
+	uint32_t S = after->num_switches;
+	struct ibr_table_ids ids;
 	uint32_t kept, kept3, lids = 0;
 	uint8_t *held;
 
-	assert_non_null(guids);
-	for (uint32_t s = 0; s < OS; s++)
-		guids[s] = ibr_switch(before, s)->guid;
-	if (ibr_route_once(before, ibr_engine_find(final), &root, NULL, &old,
+	if (ibr_table_ids_of(before, &ids, &err) ||
+	    ibr_route_once(before, ibr_engine_find(final), &root, NULL, &old,
 			   &err) ||
 	    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL, &prov,
 			   &err) ||
 	    ibr_result_copy(&threaded, &prov, &err) ||
 	    ibr_updown_of_result(after, &prov, &ud, &err) ||
-	    ibr_transition_keep(after, &ud, &old, guids, OS, false, 1, &prov,
-				&kept, &err) ||
-	    ibr_transition_keep(after, &ud, &old, guids, OS, false, 3,
-				&threaded, &kept3, &err))
+	    ibr_transition_keep(after, &ud, &old, &ids, false, 1, &prov, &kept,
+				&err) ||
+	    ibr_transition_keep(after, &ud, &old, &ids, false, 3, &threaded,
+				&kept3, &err))
 		fail_msg("%s, pira+%s: %s", name, final, err.msg);
 	assert_int_equal(kept3, kept);
 	assert_memory_equal(threaded.col, prov.col, (size_t)prov.num_lids * S);
@@ -487,7 +482,7 @@ static void assert_keep_completes(const char *name, const char *final,
 	ibr_result_free(&prov);
 	ibr_result_free(&threaded);
 	ibr_updown_free(&ud);
-	free(guids);
+	ibr_table_ids_free(&ids);
 }
 
 /* assert_keep_completes after one and three links cut, and with a switch
