@@ -432,13 +432,13 @@ static int range_task(void *arg, unsigned t, unsigned worker)
 		for (unsigned j = 1; j < ibr_port_lid_count(p); j++) {
 			ibr_lid_t lid = p->base_lid + j;
 			uint8_t *col = ibr_column(k->out, lid);
+			uint8_t *held = has_map(k) ? held_of(k, e, j) : NULL;
 			if (!k->old_lid[lid])
 				continue;
 			map_column(k, col, lid);
 			ibr_repair_judge(&m->rp, col, lid);
-			for (uint32_t s = 0; has_map(k) &&
-					     s < f->num_switches; s++)
-				held_of(k, e, j)[s] = ibr_repair_holds(&m->rp, s);
+			for (uint32_t s = 0; held && s < f->num_switches; s++)
+				held[s] = ibr_repair_holds(&m->rp, s);
 			/* no weight: base_load, final by now, is only read */
 			ibr_repair_mend_judged(&m->rp, col, base, lid, true,
 					       NULL, k->base_load);
