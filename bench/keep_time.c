@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	const struct ibr_engine *fin;
 	unsigned rounds, threads;
 	uint32_t first_kept = 0;
-	uint64_t *guid;
+	struct ibr_table_ids ids;
 
 	if (argc < 5) {
 		fprintf(stderr, "usage: keep_time BEFORE AFTER LMC FINAL "
@@ -64,11 +64,8 @@ int main(int argc, char **argv)
 			   &err) ||
 	    ibr_updown_of_result(b, &prov, &ud, &err))
 		return fail("route", err.msg);
-	guid = malloc(a->num_switches * sizeof(*guid));
-	if (!guid)
-		return fail("guids", "out of memory");
-	for (uint32_t s = 0; s < a->num_switches; s++)
-		guid[s] = ibr_switch(a, s)->guid;
+	if (ibr_table_ids_of(a, &ids, &err))
+		return fail("identities", err.msg);
 	for (unsigned th = 1; th <= threads; th++) {
 		double best = 0;
 		uint32_t kept = 0;
@@ -79,8 +76,7 @@ int main(int argc, char **argv)
 			if (ibr_result_copy(&r, &prov, &err))
 				return fail("copy", err.msg);
 			t0 = now_ms();
-			if (ibr_transition_keep(b, &ud, &old, guid,
-						a->num_switches,
+			if (ibr_transition_keep(b, &ud, &old, &ids,
 						!fin->designates_dlids, th, &r,
 						&kept, &err))
 				return fail("keep", err.msg);
@@ -96,7 +92,7 @@ int main(int argc, char **argv)
 		       "%u), %u columns kept\n", argv[1], argv[2], fin->name,
 		       o.lmc, th, best, rounds, kept);
 	}
-	free(guid);
+	ibr_table_ids_free(&ids);
 	ibr_result_free(&old);
 	ibr_result_free(&prov);
 	ibr_updown_free(&ud);

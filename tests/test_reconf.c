@@ -98,7 +98,7 @@ static unsigned drive_counting(struct ibr_reconf *m, const char *spec,
 
 	*emptied = 0;
 	if (m->have_held && ibr_reconf_changed(m, f)) {
-		if (ibr_result_onto(&m->held, m->held_guid, f, &before, &err) ||
+		if (ibr_result_onto(&m->held, m->held_ids.switch_guid, f, &before, &err) ||
 		    ibr_verify_union(f, &before, &before, &rep, &err))
 			fail_msg("%s: %s", spec, err.msg);
 		/* the generators' `down` renumbers the switches' GUIDs, so

@@ -234,25 +234,24 @@ static void test_keep_columns_after_a_cut(void **state)
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	struct ibr_updown ud;
-	uint64_t *guids = malloc(before->num_switches * sizeof(*guids));
+	struct ibr_table_ids ids;
 	uint64_t pira_changed = 0, changed = 0;
 	uint32_t kept, kept3, owned = 0, S = after->num_switches;
 	uint8_t *held;
 
 	(void)state;
-	assert_non_null(guids);
 	assert_int_equal(before->max_lid, after->max_lid);
 	assert_int_equal(before->num_switches, S);
-	for (uint32_t s = 0; s < before->num_switches; s++) {
-		guids[s] = ibr_switch(before, s)->guid;
-		assert_true(guids[s] == ibr_switch(after, s)->guid);
-	}
-	if (ibr_route_once(before, ibr_engine_find("fera"), &root, NULL, &old, &err) ||
+	for (uint32_t s = 0; s < before->num_switches; s++)
+		assert_true(ibr_switch(before, s)->guid ==
+			    ibr_switch(after, s)->guid);
+	if (ibr_table_ids_of(before, &ids, &err) ||
+	    ibr_route_once(before, ibr_engine_find("fera"), &root, NULL, &old, &err) ||
 	    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL, &prov, &err) ||
 	    ibr_result_copy(&pira, &prov, &err) ||
 	    ibr_updown_build(after, prov.root, &ud, &err) ||
-	    ibr_transition_keep(after, &ud, &old, guids, before->num_switches,
-				true, 1, &prov, &kept, &err))
+	    ibr_transition_keep(after, &ud, &old, &ids, true, 1, &prov, &kept,
+				&err))
 		fail_msg("%s", err.msg);
 	for (uint32_t l = 1; l <= after->max_lid; l++)
 		owned += after->lid_owner[l].node != IBR_NONE;
@@ -261,8 +260,8 @@ static void test_keep_columns_after_a_cut(void **state)
 		fail_msg("kept tables: %s", rep.messages[0]);
 	/* the same tables, byte for byte, from 3 workers (72 ports: 3 tasks) */
 	if (ibr_result_copy(&threaded, &pira, &err) ||
-	    ibr_transition_keep(after, &ud, &old, guids, before->num_switches,
-				true, 3, &threaded, &kept3, &err))
+	    ibr_transition_keep(after, &ud, &old, &ids, true, 3, &threaded,
+				&kept3, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(kept3, kept);
 	assert_memory_equal(threaded.col, prov.col,
@@ -289,21 +288,40 @@ static void test_keep_columns_after_a_cut(void **state)
 	ibr_result_free(&prov);
 	ibr_result_free(&pira);
 	ibr_updown_free(&ud);
-	free(guids);
+	ibr_table_ids_free(&ids);
 	ibr_fabric_free(before);
 	ibr_fabric_free(after);
 }
 
-/* f without switch `gone` and the CAs on it: the same GUIDs, ports,
- * links and LIDs otherwise, as OpenSM sees the fabric after the switch
- * went down. */
-static struct ibr_fabric *without_switch(const struct ibr_fabric *f,
-					 uint32_t gone, unsigned lmc)
+/* The LID f's port (n, p) has in a copy of f: with `exchange`, every
+ * switch's that of the switch as far from the last as it is from the
+ * first, every CA port's likewise among the end ports (a middle one's
+ * stays), as an SM without its LID cache may hand them out again. */
+static ibr_lid_t copied_lid(const struct ibr_fabric *f, uint32_t n,
+			    unsigned p, bool exchange)
+{
+	const struct ibr_node *nd = &f->nodes[n];
+
+	if (!exchange)
+		return ibr_port(f, n, p)->base_lid;
+	if (nd->type == IBR_NODE_SWITCH)
+		return ibr_switch_lid(f, f->num_switches - 1 - nd->sw_index);
+	for (uint32_t e = 0; e < f->num_end_ports; e++)
+		if (f->end_ports[e].node == n && f->end_ports[e].port == p)
+			return ibr_end_port_lid(f, f->num_end_ports - 1 - e);
+	return ibr_port(f, n, p)->base_lid;
+}
+
+/* f without switch `gone` (IBR_NONE: none) and the CAs on it, LIDs
+ * exchanged or not (copied_lid): the same GUIDs, ports and links
+ * otherwise, as OpenSM sees the fabric after the switch went down. */
+static struct ibr_fabric *rebuilt(const struct ibr_fabric *f, uint32_t gone,
+				  unsigned lmc, bool exchange)
 {
 	struct ibr_fabric *g = ibr_fabric_new();
 	struct ibr_error err = { "" };
 	uint32_t *to = malloc(f->num_nodes * sizeof(*to));
-	uint32_t dead = f->sw_node[gone];
+	uint32_t dead = gone == IBR_NONE ? IBR_NONE : f->sw_node[gone];
 
 	assert_non_null(g);
 	assert_non_null(to);
@@ -329,7 +347,8 @@ static struct ibr_fabric *without_switch(const struct ibr_fabric *f,
 		for (unsigned p = 0; p <= nd->num_ports; p++) {
 			const struct ibr_port *pp = ibr_port(f, n, p);
 			if (pp->base_lid && (p == 0) == (nd->type == IBR_NODE_SWITCH))
-				ibr_fabric_set_lid(g, to[n], p, pp->base_lid,
+				ibr_fabric_set_lid(g, to[n], p,
+						   copied_lid(f, n, p, exchange),
 						   pp->lmc);
 			if (p == 0 || pp->remote_node == IBR_NONE ||
 			    to[pp->remote_node] == IBR_NONE)
@@ -343,6 +362,13 @@ static struct ibr_fabric *without_switch(const struct ibr_fabric *f,
 		fail_msg("%s", err.msg);
 	free(to);
 	return g;
+}
+
+/* f without switch `gone` and the CAs on it, LIDs as they were. */
+static struct ibr_fabric *without_switch(const struct ibr_fabric *f,
+					 uint32_t gone, unsigned lmc)
+{
+	return rebuilt(f, gone, lmc, false);
 }
 
 /* A top switch of a k-ary n-tree down: the provisional pass keeps the
@@ -371,10 +397,9 @@ static void test_keep_is_the_final_engines_mending(void **state)
 		struct ibr_route_ctx ctx;
 		struct ibr_error err = { "" };
 		struct ibr_updown ud;
-		uint64_t *guids = malloc(before->num_switches * sizeof(*guids));
+		struct ibr_table_ids ids;
 		uint32_t kept, top = IBR_NONE;
 
-		assert_non_null(guids);
 		if (ibr_route_once(before, fin, &root, NULL, &old, &err))
 			fail_msg("%s", err.msg);
 		/* the last switch of the top level (a root) goes down */
@@ -383,16 +408,15 @@ static void test_keep_is_the_final_engines_mending(void **state)
 			if (top == IBR_NONE || old.roots[r] > top)
 				top = old.roots[r];
 		after = without_switch(before, top, cases[i].lmc);
-		for (uint32_t s = 0; s < before->num_switches; s++)
-			guids[s] = ibr_switch(before, s)->guid;
 		prior = (struct ibr_prior){ .f = before, .r = &old,
 					    .engine = fin->name };
-		if (ibr_route_once(after, ibr_engine_find("pira"), &root, NULL,
+		if (ibr_table_ids_of(before, &ids, &err) ||
+		    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL,
 				   &prov, &err) ||
 		    ibr_updown_of_result(after, &prov, &ud, &err) ||
-		    ibr_transition_keep(after, &ud, &old, guids,
-					before->num_switches, !fin->designates_dlids,
-					2, &prov, &kept, &err) ||
+		    ibr_transition_keep(after, &ud, &old, &ids,
+					!fin->designates_dlids, 2, &prov, &kept,
+					&err) ||
 		    ibr_ctx_init(&ctx, after, &root, NULL, &err))
 			fail_msg("%s: %s", fin->name, err.msg);
 		assert_int_equal(prov.num_roots, old.num_roots - 1);
@@ -419,7 +443,145 @@ static void test_keep_is_the_final_engines_mending(void **state)
 		ibr_result_free(&prov);
 		ibr_result_free(&final);
 		ibr_updown_free(&ud);
-		free(guids);
+		ibr_table_ids_free(&ids);
+		ibr_fabric_free(before);
+		ibr_fabric_free(after);
+	}
+}
+
+/* The LID `before` gave the owner of f's LID l (same node GUID, port
+ * and offset in the range), 0 when it had none. */
+static ibr_lid_t lid_before(const struct ibr_fabric *before,
+			    const struct ibr_fabric *f, ibr_lid_t l)
+{
+	const struct ibr_lid_owner *o = &f->lid_owner[l];
+	const struct ibr_port *p = ibr_port(f, o->node, o->port), *bp;
+	uint32_t n = ibr_fabric_find_guid(before, f->nodes[o->node].guid);
+
+	if (n == IBR_NONE)
+		return 0;
+	bp = ibr_port(before, n, o->port);
+	return bp->base_lid ? (ibr_lid_t)(bp->base_lid + (l - p->base_lid)) : 0;
+}
+
+/* A top switch of the 4-ary 3-tree down, as in
+ * test_keep_is_the_final_engines_mending, and every switch's and CA
+ * port's LID exchanged with another's (copied_lid): the tables in place
+ * are read by port, not by LID number, so the provisional pass and the
+ * final engine's pass from the tables in place still agree entry for
+ * entry, and a walk of the tables in place that still holds keeps every
+ * entry on its port's new LID (read by LID number, nearly every column
+ * would be another port's). */
+static void test_mending_follows_ports_whose_lids_moved(void **state)
+{
+	static const struct { const char *engine; unsigned lmc; } cases[] = {
+		{ "fera", 1 }, { "colorl", 2 }, { "dr", 2 },
+	};
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct ibr_engine *fin = ibr_engine_find(cases[i].engine);
+		struct ibr_fabric *before =
+			generated_fabric("kary:k=4,n=3", cases[i].lmc);
+		struct ibr_fabric *after;
+		struct ibr_result old, prov, final;
+		struct ibr_verify_report rep;
+		struct ibr_prior prior;
+		struct ibr_route_ctx ctx;
+		struct ibr_error err = { "" };
+		struct ibr_updown ud;
+		struct ibr_table_ids ids;
+		struct ibr_walker w;
+		struct ibr_repair rp;
+		uint32_t kept, top = IBR_NONE, owned = 0, moved = 0, S;
+		uint64_t held = 0, entries = 0, by_number = 0;
+		uint32_t *os;   /* after's switch -> before's, by GUID */
+		uint8_t *col;
+
+		if (ibr_route_once(before, fin, &root, NULL, &old, &err))
+			fail_msg("%s", err.msg);
+		for (uint32_t r = 0; r < old.num_roots; r++)
+			if (top == IBR_NONE || old.roots[r] > top)
+				top = old.roots[r];
+		after = rebuilt(before, top, cases[i].lmc, true);
+		S = after->num_switches;
+		prior = (struct ibr_prior){ .f = before, .r = &old,
+					    .engine = fin->name };
+		if (ibr_table_ids_of(before, &ids, &err) ||
+		    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL,
+				   &prov, &err) ||
+		    ibr_updown_of_result(after, &prov, &ud, &err) ||
+		    ibr_transition_keep(after, &ud, &old, &ids,
+					!fin->designates_dlids, 2, &prov, &kept,
+					&err) ||
+		    ibr_ctx_init(&ctx, after, &root, NULL, &err))
+			fail_msg("%s: %s", fin->name, err.msg);
+		ctx.prior = &prior;
+		if (ibr_route(&ctx, fin, &final, &err))
+			fail_msg("%s: %s", fin->name, err.msg);
+		ibr_ctx_free(&ctx);
+		assert_int_not_equal(ibr_stat_get(&final, "pairs kept in place",
+						  UINT64_MAX), UINT64_MAX);
+		assert_int_equal(prov.num_lids, final.num_lids);
+		assert_int_equal(differing(&prov, &final), 0);
+		assert_int_equal(ibr_verify(after, &prov, NULL, &rep, &err), 0);
+		if (ibr_verify_findings(&rep))
+			fail_msg("%s: %s", fin->name, rep.messages[0]);
+		/* every walk of the tables in place that holds on its port's
+		 * new LID keeps its entries there */
+		col = malloc(S);
+		os = malloc(S * sizeof(*os));
+		assert_non_null(col);
+		assert_non_null(os);
+		for (uint32_t s = 0; s < S; s++)
+			os[s] = before->nodes[ibr_fabric_find_guid(before,
+					ibr_switch(after, s)->guid)].sw_index;
+		if (ibr_walker_init(&w, after, &err) ||
+		    ibr_repair_init(&rp, after, &ud, &w, &err))
+			fail_msg("%s", err.msg);
+		for (ibr_lid_t l = 1; l <= after->max_lid; l++) {
+			ibr_lid_t ol;
+			if (after->lid_owner[l].node == IBR_NONE)
+				continue;
+			owned++;
+			ol = lid_before(before, after, l);
+			assert_int_not_equal(ol, 0);
+			moved += ol != l;
+			for (uint32_t s = 0; s < S; s++)
+				col[s] = ibr_entry(&old, os[s], ol);
+			ibr_repair_judge(&rp, col, l);
+			for (uint32_t s = 0; s < S; s++) {
+				entries++;
+				if (!ibr_repair_holds(&rp, s))
+					continue;
+				held++;
+				assert_int_equal(ibr_entry(&prov, s, l), col[s]);
+				by_number += l >= old.num_lids ||
+					     col[s] != ibr_entry(&old, os[s], l);
+			}
+		}
+		print_message("kary 4,3 less a top switch, LIDs exchanged, %s at "
+			      "LMC %u: %u of %u LIDs moved; %llu of %llu walks "
+			      "held, kept on their port (%llu of them differ "
+			      "from the old entry of the same LID number); %u "
+			      "columns kept\n", fin->name, cases[i].lmc, moved,
+			      owned, (unsigned long long)held,
+			      (unsigned long long)entries,
+			      (unsigned long long)by_number, kept);
+		assert_true(moved * 10 > owned * 9);
+		assert_true(held * 2 > entries);
+		assert_true(by_number * 2 > held);
+		assert_true(kept * 2 > owned && kept <= owned);
+		ibr_repair_free(&rp);
+		ibr_walker_free(&w);
+		free(col);
+		free(os);
+		ibr_result_free(&old);
+		ibr_result_free(&prov);
+		ibr_result_free(&final);
+		ibr_updown_free(&ud);
+		ibr_table_ids_free(&ids);
 		ibr_fabric_free(before);
 		ibr_fabric_free(after);
 	}
@@ -441,24 +603,22 @@ static void assert_keep_completes(const char *name, const char *final,
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	struct ibr_updown ud;
-	uint32_t S = after->num_switches, OS = before->num_switches;
-	uint64_t *guids = malloc(OS * sizeof(*guids));
+	uint32_t S = after->num_switches;
+	struct ibr_table_ids ids;
 	uint32_t kept, kept3, lids = 0;
 	uint8_t *held;
 
-	assert_non_null(guids);
-	for (uint32_t s = 0; s < OS; s++)
-		guids[s] = ibr_switch(before, s)->guid;
-	if (ibr_route_once(before, ibr_engine_find(final), &root, NULL, &old,
+	if (ibr_table_ids_of(before, &ids, &err) ||
+	    ibr_route_once(before, ibr_engine_find(final), &root, NULL, &old,
 			   &err) ||
 	    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL, &prov,
 			   &err) ||
 	    ibr_result_copy(&threaded, &prov, &err) ||
 	    ibr_updown_of_result(after, &prov, &ud, &err) ||
-	    ibr_transition_keep(after, &ud, &old, guids, OS, false, 1, &prov,
-				&kept, &err) ||
-	    ibr_transition_keep(after, &ud, &old, guids, OS, false, 3,
-				&threaded, &kept3, &err))
+	    ibr_transition_keep(after, &ud, &old, &ids, false, 1, &prov, &kept,
+				&err) ||
+	    ibr_transition_keep(after, &ud, &old, &ids, false, 3, &threaded,
+				&kept3, &err))
 		fail_msg("%s, pira+%s: %s", name, final, err.msg);
 	assert_int_equal(kept3, kept);
 	assert_memory_equal(threaded.col, prov.col, (size_t)prov.num_lids * S);
@@ -487,7 +647,7 @@ static void assert_keep_completes(const char *name, const char *final,
 	ibr_result_free(&prov);
 	ibr_result_free(&threaded);
 	ibr_updown_free(&ud);
-	free(guids);
+	ibr_table_ids_free(&ids);
 }
 
 /* assert_keep_completes after one and three links cut, and with a switch
@@ -571,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_keep_columns_after_a_cut),
 		cmocka_unit_test(test_keep_is_the_final_engines_mending),
+		cmocka_unit_test(test_mending_follows_ports_whose_lids_moved),
 		cmocka_unit_test(test_keep_completes_the_ranges),
 	};
 

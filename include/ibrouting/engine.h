@@ -102,12 +102,17 @@ struct ibr_engine {
 	bool routes_from_tables_in_place;
 	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		     struct ibr_error *err);
-	/* The engine's tables afresh, whatever tables are in place: the
-	 * fallback engine's (ibr_fallback_engine) are the walks the mender
-	 * takes where no walk in place holds (prior.h).  NULL for an engine
-	 * the registry does not name as the fallback. */
+	/* The engine's tables afresh, whatever tables are in place: a
+	 * fallback's are the walks the mender takes where no walk in place
+	 * holds (prior.h).  NULL for an engine that is no fallback. */
 	int (*route_afresh)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			    struct ibr_error *err);
+	/* With routes_from_tables_in_place: the engine whose tables afresh
+	 * (route_afresh, one route per destination, legal from every
+	 * switch) mend the tables in place where none of their walks holds;
+	 * a field, so the reconfiguration layer never reaches up into the
+	 * engines' registry. */
+	const struct ibr_engine *fallback;
 };
 
 /* How an engine chooses among the ports its rule allows (DESIGN.md, "Port
@@ -146,11 +151,6 @@ struct ibr_route_ctx {
 extern const struct ibr_engine *const ibr_engines[];
 
 const struct ibr_engine *ibr_engine_find(const char *name);
-
-/* The engine whose tables afresh (its route_afresh, never NULL) mend the
- * tables in place where none of their walks holds (prior.h): one route
- * per destination, legal from every switch. */
-extern const struct ibr_engine *const ibr_fallback_engine;
 
 /* "pira, fera" into buf; returns buf. */
 const char *ibr_engine_names(char *buf, size_t len);

@@ -6,44 +6,22 @@
  * paper, §4: under 2% of the entries change after a small change).
  *
  * The tables in place (struct ibr_prior) were made for the fabric before
- * the change: its switches are matched to the new fabric's by node GUID,
- * its CA ports by node GUID and port number; LIDs are those of each
- * fabric (a port whose LID moved keeps its routes all the same).
- *
- * What ibr_prior_route() leaves in r, when it applies:
- *   - offset 0 of every CA port's range: the old column where its walks
- *     still hold (legal under this run's orientation, delivering); from
- *     every switch whose walk does not, the shortest hop into a walk that
- *     holds, on the least loaded channel against the load of every base
- *     route kept or mended so far (repair.h, ibr_repair_column_balanced),
- *     FERa's walk where no holding walk is reached; a new port: FERa's
- *     tree; every switch LID: the old column mended with FERa's walks
- *     (FERa's tables are routed only when one of these needs them);
- *   - offset j >= 1 of a CA port that was there before, with as many
- *     LIDs: the old column of that offset, mapped onto the new switches,
- *     mended as the base is (but an entry that leads into a walk that
- *     holds again is kept, never swapped for a lighter hop: repair.h,
- *     `renamed`) from every switch with an entry whose walk no
- *     longer reaches the port by a legal up*-down* route of this run's
- *     orientation (a dead link, a switch gone, a turn the new orientation
- *     forbids), the port's base column the fallback; IBR_NO_PATH where
- *     the old column had none; every LID of a new port's range: FERa's
- *     tree, as fera's own tables have it;
+ * the change; the mender (mender.h) reads them by identity (switches by
+ * node GUID, CA ports by node GUID and port: a port whose LID moved
+ * keeps its routes all the same) and says what the tables become.  Here:
+ * when that applies, and the mender's choices per engine:
  *   - fera (IBR_PRIOR_ONE_ROUTE): every LID of a range takes its base
  *     column, as fera's own tables do, and there is no designated map;
  *     a pair lost its route when its base walk did not hold;
- *   - the designated map (by source switch): a pair keeps its old offset
- *     where that offset's column still routes its source switch (offset 0
- *     always does); a pair whose route broke, and a new pair, takes the
- *     offset among 0 and the columns that still route its source switch
- *     whose walk is the least loaded (colorl) or the shortest, then the
- *     least loaded (dr), against the load of every route placed so far;
- *     such pairs are placed destination port by destination port, source
- *     switch by source switch, ports and switches in LID order, so the
- *     run is deterministic and does not depend on the order the model
- *     lists nodes in (OpenSM's, or a dump's).
- * Every walk of r is then a legal route of one orientation, so r is free
- * of loops and of credit loops, as a full run's tables are, and every
+ *   - colorl (IBR_PRIOR_LEAST_LOADED) and dr (IBR_PRIOR_SHORTEST): the
+ *     columns above the bases kept and mended, and the designated map
+ *     (by source switch) kept where it still routes, the other pairs
+ *     placed on the least loaded (dr: the shortest) column that does;
+ *   - the fallback: FERa's tables on the new fabric, routed only when a
+ *     column needs them (a new switch or port, a column where mending
+ *     leaves switches no walk of the tables in place reaches).
+ * Every walk is then a legal route of one orientation, so the tables are
+ * free of loops and of credit loops, as a full run's are, and every
  * designated DLID delivers.  Nothing is renamed afresh: after a change
  * that breaks many routes a full run colours better, hence the limit.
  *

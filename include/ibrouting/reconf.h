@@ -77,7 +77,7 @@
  * Invariants:
  *  - state != IDLE <=> have_held; `held` are the tables of the last run,
  *    the ones to push (a copy of them), made for the fabric of
- *    `fingerprint`, whose switch i has GUID held_guid[i];
+ *    `fingerprint`, whose rows and columns held_ids names;
  *  - have_final => `final` are the final engine's verified tables for
  *    that fabric under the orientation of root_guids (the provisional
  *    pass's root set), final_rep their verifier report;
@@ -101,6 +101,7 @@
 #include "ibrouting/engine.h"
 #include "ibrouting/error.h"
 #include "ibrouting/fabric.h"
+#include "ibrouting/mender.h"
 #include "ibrouting/result.h"
 #include "ibrouting/updown.h"
 #include "ibrouting/verify.h"
@@ -142,7 +143,7 @@ struct ibr_reconf {
 
 	struct ibr_result held;         /* tables in place */
 	bool have_held;
-	uint64_t *held_guid;            /* their switches' GUIDs, by index */
+	struct ibr_table_ids held_ids;  /* their rows' and columns' owners */
 	uint64_t fingerprint;           /* the fabric they were made for */
 	uint64_t *root_guids;           /* the provisional pass's root set */
 	uint32_t num_roots;

@@ -1,9 +1,8 @@
 /*
  * repair.h - one column (LID) of tables made before a change, kept where
  * it still holds on the changed fabric and mended where it does not,
- * with the fewest entries changed: what the hybrids' provisional pass
- * (transition.h, ibr_transition_keep) and the engines routing from the
- * tables in place (prior.h) do to every column.
+ * with the fewest entries changed: what the mender (mender.h) does to
+ * every column of the tables in place.
  *
  * A switch's walk "holds" when it delivers to the LID's owner by a legal
  * up*-down* route of the orientation ud: no hole, no loop, no down hop
@@ -53,8 +52,8 @@ struct ibr_repair {
 				       * walks through it (itself included) */
 	uint32_t *pending, *chain, *chain_next; /* scratch */
 	/* the fallback column of lid when a mending is given none (NULL):
-	 * one that holds, had on demand (prior.c routes FERa only then);
-	 * NULL from it leaves the column unmended */
+	 * one that holds, had on demand (the mender routes its fallback
+	 * only then); NULL from it leaves the column unmended */
 	const uint8_t *(*fallback_of)(void *ctx, ibr_lid_t lid);
 	void *fallback_ctx;
 	uint64_t *carried;            /* ibr_repair_load: per switch, the

@@ -38,6 +38,7 @@
 
 #include "ibrouting/error.h"
 #include "ibrouting/fabric.h"
+#include "ibrouting/mender.h"
 #include "ibrouting/result.h"
 #include "ibrouting/updown.h"
 
@@ -53,35 +54,30 @@ int ibr_transition_step(const struct ibr_fabric *f,
 			struct ibr_result *next, uint64_t *moved,
 			uint64_t *left, struct ibr_error *err);
 
-/* Provisional tables that change as little as possible (keep.c): every
- * column (LID) of prov, tables made for f, becomes the column of `old`
- * mapped onto f by switch GUID (old_guid[i]: the GUID of old's switch i,
- * old_switches of them; a new switch has no entry), mended from every
- * switch whose walk does not hold under ud now (repair.h: a dead link, a
- * switch gone, a turn the orientation forbids) as the final engine mends
- * the tables in place when it routes from them (prior.h): base columns
- * in the order of their LIDs, each break on the least loaded hop into a
- * walk that holds (ibr_repair_column_balanced), against the flows of
- * every base route kept or mended before it; prov's walks where no walk
- * that holds is reached.  The LIDs above a CA port's base: with
- * ranges_as_base (a final engine with one route per destination: fera)
- * copies of the mended base, else old's columns mended with the base as
- * the fallback, then completed (ranges.h, as ibr_route completes the
- * final engine's tables): every LID of a range routed from every switch
- * that has a legal route to its port.  A LID
- * old has no column for keeps prov's (or, with ranges_as_base above a
- * base, the base's).  Each column is then legal on its own, so the whole
- * is free of loops and credit loops as prov is.  After a small change
- * only the walks through it change and OpenSM sends few blocks; where
- * prov's walks were not needed the final engine's pass from the same
- * tables in place ends at these.  *kept counts the columns in which an
- * entry of old survives.  prov's designated map is left as it is.
- * threads: workers for the passes that split (0 or 1: one); the tables
- * are the same, byte for byte, for any count. */
+/* Provisional tables that change as little as possible (keep.c): prov,
+ * the provisional engine's verified tables of f, becomes `old` (the
+ * tables in place, made for the fabric old_ids describes) kept and
+ * mended on f under ud by the mender (mender.h) as the final engine
+ * mends them when it routes from them (prior.h), prov's own walks the
+ * fallback: a port's columns follow it by identity, whatever LID it has
+ * now.  The LIDs above a CA port's base: with ranges_as_base (a final
+ * engine with one route per destination: fera) copies of the mended
+ * base, else old's columns mended with the base as the fallback, then
+ * completed (ranges.h, as ibr_route completes the final engine's
+ * tables); then the management routes (management.h).  Each column is
+ * legal on its own, so the whole is free of loops and credit loops as
+ * prov is.  After a small change only the walks through it change and
+ * OpenSM sends few blocks; where prov's walks were not needed the final
+ * engine's pass from the same tables in place ends at these.  *kept
+ * counts the columns in which an entry of old survives.  prov's
+ * designated map is left as it is.  threads: workers for the passes that
+ * split (0 or 1: one); the tables are the same, byte for byte, for any
+ * count. */
 int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
-			const struct ibr_result *old, const uint64_t *old_guid,
-			uint32_t old_switches, bool ranges_as_base,
-			unsigned threads, struct ibr_result *prov,
-			uint32_t *kept, struct ibr_error *err);
+			const struct ibr_result *old,
+			const struct ibr_table_ids *old_ids,
+			bool ranges_as_base, unsigned threads,
+			struct ibr_result *prov, uint32_t *kept,
+			struct ibr_error *err);
 
 #endif

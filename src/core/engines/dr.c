@@ -905,6 +905,7 @@ const struct ibr_engine ibr_engine_dr = {
 	.measures_root = true,
 	.designates_dlids = true,
 	.routes_from_tables_in_place = true,
+	.fallback = &ibr_engine_fera,
 	.route = dr_route,
 	.min_lmc = 1,
 	.below_min_lmc = "routing as fera",

@@ -1488,6 +1488,7 @@ const struct ibr_engine ibr_engine_fera = {
 	.summary = "fully explicit up/down routing (FERa)",
 	.measures_root = true,
 	.routes_from_tables_in_place = true,
+	.fallback = &ibr_engine_fera,
 	.route = fera_route,
 	.route_afresh = ibr_fera_route_afresh,
 };

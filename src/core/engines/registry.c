@@ -21,7 +21,6 @@ const struct ibr_engine *const ibr_engines[] = {
 	NULL,
 };
 
-const struct ibr_engine *const ibr_fallback_engine = &ibr_engine_fera;
 
 const char *const ibr_default_hybrids[] = {
 	"pira+fera", "pira+dr", "pira+colorl", NULL,

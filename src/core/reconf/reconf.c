@@ -83,8 +83,7 @@ static void drop_held(struct ibr_reconf *m)
 	if (m->have_held)
 		ibr_result_free(&m->held);
 	m->have_held = false;
-	free(m->held_guid);
-	m->held_guid = NULL;
+	ibr_table_ids_free(&m->held_ids);
 }
 
 void ibr_reconf_reset(struct ibr_reconf *m)
@@ -104,25 +103,18 @@ bool ibr_reconf_changed(const struct ibr_reconf *m, const struct ibr_fabric *f)
 	return !m->have_held || ibr_fabric_fingerprint(f) != m->fingerprint;
 }
 
-/* The tables in place become a copy of r, made for f (with f's switch
- * GUIDs: the next change maps their columns by GUID). */
+/* The tables in place become a copy of r, made for f (with f's
+ * identities: the next change reads their columns by port). */
 static int hold(struct ibr_reconf *m, const struct ibr_fabric *f,
 		const struct ibr_result *r, struct ibr_error *err)
 {
-	uint64_t *guid = malloc((f->num_switches ? f->num_switches : 1) *
-				sizeof(*guid));
-
 	drop_held(m);
-	if (!guid)
-		return ibr_error_set(err, "out of memory for %u switch "
-				     "GUIDs", f->num_switches);
+	if (ibr_table_ids_of(f, &m->held_ids, err))
+		return -1;
 	if (ibr_result_copy(&m->held, r, err)) {
-		free(guid);
+		ibr_table_ids_free(&m->held_ids);
 		return -1;
 	}
-	for (uint32_t s = 0; s < f->num_switches; s++)
-		guid[s] = ibr_switch(f, s)->guid;
-	m->held_guid = guid;
 	m->have_held = true;
 	m->fingerprint = ibr_fabric_fingerprint(f);
 	return 0;
@@ -148,8 +140,7 @@ static uint32_t keep_columns(struct ibr_reconf *m, const struct ibr_fabric *f,
 	if (ibr_updown_of_result(f, r, &ud, &err) == 0) {
 		/* one route per destination: the ranges are copies of
 		 * their bases (prior.h) */
-		if (ibr_transition_keep(f, &ud, &m->held, m->held_guid,
-					m->held.num_switches,
+		if (ibr_transition_keep(f, &ud, &m->held, &m->held_ids,
 					!m->fin->designates_dlids, m->threads,
 					&mixed, &kept, &err) == 0 &&
 		    ibr_verify(f, &mixed, &only, &rep, &err) == 0 &&
@@ -191,7 +182,7 @@ static int held_onto(struct ibr_reconf *m, const struct ibr_fabric *f,
 	struct ibr_result on;
 	int rc;
 
-	if (ibr_result_onto(&m->held, m->held_guid, f, &on, err))
+	if (ibr_result_onto(&m->held, m->held_ids.switch_guid, f, &on, err))
 		return -1;
 	rc = hold(m, f, &on, err);
 	ibr_result_free(&on);

@@ -833,6 +833,7 @@ const struct ibr_engine ibr_engine_colorl = {
 	.measures_root = true,
 	.designates_dlids = true,
 	.routes_from_tables_in_place = true,
+	.fallback = &ibr_engine_fera,
 	.route = colorl_route,
 	.min_lmc = 1,
 	/* one LID per destination: every pair on the base LID, FERa's tree */
