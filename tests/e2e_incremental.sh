@@ -118,6 +118,9 @@ quiet() {
 	return 1
 }
 
+# since_mark ERE: a line of $dir/osm.log after line $mark matches ERE
+since_mark() { tail -n +"$((mark + 1))" "$dir/osm.log" | grep -qE -- "$1"; }
+
 # session ENGINE [valgrind]: one OpenSM, one change, the checks above,
 # in a directory of its own ($TMP/ENGINE$tag: its log starts empty)
 session() {
@@ -135,8 +138,8 @@ session() {
 		${vg:+valgrind --leak-check=full --show-leak-kinds=definite --log-file=$dir/valgrind.log} \
 		opensm -F "$dir/opensm.conf" -f "$dir/osm.log" -D 0x07 > "$dir/out" 2>&1 &
 	OSM_PID=$!
-	if ! quiet 0 120; then
-		flunk "$engine: OpenSM did not route the fabric in 120 s"
+	if ! quiet 0 300; then
+		flunk "$engine: OpenSM did not route the fabric in 300 s"
 		opensm_stop
 		return 0
 	fi
@@ -146,14 +149,12 @@ session() {
 	echo "$change_cmd" >&7
 	case $engine in *+*)
 		# the provisional pass pushed: its tables, before the final pass
-		for _ in $(seq 1 300); do
-			tail -n +"$((mark + 1))" "$dir/osm.log" | grep -q "$engine: final pass in [0-9]* ms" && break
-			sleep 0.2
-		done
+		osm_wait 300 since_mark "$engine: final pass in [0-9]* ms" ||
+			echo "# $engine: no final pass scheduled after $change"
 		dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/provisional.lft" ;;
 	esac
-	if ! quiet "$mark" 120; then
-		flunk "$engine: OpenSM did not settle after $change in 120 s"
+	if ! quiet "$mark" 300; then
+		flunk "$engine: OpenSM did not settle after $change in 300 s"
 	else
 		tail -n +"$((mark + 1))" "$dir/osm.log" > "$dir/since"
 		switch_lfts > "$dir/after.lft"
@@ -194,7 +195,7 @@ session() {
 	opensm_stop
 	[ -z "$vg" ] || valgrind_clean "$engine" "$dir/valgrind.log" \
 		"two routing runs, the tables in place kept between them"
-	echo "$undo_cmd" >&7
+	ibsim_do "$undo_cmd"
 }
 
 need_tool valgrind
