@@ -46,6 +46,10 @@ has_lines() { [ "$(count "$1" "$2")" -ge "$3" ]; }
 
 now() { date +%s.%N; }
 
+# runs ENGINE: the INFO line of each of ENGINE's runs in $dir/osm.log (not
+# the VERBOSE phases line after it)
+runs() { grep -F "build_lid_matrices: $1: " "$dir/osm.log" | grep ' switches, '; }
+
 # routed_since MARK: after line MARK of $dir/osm.log, tables configured
 # and then SUBNET UP (a heavy sweep's end: its dumps written)
 routed_since() {
@@ -62,7 +66,8 @@ kill_root() {
 	dir=$TMP/$1
 	mkdir -p "$dir/dump"
 	printf '%s\n' "$3" > "$dir/plugin.conf"
-	# 0x47: VERBOSE for REROUTE COMPLETE (pushed_after)
+	# 0x47: VERBOSE for REROUTE COMPLETE (pushed_after); the phases lines
+	# it adds are not runs (runs)
 	IBROUTING_CONF=$dir/plugin.conf OSM_DEBUG=0x47 opensm_daemon "$dir" "$2" \
 		"$(printf 'sweep_interval 1\nroot_guid_file %s\ndump_files_dir %s/dump/' "$TMP/roots" "$dir")" ||
 		{ flunk "$1: OpenSM did not come up"; return 1; }
@@ -128,8 +133,8 @@ for engine in pira fera; do
 		"the dead root is named and passed over"
 	routed=$(count "$engine tables configured on all switches" "$dir/osm.log")
 	if [ "$routed" -ge 2 ] && ! grep -q "building routing with 'minhop'" "$dir/osm.log" &&
-	   [ "$(grep "build_lid_matrices: $engine: " "$dir/osm.log" | tail -n 1 | grep -c "root $sm_switch")" = 1 ]; then
-		pass "$name: re-routed by $engine in ${seconds} s from the unlink, root $sm_switch, no minhop: $(grep "build_lid_matrices: $engine: " "$dir/osm.log" | tail -n 1 | sed "s/.*build_lid_matrices: $engine: //" | cut -c1-80)"
+	   [ "$(runs "$engine" | tail -n 1 | grep -c "root $sm_switch")" = 1 ]; then
+		pass "$name: re-routed by $engine in ${seconds} s from the unlink, root $sm_switch, no minhop: $(runs "$engine" | tail -n 1 | sed "s/.*build_lid_matrices: $engine: //" | cut -c1-80)"
 	else
 		flunk "$name: not re-routed by $engine from $sm_switch"
 		grep -E "ERR|building routing|tables configured|build_lid_matrices" "$dir/osm.log" | tail -8 | sed 's/^/# /'
@@ -179,7 +184,7 @@ if kill_root "$name" pira+fera "root sm"; then
 		flunk "$name: no final pass pushed after the unlink"
 	log_has "$name" "WRN IB27: pira\+fera: root GUID $root of root_guid_file .* is not in the fabric; the root is the SM's switch" \
 		"the dead root is named and passed over"
-	after=$(grep -E "build_lid_matrices: pira\+fera: (provisional|final) pass" "$dir/osm.log" | tail -n 2)
+	after=$(runs pira+fera | grep -E "build_lid_matrices: pira\+fera: (provisional|final) pass" | tail -n 2)
 	if echo "$after" | grep -q "provisional pass" && echo "$after" | grep -q "final pass" &&
 	   [ "$(echo "$after" | grep -c "root $sm_switch")" = 2 ] &&
 	   ! grep -q "building routing with 'minhop'" "$dir/osm.log" &&
