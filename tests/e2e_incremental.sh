@@ -118,8 +118,9 @@ quiet() {
 	return 1
 }
 
-# since_mark ERE: a line of $dir/osm.log after line $mark matches ERE
-since_mark() { tail -n +"$((mark + 1))" "$dir/osm.log" | grep -qE -- "$1"; }
+# since_mark RE: a line of $dir/osm.log after line $mark matches RE (grep's
+# basic regex: the + of a hybrid's name is itself)
+since_mark() { tail -n +"$((mark + 1))" "$dir/osm.log" | grep -q -- "$1"; }
 
 # session ENGINE [valgrind]: one OpenSM, one change, the checks above,
 # in a directory of its own ($TMP/ENGINE$tag: its log starts empty)
@@ -190,6 +191,9 @@ session() {
 			pass "$engine, $change: $1 of $2 entries changed ($(awk -v c="$1" -v n="$2" 'BEGIN { printf "%.2f", 100 * c / n }')%); $(echo "$run" | grep -o '[0-9]* pairs kept in place, [0-9]* pairs re-routed'); read back = dump, verified"
 		else
 			flunk "$engine, $change: $why"
+			# what OpenSM and the plugin did since the change
+			grep -E "build_lid_matrices: .* switches, |final pass in|going in safe steps|INITIATING HEAVY|REROUTE COMPLETE|SUBNET UP|ERRORS DURING| 0x01 -> " \
+				"$dir/since" | head -40 | cut -c1-220 | sed 's/^/# /'
 		fi
 	fi
 	opensm_stop
