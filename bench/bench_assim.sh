@@ -343,13 +343,12 @@ osm_conf() {  # FLAGS: the daemon's opensm.conf (re-read at heavy sweeps)
 }
 
 # ibsim_cmd LINE: one console command, t0 the time of day it was written
-# at; fails if ibsim refused it
+# at; fails if ibsim refused it (read once ibsim has done it: ibsim_do)
 ibsim_cmd() {
 	local before
 	before=$(wc -l < "$TMP/ibsim.out")
 	t0=$(now_sod)
-	echo "$1" >&7
-	sleep 0.1
+	ibsim_do "$1" || { echo "ibsim did not take '$1' in 120 s"; return 1; }
 	if tail -n +"$((before + 1))" "$TMP/ibsim.out" | grep -qE "not found|can.t |bad param|unknown|not linked"; then
 		echo "ibsim refused '$1':"; tail -n +"$((before + 1))" "$TMP/ibsim.out"
 		return 1
@@ -521,7 +520,9 @@ session() {  # SPEC NETFILE ENGINE LMC
 	rm -rf "$osmdir"
 }
 
-if $smoke; then quiet_limit=60 start_limit=60 repeats=1; else quiet_limit=300 start_limit=900 repeats=3; fi
+# the limits only end a session that never goes quiet: a loaded machine
+# takes minutes where an idle one takes seconds
+if $smoke; then quiet_limit=300 start_limit=300 repeats=1; else quiet_limit=300 start_limit=900 repeats=3; fi
 repeats=${REPEATS:-$repeats}
 $report_only && fabrics=""
 for spec in $fabrics; do

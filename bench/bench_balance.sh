@@ -144,7 +144,7 @@ norm() {
 
 # hybrid_run NAME ENGINE: a hybrid needs OpenSM running for its final
 # pass: a daemon, stopped once the final pass's INFO line (no "step") is
-# followed by REROUTE COMPLETE (90 s at most; "used" then says so).  The
+# followed by REROUTE COMPLETE (300 s at most; "used" then says so).  The
 # plugin dumps every pass into $TMP/NAME/dump (OpenSM writes its own at
 # SUBNET UP only, the provisional tables).
 hybrid_run() {
@@ -153,14 +153,7 @@ hybrid_run() {
 	printf 'dump_dir %s/dump\n' "$d" > "$d/plugin.conf"
 	IBROUTING_CONF=$d/plugin.conf OSM_DEBUG=0x07 opensm_daemon "$d" "$2" || true
 	final="${2//+/[+]}: final pass [(][a-z]+[)]: [0-9]+ switches"
-	for _ in $(seq 1 450); do
-		if awk -v re="$final" '$0 ~ re { f = 1; next } f && /REROUTE COMPLETE/ { ok = 1 } END { exit !ok }' \
-			"$d/osm.log" 2>/dev/null; then
-			done=true; break
-		fi
-		sleep 0.2
-	done
-	sleep 0.5
+	! osm_wait 300 pushed_after "$d/osm.log" "$final" || done=true
 	opensm_stop
 	$done || echo "no final pass" > "$d/nofinal"
 }

@@ -67,7 +67,9 @@ pr_check() {
 }
 during_ca= during_sw= pr_before=
 lossy_cleared=
-for _ in $(seq 1 300); do
+# until step 6 is logged (600 s at most: only a failure takes that long)
+end=$(( $(date +%s) + 600 ))
+while [ "$(date +%s)" -lt "$end" ] && kill -0 "$OSM_PID" 2>/dev/null; do
 	if [ -z "$lossy_cleared" ] && grep -q 'WRN IB43' "$dir/osm.log"; then
 		echo "Error \"$lossy\" 0 0x17" >&7
 		lossy_cleared=yes
@@ -83,7 +85,9 @@ for _ in $(seq 1 300); do
 	grep -q 'double scheme step 6/6' "$dir/osm.log" && break
 	sleep 0.2
 done
-sleep 2
+# and its pass pushed: the re-route completed
+osm_wait 300 pushed_after "$dir/osm.log" 'double scheme step 6/6' ||
+	echo "# step 6/6 not pushed in 300 s"
 after_ca=$(sl2vl "$ca_path"); after_sw=$(sl2vl 0,1 2)
 pr_after=$(pr)
 

@@ -56,11 +56,7 @@ dr_daemon() {
 		LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
 		opensm -F "$d/opensm.conf" -f "$d/osm.log" -D 0x43 > "$d/out" 2>&1 &
 	OSM_PID=$!
-	for _ in $(seq 1 150); do
-		grep -q "SUBNET UP" "$d/osm.log" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
+	osm_wait 300 grep -q "SUBNET UP" "$d/osm.log" 2>/dev/null
 }
 
 # sa_get NAME SRC-GUID DST-GUID [OPT]: the DLID of prquery's answer from

@@ -43,14 +43,9 @@ steps() {
 		s/.* -> ds_step: .*double scheme step \([1-6]\)\/6: .*/\1/p' "$dir/osm.log" |
 		uniq | tr '\n' ' '
 }
-# wait_for PATTERN: until steps() matches the shell pattern (60 s)
-wait_for() {
-	for _ in $(seq 1 300); do
-		case "$(steps)" in $1) return 0 ;; esac
-		sleep 0.2
-	done
-	return 1
-}
+# wait_for PATTERN: until steps() matches the shell pattern (300 s)
+wait_for() { osm_wait 300 steps_match "$1"; }
+steps_match() { case "$(steps)" in $1) return 0 ;; esac; return 1; }
 # the spine-leaf cables cut: spines S-...200001 and S-...200002 (the SM
 # sits on S-...200000), their ports 1 and 2
 wait_for 'P0 1 2 *' || flunk "no step 2/6 at start-up: $(steps)"
@@ -58,7 +53,9 @@ echo 'Unlink "S-0000000000200001"[1]' >&7
 wait_for 'P0 1 2 *P0 1 2 3 4 5 *' || flunk "no step 5/6 after the first cut: $(steps)"
 echo 'Unlink "S-0000000000200002"[2]' >&7
 wait_for 'P0 1 2 *P0 1 2 3 4 5 *P1 1 2 3 4 5 6 ' || flunk "no end after the second cut: $(steps)"
-sleep 2
+# the last pass pushed
+osm_wait 300 pushed_after "$dir/osm.log" 'double scheme step 6/6' ||
+	echo "# step 6/6 not pushed in 300 s"
 
 got=$(steps)
 grep 'provisional pass\|double scheme step\|ERR IB\|WRN IB\|Unlink\|link.*down' "$dir/osm.log" |

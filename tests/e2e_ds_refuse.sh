@@ -68,11 +68,7 @@ refuse() {
 	IBROUTING_CONF=$dir/plugin.conf OSM_DEBUG=0x07 opensm_daemon "$dir" pira+fera \
 		"$(printf '%s\nsweep_interval 0\n%s' "$DS_LIFETIMES" "$4")" ||
 		flunk "$name: OpenSM did not bring the subnet up"
-	for _ in $(seq 1 100); do
-		final_done "$dir/osm.log" && break
-		sleep 0.2
-	done
-	sleep 0.5
+	osm_wait 300 final_done "$dir/osm.log" || echo "# $name: no final pass pushed in 300 s"
 
 	errs=$(grep -c ' 0x01 -> ' "$dir/osm.log" || true)
 	passes=$(grep -c 'build_lid_matrices: pira+fera: .* pass (.*[0-9] switches, ' "$dir/osm.log" || true)

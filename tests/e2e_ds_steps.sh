@@ -61,7 +61,8 @@ smp() { LD_PRELOAD=$UMAD2SIM smpquery "$@" 2>/dev/null; }
 ca_names "$net" > "$TMP/ca_names"
 src_host=$(sed -n 1p "$TMP/ca_names" | cut -d' ' -f2)
 dst_guid=$(sed -n 2p "$TMP/ca_names" | cut -d' ' -f1)
-pr() { SIM_HOST=$src_host LD_PRELOAD=$UMAD2SIM timeout 2 "$PRQUERY" "$dst_guid" 2>&1 | head -1; }
+# (bounded: an SA that never answers; a loaded machine answers late)
+pr() { SIM_HOST=$src_host LD_PRELOAD=$UMAD2SIM timeout 30 "$PRQUERY" "$dst_guid" 2>&1 | head -1; }
 
 # ds_daemon NAME ENGINE: OpenSM with the Double Scheme; dir=$TMP/NAME
 ds_daemon() {

@@ -151,13 +151,14 @@ follow() {
 		     ! pass_line "$dir/osm.log" "$k" | grep -q 'emptied first'; then
 			kept_or_mended "$1" "$k" "$3, provisional pass"
 		fi
-		if awk -v engine="$engine" -v k="$k" "$is_pass"' { n++; next }
-			n == k && /final pass in [0-9]+ ms/ { more = 1 }
-			END { exit !more }' "$dir/osm.log"; then
+		more=0
+		scheduled "$dir/osm.log" "$k" || more=$?
+		if [ "$more" = 0 ]; then
 			k=$((k + 1))
 			kill -HUP "$OSM_PID"
 			continue
 		fi
+		[ "$more" = 1 ] || flunk "$1: after pass $k neither a next pass nor another sweep in 300 s"
 		last=$k
 		return
 	done
@@ -211,9 +212,8 @@ run() {
 	fi
 	opensm_stop
 	[ -z "${4:-}" ] || valgrind_clean "$name" "$dir/valgrind.log" "$(wc -l < "$dir/passes") passes"
-	# the link back, for the next run
-	echo "Link \"$cut\"[1] $peer" >&7
-	sleep 1
+	# the link back before the next run starts
+	ibsim_do "Link \"$cut\"[1] $peer"
 }
 
 need_tool valgrind

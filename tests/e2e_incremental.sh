@@ -120,6 +120,10 @@ quiet() {
 	return 1
 }
 
+# since_mark RE: a line of $dir/osm.log after line $mark matches RE (grep's
+# basic regex: the + of a hybrid's name is itself)
+since_mark() { tail -n +"$((mark + 1))" "$dir/osm.log" | grep -q -- "$1"; }
+
 # session ENGINE [valgrind]: one OpenSM, one change, the checks above,
 # in a directory of its own ($TMP/ENGINE$tag: its log starts empty)
 session() {
@@ -137,8 +141,8 @@ session() {
 		${vg:+valgrind --leak-check=full --show-leak-kinds=definite --log-file=$dir/valgrind.log} \
 		opensm -F "$dir/opensm.conf" -f "$dir/osm.log" -D 0x07 > "$dir/out" 2>&1 &
 	OSM_PID=$!
-	if ! quiet 0 120; then
-		flunk "$engine: OpenSM did not route the fabric in 120 s"
+	if ! quiet 0 300; then
+		flunk "$engine: OpenSM did not route the fabric in 300 s"
 		opensm_stop
 		return 0
 	fi
@@ -148,14 +152,12 @@ session() {
 	echo "$change_cmd" >&7
 	case $engine in *+*)
 		# the provisional pass pushed: its tables, before the final pass
-		for _ in $(seq 1 300); do
-			tail -n +"$((mark + 1))" "$dir/osm.log" | grep -q "$engine: final pass in [0-9]* ms" && break
-			sleep 0.2
-		done
+		osm_wait 300 since_mark "$engine: final pass in [0-9]* ms" ||
+			echo "# $engine: no final pass scheduled after $change"
 		dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/provisional.lft" ;;
 	esac
-	if ! quiet "$mark" 120; then
-		flunk "$engine: OpenSM did not settle after $change in 120 s"
+	if ! quiet "$mark" 300; then
+		flunk "$engine: OpenSM did not settle after $change in 300 s"
 	else
 		tail -n +"$((mark + 1))" "$dir/osm.log" > "$dir/since"
 		switch_lfts > "$dir/after.lft"
@@ -191,12 +193,15 @@ session() {
 			pass "$engine, $change: $1 of $2 entries changed ($(awk -v c="$1" -v n="$2" 'BEGIN { printf "%.2f", 100 * c / n }')%); $(echo "$run" | grep -o '[0-9]* pairs kept in place, [0-9]* pairs re-routed'); read back = dump, verified"
 		else
 			flunk "$engine, $change: $why"
+			# what OpenSM and the plugin did since the change
+			grep -E "build_lid_matrices: .* switches, |final pass in|going in safe steps|INITIATING HEAVY|REROUTE COMPLETE|SUBNET UP|ERRORS DURING| 0x01 -> " \
+				"$dir/since" | head -40 | cut -c1-220 | sed 's/^/# /'
 		fi
 	fi
 	opensm_stop
 	[ -z "$vg" ] || valgrind_clean "$engine" "$dir/valgrind.log" \
 		"two routing runs, the tables in place kept between them"
-	echo "$undo_cmd" >&7
+	ibsim_do "$undo_cmd"
 }
 
 need_tool valgrind

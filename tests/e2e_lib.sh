@@ -28,14 +28,22 @@ ibsim_start() {
 	IBSIM_PID=$!
 	exec 7> "$TMP/ibsim.in"
 	# ibsim prints its prompt once the fabric is up
-	for _ in $(seq 1 600); do
-		grep -q "sim>" "$TMP/ibsim.out" 2>/dev/null && return 0
-		kill -0 "$IBSIM_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_until 300 ibsim_ready && grep -q "sim>" "$TMP/ibsim.out" && return 0
 	echo "# ibsim did not start:"; sed 's/^/# /' "$TMP/ibsim.out"
 	return 1
 }
+# its prompt printed, or ibsim gone
+ibsim_ready() { grep -q "sim>" "$TMP/ibsim.out" 2>/dev/null || ! kill -0 "$IBSIM_PID" 2>/dev/null; }
+
+# ibsim_do CMD: CMD on ibsim's console; returns once ibsim has done it
+# (its prompt printed again after the command; 1 after 120 s)
+ibsim_do() {
+	id_n=$(ibsim_prompts)
+	echo "$1" >&7
+	wait_until 120 ibsim_prompted "$id_n"
+}
+ibsim_prompts() { grep -o 'sim> ' "$TMP/ibsim.out" 2>/dev/null | wc -l; }
+ibsim_prompted() { [ "$(ibsim_prompts)" -gt "$1" ]; }
 
 ibsim_stop() {
 	[ -n "$IBSIM_PID" ] || return 0
@@ -67,7 +75,8 @@ opensm_run() {
 		echo "force_log_flush TRUE"
 		[ -z "$extra" ] || printf '%s\n' "$extra"
 	} > "$dir/opensm.conf"
-	OSM_CACHE_DIR=$dir/cache timeout -s INT 300 env \
+	# the bound only stops a hung run (one sweep takes seconds)
+	OSM_CACHE_DIR=$dir/cache timeout -s INT 900 env \
 		LD_LIBRARY_PATH="$PLUGIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		LD_PRELOAD="$UMAD2SIM" opensm -F "$dir/opensm.conf" -o \
 		-f "$dir/osm.log" -D "${OSM_DEBUG:-0x47}" > "$dir/opensm.out" 2>&1
@@ -75,8 +84,9 @@ opensm_run() {
 
 # opensm_daemon DIR ENGINE [EXTRA-CONF-LINES]: OpenSM as a daemon (SA and
 # multicast up) with our plugin and routing_engine ENGINE; returns once it
-# reports SUBNET UP (bounded), with its pid in OSM_PID.  opensm_stop ends
-# it.  OSM_DEBUG (default 0x03) sets OpenSM's -D flags.
+# reports SUBNET UP (300 s at most; 1 at once if it died), with its pid in
+# OSM_PID.  opensm_stop ends it.  OSM_DEBUG (default 0x03) sets OpenSM's
+# -D flags.
 opensm_daemon() {
 	mkdir -p "$1/cache"
 	printf 'event_plugin_name ibrouting\nrouting_engine %s\nforce_log_flush TRUE\n' "$2" > "$1/opensm.conf"
@@ -84,12 +94,17 @@ opensm_daemon() {
 	OSM_CACHE_DIR=$1/cache LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$UMAD2SIM \
 		opensm -F "$1/opensm.conf" -f "$1/osm.log" -D "${OSM_DEBUG:-0x03}" > "$1/out" 2>&1 &
 	OSM_PID=$!
-	for _ in $(seq 1 150); do
-		grep -q "SUBNET UP" "$1/osm.log" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
+	osm_wait 300 grep -q "SUBNET UP" "$1/osm.log" 2>/dev/null
 }
+
+# osm_wait SECONDS CMD...: wait_until CMD succeeds, but 1 as soon as
+# OpenSM ($OSM_PID) is gone
+osm_wait() {
+	ow_limit=$1
+	shift
+	wait_until "$ow_limit" or_osm_gone "$@" && "$@"
+}
+or_osm_gone() { "$@" || ! kill -0 "$OSM_PID" 2>/dev/null; }
 
 # The passes of our hybrid $engine in an OpenSM log: a pass is its
 # build_lid_matrices INFO line (the VERBOSE phases line after it names it
@@ -104,17 +119,38 @@ pass_line() {
 }
 # wait_pushed LOG K: until pass K is logged and sent: the plugin schedules
 # the next pass, or OpenSM completes the re-route or the sweep after it.
-# Bounded: 90 s.
-wait_pushed() {
-	for _ in $(seq 1 450); do
-		if awk -v engine="$engine" -v k="$2" "$is_pass"' { n++; next }
-			n == k && (/final pass in [0-9]+ ms/ || /REROUTE COMPLETE/ || /SUBNET UP/) { ok = 1 }
-			END { exit !ok }' "$1" 2>/dev/null; then
-			return 0
-		fi
-		sleep 0.2
-	done
-	return 1
+# Bounded: 300 s.
+wait_pushed() { wait_until 300 pushed "$@"; }
+pushed() {
+	awk -v engine="$engine" -v k="$2" "$is_pass"' { n++; next }
+		n == k && (/final pass in [0-9]+ ms/ || /REROUTE COMPLETE/ || /SUBNET UP/) { ok = 1 }
+		END { exit !ok }' "$1" 2>/dev/null
+}
+
+# scheduled LOG K: once pass K is pushed, did the plugin schedule
+# another ("final pass in N ms")?  0 yes, 1 no, 2 when OpenSM said
+# neither in 300 s.  OpenSM logs a re-route's or a sweep's end before it
+# reports the event on which the plugin schedules, so "no" waits for a
+# line OpenSM logs after that report: its next sweep (sweep_interval set).
+scheduled() {
+	wait_until 300 sched_known "$@" || return 2
+	[ "$(sched_state "$@")" = yes ]
+}
+sched_known() { [ -n "$(sched_state "$@")" ]; }
+sched_state() {
+	awk -v engine="$engine" -v k="$2" "$is_pass"' { n++; next }
+		n == k && /final pass in [0-9]+ ms/ { r = "yes"; exit }
+		n == k && /REROUTE COMPLETE|SUBNET UP/ { up = 1; next }
+		n == k && up && /LIGHT SWEEP COMPLETE|INITIATING HEAVY SWEEP/ { r = "no"; exit }
+		END { print r }' "$1" 2>/dev/null
+}
+
+# pushed_after LOG ERE: a line of LOG matches ERE (grep -E), and OpenSM
+# completed a re-route or a sweep after the last such line: the tables of
+# the pass that line belongs to are on the switches
+pushed_after() {
+	pa_n=$(grep -nE -- "$2" "$1" 2>/dev/null | tail -n 1 | cut -d: -f1)
+	[ -n "$pa_n" ] && tail -n +"$((pa_n + 1))" "$1" | grep -qE 'REROUTE COMPLETE|SUBNET UP'
 }
 
 # way_done LOG ENGINE: ENGINE's last routing run in LOG ended its way

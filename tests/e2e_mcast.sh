@@ -78,11 +78,13 @@ read_mfts() {
 
 # wait_mfts DIR MLID MEMBERS: read the MFTs (into DIR/mft) until the host
 # ports they set are exactly the members' and two reads agree; bounded
-# (40 reads, ~10 s).  Prints the number of reads; fails on timeout (the
+# (120 s at most).  Prints the number of reads; fails on timeout (the
 # checks then run on the last read).
 wait_mfts() {
 	: > "$1/mft"
-	for n in $(seq 1 40); do
+	n=0 wm_end=$(( $(date +%s) + 120 ))
+	while [ "$(date +%s)" -lt "$wm_end" ]; do
+		n=$((n + 1))
 		cp "$1/mft" "$1/mft.prev"
 		read_mfts "$2" > "$1/mft"
 		hosts=$(awk 'FILENAME == ARGV[1] { if ($3 == "C") ca[$1 " " $2] = $4; next }

@@ -61,14 +61,8 @@ else
 fi
 
 # wait_status NAME LINE: ibrouting.status in NAME's dumps holds LINE
-# (bounded, 20 s).
-wait_status() {
-	for _ in $(seq 1 100); do
-		grep -qx -- "$2" "$TMP/$1/dumps/ibrouting.status" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	return 1
-}
+# (300 s at most).
+wait_status() { osm_wait 300 grep -qx -- "$2" "$TMP/$1/dumps/ibrouting.status" 2>/dev/null; }
 
 # status_is NAME LINE...: every LINE is a line of the status file.
 status_is() {
@@ -91,7 +85,7 @@ status_is() {
 # for LINE in the status file.
 hup() {
 	kill -HUP "$OSM_PID"
-	wait_status "$1" "$2" || flunk "$1: no '$2' in ibrouting.status 20 s after SIGHUP"
+	wait_status "$1" "$2" || flunk "$1: no '$2' in ibrouting.status 300 s after SIGHUP"
 }
 
 no_temporary_files() {
@@ -165,10 +159,8 @@ dir=$TMP/hybrid conf=$TMP/hybrid.conf
 mkdir -p "$dir/dumps"
 printf 'dump_dir %s/dumps\nhybrid_final_delay 3000\n' "$dir" > "$conf"
 IBROUTING_CONF=$conf opensm_daemon "$dir" pira+fera || flunk "hybrid: OpenSM did not come up"
-for _ in $(seq 1 50); do
-	grep -q "final pass in 3000 ms" "$dir/osm.log" && break
-	sleep 0.1
-done
+osm_wait 300 grep -q "final pass in 3000 ms" "$dir/osm.log" ||
+	flunk "hybrid: no final pass scheduled"
 printf 'dump_dir %s/dumps\nhybrid_final_delay 3000\nverify_method full\n' "$dir" > "$conf"
 wait_status hybrid pushed=2 || flunk "hybrid: no pushed=2 in ibrouting.status"
 log_has hybrid "ibrouting: option verify_method: certificate -> full" "the change seen before the final pass"

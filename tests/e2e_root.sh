@@ -41,17 +41,23 @@ count() {
 	grep -cE -- "$1" "$2" 2>/dev/null || true
 }
 
-# wait_for PATTERN LOG N: until LOG has N lines matching PATTERN (about
-# 60 s at most)
-wait_for() {
-	for _ in $(seq 1 300); do
-		[ "$(count "$1" "$2")" -ge "$3" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
+# wait_for PATTERN LOG N: until LOG has N lines matching PATTERN (300 s
+# at most)
+wait_for() { osm_wait 300 has_lines "$@"; }
+has_lines() { [ "$(count "$1" "$2")" -ge "$3" ]; }
 
 now() { date +%s.%N; }
+
+# runs ENGINE: the INFO line of each of ENGINE's runs in $dir/osm.log (not
+# the VERBOSE phases line after it)
+runs() { grep -F -e "build_lid_matrices: $1: " -e "build_lid_matrices: $1, " "$dir/osm.log" | grep ' switches, '; }
+
+# routed_since MARK: after line MARK of $dir/osm.log, tables configured
+# and then SUBNET UP (a heavy sweep's end: its dumps written)
+routed_since() {
+	tail -n +"$(($1 + 1))" "$dir/osm.log" | awk '/tables configured on all switches/ { r = 1 }
+		r && /SUBNET UP/ { ok = 1 } END { exit !ok }'
+}
 
 # kill_root NAME ENGINE PLUGIN-CONF: OpenSM with ENGINE and opensm-plugin.conf
 # PLUGIN-CONF (`root sm`: the chain's next link is the SM's switch, whose
@@ -62,7 +68,9 @@ kill_root() {
 	dir=$TMP/$1
 	mkdir -p "$dir/dump" "$dir/ours/dump"
 	printf '%s\ndump_dir %s/ours/dump\n' "$3" "$dir" > "$dir/plugin.conf"
-	IBROUTING_CONF=$dir/plugin.conf OSM_DEBUG=0x43 opensm_daemon "$dir" "$2" \
+	# 0x47: VERBOSE for REROUTE COMPLETE (pushed_after); the phases lines
+	# it adds are not runs (runs)
+	IBROUTING_CONF=$dir/plugin.conf OSM_DEBUG=0x47 opensm_daemon "$dir" "$2" \
 		"$(printf 'sweep_interval 1\nroot_guid_file %s\ndump_files_dir %s/dump/' "$TMP/roots" "$dir")" ||
 		{ flunk "$1: OpenSM did not come up"; return 1; }
 	if wait_for "tables configured on all switches" "$dir/osm.log" 1 &&
@@ -72,19 +80,17 @@ kill_root() {
 		flunk "$1: $2 did not route from $root first"
 		grep -E "ERR|WRN|build_lid_matrices" "$dir/osm.log" | head -5 | sed 's/^/# /'
 	fi
-	# a hybrid: its final pass in place first
+	# a hybrid: its final pass in place first (pushed)
 	final_pass="build_lid_matrices: $(echo "$2" | sed 's/+/\\+/g'): final pass"
-	case $2 in *+*) wait_for "$final_pass" "$dir/osm.log" 1 ||
-		flunk "$1: no final pass before the unlink" ;;
+	case $2 in *+*) osm_wait 300 pushed_after "$dir/osm.log" "$final_pass" ||
+		flunk "$1: no final pass pushed before the unlink" ;;
 	esac
 	finals=$(count "$final_pass" "$dir/osm.log")
-	ups=$(count "SUBNET UP" "$dir/osm.log")
-	routings=$(count "tables configured on all switches" "$dir/osm.log")
+	mark=$(wc -l < "$dir/osm.log")
 	t0=$(now)
 	echo "Unlink \"S-sw3\"" >&7
-	if ! wait_for "tables configured on all switches" "$dir/osm.log" $((routings + 1)) ||
-	   ! wait_for "SUBNET UP" "$dir/osm.log" $((ups + 1)); then
-		flunk "$1: no re-route within a minute of the unlink"
+	if ! osm_wait 300 routed_since "$mark"; then
+		flunk "$1: no re-route within 300 s of the unlink"
 		return 1
 	fi
 	# a single engine's way after the change (reconf.h): a step first
@@ -93,19 +99,15 @@ kill_root() {
 		{ flunk "$1: the way after the unlink did not end"; return 1; } ;;
 	esac
 	seconds=$(echo "$t0 $(now)" | awk '{ printf "%.1f", $2 - $1 }')
-	# the dumps of that sweep, written once the subnet is up
-	for _ in $(seq 1 50); do
-		grep -qi "NodeGUID:${root#0x}" "$dir/dump/opensm-subnet.lst" || break
-		sleep 0.2
-	done
-	sleep 0.5
+	# the dumps of that sweep: OpenSM writes them before it logs SUBNET UP
+	! grep -qi "NodeGUID:${root#0x}" "$dir/dump/opensm-subnet.lst" ||
+		flunk "$1: the dumps after SUBNET UP still list the root"
 }
 
 # restore: the next OpenSM starts on the whole fabric
 restore() {
 	opensm_stop
-	echo "ReLink \"S-sw3\"" >&7
-	sleep 1
+	ibsim_do "ReLink \"S-sw3\""
 }
 
 # judge_readback NAME: the switches' tables (dump_fts) as an
@@ -138,8 +140,8 @@ for engine in pira fera; do
 		"the dead root is named and passed over"
 	routed=$(count "$engine tables configured on all switches" "$dir/osm.log")
 	if [ "$routed" -ge 2 ] && ! grep -q "building routing with 'minhop'" "$dir/osm.log" &&
-	   [ "$(grep "build_lid_matrices: $engine[:,].* switches, " "$dir/osm.log" | tail -n 1 | grep -c "root $sm_switch")" = 1 ]; then
-		pass "$name: re-routed by $engine in ${seconds} s from the unlink, root $sm_switch, no minhop: $(grep "build_lid_matrices: $engine[:,].* switches, " "$dir/osm.log" | tail -n 1 | sed "s/.*build_lid_matrices: //" | cut -c1-80)"
+	   [ "$(runs "$engine" | tail -n 1 | grep -c "root $sm_switch")" = 1 ]; then
+		pass "$name: re-routed by $engine in ${seconds} s from the unlink, root $sm_switch, no minhop: $(runs "$engine" | tail -n 1 | sed "s/.*build_lid_matrices: //" | cut -c1-80)"
 	else
 		flunk "$name: not re-routed by $engine from $sm_switch"
 		grep -E "ERR|building routing|tables configured|build_lid_matrices" "$dir/osm.log" | tail -8 | sed 's/^/# /'
@@ -186,12 +188,12 @@ done
 # chain (the final pass keeps the provisional pass's root).
 name=pira+fera-next
 if kill_root "$name" pira+fera "root sm"; then
-	wait_for "build_lid_matrices: pira\+fera: final pass" "$dir/osm.log" $((finals + 1)) ||
-		flunk "$name: no final pass after the unlink"
-	sleep 1
+	wait_for "build_lid_matrices: pira\+fera: final pass" "$dir/osm.log" $((finals + 1)) &&
+	osm_wait 300 pushed_after "$dir/osm.log" "build_lid_matrices: pira\+fera: final pass" ||
+		flunk "$name: no final pass pushed after the unlink"
 	log_has "$name" "WRN IB27: pira\+fera: root GUID $root of root_guid_file .* is not in the fabric; the root is the SM's switch" \
 		"the dead root is named and passed over"
-	after=$(grep -E "build_lid_matrices: pira\+fera: (provisional|final) pass" "$dir/osm.log" | tail -n 2)
+	after=$(runs pira+fera | grep -E "build_lid_matrices: pira\+fera: (provisional|final) pass" | tail -n 2)
 	if echo "$after" | grep -q "provisional pass" && echo "$after" | grep -q "final pass" &&
 	   [ "$(echo "$after" | grep -c "root $sm_switch")" = 2 ] &&
 	   ! grep -q "building routing with 'minhop'" "$dir/osm.log" &&

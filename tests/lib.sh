@@ -62,6 +62,19 @@ tool_package() {
 	esac
 }
 
+# wait_until SECONDS CMD...: until CMD succeeds, tried every 0.2 s; 1 once
+# SECONDS have passed.  Tests wait on events this way, never a fixed
+# time: the bound matters only when the event never comes, so it is
+# generous (a loaded machine is slow, not wrong).
+wait_until() {
+	wu_end=$(( $(date +%s) + $1 ))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$wu_end" ] || return 1
+		sleep 0.2
+	done
+}
+
 finish() {
 	echo "1..$checks"
 	[ "$failures" = 0 ]
