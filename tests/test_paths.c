@@ -45,7 +45,7 @@
 #define SMALL 32           /* switches: references by enumeration */
 #define MAXLEN 64          /* links of a path in the references */
 #define SHARES 720720u     /* lcm(1..16) */
-#define TOLERANCE 64       /* paths.c: loads within 1/64 of the heaviest */
+#define TOLERANCE 64       /* mllf.c: loads within 1/64 of the heaviest */
 
 static const char *const specs[] = {
 	"random:sw=8,ca=16,seed=1",      "random:sw=16,ca=128,seed=1",
@@ -1078,7 +1078,7 @@ static void test_shortcuts_exact(void **state)
 }
 
 /* Past 65536 channels the packed candidates keep 32-bit channel ids
- * (paths.c, struct crossings): the same checks there, and the same paths
+ * (paths_work.h, struct crossings): the same checks there, and the same paths
  * on 1 and 2 threads. */
 static void test_wide_channel_ids(void **state)
 {
@@ -1173,7 +1173,7 @@ static void assert_selection_way(const struct fab *x,
 	ibr_paths_free(&one);
 }
 
-/* Most-loaded-link-first in parts (paths.c, "the selection in parts";
+/* Most-loaded-link-first in parts (mllf.c, "the selection in parts";
  * o->parts): every unit one legal loop-free path, of the pairs promised;
  * the same paths on 1, 2, 3 and 7 threads, and the long way's (every list
  * from its start, every change moved in the heap) within each part; and

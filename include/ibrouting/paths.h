@@ -60,7 +60,7 @@ struct ibr_path_options {
 	unsigned threads;           /* workers for the candidate search (0: 1);
 				     * the same paths for any count */
 	unsigned parts;             /* path selection: parts of the greedy
-				     * sequence (paths.c; 0: by the pairs'
+				     * sequence (mllf.c; 0: by the pairs'
 				     * count, 1: one sequence, the paper's) */
 	unsigned batches;           /* path selection: batches of destination
 				     * switches, one after the other (paths.c;

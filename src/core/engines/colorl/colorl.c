@@ -59,7 +59,7 @@
  * its destinations' alone (their columns and designated slots); the
  * tables are the same for every count.  Most-loaded-link-first is one
  * greedy sequence up to 512 switches with CAs; above it runs in two parts
- * side by side (option parts; paths.c).  Above 1254 switches with CAs the
+ * side by side (option parts; mllf.c).  Above 1254 switches with CAs the
  * destination switches go in batches, one after the other, each over the
  * paths of those before, so that only one batch's candidates are held
  * (option batches; paths.c).
