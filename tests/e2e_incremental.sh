@@ -102,24 +102,6 @@ final_blocks() {
 	fi
 }
 
-# quiet MARK LIMIT: wait_settled, and for a hybrid also every pass after
-# line MARK of $dir/osm.log followed by none scheduled ("final pass in N
-# ms": the light sweeps in hybrid_final_delay are no end)
-quiet() {
-	end=$(( $(date +%s) + $2 ))
-	while wait_settled "$1" $((end - $(date +%s))); do
-		# a pass still due: a hybrid's final pass, or the next push of
-		# any engine's way after a change (reconf.h)
-		awk -v m="$1" -v e="$engine" 'NR <= m { next }
-			(index($0, "build_lid_matrices: " e ": ") ||
-			 index($0, "build_lid_matrices: " e ", ")) && / switches, / { due = 0 }
-			/ final pass in [0-9]+ ms|asking OpenSM for a re-route/ { due = 1 }
-			END { exit due }' "$dir/osm.log" && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
 # since_mark RE: a line of $dir/osm.log after line $mark matches RE (grep's
 # basic regex: the + of a hybrid's name is itself)
 since_mark() { tail -n +"$((mark + 1))" "$dir/osm.log" | grep -q -- "$1"; }
@@ -141,7 +123,8 @@ session() {
 		${vg:+valgrind --leak-check=full --show-leak-kinds=definite --log-file=$dir/valgrind.log} \
 		opensm -F "$dir/opensm.conf" -f "$dir/osm.log" -D 0x07 > "$dir/out" 2>&1 &
 	OSM_PID=$!
-	if ! quiet 0 300; then
+	# settled: for the hybrid, its start-up's safe steps all pushed
+	if ! wait_settled 0 300; then
 		flunk "$engine: OpenSM did not route the fabric in 300 s"
 		opensm_stop
 		return 0
@@ -156,7 +139,7 @@ session() {
 			echo "# $engine: no final pass scheduled after $change"
 		dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/provisional.lft" ;;
 	esac
-	if ! quiet "$mark" 300; then
+	if ! wait_settled "$mark" 300; then
 		flunk "$engine: OpenSM did not settle after $change in 300 s"
 	else
 		tail -n +"$((mark + 1))" "$dir/osm.log" > "$dir/since"

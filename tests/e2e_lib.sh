@@ -145,12 +145,14 @@ sched_state() {
 		END { print r }' "$1" 2>/dev/null
 }
 
-# pushed_after LOG ERE: a line of LOG matches ERE (grep -E), and OpenSM
-# completed a re-route or a sweep after the last such line: the tables of
-# the pass that line belongs to are on the switches
+# pushed_after LOG ERE: a line of LOG matches ERE (awk's: write a + as
+# [+]), and OpenSM completed a re-route or a sweep after the last such
+# line: the tables of the pass that line belongs to are on the switches.
+# One read of the log (ENVIRON: -v would take the ERE's backslashes).
 pushed_after() {
-	pa_n=$(grep -nE -- "$2" "$1" 2>/dev/null | tail -n 1 | cut -d: -f1)
-	[ -n "$pa_n" ] && tail -n +"$((pa_n + 1))" "$1" | grep -qE 'REROUTE COMPLETE|SUBNET UP'
+	PA_RE=$2 awk '$0 ~ ENVIRON["PA_RE"] { seen = 1; up = 0; next }
+		seen && /REROUTE COMPLETE|SUBNET UP/ { up = 1 }
+		END { exit !up }' "$1" 2>/dev/null
 }
 
 # way_done LOG ENGINE: ENGINE's last routing run in LOG ended its way
@@ -555,13 +557,23 @@ valgrind_clean() {
 # settled MARK: $dir/osm.log after line MARK shows tables on every switch
 # (a heavy sweep's or a re-route's), then two light sweeps with no heavy
 # sweep or routing run begun after them (OpenSM run with sweep_interval 1
-# and -D 0x07 or more).
+# and -D 0x07 or more); for $engine (any engine: its way after a change goes in
+# passes too, reconf.h) also no pass scheduled after
+# its last pass ("final pass in N ms": the light sweeps within
+# hybrid_final_delay are no end).  One read of the log: read twice, a
+# pass logged in between looked done before it was pushed.
 settled() {
-	tail -n +"$(($1 + 1))" "$dir/osm.log" 2>/dev/null | awk '
+	tail -n +"$(($1 + 1))" "$dir/osm.log" 2>/dev/null | awk -v e="${engine:-}" '
 		/INITIATING HEAVY SWEEP|building routing with/ { busy = 1; l = 0; next }
 		/SWITCHES CONFIGURED FOR UNICAST|REROUTE COMPLETE/ { c = 1; busy = 0; l = 0; next }
-		/LIGHT SWEEP COMPLETE/ { if (!busy) l++ }
-		END { exit !(c && l >= 2) }'
+		/LIGHT SWEEP COMPLETE/ { if (!busy) l++; next }
+		e == "" { next }
+		# a pass still due: a hybrid's final pass, or the next push of
+		# any engine's way after a change (reconf.h)
+		(index($0, "build_lid_matrices: " e ": ") ||
+		 index($0, "build_lid_matrices: " e ", ")) && / switches, / { due = 0; next }
+		/ final pass in [0-9]+ ms|asking OpenSM for a re-route/ { due = 1 }
+		END { exit !(c && l >= 2 && !due) }'
 }
 
 # wait_settled MARK LIMIT: until settled MARK, at most LIMIT seconds; 1 on

@@ -81,7 +81,7 @@ kill_root() {
 		grep -E "ERR|WRN|build_lid_matrices" "$dir/osm.log" | head -5 | sed 's/^/# /'
 	fi
 	# a hybrid: its final pass in place first (pushed)
-	final_pass="build_lid_matrices: $(echo "$2" | sed 's/+/\\+/g'): final pass"
+	final_pass="build_lid_matrices: $(echo "$2" | sed 's/+/[+]/g'): final pass"
 	case $2 in *+*) osm_wait 300 pushed_after "$dir/osm.log" "$final_pass" ||
 		flunk "$1: no final pass pushed before the unlink" ;;
 	esac
@@ -188,8 +188,8 @@ done
 # chain (the final pass keeps the provisional pass's root).
 name=pira+fera-next
 if kill_root "$name" pira+fera "root sm"; then
-	wait_for "build_lid_matrices: pira\+fera: final pass" "$dir/osm.log" $((finals + 1)) &&
-	osm_wait 300 pushed_after "$dir/osm.log" "build_lid_matrices: pira\+fera: final pass" ||
+	wait_for "build_lid_matrices: pira[+]fera: final pass" "$dir/osm.log" $((finals + 1)) &&
+	osm_wait 300 pushed_after "$dir/osm.log" "build_lid_matrices: pira[+]fera: final pass" ||
 		flunk "$name: no final pass pushed after the unlink"
 	log_has "$name" "WRN IB27: pira\+fera: root GUID $root of root_guid_file .* is not in the fabric; the root is the SM's switch" \
 		"the dead root is named and passed over"
