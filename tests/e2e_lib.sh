@@ -568,8 +568,8 @@ settled() {
 		/SWITCHES CONFIGURED FOR UNICAST|REROUTE COMPLETE/ { c = 1; busy = 0; l = 0; next }
 		/LIGHT SWEEP COMPLETE/ { if (!busy) l++; next }
 		e == "" { next }
-		# a pass still due: a hybrid's final pass, or the next push of
-		# any engine's way after a change (reconf.h)
+		# a pass still due: the final pass of a hybrid, or the next push of
+		# the way of any engine after a change (reconf.h)
 		(index($0, "build_lid_matrices: " e ": ") ||
 		 index($0, "build_lid_matrices: " e ", ")) && / switches, / { due = 0; next }
 		/ final pass in [0-9]+ ms|asking OpenSM for a re-route/ { due = 1 }
