@@ -627,6 +627,17 @@ static void print_load(const struct ibr_fabric *f, const struct ibr_result *r,
 		       rep->no_legal_path);
 }
 
+/* The verify and certify lines' common tail: the entries owed no route
+ * (data would take them) and the LIDs nobody owns, when there are. */
+static void print_owed_unowned(uint64_t owed, uint64_t unowned)
+{
+	if (owed)
+		printf(", %" PRIu64 " owe no route", owed);
+	if (unowned)
+		printf("; no entry for the %" PRIu64 " %s owned by none",
+		       unowned, PLURAL(unowned, "LID", "LIDs"));
+}
+
 /* "LABEL under 16 roots: ..." (roots_text), or that none is known. */
 static void print_roots_under(const char *label, const struct ibr_fabric *f,
 			      const struct ibr_result *r)
@@ -659,12 +670,7 @@ static int print_verdict(const struct ibr_fabric *f, const struct ibr_result *r,
 		if (rep->management)
 			printf(" (%" PRIu64 " on management routes)",
 			       rep->management);
-		if (rep->no_legal_path)
-			printf(", %" PRIu64 " owe no route", rep->no_legal_path);
-		if (rep->unowned_lids)
-			printf("; no entry for the %" PRIu64 " %s owned by none",
-			       rep->unowned_lids, PLURAL(rep->unowned_lids,
-							 "LID", "LIDs"));
+		print_owed_unowned(rep->no_legal_path, rep->unowned_lids);
 		printf("; no loop\n");
 		printf("verify    %" PRIu64 " channel dependencies, acyclic; %"
 		       PRIu64 " designated pairs delivered%s\n",
@@ -713,12 +719,7 @@ static int print_certificate(const struct ibr_fabric *f,
 		if (rep->management)
 			printf(", %" PRIu64 " management routes",
 			       rep->management);
-		if (rep->no_legal_path)
-			printf(", %" PRIu64 " owe no route", rep->no_legal_path);
-		if (rep->unowned_lids)
-			printf("; no entry for the %" PRIu64 " %s owned by none",
-			       rep->unowned_lids, PLURAL(rep->unowned_lids,
-							 "LID", "LIDs"));
+		print_owed_unowned(rep->no_legal_path, rep->unowned_lids);
 		printf("\n");
 		print_roots_under("certify", f, r);
 		return 0;

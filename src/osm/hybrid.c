@@ -284,6 +284,23 @@ static int take_copy(struct engine_ctx *c, const struct ibr_result *src)
 
 static int keep_held(struct engine_ctx *c, const char *label);
 
+/* The run's tables (verified, rep) into the machine after a change
+ * (ibr_reconf_change); -1 after an ERR line. */
+static int change(struct engine_ctx *c, const struct ibr_verify_report *rep,
+		  uint32_t *kept, struct ibr_reconf_move *mv)
+{
+	struct ibr_reconf *m = &c->hybrid->m;
+	struct ibr_error err = { "" };
+
+	m->threads = ibr_plugin_threads(c->plugin);
+	if (ibr_reconf_change(m, c->of.fabric, &c->result, rep, kept, mv,
+			      &err) == 0)
+		return 0;
+	OSM_LOG(&c->plugin->osm->log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n",
+		c->name, err.msg);
+	return -1;
+}
+
 /* " , step N..." after the label in buf (len bytes in all). */
 static void append(char *buf, size_t len, const char *fmt, unsigned n)
 	__attribute__((format(printf, 3, 0)));
@@ -406,13 +423,8 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 		return -1;
 	}
 	ibr_fabric_free(view);
-	m->threads = ibr_plugin_threads(c->plugin);
-	if (ibr_reconf_change(m, c->of.fabric, &c->result, &rep, &kept, &mv,
-			      &err)) {
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->name,
-			err.msg);
+	if (change(c, &rep, &kept, &mv))
 		return -1;
-	}
 	if (kept)
 		snprintf(label, sizeof(label), "%s: provisional pass (%s, %u LIDs "
 			 "kept from the tables in place)", c->name,
@@ -442,13 +454,8 @@ static int change_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 		ibr_plugin_log_findings(c, &rep);
 		return -1;
 	}
-	m->threads = ibr_plugin_threads(c->plugin);
-	if (ibr_reconf_change(m, c->of.fabric, &c->result, &rep, &kept, &mv,
-			      &err)) {
-		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", c->name,
-			err.msg);
+	if (change(c, &rep, &kept, &mv))
 		return -1;
-	}
 	return pushed_way(c, c->name, &rep, &mv);
 }
 
