@@ -43,7 +43,7 @@
 #      Entries changed: R0 against R1 on the switches still there.  Each
 #      round is undone (ibsim ReLink) and OpenSM let go quiet; after the
 #      first, the tables are read back and compared with R0 (fera,
-#      colorl, dr and their hybrids route from the tables in place: the
+#      colorl, dr and their hybrids route from the prior tables: the
 #      pairs the change moved stay moved, and the tables read back must
 #      verify: "kept").
 #   2. count round: the same change once more with OpenSM's log at DEBUG
@@ -173,7 +173,7 @@ EVENTS='INITIATING HEAVY SWEEP|LIGHT SWEEP COMPLETE|SWITCHES CONFIGURED FOR UNIC
 # up, E error (an ERR line: not trap notices); a hybrid's INFO lines: P
 # provisional pass, M the union not clean (safe steps follow), S a step,
 # W no safe step left, F the final pass done: final (whole), last (its
-# last step) or kept (the tables in place stay).
+# last step) or refused (the prior tables stay).
 events() {
 	[ -f "$1" ] || return 0
 	tail -n +"$(($2 + 1))" "$1" | { grep -a -B4 -E "$EVENTS" || true; } | awk '
@@ -196,7 +196,7 @@ events() {
 	/: final pass \([^)]*\): the switches may mix/ { ev("M"); next }
 	/: final pass \([^)]*\), step [0-9]+, the last/ { ev("F", "last"); next }
 	/: final pass \([^)]*\), step [0-9]+/ { ev("S"); next }
-	/: final pass \([^)]*\): tables in place kept/ { ev("F", "kept"); next }
+	/: final pass \([^)]*\): change refused/ { ev("F", "refused"); next }
 	/: final pass \([^)]*\): / { ev("F", "final") }'
 }
 
@@ -235,8 +235,8 @@ wait_quiet() {
 # finalpass errors reroutes last", times in ms after T0 ("?" when absent):
 # first the first tables on every switch (C) after the change; final, for
 # a hybrid, the C that completes the pass its final pass line (F) names
-# (the final tables, or its last step, or the tables kept: finalpass then
-# ends in "-kept"), for the others the first C (first = final); last the
+# (the final tables, or its last step, or the change refused: finalpass then
+# ends in "-refused"), for the others the first C (first = final); last the
 # last C (a later sweep that routes the same fabric again, as OpenSM
 # sometimes runs one more heavy sweep after a switch went down); reroutes
 # the re-route passes that completed (a hybrid's final pass or steps)
@@ -249,7 +249,7 @@ summary() {
 	$2 == "C" { if (first == "") first = ms($1); last = ms($1); if ($3 == "reroute") rr++
 		if (want_final) { final = ms($1); want_final = 0 } }
 	$2 == "P" { if (prov == "") prov = ms($1); hybrid = 1 }
-	$2 == "F" && fin == "" { fin = ms($1) ($3 == "kept" ? "-kept" : ""); want_final = 1 }
+	$2 == "F" && fin == "" { fin = ms($1) ($3 == "refused" ? "-refused" : ""); want_final = 1 }
 	$2 == "E" || $2 == "X" { err++ }
 	END {
 		d = "?"
@@ -471,7 +471,7 @@ session() {  # SPEC NETFILE ENGINE LMC
 					restored=yes
 				elif [ "${engine##*+}" = fera ] || [ "${engine##*+}" = colorl ] ||
 				     [ "${engine##*+}" = dr ]; then
-					# routed from the tables in place (prior.h): the
+					# routed from the prior tables (prior.h): the
 					# pairs moved by the change stay where they went;
 					# what the switches hold must still verify
 					local uf=$findings uu=$unreachable uc=$cycles
@@ -555,7 +555,7 @@ done
 		push = ($12 != "?" && $11 != "?") ? $12 - $11 : "?"
 		push_final = ($13 != "?" && $11 != "?") ? $13 - $11 : "?"
 		runs = $8; if ($34 + 0 > 0) runs = runs " (" $34 " re-route" ($34 > 1 ? "s" : "") ")"
-		fin = $13; if ($15 ~ /kept/) fin = fin " (final tables refused, provisional kept)"
+		fin = $13; if ($15 ~ /refused/) fin = fin " (change refused, the prior tables stay)"
 		if ($35 != "" && $35 != $13) fin = fin " (same fabric routed again: tables at " $35 ")"
 		printf "| %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s / %s / %s of %s) | %s | %s | %s |\n",
 			fab, chg, $5, $4, $7, runs, $10, $11, $12, fin, push, push_final, fc, v, $24, $21, $22, $23, $20, $25, sent, $28 }' "$csv" |
@@ -600,7 +600,7 @@ fi
 # Every row of our engines: the engine asked for was used, tables came
 # after the change, and what the switches hold verifies.
 bad=$(awk -F, 'NR > 1 && $5 !~ /^(updn|minhop|dnup)$/ &&
-	($7 != $5 || $13 == "?" || $17 != "0" || ($16 != "same-as-final" && $16 != "verified" && $16 != "not-read-back") || ($28 != "yes" && $28 != "kept") || $15 ~ /kept/)' "$csv")
+	($7 != $5 || $13 == "?" || $17 != "0" || ($16 != "same-as-final" && $16 != "verified" && $16 != "not-read-back") || ($28 != "yes" && $28 != "kept") || $15 ~ /refused/)' "$csv")
 if [ -n "$bad" ]; then
 	echo "bench_assim: runs of our engines that failed:"; echo "$bad"
 	! $smoke || exit 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_incremental.sh - the cost of one change (issue 20, point 5):
-# colorl, dr and fera routing from the tables in place (`ibrouting route
+# colorl, dr and fera routing from the prior tables (`ibrouting route
 # --prior`, what the plugin does after a change) against the same engine
 # afresh (option incremental=0), offline, on the same fabrics in one run.  Never a timed test: it measures and reports.
 #
@@ -94,7 +94,7 @@ for item in $fabrics; do
 			what="link cut"
 			[ "$change" = down ] && what="switch $g down"
 			route "$tmp/inc.out" -e "$e" --lmc "$lmc" --prior "$tmp/$e" "$tmp/$change.net"
-			row "$name LMC $lmc" "$what" "$e" "from the tables in place" "$tmp/inc.out" >> "$tmp/table"
+			row "$name LMC $lmc" "$what" "$e" "from the prior tables" "$tmp/inc.out" >> "$tmp/table"
 			route "$tmp/fresh.out" -e "$e" --lmc "$lmc" -o incremental=0 --prior "$tmp/$e" "$tmp/$change.net"
 			row "$name LMC $lmc" "$what" "$e" "afresh" "$tmp/fresh.out" >> "$tmp/table"
 		done

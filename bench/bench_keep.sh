@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_keep.sh - the cost of a hybrid's provisional pass after one switch
-# down: the keep of the final engine's tables in place onto the changed
+# down: the final engine's prior tables kept onto the changed
 # fabric (keep.c), timed alone (bench/keep_time.c), on one and two
 # threads, best of 5.  Never a timed test: it measures and reports.
 #

@@ -49,7 +49,7 @@ stats() {
 }
 
 {
-echo "bench_switch_down.sh at commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown) ($("$ibr" --version 2>&1 | head -n 1), $ibr): every switch down in turn, from the tables in place (offline); % of all LFT entries of the switches left"
+echo "bench_switch_down.sh at commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown) ($("$ibr" --version 2>&1 | head -n 1), $ibr): every switch down in turn, from the prior tables (offline); % of all LFT entries of the switches left"
 echo
 echo "| fabric | engine | switches down (kept in place) | changed % mean | median | p90 | max | any legal tables change % mean | median | p90 | max | over 2% | routed afresh (changed % mean) | not connected without it | the root down: changed % |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -84,7 +84,7 @@ for item in $fabrics; do
 				continue
 			fi
 			awk -v p="$p" 'BEGIN { exit !(p > 2) }' && over=$((over + 1))
-			if ! grep -q 'pairs kept in place' "$tmp/down.out"; then
+			if ! grep -q 'pairs kept' "$tmp/down.out"; then
 				echo "$p" >> "$tmp/afresh"
 				continue
 			fi

@@ -201,7 +201,7 @@ incremental_section() {
 	[ -f "$dir/incremental.md" ] || return 0
 	cat <<END
 
-## One change, offline: from the tables in place or afresh
+## One change, offline: from the prior tables or afresh
 
 \`bench/bench_incremental.sh\`: the tables of a fabric, then one link cut
 (the generator's \`cut=1\`, every other port, GUID and LID kept) and one
@@ -296,12 +296,12 @@ own copy of what it last sent the switch and sends a switch's whole
 table when it has marked it need_update.  Rows whose change, undone,
 gave back exactly the tables read back before it: $(awk -F, 'NR > 1 { n++; y += ($28 == "yes") } END { printf "%d of %d", y, n }' "$c");
 kept where they went, verified (fera, colorl, dr and their hybrids
-route from the tables in place, so the pairs a change moved stay moved
+route from the prior tables, so the pairs a change moved stay moved
 when it is undone): $(awk -F, 'NR > 1 { y += ($28 == "kept") } END { printf "%d", y }' "$c").
 
 $(timeline_lines)
 - Entries changed by a link cut: updn and minhop $(changed '^(updn|minhop)$' link),
-  fera $(changed '^fera$' link), colorl $(changed '^colorl$' link), dr $(changed '^dr$' link) (from the tables in place: only the
+  fera $(changed '^fera$' link), colorl $(changed '^colorl$' link), dr $(changed '^dr$' link) (from the prior tables: only the
   routes the change broke move); by a switch down (its own LIDs and those
   of its CAs removed): updn and minhop $(changed '^(updn|minhop)$' switch), fera $(changed '^fera$' switch), colorl $(changed '^colorl$' switch), dr $(changed '^dr$' switch).
   The SM evaluation paper (§4, Fig. 8b) reports under 2% after the change of one switch.

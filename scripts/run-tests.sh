@@ -107,7 +107,7 @@ valgrind_stage() {
 		valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 			-q ./ibrouting route -e "$e" --repeat 2 gen:random:sw=32,ca=128,seed=5 >/dev/null
 	done
-	# colorl and dr from the tables in place after a link cut (prior.h)
+	# colorl and dr from the prior tables after a link cut (prior.h)
 	prior=$(mktemp -d)
 	for e in colorl dr; do
 		./ibrouting route -e "$e" --lmc 2 --dump-dir "$prior/$e" gen:random:sw=24,ca=96,seed=5 >/dev/null
@@ -140,7 +140,7 @@ valgrind_stage() {
 	# every allocation of a routing run failed once: no leak on any error path
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		-q ./tests/test_failures >/dev/null
-	echo "valgrind: no leaks, no errors (also from the tables in place, with 3 worker threads, no race between them, and on every forced allocation failure)"
+	echo "valgrind: no leaks, no errors (also from the prior tables, with 3 worker threads, no race between them, and on every forced allocation failure)"
 }
 echo "== valgrind: repeated routing runs must not leak"
 stage valgrind valgrind_stage

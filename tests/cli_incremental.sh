@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli_incremental.sh - fera, colorl and dr after a change route from the
-# tables in place (issue 20, point 5; prior.h): `ibrouting route --prior
+# prior tables (issue 20, point 5; prior.h): `ibrouting route --prior
 # DIR`.
 #   - one link cut, one switch down (with its CAs), on a random fabric at
 #     LMC 2 (the change-assimilation benchmark's): the tables verify (exit
@@ -20,10 +20,10 @@
 #   - a pair whose route broke is re-routed (the figure is not 0 after a
 #     cut that breaks colorl's routes);
 #   - on a k-ary 3-tree and a Clos network with two links cut, and on an
-#     8-ary 3-tree with a top switch down, the tables in place of the
+#     8-ary 3-tree with a top switch down, the prior tables of the
 #     whole fabric routed first (--before): max link load within 10% of
 #     fera's afresh;
-#   - the root in place is kept when a switch down moves the centre (dr
+#   - the prior root is kept when a switch down moves the centre (dr
 #     then changes at most 1% more than any legal tables must), and from
 #     a dump without its roots line the root moves and 3x as much changes;
 #   - a missing prior is an error naming the directory, and --prior with
@@ -190,8 +190,8 @@ fi
 # there), where mending onto FERa's own walks loaded one link 1.4-1.7x
 # (BENCHMARKS.md, one change offline)
 load_of() { sed -n 's/^load *max link load \([0-9]*\) flows.*/\1/p' "$1"; }
-# balanced_after NAME BEFORE AFTER: fera, colorl and dr from the tables in
-# place on BEFORE (--before), each within 10% of fera's load afresh on
+# balanced_after NAME BEFORE AFTER: fera, colorl and dr from the prior
+# tables on BEFORE (--before), each within 10% of fera's load afresh on
 # AFTER, and verified
 balanced_after() {
 	"$IBROUTING" route -e fera --lmc 2 "$3" > "$TMP/bal-fera.out" 2>&1 || true
@@ -201,7 +201,7 @@ balanced_after() {
 		a=$(load_of "$TMP/bal-$e.out") b=$(load_of "$TMP/bal-fera.out")
 		if [ -n "$a" ] && [ -n "$b" ] && [ $((a * 10)) -le $((b * 11)) ] &&
 		   grep -q '^verify    OK' "$TMP/bal-$e.out"; then
-			pass "$e on $1, from the tables in place (--before): max link load $a, fera afresh $b; $(sed -n 's/^prior *//p' "$TMP/bal-$e.out" | cut -c1-40)"
+			pass "$e on $1, from the prior tables (--before): max link load $a, fera afresh $b; $(sed -n 's/^prior *//p' "$TMP/bal-$e.out" | cut -c1-40)"
 		else
 			flunk "$e on $1: max link load '$a' against fera's '$b', or not verified"
 		fi
@@ -222,7 +222,7 @@ switch_down "$TMP/k8.net" 0000000000200000 > "$TMP/k8-down.net"
 balanced_after "kary:k=8,n=3, a top switch down" "$TMP/k8.net" "$TMP/k8-down.net"
 
 # fera afresh on a fat tree moves many routes after one link cut (its
-# balanced choices shift), from the tables in place only those that broke
+# balanced choices shift), from the prior tables only those that broke
 generate kary:k=4,n=3 "$TMP/ft.net"
 generate kary:k=4,n=3,cut=1 "$TMP/ft-cut.net"
 for how in 10 0; do
@@ -232,12 +232,12 @@ done
 p=$(percent "$TMP/ft-fera-10.out") q=$(percent "$TMP/ft-fera-0.out")
 if [ -n "$p" ] && [ -n "$q" ] && awk -v p="$p" -v q="$q" 'BEGIN { exit !(p <= 2 && p < q) }' &&
    grep -q ' [1-9][0-9]* pairs re-routed' "$TMP/ft-fera-10.out"; then
-	pass "fera on kary:k=4,n=3, a link cut: $p% of the entries changed from the tables in place ($(grep -o '[0-9]* pairs re-routed' "$TMP/ft-fera-10.out")), $q% afresh"
+	pass "fera on kary:k=4,n=3, a link cut: $p% of the entries changed from the prior tables ($(grep -o '[0-9]* pairs re-routed' "$TMP/ft-fera-10.out")), $q% afresh"
 else
-	flunk "fera on kary:k=4,n=3, a link cut: '$p'% changed from the tables in place, '$q'% afresh"
+	flunk "fera on kary:k=4,n=3, a link cut: '$p'% changed from the prior tables, '$q'% afresh"
 fi
 
-# The root in place (roots.h): switch 0x...15 down moves the root auto
+# The prior root (roots.h): switch 0x...15 down moves the root auto
 # takes on this fabric.  From the dump (whose ibrouting-dlids.dump records
 # the roots) dr keeps the dump's root and changes little more than any
 # legal tables under it must (the prior line's lower bound); from the same
@@ -253,12 +253,12 @@ sed -i '/^# roots /d' "$TMP/dr-noroots/ibrouting-dlids.dump"
 p=$(percent "$TMP/centre.out") q=$(percent "$TMP/moved.out")
 least=$(least_of "$TMP/centre.out")
 in_place=$(sed -n 's/^# roots \(0x[0-9a-f]*\):.*/\1/p' "$TMP/dr-whole/ibrouting-dlids.dump")
-if [ -n "$in_place" ] && grep -q "^root      switch $in_place .*the root in place" "$TMP/centre.out" &&
+if [ -n "$in_place" ] && grep -q "^root      switch $in_place .*the prior root" "$TMP/centre.out" &&
    grep -q '^root ' "$TMP/moved.out" && ! grep -q "^root      switch $in_place" "$TMP/moved.out" &&
    grep -q '^verify    OK' "$TMP/centre.out" && [ -n "$p" ] && [ -n "$q" ] &&
    [ -n "$least" ] &&
    awk -v p="$p" -v q="$q" -v l="$least" 'BEGIN { exit !(p >= l && p <= l + 1 && q > 3 * p) }'; then
-	pass "dr, the centre's switch down: the root in place, $p% changed (any legal tables: $least%); the root moved: $q%"
+	pass "dr, the centre's switch down: the prior root, $p% changed (any legal tables: $least%); the root moved: $q%"
 else
 	flunk "dr, the centre's switch down: '$p'% changed (least '$least'%), '$q'% with the root moved: $(grep -m1 '^root' "$TMP/centre.out")"
 fi

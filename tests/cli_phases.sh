@@ -13,11 +13,11 @@
 #     pass and the re-route passes, as many as its "routing passes" says
 #     (one on an intact fat tree: no re-route phase); fera `lowest` and
 #     pira name none;
-#   - from the tables in place (--before): the base LIDs, the LIDs above
+#   - from the prior tables (--before): the base LIDs, the LIDs above
 #     the base, the pairs placed (fera: the base LIDs alone), and FERa's
 #     tables first where a new switch and its CAs need them, none after a
 #     link cut;
-#   - dr and colorl (every multi-LID run, afresh or in place): the LIDs
+#   - dr and colorl (every multi-LID run, afresh or from the prior tables): the LIDs
 #     of the ranges completed last (ranges.h), in the compute time too;
 #   - under a root set (a fat tree's top level), the management routes
 #     last (management.h), in the compute time too;
@@ -111,21 +111,21 @@ for args in "-e fera --port-choice lowest" "-e pira"; do
 		pass "$args: no phases line (one step)"
 	fi
 done
-# from the tables in place: a link cut needs no FERa tables; a switch
-# back up (its LID and its CAs' new to the tables in place) does
+# from the prior tables: a link cut needs no FERa tables; a switch
+# back up (its LID and its CAs' new to the prior tables) does
 "$IBROUTING" generate --lmc 1 -o "$TMP/whole.net" random:sw=48,ca=192,seed=5 > /dev/null
 "$IBROUTING" generate --lmc 1 -o "$TMP/cut.net" random:sw=48,ca=192,seed=5,cut=1 > /dev/null
 awk -v guid=0000000000200007 -f "$(dirname "$0")/switch_down.awk" "$TMP/whole.net" > "$TMP/down.net"
 for e in dr colorl; do
 	phases -e "$e" --lmc 1 --before "$TMP/whole.net" "$TMP/cut.net"
-	expect "$e in place, a link cut" \
-		"base LIDs in place | LIDs above the base in place | pairs placed | ranges completed" 1+2+3+4
+	expect "$e from the prior tables, a link cut" \
+		"base LIDs kept | LIDs above the base kept | pairs placed | ranges completed" 1+2+3+4
 	phases -e "$e" --lmc 1 -o incremental=100 --before "$TMP/down.net" "$TMP/whole.net"
-	expect "$e in place, a switch back up" \
-		"FERa's tables, where needed | base LIDs in place | LIDs above the base in place | pairs placed | ranges completed" 1+2+3+4+5
+	expect "$e from the prior tables, a switch back up" \
+		"FERa's tables, where needed | base LIDs kept | LIDs above the base kept | pairs placed | ranges completed" 1+2+3+4+5
 done
 phases -e fera --before "$TMP/whole.net" "$TMP/cut.net"
-expect "fera in place, a link cut" "base LIDs in place" 1
+expect "fera from the prior tables, a link cut" "base LIDs kept" 1
 phases -e dr --lmc 1 --repeat 2 "$random"
 if grep -q "^phases    the last run's: FERa's base tree [0-9.]* ms; renaming [0-9.]* ms; ranges completed [0-9.]* ms$" "$TMP/out"; then
 	pass "--repeat 2: $(grep '^phases' "$TMP/out")"

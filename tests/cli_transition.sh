@@ -8,7 +8,7 @@
 #   - pira+colorl at LMC 2 on the same fabric the same way;
 #   - on a 16-switch fabric whose union is clean: one push, no step;
 #   - --before: the way on a 6x6 torus first, then one link cut: the
-#     provisional pass keeps LIDs of the tables in place (as OpenSM's),
+#     provisional pass keeps LIDs of the prior tables (as OpenSM's),
 #     and one push or the steps reach the final tables; --before the
 #     fabric itself: no provisional pass, nothing changes, exit 0;
 #   - --double-scheme, pira+colorl at LMC 2 on a 4-ary 3-tree: the halves
@@ -67,7 +67,7 @@ fi
 if "$IBROUTING" transition -e pira+fera --before gen:torus:dims=6x6,ca=2,seed=1 \
 	gen:torus:dims=6x6,ca=2,broken=1,seed=1 > "$TMP/cut.out" &&
    grep -q '^before .* ends final' "$TMP/cut.out" &&
-   grep -q '^kept      [1-9][0-9]* LIDs kept from the tables in place' "$TMP/cut.out" &&
+   grep -q '^kept      [1-9][0-9]* LIDs kept from the prior tables' "$TMP/cut.out" &&
    grep -Eq '^(steps     [0-9]* to the final tables|union .*: one push)' "$TMP/cut.out"; then
 	pass "--before, a link cut: $(sed -n 's/^kept *//p' "$TMP/cut.out"); $(sed -n -e 's/^steps *//p' -e 's/^union *//p' "$TMP/cut.out")"
 else
@@ -86,12 +86,12 @@ fi
 
 expect_error "an unknown single engine" 2 "unknown engine .nope." "$IBROUTING" transition -e nope gen:random:sw=16,ca=64,seed=1
 # a single engine is a hybrid of one: after a change its own tables go
-# the machine's way from the tables in place; on the 4-ary 3-tree with 2
-# links cut some management routes of the old and new tables would loop
+# the machine's way from the prior tables; on the 4-ary 3-tree with 2
+# links cut some management routes of the prior and new tables would loop
 # when mixed, so those LIDs are emptied first and the rest goes at once
 if "$IBROUTING" transition -e fera --before gen:kary:k=4,n=3,seed=1 gen:kary:k=4,n=3,cut=2,seed=1 > "$TMP/single.out" 2>&1 &&
-   grep -q '^passes    fera .* from the tables in place' "$TMP/single.out" &&
-   grep -q '^union     in place and new mixed: [1-9][0-9]* LIDs can loop' "$TMP/single.out" &&
+   grep -q '^passes    fera .* from the prior tables' "$TMP/single.out" &&
+   grep -q '^union     prior and new mixed: [1-9][0-9]* LIDs can loop' "$TMP/single.out" &&
    grep -q '^step 1    [1-9][0-9]* entries emptied first' "$TMP/single.out" &&
    grep -q '^steps     2 to the final tables' "$TMP/single.out"; then
 	pass "fera alone after 2 cuts: $(grep -E '^(union|step 1)' "$TMP/single.out" | cut -c1-90 | tr '\n' ';')"
@@ -100,7 +100,7 @@ else
 fi
 # and where the union is clean, one push (this random fabric's cut)
 if "$IBROUTING" transition -e fera --before gen:random:sw=32,ca=128,seed=2 gen:random:sw=32,ca=128,cut=1,seed=2 > "$TMP/clean.out" 2>&1 &&
-   grep -q '^union     in place and new mixed: no loop, acyclic: one push' "$TMP/clean.out" &&
+   grep -q '^union     prior and new mixed: no loop, acyclic: one push' "$TMP/clean.out" &&
    ! grep -q '^step ' "$TMP/clean.out"; then
 	pass "fera alone after a cut, a clean union: $(grep '^union' "$TMP/clean.out")"
 else
@@ -109,7 +109,7 @@ fi
 # a credit loop in the union (no LID loops alone): everything that
 # differs is emptied first
 if "$IBROUTING" transition -e fera --before gen:random:sw=32,ca=128,seed=3 gen:random:sw=32,ca=128,cut=1,seed=3 > "$TMP/cycle.out" 2>&1 &&
-   grep -q '^union     in place and new mixed: 0 LIDs can loop, 1 dependency cycle' "$TMP/cycle.out" &&
+   grep -q '^union     prior and new mixed: 0 LIDs can loop, 1 dependency cycle' "$TMP/cycle.out" &&
    grep -q '^step 1    [1-9][0-9]* entries emptied first' "$TMP/cycle.out" &&
    grep -q '^steps     2 to the final tables' "$TMP/cycle.out"; then
 	pass "fera alone after a cut, a credit loop in the union: $(grep '^step 1' "$TMP/cycle.out" | cut -c1-60)"

@@ -5,7 +5,7 @@
 # plugin's root at the ladder's corner (root 0x200000), twice on a fresh
 # ibsim, the plugin option `transition` the only difference:
 #   - safe_steps (the default): the final pass goes in safe steps, 64 of
-#     them, then the machine stops ("tables in place kept: too many
+#     them, then the machine stops ("change refused, the prior tables stay: too many
 #     steps"), no last step, no error; the tables it keeps, read back from
 #     the switches, equal the plugin's dump and verify (the way stops
 #     safely, it does not finish);
@@ -34,9 +34,9 @@ net=$FABRICS_DIR/ladder2x68.net
 osm_opts=$(printf 'lmc 2\nqos TRUE\n%s\nsweep_interval 0' "$DS_LIFETIMES")
 
 # the way's end (grep -E): the safe steps stopped or done, the Double
-# Scheme's last sub-step, or the tables in place kept for good (not
+# Scheme's last sub-step, or the prior tables kept for good (not
 # while the drain gate holds a sub-step: "the drain bound has not passed")
-way_end='tables in place kept: (a |no |too |the final)|final pass \(fera\), step [0-9]+, the last|double scheme step 6/6'
+way_end='change refused, the prior tables stay: (a |no |too |the final)|final pass \(fera\), step [0-9]+, the last|double scheme step 6/6'
 # run NAME TRANSITION: ibsim afresh, OpenSM with pira+fera, plugin rooted at
 # the corner, hybrid_final_delay 0 (each pass asked for as soon as the one
 # before is pushed); returns once the log shows the way ended and its
@@ -80,12 +80,12 @@ no_errors() {
 
 run safe safe_steps
 steps=$(grep -c 'final pass (fera), step [0-9]*: .*entries moved to the final tables' "$dir/osm.log" || true)
-kept=$(grep 'tables in place kept' "$dir/osm.log" | head -1)
+kept=$(grep 'change refused, the prior tables stay' "$dir/osm.log" | head -1)
 if [ "$steps" = 64 ] && grep -q 'final pass (fera), step 64: ' "$dir/osm.log" &&
-   grep -q 'tables in place kept: too many steps' "$dir/osm.log" &&
+   grep -q 'change refused, the prior tables stay: too many steps' "$dir/osm.log" &&
    grep -q 'WRN IB26: .*too many steps towards the final tables after 64 steps ([1-9][0-9]* entries left)' "$dir/osm.log" &&
    ! grep -q 'final pass (fera), step [0-9]*, the last' "$dir/osm.log"; then
-	pass "safe steps: $steps steps, then the final pass says: $(echo "$kept" | sed 's/.*\(tables in place kept\)/\1/'); $(grep -o 'WRN IB26: .*' "$dir/osm.log" | head -1)"
+	pass "safe steps: $steps steps, then the final pass says: $(echo "$kept" | sed 's/.*\(change refused, the prior tables stay\)/\1/'); $(grep -o 'WRN IB26: .*' "$dir/osm.log" | head -1)"
 else
 	flunk "safe steps: $steps steps logged, kept line '$kept'"
 	grep 'IB26\|kept\|the last' "$dir/osm.log" | sed 's/^/# /' | cut -c1-220

@@ -14,7 +14,7 @@
 #     new_lft was as before the run: no table of ours half-written), or
 #     routed with a tolerated failure and an ERR line (the dump, the SA's
 #     copy of the designated DLIDs, a hybrid's final-pass check that then
-#     keeps the tables in place; the site is named);
+#     keeps the prior tables; the site is named);
 #   - OpenSM never died, and routed with our engine again after the sweep;
 #   - the final tables read back from the switches equal the plugin's dump
 #     of that last run, which `ibrouting verify` accepts;
@@ -164,7 +164,7 @@ sweep dr dr 1
 sweep colorl colorl 2
 # a hybrid: run k refuses allocation k of whichever pass it is (a
 # provisional pass after every refusal, as minhop's tables stood between);
-# the final pass's own check failing keeps the tables in place, an ERR
+# the final pass's own check failing keeps the prior tables, an ERR
 # line says so: a tolerated refusal
 sweep pira+fera pira+fera 0
 # the plugin's own error paths (the core's are test_failures' under

@@ -12,7 +12,7 @@
 # machine where reading took longer than the delay).  For each, at
 # start-up and after ibsim cuts an inter-switch link:
 #   - the log shows the provisional pass (after the cut in steps too, when
-#     its union with the tables in place is not clean: reconf.h), then the
+#     its union with the prior tables is not clean: reconf.h), then the
 #     final pass (in one or more safe steps), in that order, OpenSM used no
 #     other engine and the plugin logged no error;
 #   - after every pass, the tables read back from the switches equal the
@@ -24,7 +24,7 @@
 #   - after the provisional pass at start-up the switches hold exactly what
 #     `ibrouting route -e pira` computes offline for the fabric OpenSM saw;
 #     after the cut, every entry is the one from before the change, the
-#     final engine's from the tables in place or PIRa's, with LIDs kept
+#     final engine's from the prior tables or PIRa's, with LIDs kept
 #     as the INFO line says; after
 #     the last pass exactly what the final engine makes alone offline:
 #     at start-up on the same fabric and LIDs, after the cut from the
@@ -107,8 +107,8 @@ offline_equal() {
 }
 
 # kept_or_mended NAME K WHAT: after a change, the provisional pass K keeps
-# the tables in place where their walks still hold and mends the others
-# as the final engine mends them when it routes from the tables in place
+# the prior tables where their walks still hold and mends the others
+# as the final engine mends them when it routes from the prior tables
 # (PIRa's walks only where no walk that holds is reached): every entry
 # read back is the one from before the change ($dir/before.lft), the
 # final engine's from the tables before (`route --prior`, on the fabric
@@ -120,7 +120,7 @@ kept_or_mended() {
 		grep '^0x' | sort > "$dir/offline.lft"
 	"$IBROUTING" route -e "$final" --lmc "$lmc" --root "$root" --prior "$dir/ours-before" \
 		--print-lfts "$dir/ours" | grep '^0x' | sort > "$dir/mended.lft"
-	said=$(pass_line "$dir/osm.log" "$first_after_cut" | sed -n 's/.*, \([0-9]*\) LIDs kept from the tables in place.*/\1/p')
+	said=$(pass_line "$dir/osm.log" "$first_after_cut" | sed -n 's/.*, \([0-9]*\) LIDs kept from the prior tables.*/\1/p')
 	verdict=$(awk 'FILENAME == ARGV[1] { b[$1 " " $2] = $3; next }
 		FILENAME == ARGV[2] { m[$1 " " $2] = $3; next }
 		FILENAME == ARGV[3] { p[$1 " " $2] = $3; next }
@@ -129,9 +129,9 @@ kept_or_mended() {
 		"$dir/before.lft" "$dir/mended.lft" "$dir/offline.lft" "$dir/switches.lft")
 	set -- "$1" "$2" "$3" $verdict
 	if [ "$7" = 0 ] && [ "$5" -gt 0 ] && [ "${said:-0}" -gt 0 ]; then
-		pass "$1: $3: every entry is as before the change ($4), $final's from the tables in place ($5) or PIRa's ($6); the INFO line says $said LIDs kept"
+		pass "$1: $3: every entry is as before the change ($4), $final's from the prior tables ($5) or PIRa's ($6); the INFO line says $said LIDs kept"
 	else
-		flunk "$1: $3: $4 entries as before, $5 as $final's from the tables in place, $6 as PIRa's, $7 none of these; the INFO line says ${said:-none} kept"
+		flunk "$1: $3: $4 entries as before, $5 as $final's from the prior tables, $6 as PIRa's, $7 none of these; the INFO line says ${said:-none} kept"
 	fi
 }
 
@@ -143,7 +143,7 @@ follow() {
 	while :; do
 		wait_pushed "$dir/osm.log" "$k" || { flunk "$1: pass $k never came or was never pushed"; last=$k; return; }
 		check_pass "$1" "$k" "$(pass_line "$dir/osm.log" "$k" | cut -d: -f1)"
-		# the provisional tables in place: at once, or at the end of
+		# the provisional prior tables: at once, or at the end of
 		# a way to them that emptied entries first (reconf.h)
 		if [ "$k" = "$2" ] && [ "$k" = 1 ]; then
 			offline_equal "$1" pira "$lmc" "$3, provisional pass"

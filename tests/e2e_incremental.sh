@@ -1,6 +1,6 @@
 #!/bin/sh
 # e2e_incremental.sh - inside OpenSM, fera, colorl and dr route from the
-# tables in place after a change (issue 20, point 5; prior.h), and so
+# prior tables after a change (issue 20, point 5; prior.h), and so
 # does the final pass of pira+colorl.
 #
 # ibsim serves a generated random fabric (32 switches, 256 CAs, LIDs for
@@ -11,8 +11,8 @@
 #   - one inter-switch link away from the SM's switch is cut on ibsim's
 #     console, and OpenSM settles again;
 #   - the engine's run after the cut (for the hybrid: its final pass) says
-#     "pairs kept in place" in its INFO line: it routed from the tables in
-#     place, not afresh;
+#     "pairs kept" in its INFO line: it routed from the prior
+#     tables, not afresh;
 #   - the tables read back equal the plugin's dump of that run, and
 #     `ibrouting verify` accepts the dump (every walk delivered, no loop,
 #     an acyclic channel dependency graph, every designated DLID);
@@ -22,9 +22,9 @@
 #   - the link is restored on the console before the next engine, in a
 #     fresh OpenSM;
 #   - dr runs under valgrind: no leak or invalid access in the plugin,
-#     which keeps the tables in place from one run to the next;
+#     which keeps the prior tables from one run to the next;
 #   - dr, first, with a switch down that moves the fabric's centre (the
-#     plugin's `root center`): its run keeps the root in place and changes
+#     plugin's `root center`): its run keeps the prior root and changes
 #     at most 7% of the routed entries;
 #   - the hybrid's final pass is a re-route, in which OpenSM would send
 #     every block of the switches whose ports changed state (need_update)
@@ -152,8 +152,8 @@ session() {
 		grep -q "building routing with 'minhop'" "$dir/since" && why="fell back to minhop"
 		[ -n "$why" ] || ! grep -q "ERR IB[0-9]" "$dir/since" ||
 			why="ERR line of ours: $(grep -m1 "ERR IB[0-9]" "$dir/since" | sed 's/.*-> //')"
-		[ -n "$why" ] || echo "$run" | grep -q ' pairs kept in place' ||
-			why="the run after the cut did not route from the tables in place: $run"
+		[ -n "$why" ] || echo "$run" | grep -q ' pairs kept' ||
+			why="the run after the cut did not route from the prior tables: $run"
 		[ -n "$why" ] || { [ -s "$dir/after.lft" ] && cmp -s "$dir/after.lft" "$dir/ours.lft"; } ||
 			why="the entries read back differ from the plugin's dump"
 		[ -n "$why" ] || grep -q '^verify    OK' "$dir/verify.out" ||
@@ -161,8 +161,8 @@ session() {
 		[ -n "$why" ] || [ $(($1 * 100)) -le $(($2 * most)) ] ||
 			why="$1 of $2 entries changed, more than $most%"
 		[ -n "$why" ] || [ -z "$in_place" ] ||
-			echo "$run" | grep -q "root $in_place (center: the root in place" ||
-			why="the root in place was not kept: $run"
+			echo "$run" | grep -q "root $in_place (center: the prior root" ||
+			why="the prior root was not kept: $run"
 		# a hybrid's final pass is a re-route: no discovery before it,
 		# so the model of the provisional pass serves it
 		case $engine in
@@ -173,7 +173,7 @@ session() {
 		esac
 		if [ -z "$why" ]; then
 			case $engine in *+*) pass "$engine, $change: ${blocks_said#ok: }" ;; esac
-			pass "$engine, $change: $1 of $2 entries changed ($(awk -v c="$1" -v n="$2" 'BEGIN { printf "%.2f", 100 * c / n }')%); $(echo "$run" | grep -o '[0-9]* pairs kept in place, [0-9]* pairs re-routed'); read back = dump, verified"
+			pass "$engine, $change: $1 of $2 entries changed ($(awk -v c="$1" -v n="$2" 'BEGIN { printf "%.2f", 100 * c / n }')%); $(echo "$run" | grep -o '[0-9]* pairs kept, [0-9]* pairs re-routed'); read back = dump, verified"
 		else
 			flunk "$engine, $change: $why"
 			# what OpenSM and the plugin did since the change
@@ -183,7 +183,7 @@ session() {
 	fi
 	opensm_stop
 	[ -z "$vg" ] || valgrind_clean "$engine" "$dir/valgrind.log" \
-		"two routing runs, the tables in place kept between them"
+		"two routing runs, the prior tables kept between them"
 	ibsim_do "$undo_cmd"
 }
 

@@ -7,7 +7,7 @@
 #   - the switches' tables equal `ibrouting route` offline on the fabric
 #     OpenSM then saw (its fresh dumps), and `ibrouting verify` accepts them
 #     as read back, once pira's way after the change has ended (reconf.h:
-#     one push, or a step first where the union with the tables in place
+#     one push, or a step first where the union with the prior tables
 #     is not clean);
 #   - valgrind finds no invalid access and no leak in our plugin over the
 #     three routing runs (OpenSM's own allocations are not ours to judge).
@@ -62,7 +62,7 @@ check_tables() {
 }
 
 # after a change, pira's tables go the machine's way (reconf.h): one push,
-# or a step first when its union with the tables in place is not clean
+# or a step first when its union with the prior tables is not clean
 change "" || flunk "OpenSM never routed with pira"
 check_tables "initial fabric"
 { change 'Unlink "S-sw2"[3]' && wait_way_done "$dir/osm.log" pira; } ||

@@ -23,7 +23,7 @@
 #   - with root_fallback refuse: ERR IB12 naming the dead root, and
 #     OpenSM's own fallback engine configures the tables (what it measured
 #     of them is printed, not judged: they are OpenSM's).
-# Prints the seconds from the unlink to the new tables in place.
+# Prints the seconds from the unlink to the new prior tables.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
@@ -94,7 +94,7 @@ kill_root() {
 		return 1
 	fi
 	# a single engine's way after the change (reconf.h): a step first
-	# when its union with the tables in place is not clean
+	# when its union with the prior tables is not clean
 	case $2 in *+*) ;; *) wait_way_done "$dir/osm.log" "$2" ||
 		{ flunk "$1: the way after the unlink did not end"; return 1; } ;;
 	esac

@@ -5,8 +5,8 @@
 # a daemon; ibsim cuts two links, then takes a switch down; after each
 # change, once the engine's way has ended (way_done), every routing INFO
 # line of ours after the first says what was checked: the union with the
-# tables in place verified (one push, or a safe step), entries emptied
-# first, or the tables in place already; the tables read back verify.
+# prior tables verified (one push, or a safe step), entries emptied
+# first, or the same as the prior tables; the tables read back verify.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
@@ -29,11 +29,11 @@ links() {
 }
 
 # unchecked LOG ENGINE: routing INFO lines of ENGINE after its first
-# that name no check of the union with the tables in place
+# that name no check of the union with the prior tables
 unchecked() {
 	grep "build_lid_matrices: $2[:,].* switches, " "$1" | tail -n +2 |
-		grep -v -e "union with the tables in place" -e "emptied first" \
-			-e "tables in place already" -e "tables in place kept" || true
+		grep -v -e "union with the prior tables" -e "emptied first" \
+			-e "the same as the prior tables" -e "change refused" || true
 }
 
 # family NAME SPEC ENGINE LMC: the daemon, two cuts, a switch down

@@ -14,7 +14,7 @@
  *  - a pair whose union on one VL set has a dependency cycle (two up/
  *    down functions with different roots on a torus: the one-push check
  *    refuses it) while each half on its own VL set is acyclic;
- *  - a half whose function loops: the check refuses, the machine KEPT,
+ *  - a half whose function loops: the check refuses, the machine REFUSED,
  *    the finding names the half;
  *  - the longest dependency chain and the drain bound.
  */
@@ -139,7 +139,7 @@ static void ds_run(struct ibr_reconf *m, const struct ibr_fabric *f,
 		route_half(f, ibr_reconf_half(m, prov), prov ? m->prov : m->fin,
 			   &root, &view, &hr);
 		if (prov ? ibr_result_init(&full, f, &err) :
-			   ibr_result_copy(&full, &m->held, &err))
+			   ibr_result_copy(&full, &m->prior, &err))
 			fail_msg("%s", err.msg);
 		if (ibr_ds_place(f, view, &hr, true, &full, &err) ||
 		    ibr_verify(view, &hr, NULL, &rep, &err))
@@ -189,9 +189,9 @@ static void test_pira_to_colorl(void **state)
 		if (s == IBR_DS_RESTRICT_SL2VL) {
 			/* the check: both halves clean, acyclic apart */
 			assert_true(ibr_ds_check_clean(&m.ds));
-			assert_true(m.ds.old_rep.dependencies > 0);
+			assert_true(m.ds.prior_rep.dependencies > 0);
 			assert_true(m.ds.new_rep.dependencies > 0);
-			assert_true(m.ds.old_rep.longest_chain > 0);
+			assert_true(m.ds.prior_rep.longest_chain > 0);
 		}
 		assert_int_equal(mv.changed > 0, s == IBR_DS_PUSH_NEW ||
 				 s == IBR_DS_SWITCH_SA);
@@ -200,12 +200,12 @@ static void test_pira_to_colorl(void **state)
 			route_half(f, 0, pira, NULL, &v0, &p0);
 			ibr_reconf_final_root(&m, &root);
 			route_half(f, 1, colorl, &root, &v1, &c1);
-			assert_half_held(v0, &p0, &m.held);
-			assert_half_held(v1, &c1, &m.held);
+			assert_half_held(v0, &p0, &m.prior);
+			assert_half_held(v1, &c1, &m.prior);
 			/* switch LIDs still carry the function in force */
 			for (uint32_t s2 = 0; s2 < f->num_switches; s2++)
 				assert_memory_equal(
-					ibr_column(&m.held, ibr_switch_lid(f, s2)),
+					ibr_column(&m.prior, ibr_switch_lid(f, s2)),
 					ibr_column(&p0, ibr_switch_lid(f, s2)),
 					f->num_switches);
 			ibr_result_free(&p0);
@@ -219,13 +219,13 @@ static void test_pira_to_colorl(void **state)
 	}
 	/* a sweep after the way changes nothing */
 	ds_run(&m, f, &mv);
-	assert_true(mv.in_place);
+	assert_true(mv.unchanged);
 	assert_int_equal(m.state, IBR_RECONF_FINAL);
 	ibr_reconf_reset(&m);
 	ibr_fabric_free(f);
 }
 
-/* old on half 0 of f0 and new on half 1 of f1 (same nodes, a link cut):
+/* the prior tables on half 0 of f0 and new on half 1 of f1 (same nodes, a link cut):
  * both verify on their own fabrics (the new one with its switch LIDs,
  * which it takes when the SA switches); the combined set on f1 holds
  * each exactly on its half. */
@@ -236,7 +236,7 @@ static void test_fera_across_a_cut(void **state)
 			  *v0, *v1;
 	const struct ibr_engine *fera = ibr_engine_find("fera");
 	struct ibr_error err = { "" };
-	struct ibr_result o, n, old_full, both;
+	struct ibr_result o, n, prior_full, both;
 	struct ibr_ds_check c;
 	char why[300];
 
@@ -245,21 +245,21 @@ static void test_fera_across_a_cut(void **state)
 	assert_true(ibr_fabric_fingerprint(f0) != ibr_fabric_fingerprint(f1));
 	route_half(f0, 0, fera, NULL, &v0, &o);
 	route_half(f1, 1, fera, NULL, &v1, &n);
-	if (ibr_result_init(&old_full, f0, &err) ||
-	    ibr_ds_place(f0, v0, &o, true, &old_full, &err) ||
+	if (ibr_result_init(&prior_full, f0, &err) ||
+	    ibr_ds_place(f0, v0, &o, true, &prior_full, &err) ||
 	    ibr_result_init(&both, f1, &err) ||
 	    ibr_ds_place(f1, v0, &o, true, &both, &err) ||
 	    ibr_ds_place(f1, v1, &n, true, &both, &err) ||
-	    ibr_ds_check(f0, &old_full, 0, f1, &both, &c, &err))
+	    ibr_ds_check(f0, &prior_full, 0, f1, &both, &c, &err))
 		fail_msg("%s", err.msg);
 	if (!ibr_ds_check_clean(&c))
 		fail_msg("%s", ibr_ds_check_finding(&c, why, sizeof(why)));
 	assert_half_held(v0, &o, &both);
 	assert_half_held(v1, &n, &both);
-	assert_true(c.old_rep.longest_chain > 0 && c.new_rep.longest_chain > 0);
+	assert_true(c.prior_rep.longest_chain > 0 && c.new_rep.longest_chain > 0);
 	ibr_result_free(&o);
 	ibr_result_free(&n);
-	ibr_result_free(&old_full);
+	ibr_result_free(&prior_full);
 	ibr_result_free(&both);
 	ibr_fabric_free(v0);
 	ibr_fabric_free(v1);
@@ -280,7 +280,7 @@ static void test_union_cyclic_halves_clean(void **state)
 			       rb = { .strategy = IBR_ROOT_AUTO };
 	struct ibr_error err = { "" };
 	struct ibr_verify_report rep;
-	struct ibr_result a, b, fa, fb, both, old_full, new_full;
+	struct ibr_result a, b, fa, fb, both, prior_full, new_full;
 	struct ibr_ds_check c;
 	bool found = false;
 
@@ -304,11 +304,11 @@ static void test_union_cyclic_halves_clean(void **state)
 	if (ibr_result_init(&both, f, &err) ||
 	    ibr_ds_place(f, v0, &a, true, &both, &err) ||
 	    ibr_ds_place(f, v1, &b, false, &both, &err) ||
-	    ibr_result_init(&old_full, f, &err) ||
-	    ibr_ds_place(f, v0, &a, true, &old_full, &err) ||
+	    ibr_result_init(&prior_full, f, &err) ||
+	    ibr_ds_place(f, v0, &a, true, &prior_full, &err) ||
 	    ibr_result_copy(&new_full, &both, &err) ||
 	    ibr_ds_place(f, v1, &b, true, &new_full, &err) ||
-	    ibr_ds_check(f, &old_full, 0, f, &new_full, &c, &err))
+	    ibr_ds_check(f, &prior_full, 0, f, &new_full, &c, &err))
 		fail_msg("%s", err.msg);
 	assert_true(ibr_ds_check_clean(&c));
 	/* the same tables taken as one function on one VL set: the graph
@@ -316,7 +316,7 @@ static void test_union_cyclic_halves_clean(void **state)
 	if (ibr_verify(f, &both, NULL, &rep, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(rep.cycles, 1);
-	ibr_result_free(&old_full);
+	ibr_result_free(&prior_full);
 	ibr_result_free(&new_full);
 	ibr_result_free(&a);
 	ibr_result_free(&b);
@@ -326,7 +326,7 @@ static void test_union_cyclic_halves_clean(void **state)
 	ibr_fabric_free(f);
 }
 
-/* A new half whose column loops: refused, the machine KEPT, the tables
+/* A new half whose column loops: refused, the machine REFUSED, the tables
  * in place unchanged, the finding naming the half. */
 static void test_refused(void **state)
 {
@@ -354,7 +354,7 @@ static void test_refused(void **state)
 
 		ibr_reconf_final_root(&m, &root);
 		route_half(f, 1, fera, &root, &v1, &hr);
-		if (ibr_result_copy(&full, &m.held, &err) ||
+		if (ibr_result_copy(&full, &m.prior, &err) ||
 		    ibr_ds_place(f, v1, &hr, true, &full, &err))
 			fail_msg("%s", err.msg);
 		lid = ibr_ds_half_base(ibr_end_port_lid(f, 0), 1, 1);
@@ -370,15 +370,15 @@ static void test_refused(void **state)
 		ibr_result_free(&hr);
 		ibr_fabric_free(v1);
 	}
-	if (ibr_result_copy(&in_place, &m.held, &err) ||
+	if (ibr_result_copy(&in_place, &m.prior, &err) ||
 	    ibr_reconf_next(&m, f, &mv, &err))
 		fail_msg("%s", err.msg);
-	assert_int_equal(m.state, IBR_RECONF_KEPT);
+	assert_int_equal(m.state, IBR_RECONF_REFUSED);
 	assert_true(mv.blocked);
 	assert_false(ibr_reconf_take_reroute(&m));
 	assert_non_null(strstr(mv.finding, "the new function (half 1, VL set B)"));
 	assert_non_null(strstr(mv.finding, "loops"));
-	assert_memory_equal(in_place.col, m.held.col,
+	assert_memory_equal(in_place.col, m.prior.col,
 			    (size_t)in_place.num_switches * in_place.num_lids);
 	ibr_result_free(&in_place);
 	ibr_reconf_reset(&m);
@@ -448,13 +448,13 @@ static void test_sl2vl_restricted(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(dvls) / sizeof(dvls[0]); i++)
-		for (unsigned old = 0; old < 2; old++) {
-			ibr_ds_sl2vl(def, dvls[i], true, old, out);
-			assert_true(ibr_ds_sl2vl_restricted(out, dvls[i], old));
+		for (unsigned ph = 0; ph < 2; ph++) {
+			ibr_ds_sl2vl(def, dvls[i], true, ph, out);
+			assert_true(ibr_ds_sl2vl_restricted(out, dvls[i], ph));
 			assert_false(ibr_ds_sl2vl_restricted(out, dvls[i],
-							     1 - old));
+							     1 - ph));
 			assert_false(ibr_ds_sl2vl_restricted(zero, dvls[i],
-							     old));
+							     ph));
 		}
 	assert_false(ibr_ds_sl2vl_restricted(def, 8, 0));
 	ibr_ds_sl2vl(def, 8, true, 0, out);
@@ -481,13 +481,13 @@ static void test_sl2vl(void **state)
 	ibr_ds_sl2vl(def, 8, false, 0, out);
 	assert_memory_equal(out, def, 16);
 	for (size_t i = 0; i < sizeof(dvls) / sizeof(dvls[0]); i++)
-		for (unsigned old = 0; old < 2; old++) {
+		for (unsigned ph = 0; ph < 2; ph++) {
 			unsigned H = dvls[i] / 2;
-			ibr_ds_sl2vl(def, dvls[i], true, old, out);
+			ibr_ds_sl2vl(def, dvls[i], true, ph, out);
 			for (unsigned sl = 0; sl < 16; sl++) {
-				bool in_old = (sl >> 3) == old;
+				bool in_prior = (sl >> 3) == ph;
 				assert_true(out[sl] != 15);
-				if (in_old)
+				if (in_prior)
 					assert_true(out[sl] < H);
 				else
 					assert_true(out[sl] >= H &&

@@ -595,11 +595,11 @@ static void test_explicit_root_guid(void **state)
 	ibr_fabric_free(f);
 }
 
-/* colorl and dr route from the tables in place only under the same root
+/* colorl and dr route from the prior tables only under the same root
  * set (prior.h): on the same fabric from the same root every pair is
  * kept and not an entry changes; from another root the engine routes
- * afresh (no "pairs kept in place" figure) and its tables equal a run
- * with no tables in place. */
+ * afresh (no "pairs kept" figure) and its tables equal a run
+ * with no prior tables. */
 static void test_prior_needs_the_same_roots(void **state)
 {
 	struct ibr_fabric *f = generated_fabric("random:sw=16,ca=32,seed=3", 2);
@@ -613,18 +613,18 @@ static void test_prior_needs_the_same_roots(void **state)
 	(void)state;
 	for (unsigned i = 0; i < 2; i++) {
 		const struct ibr_engine *e = ibr_engine_find(names[i]);
-		struct ibr_result old, again, other, fresh;
+		struct ibr_result prior_tables, again, other, fresh;
 		struct ibr_prior prior;
 		struct ibr_prior_change c;
 		struct ibr_route_ctx ctx;
 
-		assert_int_equal(ibr_route_once(f, e, &r3, NULL, &old, &err), 0);
-		prior = (struct ibr_prior){ .f = f, .r = &old, .engine = e->name };
+		assert_int_equal(ibr_route_once(f, e, &r3, NULL, &prior_tables, &err), 0);
+		prior = (struct ibr_prior){ .f = f, .r = &prior_tables, .engine = e->name };
 		assert_int_equal(ibr_ctx_init(&ctx, f, &r3, NULL, &err), 0);
 		ctx.prior = &prior;
 		assert_int_equal(ibr_route(&ctx, e, &again, &err), 0);
 		ibr_ctx_free(&ctx);
-		assert_int_not_equal(ibr_stat_get(&again, "pairs kept in place",
+		assert_int_not_equal(ibr_stat_get(&again, "pairs kept",
 						  UINT64_MAX), UINT64_MAX);
 		assert_int_equal(ibr_prior_difference(&prior, f, NULL, &again,
 						      &c), 0);
@@ -634,12 +634,12 @@ static void test_prior_needs_the_same_roots(void **state)
 		ctx.prior = &prior;
 		assert_int_equal(ibr_route(&ctx, e, &other, &err), 0);
 		ibr_ctx_free(&ctx);
-		assert_int_equal(ibr_stat_get(&other, "pairs kept in place",
+		assert_int_equal(ibr_stat_get(&other, "pairs kept",
 					      UINT64_MAX), UINT64_MAX);
 		assert_int_equal(ibr_route_once(f, e, &r7, NULL, &fresh, &err), 0);
 		assert_memory_equal(other.col, fresh.col,
 				    (size_t)fresh.num_lids * fresh.num_switches);
-		ibr_result_free(&old);
+		ibr_result_free(&prior_tables);
 		ibr_result_free(&again);
 		ibr_result_free(&other);
 		ibr_result_free(&fresh);
@@ -776,7 +776,7 @@ static void test_options_are_checked(void **state)
 
 /* What an engine can do is a field of its struct (engine.h), and the
  * fields agree with what the engine declares and does: an engine routes
- * from the tables in place exactly when it takes the option bounding it;
+ * from the prior tables exactly when it takes the option bounding it;
  * one that designates DLIDs needs an LMC, has an overflow figure and
  * leaves a designated map (LMC 2), the others neither; the fallback
  * engine is registered, routes afresh and has one route per
@@ -796,11 +796,11 @@ static void test_capabilities(void **state)
 		for (const struct ibr_option_spec *o = e->options; o && o->key;
 		     o++)
 			has_option |= strcmp(o->key, IBR_PRIOR_OPTION) == 0;
-		if (has_option != e->routes_from_tables_in_place)
-			fail_msg("%s: option %s %s, routes_from_tables_in_place "
+		if (has_option != e->routes_from_prior)
+			fail_msg("%s: option %s %s, routes_from_prior "
 				 "%d", e->name, IBR_PRIOR_OPTION, has_option ?
 				 "taken" : "not taken",
-				 e->routes_from_tables_in_place);
+				 e->routes_from_prior);
 		assert_int_equal(e->designates_dlids, e->min_lmc >= 1);
 		assert_int_equal(e->designates_dlids, e->overflow_stat != NULL);
 		if (ibr_route_once(f, e, &root, NULL, &r, &err))
@@ -810,10 +810,10 @@ static void test_capabilities(void **state)
 				 e->name, e->designates_dlids,
 				 r.designated.offset ? "made" : "none");
 		ibr_result_free(&r);
-		/* an engine that mends the tables in place names a fallback
+		/* an engine that mends the prior tables names a fallback
 		 * of the registry that routes afresh, one route a
 		 * destination */
-		if (e->routes_from_tables_in_place) {
+		if (e->routes_from_prior) {
 			const struct ibr_engine *fb = e->fallback;
 			bool listed = false;
 			assert_non_null(fb);

@@ -69,7 +69,7 @@ static void test_route_fails_cleanly(void **state)
 		      injected);
 }
 
-/* colorl and dr from the tables in place (prior.h) after a link cut:
+/* colorl and dr from the prior tables (prior.h) after a link cut:
  * allocation k fails -> -1, a message, no tables left behind. */
 static void test_prior_route_fails_cleanly(void **state)
 {
@@ -83,18 +83,18 @@ static void test_prior_route_fails_cleanly(void **state)
 	for (unsigned i = 0; i < 2; i++) {
 		const struct ibr_engine *e = ibr_engine_find(names[i]);
 		struct ibr_error err = { "" };
-		struct ibr_result old, r;
-		struct ibr_prior prior = { .f = before, .r = &old };
+		struct ibr_result prior_tables, r;
+		struct ibr_prior prior = { .f = before, .r = &prior_tables };
 		struct ibr_route_ctx ctx;
 		long total;
 
-		assert_int_equal(ibr_route_once(before, e, &root, NULL, &old, &err), 0);
+		assert_int_equal(ibr_route_once(before, e, &root, NULL, &prior_tables, &err), 0);
 		assert_int_equal(ibr_ctx_init(&ctx, after, &root, NULL, &err), 0);
 		ctx.prior = &prior;
 		failing_alloc_arm(-1);
 		assert_int_equal(ibr_route(&ctx, e, &r, &err), 0);
 		total = failing_alloc_disarm();
-		assert_int_not_equal(ibr_stat_get(&r, "pairs kept in place",
+		assert_int_not_equal(ibr_stat_get(&r, "pairs kept",
 						  UINT64_MAX), UINT64_MAX);
 		ibr_result_free(&r);
 		for (long k = 0; k < total; k++, injected++) {
@@ -103,19 +103,19 @@ static void test_prior_route_fails_cleanly(void **state)
 			int rc = ibr_route(&ctx, e, &r, &err);
 			failing_alloc_disarm();
 			if (rc != -1)
-				fail_msg("%s from the tables in place: allocation "
+				fail_msg("%s from the prior tables: allocation "
 					 "%ld of %ld failed, route returned %d",
 					 e->name, k, total, rc);
 			assert_true(err.msg[0] != '\0');
 			assert_null(r.col);
 		}
 		ibr_ctx_free(&ctx);
-		ibr_result_free(&old);
+		ibr_result_free(&prior_tables);
 	}
 	ibr_fabric_free(before);
 	ibr_fabric_free(after);
 	print_message("%u allocation failures injected into routing runs from "
-		      "the tables in place\n", injected);
+		      "the prior tables\n", injected);
 }
 
 /* colorl on 3 worker threads (its candidate search, the base tree beside

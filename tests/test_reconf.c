@@ -14,10 +14,10 @@
  *  - wants_reroute is set exactly in PROVISIONAL and SAFE_STEP;
  *  - the way ends in FINAL with exactly the tables FERa makes alone, and
  *    a run after that changes nothing;
- *  - after a change, the provisional pass keeps columns of the tables in
- *    place;
- *  - KEPT with its reason when the final engine fails or the steps run
- *    out, the tables in place unchanged, no re-route wanted; the next run
+ *  - after a change, the provisional pass keeps columns of the prior
+ *    tables;
+ *  - REFUSED with its reason when the final engine fails or the steps run
+ *    out, the prior tables unchanged, no re-route wanted; the next run
  *    tries again.
  */
 #include <setjmp.h>
@@ -97,8 +97,8 @@ static unsigned drive_counting(struct ibr_reconf *m, const char *spec,
 	uint32_t k;
 
 	*emptied = 0;
-	if (m->have_held && ibr_reconf_changed(m, f)) {
-		if (ibr_result_onto(&m->held, m->held_ids.switch_guid, f, &before, &err) ||
+	if (m->have_prior && ibr_reconf_changed(m, f)) {
+		if (ibr_result_onto(&m->prior, m->prior_ids.switch_guid, f, &before, &err) ||
 		    ibr_verify_union(f, &before, &before, &rep, &err))
 			fail_msg("%s: %s", spec, err.msg);
 		/* the generators' `down` renumbers the switches' GUIDs, so
@@ -107,7 +107,7 @@ static unsigned drive_counting(struct ibr_reconf *m, const char *spec,
 		 * not judged then (the pushes after it are) */
 		have_before = ibr_verify_findings(&rep) == 0;
 		if (!have_before) {
-			print_message("%s: the tables in place loop on the new "
+			print_message("%s: the prior tables loop on the new "
 				      "fabric on their own: %s\n", spec,
 				      rep.messages[0]);
 			ibr_result_free(&before);
@@ -118,22 +118,22 @@ static unsigned drive_counting(struct ibr_reconf *m, const char *spec,
 		if (runs++ == 0)
 			*kept = k;
 		*emptied += mv.emptied > 0;
-		assert_true(m->have_held);
+		assert_true(m->have_prior);
 		assert_true(m->state != IBR_RECONF_DOUBLE_SCHEME);
 		assert_int_equal(m->wants_reroute,
 				 m->state == IBR_RECONF_PROVISIONAL ||
 				 m->state == IBR_RECONF_SAFE_STEP);
-		if (ibr_verify(f, &m->held, NULL, &rep, &err))
+		if (ibr_verify(f, &m->prior, NULL, &rep, &err))
 			fail_msg("%s: %s", spec, err.msg);
 		if (!mv.emptied)
 			check_clean(ibr_reconf_state_name(m->state), spec, &rep);
 		if (have_before) {
-			if (ibr_verify_union(f, &before, &m->held, &rep, &err))
+			if (ibr_verify_union(f, &before, &m->prior, &rep, &err))
 				fail_msg("%s: %s", spec, err.msg);
 			check_clean("union with the run before", spec, &rep);
 			ibr_result_free(&before);
 		}
-		if (ibr_result_copy(&before, &m->held, &err))
+		if (ibr_result_copy(&before, &m->prior, &err))
 			fail_msg("%s", err.msg);
 		have_before = true;
 		assert_true(runs <= IBR_RECONF_MAX_STEPS + 2);
@@ -168,19 +168,19 @@ static void assert_final(struct ibr_reconf *m, const char *spec,
 			 m->reason ? m->reason : "");
 	if (ibr_route_once(f, m->fin, &root, NULL, &alone, &err))
 		fail_msg("%s: %s", spec, err.msg);
-	assert_int_equal(alone.num_lids, m->held.num_lids);
-	assert_memory_equal(alone.col, m->held.col,
+	assert_int_equal(alone.num_lids, m->prior.num_lids);
+	assert_memory_equal(alone.col, m->prior.col,
 			    (size_t)alone.num_lids * alone.num_switches);
 	ibr_result_free(&alone);
 	run(m, spec, f, &kept, &mv);
-	assert_true(mv.in_place);
+	assert_true(mv.unchanged);
 	assert_int_equal(m->state, IBR_RECONF_FINAL);
 	assert_false(m->wants_reroute);
 }
 
 /* Start-up on BEFORE, then the change to AFTER: both ways end in FINAL;
  * the provisional pass after the change keeps entries of columns of the
- * tables in place when expect_kept (every fabric here since columns are
+ * prior tables when expect_kept (every fabric here since columns are
  * mended, repair.h: even after a spine switch down on the 4-ary 3-tree,
  * whose automatic root set, the top level, loses that switch, the walks
  * still legal under the new orientation stay). */
@@ -212,7 +212,7 @@ static void way(const char *before, const char *after, unsigned min_runs,
 	}
 	ibr_reconf_reset(&m);
 	assert_int_equal(m.state, IBR_RECONF_IDLE);
-	assert_false(m.have_held);
+	assert_false(m.have_prior);
 	ibr_fabric_free(a);
 }
 
@@ -251,8 +251,8 @@ static void test_torus_link_cut(void **state)
 	    2, true);
 }
 
-/* KEPT: the final engine failed (the driver says so), or the steps ran
- * out; the tables in place stay as they were, no re-route is wanted, and
+/* REFUSED: the final engine failed (the driver says so), or the steps ran
+ * out; the prior tables stay as they were, no re-route is wanted, and
  * the next run on the same fabric tries the final pass again. */
 static void test_kept(void **state)
 {
@@ -270,11 +270,11 @@ static void test_kept(void **state)
 	assert_int_equal(m.state, IBR_RECONF_PROVISIONAL);
 	assert_true(ibr_reconf_take_reroute(&m));
 	assert_false(m.wants_reroute);
-	if (ibr_result_copy(&prov, &m.held, &err))
+	if (ibr_result_copy(&prov, &m.prior, &err))
 		fail_msg("%s", err.msg);
 
-	ibr_reconf_keep(&m, "the final engine failed");
-	assert_int_equal(m.state, IBR_RECONF_KEPT);
+	ibr_reconf_refuse(&m, "the final engine failed");
+	assert_int_equal(m.state, IBR_RECONF_REFUSED);
 	assert_string_equal(m.reason, "the final engine failed");
 	assert_false(ibr_reconf_take_reroute(&m));
 	assert_false(ibr_reconf_changed(&m, f));
@@ -288,7 +288,7 @@ static void test_kept(void **state)
 	m.step = IBR_RECONF_MAX_STEPS;
 	(void)ibr_reconf_take_reroute(&m);
 	run(&m, spec, f, &kept, &mv);
-	assert_int_equal(m.state, IBR_RECONF_KEPT);
+	assert_int_equal(m.state, IBR_RECONF_REFUSED);
 	assert_string_equal(m.reason, "too many steps");
 	assert_true(mv.stepping);
 	/* a warning as for no safe step: blocked, with the entries left
@@ -296,7 +296,7 @@ static void test_kept(void **state)
 	assert_true(mv.blocked);
 	assert_true(mv.left > 0);
 	assert_false(m.wants_reroute);
-	assert_memory_equal(prov.col, m.held.col,
+	assert_memory_equal(prov.col, m.prior.col,
 			    (size_t)prov.num_lids * prov.num_switches);
 	ibr_result_free(&prov);
 	ibr_reconf_reset(&m);
@@ -306,8 +306,8 @@ static void test_kept(void **state)
 /* Single engines after one link cut, the issue's sweep (before the
  * machine, 26 of 32 cuts on a 4x4 torus and 17 of 40 on a random
  * 32-switch fabric pushed a union that loops or has a credit loop): each
- * push's union with the tables before it, the first with the tables in
- * place mapped onto the cut fabric, is clean (drive_counting judges them
+ * push's union with the tables before it, the first with the prior
+ * tables mapped onto the cut fabric, is clean (drive_counting judges them
  * all), and the engine's own tables end in place. */
 static void sweep(const char *engine, const char *whole_fmt,
 		  const char *cut_fmt, unsigned cuts, unsigned *stepped,
@@ -362,7 +362,7 @@ static void test_single_engine_cut_sweep(void **state)
 
 /* Every engine, single or hybrid, on a fabric of every family after
  * links cut and after a switch down: every push's union with the tables
- * before it clean (drive_counting), the final tables in place. */
+ * before it clean (drive_counting), the final prior tables. */
 static void test_every_engine_every_family(void **state)
 {
 	static const char *const changes[][2] = {
@@ -424,7 +424,7 @@ static void test_same_engine_in_place(void **state)
 	run(&m, spec, f, &kept, &mv);
 	assert_true(ibr_reconf_take_reroute(&m));
 	run(&m, spec, f, &kept, &mv);
-	assert_true(mv.in_place);
+	assert_true(mv.unchanged);
 	assert_int_equal(m.state, IBR_RECONF_FINAL);
 	assert_int_equal(m.step, 0);
 	assert_false(ibr_reconf_take_reroute(&m));

@@ -192,14 +192,14 @@ static void test_same_tables_move_nothing(void **state)
 	ibr_fabric_free(f);
 }
 
-/* Does the walk from every switch of `old`'s column of every LID still
+/* Does the walk from every switch of `prior_tables`'s column of every LID still
  * hold on f (same switches) under ud?  held[lid * S + s] says. */
 static uint8_t *walks_that_hold(const struct ibr_fabric *f,
 				const struct ibr_updown *ud,
-				const struct ibr_result *old)
+				const struct ibr_result *prior_tables)
 {
 	uint32_t S = f->num_switches;
-	uint8_t *held = calloc((size_t)old->num_lids * S, 1);
+	uint8_t *held = calloc((size_t)prior_tables->num_lids * S, 1);
 	struct ibr_error err = { "" };
 	struct ibr_walker w;
 	struct ibr_repair rp;
@@ -207,10 +207,10 @@ static uint8_t *walks_that_hold(const struct ibr_fabric *f,
 	assert_non_null(held);
 	if (ibr_walker_init(&w, f, &err) || ibr_repair_init(&rp, f, ud, &w, &err))
 		fail_msg("%s", err.msg);
-	for (uint32_t l = 1; l <= f->max_lid && l < old->num_lids; l++) {
+	for (uint32_t l = 1; l <= f->max_lid && l < prior_tables->num_lids; l++) {
 		if (f->lid_owner[l].node == IBR_NONE)
 			continue;
-		ibr_repair_judge(&rp, ibr_column(old, l), (ibr_lid_t)l);
+		ibr_repair_judge(&rp, ibr_column(prior_tables, l), (ibr_lid_t)l);
 		for (uint32_t s = 0; s < S; s++)
 			held[(size_t)l * S + s] = ibr_repair_holds(&rp, s);
 	}
@@ -220,7 +220,7 @@ static uint8_t *walks_that_hold(const struct ibr_fabric *f,
 }
 
 /* After a link cut, PIRa's provisional tables keep the columns of the
- * tables in place (FERa's, made before the cut), mended where they no
+ * prior tables (FERa's, made before the cut), mended where they no
  * longer hold (repair.h): the result verifies, keeps entries of most
  * columns, changes far fewer entries than PIRa's own tables would, is
  * the same from 1 and 3 workers, and no walk that still held changed an
@@ -230,7 +230,7 @@ static void test_keep_columns_after_a_cut(void **state)
 	struct ibr_root_choice root = { .strategy = IBR_ROOT_LOWEST_LID };
 	struct ibr_fabric *before = generated_fabric("torus:dims=6x6,ca=2,seed=1", 0);
 	struct ibr_fabric *after = generated_fabric("torus:dims=6x6,ca=2,broken=1,seed=1", 0);
-	struct ibr_result old, prov, pira, threaded;
+	struct ibr_result prior_tables, prov, pira, threaded;
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	struct ibr_updown ud;
@@ -246,11 +246,11 @@ static void test_keep_columns_after_a_cut(void **state)
 		assert_true(ibr_switch(before, s)->guid ==
 			    ibr_switch(after, s)->guid);
 	if (ibr_table_ids_of(before, &ids, &err) ||
-	    ibr_route_once(before, ibr_engine_find("fera"), &root, NULL, &old, &err) ||
+	    ibr_route_once(before, ibr_engine_find("fera"), &root, NULL, &prior_tables, &err) ||
 	    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL, &prov, &err) ||
 	    ibr_result_copy(&pira, &prov, &err) ||
 	    ibr_updown_build(after, prov.root, &ud, &err) ||
-	    ibr_transition_keep(after, &ud, &old, &ids, true, 1, &prov, &kept,
+	    ibr_transition_provisional(after, &ud, &prior_tables, &ids, true, 1, &prov, &kept,
 				&err))
 		fail_msg("%s", err.msg);
 	for (uint32_t l = 1; l <= after->max_lid; l++)
@@ -260,31 +260,31 @@ static void test_keep_columns_after_a_cut(void **state)
 		fail_msg("kept tables: %s", rep.messages[0]);
 	/* the same tables, byte for byte, from 3 workers (72 ports: 3 tasks) */
 	if (ibr_result_copy(&threaded, &pira, &err) ||
-	    ibr_transition_keep(after, &ud, &old, &ids, true, 3, &threaded,
+	    ibr_transition_provisional(after, &ud, &prior_tables, &ids, true, 3, &threaded,
 				&kept3, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(kept3, kept);
 	assert_memory_equal(threaded.col, prov.col,
 			    (size_t)prov.num_lids * prov.num_switches);
 	ibr_result_free(&threaded);
-	pira_changed = differing(&old, &pira);
-	changed = differing(&old, &prov);
+	pira_changed = differing(&prior_tables, &pira);
+	changed = differing(&prior_tables, &prov);
 	print_message("torus 6x6, one link cut: %u of %u columns kept; entries "
-		      "changed against the tables in place %llu (PIRa alone "
+		      "changed against the prior tables %llu (PIRa alone "
 		      "%llu)\n", kept, owned, (unsigned long long)changed,
 		      (unsigned long long)pira_changed);
 	assert_true(kept > owned / 2 && kept <= owned);
 	/* only the walks through the cut link change: a tenth of PIRa's */
 	assert_true(changed > 0 && changed * 10 < pira_changed);
 	/* a walk that still holds keeps every entry */
-	held = walks_that_hold(after, &ud, &old);
+	held = walks_that_hold(after, &ud, &prior_tables);
 	for (uint32_t l = 1; l <= after->max_lid; l++)
 		for (uint32_t s = 0; s < S; s++)
 			if (held[(size_t)l * S + s])
 				assert_int_equal(ibr_entry(&prov, s, l),
-						 ibr_entry(&old, s, l));
+						 ibr_entry(&prior_tables, s, l));
 	free(held);
-	ibr_result_free(&old);
+	ibr_result_free(&prior_tables);
 	ibr_result_free(&prov);
 	ibr_result_free(&pira);
 	ibr_updown_free(&ud);
@@ -372,10 +372,10 @@ static struct ibr_fabric *without_switch(const struct ibr_fabric *f,
 }
 
 /* A top switch of a k-ary n-tree down: the provisional pass keeps the
- * tables in place and mends them as the final engine does when it routes
- * from them (prior.h), so its final pass finds its own tables in place
+ * prior tables and mends them as the final engine does when it routes
+ * from them (prior.h), so its final pass finds its own prior tables
  * and OpenSM sends no block after the provisional pass: PIRa's keep with
- * fera's tables in place equals fera's run from them (LMC 1: the ranges
+ * fera's prior tables equals fera's run from them (LMC 1: the ranges
  * are the bases' copies), with colorl's and dr's it equals theirs (LMC 2:
  * every LID above a base mended on its own), entry for entry. */
 static void test_keep_is_the_final_engines_mending(void **state)
@@ -391,7 +391,7 @@ static void test_keep_is_the_final_engines_mending(void **state)
 		struct ibr_fabric *before =
 			generated_fabric("kary:k=4,n=3", cases[i].lmc);
 		struct ibr_fabric *after;
-		struct ibr_result old, prov, final;
+		struct ibr_result prior_tables, prov, final;
 		struct ibr_prior prior;
 		struct ibr_prior_change moved;
 		struct ibr_route_ctx ctx;
@@ -400,32 +400,32 @@ static void test_keep_is_the_final_engines_mending(void **state)
 		struct ibr_table_ids ids;
 		uint32_t kept, top = IBR_NONE;
 
-		if (ibr_route_once(before, fin, &root, NULL, &old, &err))
+		if (ibr_route_once(before, fin, &root, NULL, &prior_tables, &err))
 			fail_msg("%s", err.msg);
 		/* the last switch of the top level (a root) goes down */
-		assert_true(old.num_roots > 1);
-		for (uint32_t r = 0; r < old.num_roots; r++)
-			if (top == IBR_NONE || old.roots[r] > top)
-				top = old.roots[r];
+		assert_true(prior_tables.num_roots > 1);
+		for (uint32_t r = 0; r < prior_tables.num_roots; r++)
+			if (top == IBR_NONE || prior_tables.roots[r] > top)
+				top = prior_tables.roots[r];
 		after = without_switch(before, top, cases[i].lmc);
-		prior = (struct ibr_prior){ .f = before, .r = &old,
+		prior = (struct ibr_prior){ .f = before, .r = &prior_tables,
 					    .engine = fin->name };
 		if (ibr_table_ids_of(before, &ids, &err) ||
 		    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL,
 				   &prov, &err) ||
 		    ibr_updown_of_result(after, &prov, &ud, &err) ||
-		    ibr_transition_keep(after, &ud, &old, &ids,
+		    ibr_transition_provisional(after, &ud, &prior_tables, &ids,
 					!fin->designates_dlids, 2, &prov, &kept,
 					&err) ||
 		    ibr_ctx_init(&ctx, after, &root, NULL, &err))
 			fail_msg("%s: %s", fin->name, err.msg);
-		assert_int_equal(prov.num_roots, old.num_roots - 1);
+		assert_int_equal(prov.num_roots, prior_tables.num_roots - 1);
 		ctx.prior = &prior;
 		if (ibr_route(&ctx, fin, &final, &err))
 			fail_msg("%s: %s", fin->name, err.msg);
 		ibr_ctx_free(&ctx);
-		/* the final engine did route from the tables in place */
-		assert_int_not_equal(ibr_stat_get(&final, "pairs kept in place",
+		/* the final engine did route from the prior tables */
+		assert_int_not_equal(ibr_stat_get(&final, "pairs kept",
 						  UINT64_MAX), UINT64_MAX);
 		assert_int_equal(prov.num_lids, final.num_lids);
 		assert_int_equal(ibr_prior_difference(&prior, after, NULL,
@@ -439,7 +439,7 @@ static void test_keep_is_the_final_engines_mending(void **state)
 		assert_int_equal(differing(&prov, &final), 0);
 		/* and the change did break walks: entries moved */
 		assert_true(moved.entries > 0);
-		ibr_result_free(&old);
+		ibr_result_free(&prior_tables);
 		ibr_result_free(&prov);
 		ibr_result_free(&final);
 		ibr_updown_free(&ud);
@@ -466,10 +466,10 @@ static ibr_lid_t lid_before(const struct ibr_fabric *before,
 
 /* A top switch of the 4-ary 3-tree down, as in
  * test_keep_is_the_final_engines_mending, and every switch's and CA
- * port's LID exchanged with another's (copied_lid): the tables in place
+ * port's LID exchanged with another's (copied_lid): the prior tables
  * are read by port, not by LID number, so the provisional pass and the
- * final engine's pass from the tables in place still agree entry for
- * entry, and a walk of the tables in place that still holds keeps every
+ * final engine's pass from the prior tables still agree entry for
+ * entry, and a walk of the prior tables that still holds keeps every
  * entry on its port's new LID (read by LID number, nearly every column
  * would be another port's). */
 static void test_mending_follows_ports_whose_lids_moved(void **state)
@@ -485,7 +485,7 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 		struct ibr_fabric *before =
 			generated_fabric("kary:k=4,n=3", cases[i].lmc);
 		struct ibr_fabric *after;
-		struct ibr_result old, prov, final;
+		struct ibr_result prior_tables, prov, final;
 		struct ibr_verify_report rep;
 		struct ibr_prior prior;
 		struct ibr_route_ctx ctx;
@@ -499,20 +499,20 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 		uint32_t *os;   /* after's switch -> before's, by GUID */
 		uint8_t *col;
 
-		if (ibr_route_once(before, fin, &root, NULL, &old, &err))
+		if (ibr_route_once(before, fin, &root, NULL, &prior_tables, &err))
 			fail_msg("%s", err.msg);
-		for (uint32_t r = 0; r < old.num_roots; r++)
-			if (top == IBR_NONE || old.roots[r] > top)
-				top = old.roots[r];
+		for (uint32_t r = 0; r < prior_tables.num_roots; r++)
+			if (top == IBR_NONE || prior_tables.roots[r] > top)
+				top = prior_tables.roots[r];
 		after = rebuilt(before, top, cases[i].lmc, true);
 		S = after->num_switches;
-		prior = (struct ibr_prior){ .f = before, .r = &old,
+		prior = (struct ibr_prior){ .f = before, .r = &prior_tables,
 					    .engine = fin->name };
 		if (ibr_table_ids_of(before, &ids, &err) ||
 		    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL,
 				   &prov, &err) ||
 		    ibr_updown_of_result(after, &prov, &ud, &err) ||
-		    ibr_transition_keep(after, &ud, &old, &ids,
+		    ibr_transition_provisional(after, &ud, &prior_tables, &ids,
 					!fin->designates_dlids, 2, &prov, &kept,
 					&err) ||
 		    ibr_ctx_init(&ctx, after, &root, NULL, &err))
@@ -521,14 +521,14 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 		if (ibr_route(&ctx, fin, &final, &err))
 			fail_msg("%s: %s", fin->name, err.msg);
 		ibr_ctx_free(&ctx);
-		assert_int_not_equal(ibr_stat_get(&final, "pairs kept in place",
+		assert_int_not_equal(ibr_stat_get(&final, "pairs kept",
 						  UINT64_MAX), UINT64_MAX);
 		assert_int_equal(prov.num_lids, final.num_lids);
 		assert_int_equal(differing(&prov, &final), 0);
 		assert_int_equal(ibr_verify(after, &prov, NULL, &rep, &err), 0);
 		if (ibr_verify_findings(&rep))
 			fail_msg("%s: %s", fin->name, rep.messages[0]);
-		/* every walk of the tables in place that holds on its port's
+		/* every walk of the prior tables that holds on its port's
 		 * new LID keeps its entries there */
 		col = malloc(S);
 		os = malloc(S * sizeof(*os));
@@ -549,7 +549,7 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 			assert_int_not_equal(ol, 0);
 			moved += ol != l;
 			for (uint32_t s = 0; s < S; s++)
-				col[s] = ibr_entry(&old, os[s], ol);
+				col[s] = ibr_entry(&prior_tables, os[s], ol);
 			ibr_repair_judge(&rp, col, l);
 			for (uint32_t s = 0; s < S; s++) {
 				entries++;
@@ -557,14 +557,14 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 					continue;
 				held++;
 				assert_int_equal(ibr_entry(&prov, s, l), col[s]);
-				by_number += l >= old.num_lids ||
-					     col[s] != ibr_entry(&old, os[s], l);
+				by_number += l >= prior_tables.num_lids ||
+					     col[s] != ibr_entry(&prior_tables, os[s], l);
 			}
 		}
 		print_message("kary 4,3 less a top switch, LIDs exchanged, %s at "
 			      "LMC %u: %u of %u LIDs moved; %llu of %llu walks "
 			      "held, kept on their port (%llu of them differ "
-			      "from the old entry of the same LID number); %u "
+			      "from the prior_tables entry of the same LID number); %u "
 			      "columns kept\n", fin->name, cases[i].lmc, moved,
 			      owned, (unsigned long long)held,
 			      (unsigned long long)entries,
@@ -577,7 +577,7 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 		ibr_walker_free(&w);
 		free(col);
 		free(os);
-		ibr_result_free(&old);
+		ibr_result_free(&prior_tables);
 		ibr_result_free(&prov);
 		ibr_result_free(&final);
 		ibr_updown_free(&ud);
@@ -589,7 +589,7 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 
 /* A hybrid pira+`final` (dr, colorl) at LMC 2 after the change from
  * `before` to `after`: the provisional tables keep the final engine's
- * tables in place, and every LID of every CA port's range is delivered
+ * prior tables, and every LID of every CA port's range is delivered
  * from every switch by a legal route (ranges.h; hosts send to base+k
  * without asking the SA), as the verifier requires, the same from 1 and
  * 3 workers.  Kept alone, a LID above a base lost its entry where no walk
@@ -599,7 +599,7 @@ static void assert_keep_completes(const char *name, const char *final,
 				  const struct ibr_fabric *after)
 {
 	struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
-	struct ibr_result old, prov, threaded;
+	struct ibr_result prior_tables, prov, threaded;
 	struct ibr_verify_report rep;
 	struct ibr_error err = { "" };
 	struct ibr_updown ud;
@@ -609,15 +609,15 @@ static void assert_keep_completes(const char *name, const char *final,
 	uint8_t *held;
 
 	if (ibr_table_ids_of(before, &ids, &err) ||
-	    ibr_route_once(before, ibr_engine_find(final), &root, NULL, &old,
+	    ibr_route_once(before, ibr_engine_find(final), &root, NULL, &prior_tables,
 			   &err) ||
 	    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL, &prov,
 			   &err) ||
 	    ibr_result_copy(&threaded, &prov, &err) ||
 	    ibr_updown_of_result(after, &prov, &ud, &err) ||
-	    ibr_transition_keep(after, &ud, &old, &ids, false, 1, &prov, &kept,
+	    ibr_transition_provisional(after, &ud, &prior_tables, &ids, false, 1, &prov, &kept,
 				&err) ||
-	    ibr_transition_keep(after, &ud, &old, &ids, false, 3, &threaded,
+	    ibr_transition_provisional(after, &ud, &prior_tables, &ids, false, 3, &threaded,
 				&kept3, &err))
 		fail_msg("%s, pira+%s: %s", name, final, err.msg);
 	assert_int_equal(kept3, kept);
@@ -643,7 +643,7 @@ static void assert_keep_completes(const char *name, const char *final,
 	print_message("%s, pira+%s at LMC 2: %u CA LIDs delivered from all %u "
 		      "switches, %u columns kept\n", name, final, lids, S, kept);
 	free(held);
-	ibr_result_free(&old);
+	ibr_result_free(&prior_tables);
 	ibr_result_free(&prov);
 	ibr_result_free(&threaded);
 	ibr_updown_free(&ud);

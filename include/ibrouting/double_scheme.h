@@ -3,7 +3,7 @@
  * reconfiguration.md, Pinkston, Zafar, Duato): two routing functions in
  * the switches at once, each on its own half of every CA port's LIDs and
  * its own set of SLs (so of VLs), the new one pushed on the half nobody
- * uses while the old one keeps carrying traffic on the other.
+ * uses while the prior one keeps carrying traffic on the other.
  *
  * LID halves.  With LMC L >= 1 a CA port owns base .. base + 2^L - 1; the
  * top bit of the offset names the half:
@@ -99,25 +99,25 @@ int ibr_ds_extract(const struct ibr_fabric *f, const struct ibr_fabric *view,
 		   const struct ibr_result *full, struct ibr_result *hr,
 		   struct ibr_error *err);
 
-/* The check before the new half is pushed: the old function (tables
- * old_r of old_f, on half old_half) on VL set A, the new one (new_r of
- * new_f, on the other half) on VL set B.  old_f and new_f are the same
+/* The check before the new half is pushed: the prior function (tables
+ * prior_r of prior_f, on half prior_half) on VL set A, the new one (new_r of
+ * new_f, on the other half) on VL set B.  prior_f and new_f are the same
  * fabric, or, after a topology change, the fabric each function was made
- * for: the old function's packets in flight use channels of its graph on
- * old_f that survive, a subgraph of an acyclic graph being acyclic. */
+ * for: the prior function's packets in flight use channels of its graph on
+ * prior_f that survive, a subgraph of an acyclic graph being acyclic. */
 struct ibr_ds_check {
-	unsigned old_half;
-	struct ibr_verify_report old_rep, new_rep;  /* on their views */
+	unsigned prior_half;
+	struct ibr_verify_report prior_rep, new_rep;  /* on their views */
 };
 
-int ibr_ds_check(const struct ibr_fabric *old_f, const struct ibr_result *old_r,
-		 unsigned old_half, const struct ibr_fabric *new_f,
+int ibr_ds_check(const struct ibr_fabric *prior_f, const struct ibr_result *prior_r,
+		 unsigned prior_half, const struct ibr_fabric *new_f,
 		 const struct ibr_result *new_r, struct ibr_ds_check *c,
 		 struct ibr_error *err);
 
 static inline bool ibr_ds_check_clean(const struct ibr_ds_check *c)
 {
-	return ibr_verify_findings(&c->old_rep) == 0 &&
+	return ibr_verify_findings(&c->prior_rep) == 0 &&
 	       ibr_verify_findings(&c->new_rep) == 0;
 }
 
@@ -126,7 +126,7 @@ static inline bool ibr_ds_check_clean(const struct ibr_ds_check *c)
 const char *ibr_ds_check_finding(const struct ibr_ds_check *c, char *buf,
 				 size_t len);
 
-/* The drain bound of §3.2 as a time: a packet of the old function holds
+/* The drain bound of §3.2 as a time: a packet of the prior function holds
  * at most `chain` inter-switch channels in a row (the longest chain of its
  * dependency graph), so it is in at most chain + 1 switches, each of
  * which drops it after 4.096 us * 2^packet_life.  Seconds; a negative
@@ -150,21 +150,21 @@ static inline unsigned ibr_ds_lid_half(ibr_lid_t lid, unsigned lmc)
 /* A port's SL-to-VL table (doc/double-scheme-plugin.md 5.2).  t: the
  * configured table (VL per SL); data_vls: the port's data VLs (1, 2, 4,
  * 8 or 15, from OperVLs).  Not restricted: out = t.  Restricted (during
- * the Double Scheme): with H = data_vls / 2, the SLs of old_half's set go
+ * the Double Scheme): with H = data_vls / 2, the SLs of prior_half's set go
  * to VL set A = [0, H), the others to set B = [H, 2H): VL t[c] mod H, plus
  * H for set B (c = sl & 7); a VL 15 (drop) stays 15; fewer than 2 data VLs
  * leave t as it is (the plugin refuses the Double Scheme then). */
 void ibr_ds_sl2vl(const uint8_t t[16], unsigned data_vls, bool restricted,
-		  unsigned old_half, uint8_t out[16]);
+		  unsigned prior_half, uint8_t out[16]);
 
 /* Whether table t (VL per SL) keeps the two SL sets apart as a restricted
- * table of a port with data_vls data VLs does: every SL of old_half's set
+ * table of a port with data_vls data VLs does: every SL of prior_half's set
  * on VL set A = [0, H) or 15, every other SL on set B = [H, 2H) or 15.
  * What the drain bound needs of every port before its clock may start
  * (doc/double-scheme-plugin.md R6): OpenSM zeroes its copy of a table
  * when it sends a Set and refills it from the answer only, so a Set that
  * failed leaves all SLs on VL 0, which is not restricted. */
 bool ibr_ds_sl2vl_restricted(const uint8_t t[16], unsigned data_vls,
-			     unsigned old_half);
+			     unsigned prior_half);
 
 #endif

@@ -95,11 +95,11 @@ struct ibr_engine {
 	 * a range a copy of the base's column, no designated map (pira,
 	 * fera). */
 	bool designates_dlids;
-	/* After a change the engine keeps the routes of the tables in place
+	/* After a change the engine keeps the routes of the prior tables
 	 * that still hold and mends the others (prior.h; its option
 	 * IBR_PRIOR_OPTION bounds how many may have broken), so the plugin
 	 * keeps its tables for its next run. */
-	bool routes_from_tables_in_place;
+	bool routes_from_prior;
 	int (*route)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		     struct ibr_error *err);
 	/* The engine's tables afresh, whatever tables are in place: a
@@ -107,9 +107,9 @@ struct ibr_engine {
 	 * holds (prior.h).  NULL for an engine that is no fallback. */
 	int (*route_afresh)(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			    struct ibr_error *err);
-	/* With routes_from_tables_in_place: the engine whose tables afresh
+	/* With routes_from_prior: the engine whose tables afresh
 	 * (route_afresh, one route per destination, legal from every
-	 * switch) mend the tables in place where none of their walks holds;
+	 * switch) mend the prior tables where none of their walks holds;
 	 * a field, so the reconfiguration layer never reaches up into the
 	 * engines' registry. */
 	const struct ibr_engine *fallback;
@@ -140,7 +140,7 @@ struct ibr_route_ctx {
 	unsigned threads;
 	struct ibr_updown updown;       /* built at init from the roots */
 	bool have_updown;
-	/* the tables in place, for the engines that route from them after
+	/* the prior tables, for the engines that route from them after
 	 * a change (prior.h); NULL after init */
 	const struct ibr_prior *prior;
 };

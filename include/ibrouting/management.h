@@ -50,7 +50,7 @@ int ibr_management_routes(const struct ibr_fabric *f,
 
 /* Clears r's management routes (IBR_NO_PATH wherever ibr_management_routes
  * would set one): for tables that serve as a mender's fallback, whose
- * walks must be legal ones (keep.c, mender.h). */
+ * walks must be legal ones (provisional.c, mender.h). */
 int ibr_management_clear(const struct ibr_fabric *f,
 			 const struct ibr_updown *ud, struct ibr_result *r,
 			 struct ibr_error *err);

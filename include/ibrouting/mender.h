@@ -1,12 +1,12 @@
 /*
- * mender.h - the tables in place, made for the fabric before a change,
+ * mender.h - the prior tables, made for the fabric before a change,
  * kept on the changed fabric where their routes still hold and mended
  * where they do not: what a hybrid's provisional pass does
- * (transition.h, ibr_transition_keep) and what every engine routing
- * from the tables in place does (prior.h), in one place, so that the
+ * (transition.h, ibr_transition_provisional) and what every engine routing
+ * from the prior tables does (prior.h), in one place, so that the
  * final engine mending the provisional pass's tables finds its own.
  *
- * The tables in place are read through their identities (struct
+ * The prior tables are read through their identities (struct
  * ibr_table_ids, taken from their fabric when they were made): a row is
  * the switch of that node GUID, a column the LID of that (node GUID,
  * port) and offset in its range.  A port whose LID moved keeps its
@@ -14,7 +14,7 @@
  * entry, a port new to it (or whose range changed size) no column.
  *
  * What ibr_mend() leaves in `out`, for every LID the new fabric owns:
- *   - a switch LID, and every CA port's base LID: the old column of that
+ *   - a switch LID, and every CA port's base LID: the prior column of that
  *     switch or port where its walks still hold (legal under ud,
  *     delivering); from every switch whose walk does not, the shortest
  *     hop into a walk that holds, on the least loaded channel against
@@ -25,14 +25,14 @@
  *     walk that holds were counted; a new switch or port: the
  *     fallback's column;
  *   - a LID above a base (offset j >= 1): with ranges_as_base (one route
- *     per destination) a copy of the base; else the old column of that
+ *     per destination) a copy of the base; else the prior column of that
  *     offset, mended as the base is (but an entry that leads into a walk
  *     that holds again is kept: repair.h, `renamed`) from every switch
  *     with an entry whose walk does not hold, the port's base column the
- *     fallback, IBR_NO_PATH where the old column had none; a new port's,
+ *     fallback, IBR_NO_PATH where the prior column had none; a new port's,
  *     and an enhanced switch port 0's: the fallback's;
  *   - with a designated map (map != IBR_MEND_MAP_NONE, by source
- *     switch): a pair keeps its old offset where that column's walk from
+ *     switch): a pair keeps its prior offset where that column's walk from
  *     its source switch held (offset 0 always); a pair whose route broke,
  *     and a new pair, takes the offset among 0 and the columns that route
  *     its source switch whose walk is the least loaded
@@ -127,7 +127,7 @@ struct ibr_mend_options {
 };
 
 struct ibr_mend_counts {
-	uint32_t columns_kept;   /* columns in which an entry of old survives */
+	uint32_t columns_kept;   /* columns in which an entry of prior survives */
 	/* CA pairs (source switch, destination port; the port's own switch
 	 * not counted): those whose route held, on their designated offset
 	 * with a map, on the base without; the others were re-routed */
@@ -138,12 +138,12 @@ struct ibr_mend_counts {
 };
 
 /* out (tables of f, initialised; with a map, its designated map is made
- * anew) becomes old (tables made for the fabric old_ids describes)
+ * anew) becomes prior (tables made for the fabric prior_ids describes)
  * kept and mended on f under ud, as above.  Returns 1 when it did, 0
  * when it gave up (more pairs broken than o->max_broken: out is then
  * partly written), -1 on failure (err; out partly written). */
 int ibr_mend(const struct ibr_fabric *f, const struct ibr_updown *ud,
-	     const struct ibr_result *old, const struct ibr_table_ids *old_ids,
+	     const struct ibr_result *prior, const struct ibr_table_ids *prior_ids,
 	     const struct ibr_mend_fallback *fallback,
 	     const struct ibr_mend_options *o, struct ibr_result *out,
 	     struct ibr_mend_counts *c, struct ibr_error *err);

@@ -1,11 +1,11 @@
 /*
- * prior.h - routing from the tables in place: after a change, fera and
+ * prior.h - routing from the prior tables: after a change, fera and
  * the multi-LID engines (colorl, dr) keep every route of the tables the
  * switches hold that still holds on the new fabric, and route again only
  * the pairs whose route broke (issue 20, point 5; the SM evaluation
  * paper, §4: under 2% of the entries change after a small change).
  *
- * The tables in place (struct ibr_prior) were made for the fabric before
+ * The prior tables (struct ibr_prior) were made for the fabric before
  * the change; the mender (mender.h) reads them by identity (switches by
  * node GUID, CA ports by node GUID and port: a port whose LID moved
  * keeps its routes all the same) and says what the tables become.  Here:
@@ -19,7 +19,7 @@
  *     placed on the least loaded (dr: the shortest) column that does;
  *   - the fallback: FERa's tables on the new fabric, routed only when a
  *     column needs them (a new switch or port, a column where mending
- *     leaves switches no walk of the tables in place reaches).
+ *     leaves switches no walk of the prior tables reaches).
  * Every walk is then a legal route of one orientation, so the tables are
  * free of loops and of credit loops, as a full run's are, and every
  * designated DLID delivers.  Nothing is renamed afresh: after a change
@@ -39,13 +39,13 @@
 
 struct ibr_prior {
 	const struct ibr_fabric *f;    /* the fabric the tables were made for */
-	const struct ibr_result *r;    /* the tables in place, designated map too */
+	const struct ibr_result *r;    /* the prior tables, designated map too */
 	const char *engine;            /* the engine that made them; NULL:
 					* the caller vouches (ibrouting route
 					* --prior) */
 };
 
-/* The engines' option: route from the tables in place unless more than
+/* The engines' option: route from the prior tables unless more than
  * this percentage of CA pairs lost their route (0: never). */
 #define IBR_PRIOR_OPTION "incremental"
 #define IBR_PRIOR_OPTION_DEFAULT "10"

@@ -8,7 +8,7 @@
  * asking the SA (MPI's LMC multipath, a PathRecord GetTable) would be
  * dropped at the first such switch.  The routing layer completes those
  * columns once the engine is done (ibr_route, run.c), so dr and colorl,
- * afresh or from the tables in place, and each LID half of the Double
+ * afresh or from the prior tables, and each LID half of the Double
  * Scheme (routed on its view by ibr_route too) are completed in one place.
  *
  * How: per CA port, its base column's flows (every switch sends its

@@ -2,7 +2,7 @@
  * repair.h - one column (LID) of tables made before a change, kept where
  * it still holds on the changed fabric and mended where it does not,
  * with the fewest entries changed: what the mender (mender.h) does to
- * every column of the tables in place.
+ * every column of the prior tables.
  *
  * A switch's walk "holds" when it delivers to the LID's owner by a legal
  * up*-down* route of the orientation ud: no hole, no loop, no down hop

@@ -23,7 +23,7 @@
  * about 200 switches): there the centre strategy's switch, unmeasured.  For an engine that does
  * not balance its routes (c->unmeasured: pira, whose routing window comes
  * first) auto takes that first candidate unmeasured.
- * After a change (c->in_place: the tables in place were routed from one
+ * After a change (c->prior_roots: the prior tables were routed from one
  * root), auto's single root and center keep that root while it is a
  * switch of the fabric whose eccentricity is at most one more than the
  * least: the centre moves when a far switch is lost, and a new root turns

@@ -54,28 +54,28 @@ int ibr_transition_step(const struct ibr_fabric *f,
 			struct ibr_result *next, uint64_t *moved,
 			uint64_t *left, struct ibr_error *err);
 
-/* Provisional tables that change as little as possible (keep.c): prov,
- * the provisional engine's verified tables of f, becomes `old` (the
- * tables in place, made for the fabric old_ids describes) kept and
+/* Provisional tables that change as little as possible (provisional.c): prov,
+ * the provisional engine's verified tables of f, becomes `prior` (the
+ * prior tables, made for the fabric prior_ids describes) kept and
  * mended on f under ud by the mender (mender.h) as the final engine
  * mends them when it routes from them (prior.h), prov's own walks the
  * fallback: a port's columns follow it by identity, whatever LID it has
  * now.  The LIDs above a CA port's base: with ranges_as_base (a final
  * engine with one route per destination: fera) copies of the mended
- * base, else old's columns mended with the base as the fallback, then
+ * base, else prior's columns mended with the base as the fallback, then
  * completed (ranges.h, as ibr_route completes the final engine's
  * tables); then the management routes (management.h).  Each column is
  * legal on its own, so the whole is free of loops and credit loops as
  * prov is.  After a small change only the walks through it change and
  * OpenSM sends few blocks; where prov's walks were not needed the final
- * engine's pass from the same tables in place ends at these.  *kept
- * counts the columns in which an entry of old survives.  prov's
+ * engine's pass from the same prior tables ends at these.  *kept
+ * counts the columns in which an entry of prior survives.  prov's
  * designated map is left as it is.  threads: workers for the passes that
  * split (0 or 1: one); the tables are the same, byte for byte, for any
  * count. */
-int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
-			const struct ibr_result *old,
-			const struct ibr_table_ids *old_ids,
+int ibr_transition_provisional(const struct ibr_fabric *f, const struct ibr_updown *ud,
+			const struct ibr_result *prior,
+			const struct ibr_table_ids *prior_ids,
 			bool ranges_as_base, unsigned threads,
 			struct ibr_result *prov, uint32_t *kept,
 			struct ibr_error *err);

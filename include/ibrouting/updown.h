@@ -65,11 +65,11 @@ struct ibr_root_choice {
 	bool set_unreadable;            /* the set's file could not be read */
 	const char *guid_source;        /* names `guid` in notes, e.g. "--root" */
 	enum ibr_root_fallback fallback;
-	/* after a change: the root set the tables in place were routed from
+	/* after a change: the root set the prior tables were routed from
 	 * (prior.h); auto's single root and center keep it while it serves
 	 * (roots.h) */
-	const uint64_t *in_place;
-	uint32_t in_place_len;
+	const uint64_t *prior_roots;
+	uint32_t prior_roots_len;
 	/* auto on an irregular fabric: the most central switch, not the
 	 * least loaded of the candidates (roots.h), for an engine that does
 	 * not balance (engine.h, measures_root false) */

@@ -110,6 +110,11 @@ struct cli_roots {
 };
 /* --threads N into r->threads, or -1 after a message. */
 int cli_parse_threads(const char *text, struct cli_roots *r);
+/* The options route and transition share (-r, -s, -f, -P, -j, -l, -m):
+ * 1 when c is one of them and arg was taken into roots or load, 0 when c
+ * is another option, -1 after a message on stderr for a bad value. */
+int cli_routing_option(int c, const char *arg, struct cli_roots *roots,
+		       struct ibr_load_options *load);
 
 /* --root GUID[,GUID...]: one GUID is the chain's `guid`, several a root
  * set; after them the chain goes on to the SM's switch, as the plugin's

@@ -87,11 +87,11 @@ static const struct cli_option route_options[] = {
 	  "of this node or port (default: the SM's, else the first switch's)" },
 	{ "dump-dir", 0, 'd', "DIR", "also write OpenSM's dumps and "
 	  "ibrouting-dlids.dump into DIR (created if missing)" },
-	{ "prior", 0, 'i', "DIR", "the tables in place before a change: "
+	{ "prior", 0, 'i', "DIR", "the tables the switches held before a change: "
 	  "dumps as --dump-dir writes them; fera, colorl and dr keep their routes "
 	  "that still hold (option incremental), and the summary counts the "
 	  "entries that change" },
-	{ "before", 0, 'b', "FABRIC0", "as --prior, the tables in place "
+	{ "before", 0, 'b', "FABRIC0", "as --prior, the prior tables "
 	  "being ENGINE's on FABRIC0 (routed first, with the same options): "
 	  "what a change from FABRIC0 to FABRIC does" },
 	{ "repeat", 0, 'n', "N", "route N times (1..100000) and report the best "
@@ -376,6 +376,49 @@ int cli_parse_threads(const char *text, struct cli_roots *r)
 {
 	return cli_parse_range("--threads", text, 1, IBR_MAX_THREADS,
 			       &r->threads);
+}
+
+/* "OPT ARG: expected WANT" on stderr; -1. */
+static int bad_value(const char *opt, const char *arg, const char *want)
+{
+	cli_fail("%s %s: expected %s", opt, arg, want);
+	return -1;
+}
+
+int cli_routing_option(int c, const char *arg, struct cli_roots *roots,
+		       struct ibr_load_options *load)
+{
+	switch (c) {
+	case 'r':
+		return cli_parse_roots(arg, roots) ? -1 : 1;
+	case 's':
+		if (ibr_root_strategy_parse(arg, &roots->choice.strategy))
+			return bad_value("--root-strategy", arg,
+					 "auto, sm, lowest-lid or center");
+		roots->strategy_given = true;
+		return 1;
+	case 'f':
+		if (ibr_root_fallback_parse(arg, &roots->choice.fallback))
+			return bad_value("--root-fallback", arg,
+					 "next or refuse");
+		return 1;
+	case 'P':
+		if (ibr_port_choice_parse(arg, &roots->port_choice))
+			return bad_value("--port-choice", arg,
+					 "balanced or lowest");
+		return 1;
+	case 'j':
+		return cli_parse_threads(arg, roots) ? -1 : 1;
+	case 'l':
+		if (cli_parse_uint("--lmc", arg, IBR_MAX_LMC, &load->lmc))
+			return -1;
+		load->lmc_given = true;
+		return 1;
+	case 'm':
+		return cli_parse_guid("--sm", arg, &load->sm_guid) ? -1 : 1;
+	default:
+		return 0;
+	}
 }
 
 int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
@@ -894,7 +937,7 @@ static void print_route_summary(const struct ibr_fabric *f,
 		       ibr_phases_format(r, phases, sizeof(phases)));
 }
 
-/* The tables in place: read from --prior DIR, or routed on --before
+/* The prior tables: read from --prior DIR, or routed on --before
  * FABRIC0 with the run's engine, options and roots.  0, or the exit
  * status after a message. */
 static int load_prior(const char *dir, const char *before,
@@ -913,7 +956,7 @@ static int load_prior(const char *dir, const char *before,
 				      pf, pr, &err) == 0)
 			return 0;
 		cli_error(err.msg);
-		return cli_fail("--prior %s: cannot read the tables in place", dir);
+		return cli_fail("--prior %s: cannot read the prior tables", dir);
 	}
 	*pf = cli_load_fabric(before, load);
 	if (!*pf)
@@ -971,7 +1014,7 @@ static int cmd_route(int argc, char **argv)
 	struct ibr_load_options load = { 0 };
 	struct ibr_route_ctx ctx;
 	struct ibr_prior prior = { 0 };
-	uint64_t in_place = 0;
+	uint64_t prior_root = 0;
 	struct ibr_fabric *prior_f = NULL;
 	struct ibr_result prior_r = { 0 };
 	unsigned repeat = 1;
@@ -983,9 +1026,14 @@ static int cmd_route(int argc, char **argv)
 	struct ibr_certify_report cert;
 	char names[256];
 	double best = 0, verify_ms, certify_ms = 0;
-	int c, rc;
+	int c, taken, rc;
 
 	while ((c = cli_getopt(argc, argv, &route_command)) != -1) {
+		taken = cli_routing_option(c, optarg, &roots, &load);
+		if (taken < 0)
+			return EXIT_USAGE;
+		if (taken > 0)
+			continue;
 		switch (c) {
 		case 'e':
 			e = ibr_engine_find(optarg);
@@ -998,35 +1046,6 @@ static int cmd_route(int argc, char **argv)
 			if (ibr_options_add(&engine_opts, optarg, NULL, &err))
 				return cli_fail("-o: %s", err.msg);
 			break;
-		case 'r':
-			if (cli_parse_roots(optarg, &roots))
-				return EXIT_USAGE;
-			break;
-		case 's':
-			if (ibr_root_strategy_parse(optarg, &roots.choice.strategy))
-				return cli_fail("--root-strategy %s: expected auto, "
-					    "sm, lowest-lid or center", optarg);
-			roots.strategy_given = true;
-			break;
-		case 'f':
-			if (ibr_root_fallback_parse(optarg, &roots.choice.fallback))
-				return cli_fail("--root-fallback %s: expected next "
-					    "or refuse", optarg);
-			break;
-		case 'P':
-			if (ibr_port_choice_parse(optarg, &roots.port_choice))
-				return cli_fail("--port-choice %s: expected "
-					    "balanced or lowest", optarg);
-			break;
-		case 'j':
-			if (cli_parse_threads(optarg, &roots))
-				return EXIT_USAGE;
-			break;
-		case 'l':
-			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
-				return EXIT_USAGE;
-			load.lmc_given = true;
-			break;
 		case 'd':
 			dump_dir = optarg;
 			break;
@@ -1038,10 +1057,6 @@ static int cmd_route(int argc, char **argv)
 			break;
 		case 'n':
 			if (cli_parse_range("--repeat", optarg, 1, 100000, &repeat))
-				return EXIT_USAGE;
-			break;
-		case 'm':
-			if (cli_parse_guid("--sm", optarg, &load.sm_guid))
 				return EXIT_USAGE;
 			break;
 		case 'c':
@@ -1065,8 +1080,8 @@ static int cmd_route(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_fail("expected one FABRIC argument");
 	if (prior_dir && before)
-		return cli_fail("--prior and --before both give the tables in "
-				"place: give one");
+		return cli_fail("--prior and --before both give the prior tables: "
+				"give one");
 	if (ibr_options_check(&engine_opts, e, &err))
 		return cli_fail("%s", err.msg);
 	/* auto measures its root for an engine that balances (roots.h) */
@@ -1084,10 +1099,10 @@ static int cmd_route(int argc, char **argv)
 	}
 	prior = (struct ibr_prior){ .f = prior_f, .r = &prior_r };
 	if (prior_f && prior_r.num_roots == 1) {
-		/* the root in place, as the plugin keeps it (roots.h) */
-		in_place = ibr_switch(prior_f, prior_r.roots[0])->guid;
-		roots.choice.in_place = &in_place;
-		roots.choice.in_place_len = 1;
+		/* the prior root, as the plugin keeps it (roots.h) */
+		prior_root = ibr_switch(prior_f, prior_r.roots[0])->guid;
+		roots.choice.prior_roots = &prior_root;
+		roots.choice.prior_roots_len = 1;
 	}
 	if (cli_ctx_init(f, &roots, &engine_opts, &ctx, &how)) {
 		ibr_result_free(&prior_r);

@@ -12,13 +12,13 @@
  * wants a re-route: the provisional pass on FABRIC (with --before, after
  * the way on FABRIC0 was run to its end, so that columns of those tables
  * are kept as OpenSM's provisional pass keeps them), then the final pass:
- * the union of the tables in place and the final ones (ibr_verify_union:
+ * the union of the prior tables and the final ones (ibr_verify_union:
  * what the switches may hold while OpenSM sends them), and when it is not
  * clean, the safe steps (transition.h), each checked with the tables
  * before it and on its own.  Prints per step the entries and LFT blocks
  * (64 LIDs of one switch: what OpenSM sends) that change.  Exit status 0
  * when the final tables are reached, 1 when a check fails or the way is
- * blocked (the machine keeps the tables in place), 2 on bad usage or
+ * blocked (the machine keeps the prior tables), 2 on bad usage or
  * input.
  */
 #include <errno.h>
@@ -39,7 +39,7 @@
 #include "cli.h"
 
 /* -e: PROVISIONAL+FINAL, or one engine (a hybrid of one: its own tables
- * after the change, the same way from the tables in place). */
+ * after the change, the same way from the prior tables). */
 static int split_hybrid(const char *name, const struct ibr_engine **prov,
 			const struct ibr_engine **fin)
 {
@@ -70,14 +70,14 @@ static void print_findings(const char *what, const struct ibr_verify_report *rep
 }
 
 /* One routing run of the machine on f, as the plugin makes it: the
- * provisional pass when f is not the fabric of the tables in place, else
+ * provisional pass when f is not the fabric of the prior tables, else
  * the final pass (the final engine routed once, from the provisional
  * pass's roots).  *provisional says which; *fin_ms the final engine's
  * time.  -1 after a message on stderr; 1 after one when an engine's own
  * tables have findings (the verifier's verdict, exit status 1, as
  * `ibrouting route` gives it). */
 static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
-	       const struct ibr_fabric *f_held, struct cli_roots *roots,
+	       const struct ibr_fabric *f_prior, struct cli_roots *roots,
 	       const char **how, bool *provisional,
 	       struct ibr_reconf_move *mv, uint32_t *kept)
 {
@@ -120,11 +120,11 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 			ibr_fabric_free(view);
 			return -1;
 		}
-		/* a single engine after a change routes from the tables in
-		 * place, as the plugin's does (prior.h) */
-		if (!m->prov && *provisional && m->have_held && f_held &&
-		    !view && e->routes_from_tables_in_place) {
-			prior = (struct ibr_prior){ .f = f_held, .r = &m->held,
+		/* a single engine after a change routes from the prior
+		 * tables, as the plugin's does (prior.h) */
+		if (!m->prov && *provisional && m->have_prior && f_prior &&
+		    !view && e->routes_from_prior) {
+			prior = (struct ibr_prior){ .f = f_prior, .r = &m->prior,
 						    .engine = e->name };
 			ctx.prior = &prior;
 		}
@@ -171,24 +171,24 @@ static int run(struct ibr_reconf *m, const struct ibr_fabric *f,
 	return -1;
 }
 
-/* The way on FABRIC0 to its end: the tables in place before the change.
+/* The way on FABRIC0 to its end: the prior tables before the change.
  * As run(): -1, or 1 for an engine's tables with findings. */
 static int settle(struct ibr_reconf *m, const struct ibr_fabric *f,
 		  struct cli_roots *roots)
 {
-	const struct ibr_fabric *f_held = NULL;
+	const struct ibr_fabric *f_prior = NULL;
 	struct ibr_reconf_move mv;
 	const char *how;
 	uint32_t kept;
 	bool provisional;
 
 	do {
-		int rc = run(m, f, f_held, roots, &how, &provisional, &mv,
+		int rc = run(m, f, f_prior, roots, &how, &provisional, &mv,
 			     &kept);
 
 		if (rc)
 			return rc;
-		f_held = f;
+		f_prior = f;
 	} while (ibr_reconf_take_reroute(m));
 	printf("before    the way on the fabric before ends %s%s%s after %u "
 	       "%s\n", ibr_reconf_state_name(m->state), m->reason ? ": " : "",
@@ -239,13 +239,13 @@ static void print_ds_check(const struct ibr_reconf *m,
 			   const struct ibr_fabric *f,
 			   const struct ibr_reconf_move *mv)
 {
-	unsigned h = m->ds.old_half, n = 1u << (f->lmc - 1);
+	unsigned h = m->ds.prior_half, n = 1u << (f->lmc - 1);
 
 	printf("double    LMC %u: half 0 = base+0..%u, half 1 = base+%u..%u "
 	       "of every CA port, %u %s per port per half (of %u); switch "
 	       "LIDs carry the function in force\n", f->lmc, n - 1, n,
 	       2 * n - 1, n, PLURAL(n, "LID", "LIDs"), 2 * n);
-	print_half("in force", h, 'A', m->prov->name, &m->ds.old_rep);
+	print_half("in force", h, 'A', m->prov->name, &m->ds.prior_rep);
 	print_half("new", 1 - h, 'B', m->fin->name, &m->ds.new_rep);
 	if (mv->blocked)
 		printf("check     refused: %s\n", mv->finding);
@@ -260,8 +260,8 @@ static void print_ds_step(const struct ibr_reconf *m,
 			  const struct ibr_fabric *f,
 			  const struct ibr_result *before, unsigned life)
 {
-	unsigned old = m->ds.old_half, nw = 1 - old;
-	uint64_t chain = m->ds.old_rep.longest_chain, by_half[2], sw;
+	unsigned ph = m->ds.prior_half, nw = 1 - ph;
+	uint64_t chain = m->ds.prior_rep.longest_chain, by_half[2], sw;
 	uint64_t entries, blocks;
 	double bound = ibr_ds_drain_bound(chain, life);
 	char wait[200];
@@ -281,12 +281,12 @@ static void print_ds_step(const struct ibr_reconf *m,
 	switch (m->ds_step) {
 	case IBR_DS_RESTRICT_SL2VL:
 		printf("restrict SL-to-VL: the SLs of half %u -> VL set A "
-		       "only; VL set B takes no new packet\n", old);
+		       "only; VL set B takes no new packet\n", ph);
 		break;
 	case IBR_DS_PUSH_NEW:
 	case IBR_DS_SWITCH_SA:
-		half_difference(f, before, &m->held, by_half, &sw);
-		ibr_result_difference(before, &m->held, &entries, &blocks);
+		half_difference(f, before, &m->prior, by_half, &sw);
+		ibr_result_difference(before, &m->prior, &entries, &blocks);
 		if (m->ds_step == IBR_DS_PUSH_NEW)
 			printf("push %s on half %u: ", m->fin->name, nw);
 		else
@@ -295,14 +295,14 @@ static void print_ds_step(const struct ibr_reconf *m,
 		printf("%" PRIu64 " %s in %" PRIu64 " LFT %s (half %u: %"
 		       PRIu64 ", half %u: %" PRIu64 ", switch LIDs: %" PRIu64
 		       ")\n", entries, PLURAL(entries, "entry", "entries"),
-		       blocks, PLURAL(blocks, "block", "blocks"), old,
-		       by_half[old], nw, by_half[nw], sw);
+		       blocks, PLURAL(blocks, "block", "blocks"), ph,
+		       by_half[ph], nw, by_half[nw], sw);
 		break;
 	case IBR_DS_DRAIN_NEW_VLS:
-		printf("wait until VL set B holds no old packet: %s\n", wait);
+		printf("wait until VL set B holds no packet of the prior function: %s\n", wait);
 		break;
-	case IBR_DS_DRAIN_OLD_VLS:
-		printf("wait until VL set A holds no old packet: %s\n", wait);
+	case IBR_DS_DRAIN_PRIOR_VLS:
+		printf("wait until VL set A holds no packet of the prior function: %s\n", wait);
 		break;
 	case IBR_DS_RESTORE_SL2VL:
 		printf("restore SL-to-VL: the SLs of half %u -> every data "
@@ -319,7 +319,7 @@ static void print_step(unsigned n, const struct ibr_reconf_move *mv)
 {
 	if (mv->emptied)
 		printf("step %-4u %" PRIu64 " %s emptied first (no safe step "
-		       "left%s%s): their old and new routes never mixed; the "
+		       "left%s%s): their prior and new routes never mixed; the "
 		       "new tables follow whole\n", n, mv->emptied,
 		       PLURAL(mv->emptied, "entry", "entries"),
 		       mv->finding[0] ? ": " : "", mv->finding);
@@ -332,7 +332,7 @@ static void print_step(unsigned n, const struct ibr_reconf_move *mv)
 
 /* The runs on f while the machine wants them; returns the exit status. */
 static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
-		const struct ibr_fabric *f_held, struct cli_roots *roots,
+		const struct ibr_fabric *f_prior, struct cli_roots *roots,
 		unsigned life)
 {
 	struct ibr_error err = { "" };
@@ -347,46 +347,46 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 	unsigned pushes = 0;   /* final passes that changed tables */
 	int rc = 0;
 
-	/* with --before, the tables in place are FABRIC0's: when f is the
+	/* with --before, the prior tables are FABRIC0's: when f is the
 	 * same fabric (in any order) no provisional pass comes first */
-	if (m->have_held) {
-		have_before = ibr_result_copy(&before, &m->held, &err) == 0;
+	if (m->have_prior) {
+		have_before = ibr_result_copy(&before, &m->prior, &err) == 0;
 		if (!have_before) {
 			cli_error(err.msg);
 			return EXIT_USAGE;
 		}
 	}
 	do {
-		int ran = run(m, f, f_held, roots, &how, &provisional, &mv,
+		int ran = run(m, f, f_prior, roots, &how, &provisional, &mv,
 			      &kept);
 
 		if (ran) {
 			rc = ran > 0 ? EXIT_FINDINGS : EXIT_USAGE;
 			break;
 		}
-		f_held = f;
+		f_prior = f;
 		if (provisional && !m->prov) {
 			/* a single engine: its tables, the way from the
-			 * tables in place (on FABRIC0's, mapped onto FABRIC) */
+			 * prior tables (on FABRIC0's, mapped onto FABRIC) */
 			head = true;
 			ibr_roots_format(f, m->final.roots, m->final.num_roots,
 					 4, set, sizeof(set));
 			printf("passes    %s %.3f ms%s, root%s %s (%s)\n",
 			       m->fin->name, m->final.stats.compute_ms,
-			       ibr_stat_get(&m->final, "pairs kept in place",
+			       ibr_stat_get(&m->final, "pairs kept",
 					    UINT64_MAX) != UINT64_MAX ?
-			       " from the tables in place" : "",
+			       " from the prior tables" : "",
 			       m->final.num_roots > 1 ? "s" : "", set, how);
 			if (mv.first)
 				printf("union     nothing of ours in place: one "
 				       "push\n");
-			else if (mv.in_place)
-				printf("union     the tables in place already\n");
+			else if (mv.unchanged)
+				printf("union     the final tables are the prior ones\n");
 			else if (mv.stepping)
-				print_findings("union     in place and new "
+				print_findings("union     prior and new "
 					       "mixed:", &mv.union_rep);
 			else
-				printf("union     in place and new mixed: no "
+				printf("union     prior and new mixed: no "
 				       "loop, acyclic: one push, %" PRIu64
 				       " entries change\n", mv.changed);
 			if (m->state == IBR_RECONF_SAFE_STEP) {
@@ -395,33 +395,33 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			}
 		} else if (provisional) {
 			had_prov = true;
-			prov_ms = m->held.stats.compute_ms;
+			prov_ms = m->prior.stats.compute_ms;
 			/* cli_ctx_init's words are overwritten by the next */
 			snprintf(how_text, sizeof(how_text), "%s", how);
 			if (kept)
-				printf("kept      %u LIDs kept from the tables "
-				       "in place\n", kept);
+				printf("kept      %u LIDs kept from the prior "
+				       "tables\n", kept);
 			if (mv.stepping)
-				print_findings("union     in place and "
+				print_findings("union     prior and "
 					       "provisional mixed:",
 					       &mv.union_rep);
 			else if (!mv.first)
-				printf("union     in place and provisional "
+				printf("union     prior and provisional "
 				       "mixed: no loop, acyclic: one push\n");
 			if (m->state == IBR_RECONF_SAFE_STEP)
 				print_step(++pushes, &mv);
 		} else if (m->leg_provisional || !m->have_final) {
 			/* the way to the provisional tables, after a union of
-			 * them with the tables in place that was not clean */
+			 * them with the prior tables that was not clean */
 			pushes++;
 			if (m->leg_provisional || mv.emptied)
 				print_step(pushes, &mv);
 			else
-				printf("step %-4u the provisional tables in "
-				       "place; the final pass next\n", pushes);
+				printf("step %-4u the provisional tables "
+				       "pushed; the final pass next\n", pushes);
 			have_before = false;
 			ibr_result_free(&before);
-			if (ibr_result_copy(&before, &m->held, &err)) {
+			if (ibr_result_copy(&before, &m->prior, &err)) {
 				cli_error(err.msg);
 				rc = EXIT_USAGE;
 				break;
@@ -463,14 +463,14 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 		}
 		/* every pass that moves towards the final tables once the way
 		 * goes in steps, the last included: after a few steps the
-		 * union of the tables in place and the final ones may be
+		 * union of the prior tables and the final ones may be
 		 * clean, and the final tables go whole, as in OpenSM */
-		if (m->double_scheme && !provisional && !mv.in_place &&
+		if (m->double_scheme && !provisional && !mv.unchanged &&
 		    m->ds_step != IBR_DS_NONE &&
 		    (m->state == IBR_RECONF_DOUBLE_SCHEME ||
 		     m->state == IBR_RECONF_FINAL))
 			print_ds_step(m, f, &before, life);
-		if (m->double_scheme && m->state == IBR_RECONF_KEPT) {
+		if (m->double_scheme && m->state == IBR_RECONF_REFUSED) {
 			rc = EXIT_FINDINGS;
 			break;
 		}
@@ -478,10 +478,10 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			pushes++;
 			print_step(pushes, &mv);
 			all_entries += mv.emptied;
-		} else if (!provisional && !mv.in_place && (mv.stepping || pushes) &&
+		} else if (!provisional && !mv.unchanged && (mv.stepping || pushes) &&
 		    (m->state == IBR_RECONF_SAFE_STEP ||
 		     m->state == IBR_RECONF_FINAL)) {
-			ibr_result_difference(&before, &m->held, &entries, &blocks);
+			ibr_result_difference(&before, &m->prior, &entries, &blocks);
 			printf("step %-4u %" PRIu64 " %s in %" PRIu64 " LFT %s, %"
 			       PRIu64 " %s left; union verified, tables "
 			       "verified\n", ++pushes, entries, PLURAL(entries,
@@ -491,7 +491,7 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			all_entries += entries;
 			all_blocks += blocks;
 		}
-		if (m->state == IBR_RECONF_KEPT) {
+		if (m->state == IBR_RECONF_REFUSED) {
 			if (mv.blocked)
 				printf("steps     blocked after %u %s (%s): %"
 				       PRIu64 " %s left%s%s\n", m->step,
@@ -506,7 +506,7 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 		}
 		if (have_before)
 			ibr_result_free(&before);
-		have_before = ibr_result_copy(&before, &m->held, &err) == 0;
+		have_before = ibr_result_copy(&before, &m->prior, &err) == 0;
 		if (!have_before) {
 			cli_error(err.msg);
 			rc = EXIT_USAGE;
@@ -524,22 +524,22 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 
 static int cmd_transition(int argc, char **argv);
 
-/* --dump-dir: the tables in place at the end of the way (the machine's
- * held tables: with the Double Scheme both halves, switch LIDs with the
+/* --dump-dir: the tables the switches hold at the end of the way (the
+ * machine's prior: with the Double Scheme both halves, switch LIDs with the
  * final function), as route --dump-dir writes a run's. */
-static int dump_held(const char *dir, const struct ibr_fabric *f,
+static int dump_pushed(const char *dir, const struct ibr_fabric *f,
 		     const struct ibr_reconf *m)
 {
 	struct ibr_error err = { "" };
 
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return cli_fail("--dump-dir %s: %s", dir, strerror(errno));
-	if (ibr_dump_write(dir, f, &m->held, &err)) {
+	if (ibr_dump_write(dir, f, &m->prior, &err)) {
 		cli_error(err.msg);
 		return EXIT_USAGE;
 	}
 	printf("dumps     %s/opensm-subnet.lst, opensm-lfts.dump, "
-	       "opensm.fdbs, ibrouting-dlids.dump: the tables in place\n", dir);
+	       "opensm.fdbs, ibrouting-dlids.dump: the prior tables\n", dir);
 	return 0;
 }
 
@@ -603,45 +603,17 @@ static int cmd_transition(int argc, char **argv)
 	bool double_scheme = false;
 	struct ibr_fabric *f, *f0 = NULL;
 	struct ibr_reconf m;
-	int c, rc = 0;
+	int c, taken, rc = 0;
 
 	while ((c = cli_getopt(argc, argv, &cli_transition)) != -1) {
+		taken = cli_routing_option(c, optarg, &roots, &load);
+		if (taken < 0)
+			return EXIT_USAGE;
+		if (taken > 0)
+			continue;
 		switch (c) {
 		case 'e':
 			if (split_hybrid(optarg, &prov, &fin))
-				return EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_parse_roots(optarg, &roots))
-				return EXIT_USAGE;
-			break;
-		case 's':
-			if (ibr_root_strategy_parse(optarg, &roots.choice.strategy))
-				return cli_fail("--root-strategy %s: expected auto, "
-						"sm, lowest-lid or center", optarg);
-			roots.strategy_given = true;
-			break;
-		case 'f':
-			if (ibr_root_fallback_parse(optarg, &roots.choice.fallback))
-				return cli_fail("--root-fallback %s: expected next "
-						"or refuse", optarg);
-			break;
-		case 'P':
-			if (ibr_port_choice_parse(optarg, &roots.port_choice))
-				return cli_fail("--port-choice %s: expected "
-						"balanced or lowest", optarg);
-			break;
-		case 'j':
-			if (cli_parse_threads(optarg, &roots))
-				return EXIT_USAGE;
-			break;
-		case 'l':
-			if (cli_parse_uint("--lmc", optarg, IBR_MAX_LMC, &load.lmc))
-				return EXIT_USAGE;
-			load.lmc_given = true;
-			break;
-		case 'm':
-			if (cli_parse_guid("--sm", optarg, &load.sm_guid))
 				return EXIT_USAGE;
 			break;
 		case 'b':
@@ -676,7 +648,7 @@ static int cmd_transition(int argc, char **argv)
 				"engines routes one LID half");
 	if (before) {
 		/* kept until the end: a single engine routes from its
-		 * tables in place after the change */
+		 * prior tables after the change */
 		f0 = cli_load_fabric(before, &load);
 		if (!f0)
 			return EXIT_USAGE;
@@ -693,7 +665,7 @@ static int cmd_transition(int argc, char **argv)
 		cli_print_fabric(argv[optind], f);
 		rc = walk(&m, f, f0, &roots, life);
 		if (rc == 0 && dump_dir)
-			rc = dump_held(dump_dir, f, &m);
+			rc = dump_pushed(dump_dir, f, &m);
 		ibr_fabric_free(f);
 	} else if (!rc) {
 		rc = EXIT_USAGE;

@@ -6,7 +6,7 @@
  *
  * A hybrid is a small state machine driven by OpenSM's routing runs:
  *  - a run on a fabric whose fingerprint (ibr_fabric_fingerprint) differs
- *    from that of the tables in place, or with no tables of ours in place,
+ *    from that of the prior tables, or with no tables of ours in place,
  *    is the provisional pass: the provisional engine routes, its tables
  *    are verified and pushed, and the orientation's root is kept;
  *  - when OpenSM reports them pushed (SUBNET UP after a sweep, or a
@@ -15,24 +15,24 @@
  *    hybrid_final_delay ms;
  *  - a run on the same fabric is the final pass: the final engine routes
  *    from the same root (one orientation for both passes), its tables are
- *    verified, then the union of the tables in place and the final ones
+ *    verified, then the union of the prior tables and the final ones
  *    is checked (ibr_verify_union: OpenSM sends blocks to all switches at
  *    once, so packets may mix both versions).  A clean union is pushed
  *    whole.  Otherwise the way goes in safe steps (transition.h), one
  *    re-route each, every step's union with the tables before it checked
  *    again, until the final tables are in place; when no safe step is
- *    left, or a check fails, the tables in place stay and the log says
+ *    left, or a check fails, the prior tables stay and the log says
  *    why.
  * A change of the fabric at any point starts over with a provisional
  * pass.  One INFO line per pass names the pass.
  *
  * The machine itself (which pass a run is, kept columns, one push or
- * safe steps, when the tables in place stay) is the core's (reconf.h),
+ * safe steps, when the prior tables stay) is the core's (reconf.h),
  * shared with `ibrouting transition`; this file is its OpenSM adapter:
  * routing through the plugin, the log lines, the re-route request.
  *
  * Invariants: the tables OpenSM takes from a run of ours are a copy of
- * the machine's `held`; the designated DLIDs reach the SA only with the
+ * the machine's `prior`; the designated DLIDs reach the SA only with the
  * final tables themselves (steps carry none, so the SA answers base LIDs
  * until then).
  */
@@ -76,11 +76,11 @@ static const char *ds_words(enum ibr_ds_step s)
 	case IBR_DS_PUSH_NEW:
 		return "push the new half";
 	case IBR_DS_DRAIN_NEW_VLS:
-		return "wait until VL set B holds no old packet";
+		return "wait until VL set B holds no packet of the prior function";
 	case IBR_DS_SWITCH_SA:
 		return "switch the SA to the new half and its SLs";
-	case IBR_DS_DRAIN_OLD_VLS:
-		return "wait until VL set A holds no old packet";
+	case IBR_DS_DRAIN_PRIOR_VLS:
+		return "wait until VL set A holds no packet of the prior function";
 	case IBR_DS_RESTORE_SL2VL:
 		return "restore SL-to-VL";
 	default:
@@ -282,7 +282,7 @@ static int take_copy(struct engine_ctx *c, const struct ibr_result *src)
 	return 0;
 }
 
-static int keep_held(struct engine_ctx *c, const char *label);
+static int push_prior_again(struct engine_ctx *c, const char *label);
 
 /* The run's tables (verified, rep) into the machine after a change
  * (ibr_reconf_change); -1 after an ERR line. */
@@ -313,20 +313,20 @@ static void append(char *buf, size_t len, const char *fmt, unsigned n)
 		snprintf(buf + used, len - used, fmt, n);
 }
 
-/* The run's tables are the tables in place already: the INFO line says
+/* The run's tables are the prior tables: the INFO line says
  * how they were checked, and that nothing changes. */
-static int finish_in_place(struct engine_ctx *c, const char *label,
+static int finish_unchanged(struct engine_ctx *c, const char *label,
 			   const struct ibr_verify_report *rep)
 {
 	char text[300];
 
-	snprintf(text, sizeof(text), "%s; the tables in place already",
+	snprintf(text, sizeof(text), "%s; the same as the prior tables, nothing to send",
 		 ibr_check_verdict_text((enum ibr_check_verdict)c->check_kind));
 	return ibr_plugin_finish(c, label, rep, text);
 }
 
 /* After ibr_reconf_change or a step of the way to a hybrid's provisional
- * tables: the tables to push are the machine's held; the INFO line says
+ * tables: the tables to push are the machine's prior; the INFO line says
  * which push of the way this is and what was checked (rep: the target's
  * report, when the target goes in now). */
 static int pushed_way(struct engine_ctx *c, const char *label,
@@ -338,34 +338,34 @@ static int pushed_way(struct engine_ctx *c, const char *label,
 	char text[600], step_label[256];
 
 	if (mv->stepping)
-		OSM_LOG(log, OSM_LOG_INFO, "%s: the switches may mix the tables "
-			"in place and the new ones while OpenSM sends them: %s; "
+		OSM_LOG(log, OSM_LOG_INFO, "%s: the switches may mix the prior "
+			"tables and the new ones while OpenSM sends them: %s; "
 			"going in safe steps\n", label,
 			mv->union_rep.messages[0]);
-	if (take_copy(c, &m->held))
+	if (take_copy(c, &m->prior))
 		return -1;
 	if (m->state == IBR_RECONF_SAFE_STEP) {
 		snprintf(step_label, sizeof(step_label), "%s, step %u", label,
 			 m->step);
 		if (mv->emptied)
 			snprintf(text, sizeof(text), "no safe step left (%s): "
-				 "%" PRIu64 " entries emptied first, their old "
+				 "%" PRIu64 " entries emptied first, their prior "
 				 "and new routes never mixed; the new tables "
 				 "follow whole in the next pass", mv->finding[0] ?
 				 mv->finding : "none moves", mv->emptied);
 		else
 			snprintf(text, sizeof(text), "%" PRIu64 " entries "
 				 "moved to the new tables, %" PRIu64 " left; "
-				 "union with the tables in place verified: no "
+				 "union with the prior tables verified: no "
 				 "loop, acyclic", mv->changed, mv->left);
 		return ibr_plugin_finish(c, step_label, NULL, text);
 	}
-	if (m->state == IBR_RECONF_KEPT) {
+	if (m->state == IBR_RECONF_REFUSED) {
 		OSM_LOG(log, OSM_LOG_INFO, "WRN IB26: %s: %s towards the new "
 			"tables after %u steps (%" PRIu64 " entries left%s%s)\n",
 			label, m->reason, m->step, mv->left,
 			mv->finding[0] ? ": " : "", mv->finding);
-		return keep_held(c, label);
+		return push_prior_again(c, label);
 	}
 	if (mv->first)
 		return ibr_plugin_finish(c, label, rep, NULL);
@@ -374,11 +374,11 @@ static int pushed_way(struct engine_ctx *c, const char *label,
 			 label, m->step);
 	else
 		snprintf(step_label, sizeof(step_label), "%s", label);
-	if (mv->in_place)
-		return finish_in_place(c, step_label, rep);
+	if (mv->unchanged)
+		return finish_unchanged(c, step_label, rep);
 	else
 		snprintf(text, sizeof(text), "verified, and so is its union "
-			 "with the tables in place (%" PRIu64 " entries "
+			 "with the prior tables (%" PRIu64 " entries "
 			 "change): no loop, acyclic", mv->changed);
 	return ibr_plugin_finish(c, step_label, rep, text);
 }
@@ -427,13 +427,13 @@ static int provisional_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 		return -1;
 	if (kept)
 		snprintf(label, sizeof(label), "%s: provisional pass (%s, %u LIDs "
-			 "kept from the tables in place)", c->name,
+			 "kept from the prior tables)", c->name,
 			 m->prov->name, kept);
 	return pushed_way(c, label, &rep, &mv);
 }
 
 /* A single engine's run on a changed fabric: the engine's own tables,
- * routed from the tables in place where it can (prior.h), go the
+ * routed from the prior tables where it can (prior.h), go the
  * machine's way from them (reconf.h, ibr_reconf_change). */
 static int change_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 {
@@ -478,14 +478,14 @@ static int route_final(struct engine_ctx *c, const struct ibr_root_choice *root,
 		return -1;
 	if (ibr_plugin_route(c, view, m->fin, root, &rep, &err)) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB12: %s cannot route: %s; "
-			"the tables in place stay\n", label, err.msg);
+			"the prior tables stay\n", label, err.msg);
 		ibr_fabric_free(view);
 		return -1;
 	}
 	if (ibr_verify_findings(&rep)) {
 		ibr_plugin_log_findings(c, &rep);
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB25: %s: final tables refused "
-			"by the verifier; the tables in place stay\n", label);
+			"by the verifier; the prior tables stay\n", label);
 		ibr_fabric_free(view);
 		return -1;
 	}
@@ -500,21 +500,21 @@ static int route_final(struct engine_ctx *c, const struct ibr_root_choice *root,
 	return 0;
 }
 
-/* The tables in place stay: pushed again, OpenSM sends no block. */
-static int keep_held(struct engine_ctx *c, const char *label)
+/* The prior tables stay: pushed again, OpenSM sends no block. */
+static int push_prior_again(struct engine_ctx *c, const char *label)
 {
 	struct ibr_reconf *m = &c->hybrid->m;
 	char text[600];
 
-	if (take_copy(c, &m->held))
+	if (take_copy(c, &m->prior))
 		return -1;
-	snprintf(text, sizeof(text), "tables in place kept: %s", m->reason);
+	snprintf(text, sizeof(text), "change refused, the prior tables stay: %s", m->reason);
 	return ibr_plugin_finish(c, label, NULL, text);
 }
 
 /* The drain gate (design 4.3): a run before the drain bound has passed
  * does not advance the machine; true after the INFO line, the timer to
- * be re-armed for the rest once the tables in place are pushed again. */
+ * be re-armed for the rest once the prior tables are pushed again. */
 static bool gated(struct engine_ctx *c, const char *label)
 {
 	struct ibr_hybrid *h = c->hybrid;
@@ -540,13 +540,13 @@ static bool gated(struct engine_ctx *c, const char *label)
 	return true;
 }
 
-/* The drain bound of this transition in ms (the old function's longest
+/* The drain bound of this transition in ms (the prior function's longest
  * chain, OpenSM's lifetimes), and its words. */
 static double drain_ms(struct engine_ctx *c, char *text, size_t len)
 {
 	struct ibr_reconf *m = &c->hybrid->m;
 	unsigned life = packet_life(c->plugin->osm);
-	uint64_t chain = m->ds.old_rep.longest_chain;
+	uint64_t chain = m->ds.prior_rep.longest_chain;
 	double bound = ibr_ds_drain_bound(chain, life);
 
 	if (text)
@@ -562,7 +562,7 @@ static double drain_ms(struct engine_ctx *c, char *text, size_t len)
 static int ds_step(struct engine_ctx *c, const struct ibr_reconf_move *mv)
 {
 	struct ibr_reconf *m = &c->hybrid->m;
-	unsigned old = m->ds.old_half, nw = 1 - old;
+	unsigned ph = m->ds.prior_half, nw = 1 - ph;
 	char label[192], what[400], wait[200];
 
 	drain_ms(c, wait, sizeof(wait));
@@ -570,13 +570,13 @@ static int ds_step(struct engine_ctx *c, const struct ibr_reconf_move *mv)
 	case IBR_DS_RESTRICT_SL2VL:
 		snprintf(what, sizeof(what), "restrict SL-to-VL: the SLs of "
 			 "half %u -> VL set A only; VL set B takes no new "
-			 "packet", old);
+			 "packet", ph);
 		break;
 	case IBR_DS_PUSH_NEW:
 		snprintf(what, sizeof(what), "push %s on half %u: %" PRIu64
 			 " entries (switch LIDs stay with %s; the SA stays on "
 			 "half %u)", m->fin->name, nw, mv->changed,
-			 m->prov->name, old);
+			 m->prov->name, ph);
 		break;
 	case IBR_DS_DRAIN_NEW_VLS:
 		snprintf(what, sizeof(what), "wait until VL set B holds no "
@@ -587,7 +587,7 @@ static int ds_step(struct engine_ctx *c, const struct ibr_reconf_move *mv)
 			 "SLs; switch LIDs take %s: %" PRIu64 " entries", nw,
 			 m->fin->name, mv->changed);
 		break;
-	case IBR_DS_DRAIN_OLD_VLS:
+	case IBR_DS_DRAIN_PRIOR_VLS:
 		snprintf(what, sizeof(what), "wait until VL set A holds no "
 			 "old packet: %s", wait);
 		break;
@@ -600,7 +600,7 @@ static int ds_step(struct engine_ctx *c, const struct ibr_reconf_move *mv)
 	}
 	OSM_LOG(&c->plugin->osm->log, OSM_LOG_INFO, "%s: double scheme step "
 		"%u/6: %s\n", c->name, m->ds_step, what);
-	if (take_copy(c, &m->held))
+	if (take_copy(c, &m->prior))
 		return -1;
 	snprintf(label, sizeof(label), "%s: final pass (%s), double scheme "
 		 "step %u/6", c->name, m->fin->name, m->ds_step);
@@ -627,7 +627,7 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 			OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", label,
 				err.msg);
 			return m->state == IBR_RECONF_IDLE ? -1 :
-			       keep_held(c, label);
+			       push_prior_again(c, label);
 		}
 		return pushed_way(c, label, NULL, &mv);
 	}
@@ -648,52 +648,52 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 		if (!m->prov)
 			/* as every engine of OpenSM's: OpenSM falls back */
 			return -1;
-		ibr_reconf_keep(m, "the final engine failed");
-		return keep_held(c, label);
+		ibr_reconf_refuse(m, "the final engine failed");
+		return push_prior_again(c, label);
 	}
 	if (gated(c, label))
-		return keep_held(c, label);
+		return push_prior_again(c, label);
 	rc = ibr_reconf_next(m, c->of.fabric, &mv, &err);
 	c->sa_hold = m->double_scheme &&
 		     m->state == IBR_RECONF_DOUBLE_SCHEME &&
 		     m->ds_step < IBR_DS_SWITCH_SA;
 	if (mv.stepping)
-		OSM_LOG(log, OSM_LOG_INFO, "%s: the switches may mix the tables "
-			"in place and the final ones while OpenSM sends them: "
+		OSM_LOG(log, OSM_LOG_INFO, "%s: the switches may mix the prior "
+			"tables and the final ones while OpenSM sends them: "
 			"%s; going in safe steps\n", label,
 			mv.union_rep.messages[0]);
 	if (rc) {
 		OSM_LOG(log, OSM_LOG_ERROR, "ERR IB13: %s: %s\n", label, err.msg);
 		/* nothing of ours left to keep: the run fails */
-		return m->state == IBR_RECONF_IDLE ? -1 : keep_held(c, label);
+		return m->state == IBR_RECONF_IDLE ? -1 : push_prior_again(c, label);
 	}
 	switch (m->state) {
 	case IBR_RECONF_DOUBLE_SCHEME:
 		return ds_step(c, &mv);
 	case IBR_RECONF_FINAL:
-		if (m->double_scheme && !mv.in_place &&
+		if (m->double_scheme && !mv.unchanged &&
 		    m->ds_step == IBR_DS_RESTORE_SL2VL)
 			return ds_step(c, &mv);
-		if (take_copy(c, &m->held))
+		if (take_copy(c, &m->prior))
 			return -1;
-		if (mv.in_place)
+		if (mv.unchanged)
 			/* a sweep after the last step, or a final engine
 			 * that agrees */
-			return finish_in_place(c, label, &m->final_rep);
+			return finish_unchanged(c, label, &m->final_rep);
 		if (m->step > 0)
 			append(label, sizeof(label), ", step %u, the last",
 			       m->step);
 		snprintf(text, sizeof(text), "verified, and so is its union with "
-			 "the tables in place (%" PRIu64 " entries change): no "
+			 "the prior tables (%" PRIu64 " entries change): no "
 			 "loop, acyclic", mv.changed);
 		return ibr_plugin_finish(c, label, &m->final_rep, text);
 	case IBR_RECONF_SAFE_STEP:
-		if (take_copy(c, &m->held))
+		if (take_copy(c, &m->prior))
 			return -1;
 		append(label, sizeof(label), ", step %u", m->step);
 		snprintf(text, sizeof(text), "%" PRIu64 " entries moved to the "
-			 "final tables, %" PRIu64 " left; union with the tables "
-			 "in place verified: no loop, acyclic", mv.changed,
+			 "final tables, %" PRIu64 " left; union with the prior "
+			 "tables verified: no loop, acyclic", mv.changed,
 			 mv.left);
 		return ibr_plugin_finish(c, label, NULL, text);
 	default:
@@ -707,7 +707,7 @@ static int final_pass(struct engine_ctx *c, struct ibr_root_choice *root)
 				" entries left%s%s)\n", label, m->reason,
 				m->step, mv.left, mv.finding[0] ? ": " : "",
 				mv.finding);
-		return keep_held(c, label);
+		return push_prior_again(c, label);
 	}
 }
 
@@ -766,8 +766,8 @@ static unsigned data_vls(const osm_physp_t *p)
 }
 
 /* Whether OpenSM's copy of SL-to-VL table (port p, input port in) is
- * restricted for old_half; a miss counted in *bad, the first kept. */
-static void check_sl2vl(osm_physp_t *p, uint8_t in, unsigned old_half,
+ * restricted for prior_half; a miss counted in *bad, the first kept. */
+static void check_sl2vl(osm_physp_t *p, uint8_t in, unsigned prior_half,
 			unsigned *bad, osm_physp_t **first, uint8_t *first_in)
 {
 	const ib_slvl_table_t *t = osm_physp_get_slvl_tbl(p, in);
@@ -775,7 +775,7 @@ static void check_sl2vl(osm_physp_t *p, uint8_t in, unsigned old_half,
 
 	for (unsigned sl = 0; sl < 16; sl++)
 		vl[sl] = ib_slvl_table_get(t, (uint8_t)sl);
-	if (ibr_ds_sl2vl_restricted(vl, data_vls(p), old_half))
+	if (ibr_ds_sl2vl_restricted(vl, data_vls(p), prior_half))
 		return;
 	if (!*bad) {
 		*first = p;
@@ -787,12 +787,12 @@ static void check_sl2vl(osm_physp_t *p, uint8_t in, unsigned old_half,
 /* R6 (doc/double-scheme-plugin.md): the SL-to-VL tables OpenSM holds for
  * the ports it programs (osm_qos_setup: every switch output port from 1,
  * port 0 with enhanced port 0, by every input port, of switches with an
- * SL map; every end port with one) that are not restricted for old_half.
+ * SL map; every end port with one) that are not restricted for prior_half.
  * OpenSM zeroes its copy when it sends a Set and refills it only from the
  * answer, so after wait_for_pending_transactions a table that is not
  * restricted was not set: the drain may not count from this pass.
  * *tables: the tables looked at.  Under OpenSM's lock, shared. */
-static unsigned unrestricted_sl2vl(osm_opensm_t *osm, unsigned old_half,
+static unsigned unrestricted_sl2vl(osm_opensm_t *osm, unsigned prior_half,
 				   unsigned *tables, osm_physp_t **first,
 				   uint8_t *first_in)
 {
@@ -813,7 +813,7 @@ static unsigned unrestricted_sl2vl(osm_opensm_t *osm, unsigned old_half,
 			osm_physp_t *p = ((osm_port_t *)i)->p_physp;
 			if (p->port_info.capability_mask &
 			    IB_PORT_CAP_HAS_SL_MAP) {
-				check_sl2vl(p, 0, old_half, &bad, first,
+				check_sl2vl(p, 0, prior_half, &bad, first,
 					    first_in);
 				(*tables)++;
 			}
@@ -829,7 +829,7 @@ static unsigned unrestricted_sl2vl(osm_opensm_t *osm, unsigned old_half,
 			    IB_LINK_DOWN)
 				continue;
 			for (unsigned in = 0; in < np; in++) {
-				check_sl2vl(p, (uint8_t)in, old_half, &bad,
+				check_sl2vl(p, (uint8_t)in, prior_half, &bad,
 					    first, first_in);
 				(*tables)++;
 			}
@@ -849,7 +849,7 @@ static void confirm_sl2vl(struct engine_ctx *c, double now)
 	osm_physp_t *first;
 	uint8_t first_in;
 	unsigned tables,
-		 bad = unrestricted_sl2vl(osm, h->m.ds.old_half, &tables,
+		 bad = unrestricted_sl2vl(osm, h->m.ds.prior_half, &tables,
 					  &first, &first_in);
 
 	if (bad) {
@@ -990,14 +990,14 @@ void ibr_hybrid_update_sl2vl(struct engine_ctx *c, osm_physp_t *port,
 	struct ibr_reconf *m = &c->hybrid->m;
 	uint8_t in[16], out[16];
 
-	/* restricted from RESTRICT_SL2VL to DRAIN_OLD_VLS; after RESTORE
+	/* restricted from RESTRICT_SL2VL to DRAIN_PRIOR_VLS; after RESTORE
 	 * (FINAL) every SL on every VL again, as the paper does (see the
 	 * design's R1 for the stale-QP risk) */
 	if (!m->double_scheme || m->state != IBR_RECONF_DOUBLE_SCHEME)
 		return;
 	for (unsigned sl = 0; sl < 16; sl++)
 		in[sl] = ib_slvl_table_get(t, (uint8_t)sl);
-	ibr_ds_sl2vl(in, data_vls(port), true, m->ds.old_half, out);
+	ibr_ds_sl2vl(in, data_vls(port), true, m->ds.prior_half, out);
 	for (unsigned sl = 0; sl < 16; sl++)
 		ib_slvl_table_set(t, (uint8_t)sl, out[sl]);
 }

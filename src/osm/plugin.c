@@ -82,7 +82,7 @@ void ibr_plugin_drop_prior(struct engine_ctx *c)
  * provisional tables or steps do not: its final engine's last tables stay
  * the prior, the routes its next final pass keeps.  The fabric is the
  * model's, shared until the next heavy sweep. */
-static void keep_prior(struct engine_ctx *c)
+static void remember_prior(struct engine_ctx *c)
 {
 	const struct ibr_engine *e = c->hybrid ? ibr_hybrid_tables_engine(c) :
 				     c->engine;
@@ -90,7 +90,7 @@ static void keep_prior(struct engine_ctx *c)
 	if (!e || !c->routed)
 		return;
 	ibr_plugin_drop_prior(c);
-	if (!e->routes_from_tables_in_place)
+	if (!e->routes_from_prior)
 		return;     /* pira: nothing would read it */
 	c->prior_fabric = c->of.fabric;
 	c->prior_result = c->result;
@@ -156,14 +156,14 @@ static int root_request(struct engine_ctx *c, struct ibr_root_choice *root,
 	 * engine here is its final one, whose orientation both passes share */
 	root->unmeasured = !c->engine->measures_root;
 	root->threads = ibr_plugin_threads(c->plugin);
-	/* auto and center keep the root the tables in place were routed
+	/* auto and center keep the root the prior tables were routed
 	 * from while it serves (roots.h): a far switch lost must not turn
 	 * every route */
 	if (c->prior_fabric && c->prior_result.num_roots == 1) {
-		c->root_in_place = ibr_switch(c->prior_fabric,
+		c->prior_root = ibr_switch(c->prior_fabric,
 					      c->prior_result.roots[0])->guid;
-		root->in_place = &c->root_in_place;
-		root->in_place_len = 1;
+		root->prior_roots = &c->prior_root;
+		root->prior_roots_len = 1;
 	}
 	if (!file || !*file)
 		return 0;
@@ -365,7 +365,7 @@ static void settle_hops(struct plugin *p)
 			cl_plock_excl_acquire(&osm->lock);
 			fill_hops(c, dumps);
 			cl_plock_release(&osm->lock);
-			keep_prior(c);
+			remember_prior(c);
 			OSM_LOG(&osm->log, OSM_LOG_VERBOSE, "%s: hop tables %.3f ms "
 				"(switch LIDs%s), after the switches' LFTs\n",
 				c->name, ibr_now_ms() - t0,
@@ -551,7 +551,7 @@ int ibr_plugin_route(struct engine_ctx *c, const struct ibr_fabric *rf,
 	/* the workers see only our fabric model and result, never OpenSM's
 	 * structures (parallel.h); OpenSM's lock stays with this thread */
 	ctx.threads = ibr_plugin_threads(c->plugin);
-	/* the tables in place, for an engine that routes from them; not on a
+	/* the prior tables, for an engine that routes from them; not on a
 	 * Double Scheme's view of one LID half */
 	if (c->prior_fabric && rf == c->of.fabric)
 		ctx.prior = &c->prior;
@@ -700,7 +700,7 @@ static int build_fwd_tables(void *context)
 	}
 	t1 = ibr_now_ms();
 	/* the SA's copy, before drop_run frees the fabric and the result;
-	 * not while a Double Scheme keeps the SA on the old half */
+	 * not while a Double Scheme keeps the SA on the prior half */
 	if (!c->sa_hold)
 		ibr_sa_dlids_publish(c->plugin->sa, c, c->name, c->of.fabric,
 				     &c->result);

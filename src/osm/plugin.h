@@ -134,13 +134,13 @@ struct engine_ctx {
 	char guid_source[1100];        /* the options file: "the root option of PATH" */
 	char roots_text[400];          /* "root 0x... (how)" for the INFO line */
 	uint64_t roots_digest;         /* of the root set last logged whole */
-	uint64_t root_in_place;        /* the prior's single root, for auto */
+	uint64_t prior_root;        /* the prior's single root, for auto */
 	/* what the run's INFO line says (ibr_plugin_finish) */
 	char label[192];
 	char checked[600];
 	uint64_t designated_flows, designated_load;
 	/* the run's designated map stays out of the SA (a Double Scheme
-	 * before SWITCH_SA: the SA answers the old half) */
+	 * before SWITCH_SA: the SA answers the prior half) */
 	bool sa_hold;
 	/* The tables of ours OpenSM configured last from this context, with
 	 * the fabric they were made for and the engine that made them: fera,

@@ -880,13 +880,13 @@ void ibr_dr_detail_free(struct ibr_dr_detail *d)
 
 static const struct ibr_option_spec dr_options[] = {
 	{ IBR_PRIOR_OPTION, IBR_PRIOR_OPTION_DEFAULT, 0, 100,
-	  "after a change, keep the routes in place and re-route the pairs "
+	  "after a change, keep the prior tables' routes and re-route the pairs "
 	  "whose route broke, unless more than this percentage of CA pairs "
 	  "did (0: every path and renaming afresh every run)", NULL },
 	{ NULL, NULL, 0, 0, NULL, NULL },
 };
 
-/* From the tables in place after a change (prior.h), else afresh. */
+/* From the prior tables after a change (prior.h), else afresh. */
 static int dr_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		    struct ibr_error *err)
 {
@@ -904,7 +904,7 @@ const struct ibr_engine ibr_engine_dr = {
 	.options = dr_options,
 	.measures_root = true,
 	.designates_dlids = true,
-	.routes_from_tables_in_place = true,
+	.routes_from_prior = true,
 	.fallback = &ibr_engine_fera,
 	.route = dr_route,
 	.min_lmc = 1,

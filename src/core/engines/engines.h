@@ -37,10 +37,10 @@ extern const struct ibr_engine ibr_engine_fera;
 extern const struct ibr_engine ibr_engine_dr;
 extern const struct ibr_engine ibr_engine_colorl;
 
-/* FERa's tables computed afresh, whatever tables are in place: the base
+/* FERa's tables computed afresh, whatever the prior tables: the base
  * (offset 0, switch LIDs) dr and colorl build on, and the fallback the
- * tables in place are mended with (prior.h).  ibr_engine_fera's route
- * keeps the tables in place first, when they apply. */
+ * prior tables are mended with (prior.h).  ibr_engine_fera's route
+ * keeps the prior tables first, when they apply. */
 int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			  struct ibr_error *err);
 

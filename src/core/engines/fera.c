@@ -1452,7 +1452,7 @@ int ibr_fera_route_afresh(struct ibr_route_ctx *ctx, struct ibr_result *r,
 	return ibr_fera_route_afresh_load(ctx, r, NULL, err);
 }
 
-/* From the tables in place after a change (prior.h), else afresh. */
+/* From the prior tables after a change (prior.h), else afresh. */
 static int fera_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 		      struct ibr_error *err)
 {
@@ -1476,7 +1476,7 @@ static const struct ibr_option_spec fera_options[] = {
 	 * none; a spine of six down breaks a sixth of a Clos's routes,
 	 * and mending them moves those alone */
 	{ IBR_PRIOR_OPTION, "50", 0, 100,
-	  "after a change, keep the routes in place and mend those that "
+	  "after a change, keep the prior tables' routes and mend those that "
 	  "broke, unless more than this percentage of CA pairs lost their "
 	  "route (0: afresh every run)", NULL },
 	{ NULL, NULL, 0, 0, NULL, NULL },
@@ -1487,7 +1487,7 @@ const struct ibr_engine ibr_engine_fera = {
 	.options = fera_options,
 	.summary = "fully explicit up/down routing (FERa)",
 	.measures_root = true,
-	.routes_from_tables_in_place = true,
+	.routes_from_prior = true,
 	.fallback = &ibr_engine_fera,
 	.route = fera_route,
 	.route_afresh = ibr_fera_route_afresh,

@@ -5,7 +5,7 @@
  * here and its tests: the plugin, the CLI and the test tables all read
  * this list.  The hybrids the plugin always registers are listed here too,
  * so `ibrouting engines` lists what OpenSM will find, and the fallback
- * engine the tables in place are mended with is named here, once.
+ * engine the prior tables are mended with is named here, once.
  */
 #include <stdio.h>
 #include <string.h>

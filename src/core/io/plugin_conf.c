@@ -468,7 +468,7 @@ static const char *engine_value(const struct ibr_options *o, const char *key)
 /* Engine e's options set in a but differing in b (or unset there). */
 static unsigned diff_engine(const struct ibr_engine *e,
 			    const struct ibr_options *a,
-			    const struct ibr_options *b, bool a_is_old,
+			    const struct ibr_options *b, bool a_is_prior,
 			    void (*fn)(void *, const char *, const char *,
 				       const char *), void *cxt)
 {
@@ -477,7 +477,7 @@ static unsigned diff_engine(const struct ibr_engine *e,
 	for (unsigned k = 0; k < a->count; k++) {
 		const char *other = engine_value(b, a->item[k].key);
 		char key[IBR_OPTION_KEY_LEN + 32], va[QUOTE_LEN], vb[QUOTE_LEN];
-		if (other && (strcmp(other, a->item[k].value) == 0 || !a_is_old))
+		if (other && (strcmp(other, a->item[k].value) == 0 || !a_is_prior))
 			continue;   /* equal, or reported from the old side */
 		snprintf(key, sizeof(key), "%s_%s", e->name, a->item[k].key);
 		quote(a->item[k].value, va);
@@ -485,7 +485,7 @@ static unsigned diff_engine(const struct ibr_engine *e,
 			quote(other, vb);
 		else
 			snprintf(vb, sizeof(vb), "(default)");
-		if (a_is_old)
+		if (a_is_prior)
 			fn(cxt, key, va, vb);
 		else
 			fn(cxt, key, vb, va);

@@ -94,10 +94,10 @@ static int from_set(const struct ibr_fabric *f, const struct ibr_root_choice *c,
 	return 0;
 }
 
-/* *kept: the root in place (c->in_place, one switch) when it still is a
+/* *kept: the prior root (c->prior_roots, one switch) when it still is a
  * switch of f whose eccentricity is at most one more than `root`'s (the
  * least), else IBR_NONE; *ecc, *least: the two eccentricities. */
-static int root_in_place(const struct ibr_fabric *f,
+static int prior_root(const struct ibr_fabric *f,
 			 const struct ibr_root_choice *c, uint32_t root,
 			 uint32_t *kept, uint32_t *ecc, uint32_t *least,
 			 struct ibr_error *err)
@@ -105,17 +105,17 @@ static int root_in_place(const struct ibr_fabric *f,
 	uint32_t n, s, *rank, *queue;
 
 	*kept = IBR_NONE;
-	if (c->in_place_len != 1 ||
-	    ibr_root_guid_unusable(f, c->in_place[0]))
+	if (c->prior_roots_len != 1 ||
+	    ibr_root_guid_unusable(f, c->prior_roots[0]))
 		return 0;
-	n = ibr_fabric_find_guid(f, c->in_place[0]);
+	n = ibr_fabric_find_guid(f, c->prior_roots[0]);
 	s = f->nodes[n].sw_index;
 	rank = malloc(f->num_switches * sizeof(uint32_t));
 	queue = malloc(f->num_switches * sizeof(uint32_t));
 	if (!rank || !queue) {
 		free(rank);
 		free(queue);
-		return ibr_error_set(err, "out of memory for the root in place");
+		return ibr_error_set(err, "out of memory for the prior root");
 	}
 	*ecc = ibr_bfs_from(f, &s, 1, rank, queue);
 	*least = ibr_bfs_from(f, &root, 1, rank, queue);
@@ -157,13 +157,13 @@ static int from_strategy(const struct ibr_fabric *f,
 			return 0;
 		}
 	}
-	/* the root in place first, against the least eccentricity (the
+	/* the prior root first, against the least eccentricity (the
 	 * centre's): kept, it needs no measure, so a re-route after a change
 	 * does not pay for one */
 	if (ibr_choose_root(f, &one, &root, err))
 		return -1;
 	if ((st == IBR_ROOT_AUTO || st == IBR_ROOT_CENTER) &&
-	    root_in_place(f, c, root, &kept, &ecc, &least, err))
+	    prior_root(f, c, root, &kept, &ecc, &least, err))
 		return -1;
 	if (kept == IBR_NONE && st == IBR_ROOT_AUTO && f->num_switches > 2 &&
 	    !c->unmeasured) {
@@ -174,7 +174,7 @@ static int from_strategy(const struct ibr_fabric *f,
 			root = measured.root;
 	}
 	if (kept != IBR_NONE) {
-		snprintf(out->how, sizeof(out->how), "%s: the root in place "
+		snprintf(out->how, sizeof(out->how), "%s: the prior root "
 			 "(eccentricity %u, the least %u)", st == IBR_ROOT_AUTO ?
 			 "auto: irregular" : "center", ecc, least);
 		return set_single(out, kept, err);

@@ -8,13 +8,13 @@
  * sets reached through SL-to-VL tables, and a packet keeps its SL and its
  * DLID from source to destination, so a packet stays on the VL set of its
  * SL set and in the function of its DLID's half: while both functions
- * carry traffic (after the SA switches to the new half, before the old
- * VLs drain) no dependency joins the two sets.  The one-way dependencies
+ * carry traffic (after the SA switches to the new half, before the prior
+ * function's VLs drain) no dependency joins the two sets.  The one-way dependencies
  * the paper allows appear only while SL-to-VL tables change, which they
- * do switch by switch: restricting the old SLs moves old packets from
- * VL set B into set A (B -> A, old function only, before any new packet
+ * do switch by switch: restricting the prior SLs moves packets of the prior function from
+ * VL set B into set A (B -> A, prior function only, before any new packet
  * exists), restoring moves new packets onto every VL (new function only,
- * after the old packets are gone).  Each is one function over several
+ * after the packets of the prior function are gone).  Each is one function over several
  * VLs: a cycle of its VL-tagged channels would project onto a cycle of
  * that function's own graph, acyclic by the check.  So the two graphs
  * below, each acyclic, are the whole proof; nothing is left to model
@@ -238,17 +238,17 @@ static int check_half(const struct ibr_fabric *f, const struct ibr_result *r,
 	return rc;
 }
 
-int ibr_ds_check(const struct ibr_fabric *old_f, const struct ibr_result *old_r,
-		 unsigned old_half, const struct ibr_fabric *new_f,
+int ibr_ds_check(const struct ibr_fabric *prior_f, const struct ibr_result *prior_r,
+		 unsigned prior_half, const struct ibr_fabric *new_f,
 		 const struct ibr_result *new_r, struct ibr_ds_check *c,
 		 struct ibr_error *err)
 {
 	memset(c, 0, sizeof(*c));
-	c->old_half = old_half;
-	if (old_half > 1)
-		return ibr_error_set(err, "no LID half %u (0 or 1)", old_half);
-	if (check_half(old_f, old_r, old_half, &c->old_rep, err) ||
-	    check_half(new_f, new_r, 1 - old_half, &c->new_rep, err))
+	c->prior_half = prior_half;
+	if (prior_half > 1)
+		return ibr_error_set(err, "no LID half %u (0 or 1)", prior_half);
+	if (check_half(prior_f, prior_r, prior_half, &c->prior_rep, err) ||
+	    check_half(new_f, new_r, 1 - prior_half, &c->new_rep, err))
 		return -1;
 	return 0;
 }
@@ -256,19 +256,19 @@ int ibr_ds_check(const struct ibr_fabric *old_f, const struct ibr_result *old_r,
 const char *ibr_ds_check_finding(const struct ibr_ds_check *c, char *buf,
 				 size_t len)
 {
-	const struct ibr_verify_report *rep = &c->old_rep;
-	bool old = true;
+	const struct ibr_verify_report *rep = &c->prior_rep;
+	bool prior = true;
 
 	buf[0] = '\0';
 	if (ibr_verify_findings(rep) == 0) {
 		rep = &c->new_rep;
-		old = false;
+		prior = false;
 	}
 	if (ibr_verify_findings(rep) == 0)
 		return buf;
 	snprintf(buf, len, "the %s function (half %u, VL set %c): %s",
-		 old ? "old" : "new", old ? c->old_half : 1 - c->old_half,
-		 old ? 'A' : 'B',
+		 prior ? "prior" : "new", prior ? c->prior_half : 1 - c->prior_half,
+		 prior ? 'A' : 'B',
 		 rep->num_messages ? rep->messages[0] : "a finding");
 	return buf;
 }
@@ -281,7 +281,7 @@ double ibr_ds_drain_bound(uint64_t chain, unsigned packet_life)
 }
 
 void ibr_ds_sl2vl(const uint8_t t[16], unsigned data_vls, bool restricted,
-		  unsigned old_half, uint8_t out[16])
+		  unsigned prior_half, uint8_t out[16])
 {
 	unsigned H = data_vls / 2;
 
@@ -295,19 +295,19 @@ void ibr_ds_sl2vl(const uint8_t t[16], unsigned data_vls, bool restricted,
 		if (v == 15)
 			out[sl] = 15;
 		else
-			out[sl] = (uint8_t)(v % H + ((sl >> 3) == old_half ? 0 : H));
+			out[sl] = (uint8_t)(v % H + ((sl >> 3) == prior_half ? 0 : H));
 	}
 }
 
 bool ibr_ds_sl2vl_restricted(const uint8_t t[16], unsigned data_vls,
-			     unsigned old_half)
+			     unsigned prior_half)
 {
 	unsigned H = data_vls / 2;
 
 	if (H == 0)
 		return false;
 	for (unsigned sl = 0; sl < 16; sl++) {
-		unsigned lo = (sl >> 3) == old_half ? 0 : H;
+		unsigned lo = (sl >> 3) == prior_half ? 0 : H;
 
 		if (t[sl] != 15 && (t[sl] < lo || t[sl] >= lo + H))
 			return false;

@@ -1,18 +1,18 @@
 /*
- * mender.c - the tables in place kept and mended on a changed fabric
+ * mender.c - the prior tables kept and mended on a changed fabric
  * (mender.h says what the tables become and why they stay
  * deadlock-free).
  *
  * Passes over the destinations, switch LIDs first:
- *   1. bases: each old column mapped onto the new switches (a new
+ *   1. bases: each prior column mapped onto the new switches (a new
  *      port's: the fallback's) and the flows of its walks that hold
  *      counted, ports shared by the workers; then, in order, each with a
  *      walk that does not hold mended against that load (repair.h:
  *      O(S) per judgement);
- *   2. ranges: the bases copied onto their ranges, or each old column
+ *   2. ranges: the bases copied onto their ranges, or each prior column
  *      above a base mended with its port's base column as the fallback
  *      (ports shared by the workers);
- *   3. with a designated map: pairs whose old offset still routes them
+ *   3. with a designated map: pairs whose prior offset still routes them
  *      keep it, the others are set aside (`pending`); the load of every
  *      designated route, each counted once, its source switch's CAs
  *      added to each channel it crosses (the pairs kept on their base
@@ -25,12 +25,12 @@
  * columns are only judged by the workers, and a column above a base
  * never falls back on anything but its base.
  *
- * Invariants: old's columns are read only through the identities (a
+ * Invariants: prior's columns are read only through the identities (a
  * row by switch GUID, a column by port and offset), never by number on
  * the new fabric; after pass 2 an entry of a column above a base is set
  * only if its walk delivers by a legal route; offsets are only ever
  * designated where the column routes the source switch (offset 0: a
- * complete tree, the old base column mended or the fallback's).
+ * complete tree, the prior base column mended or the fallback's).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -113,20 +113,20 @@ struct worker {
 struct mender {
 	const struct ibr_fabric *f;        /* the new fabric */
 	const struct ibr_updown *ud;
-	const struct ibr_result *old;
-	const struct ibr_table_ids *ids;   /* old's rows and columns */
+	const struct ibr_result *prior;
+	const struct ibr_table_ids *ids;   /* prior's rows and columns */
 	const struct ibr_mend_fallback *fb;
 	const struct ibr_mend_options *o;
 	struct ibr_result *out;
 	struct ibr_walker w;
 	struct worker *wk;       /* per worker; wk[0] also every pass in order */
 	unsigned workers;
-	uint32_t *from;          /* new switch -> old row, IBR_NONE: new */
-	/* new LID -> old LID of the same port and offset, 0: none (a new
+	uint32_t *from;          /* new switch -> prior row, IBR_NONE: new */
+	/* new LID -> prior LID of the same port and offset, 0: none (a new
 	 * switch or port, a range of another size, a LID above an enhanced
 	 * port 0's base) */
-	ibr_lid_t *old_lid;
-	uint32_t *old_ep;        /* new end port -> old end port, IBR_NONE */
+	ibr_lid_t *prior_lid;
+	uint32_t *prior_ep;        /* new end port -> prior end port, IBR_NONE */
 	/* the fallback's tables when routed on demand */
 	struct ibr_result routed;
 	bool fb_routed, failed;
@@ -162,13 +162,13 @@ static bool has_map(const struct mender *k)
 	return k->o->map != IBR_MEND_MAP_NONE;
 }
 
-/* The old offset of the pair (new source switch s, new end port e): the
- * old map's, by switch or by the first CA of the old switch; IBR_NONE
- * when the old tables had no such pair. */
-static uint32_t old_offset(const struct mender *k, uint32_t s, uint32_t e)
+/* The prior offset of the pair (new source switch s, new end port e): the
+ * prior map's, by switch or by the first CA of the prior switch; IBR_NONE
+ * when the prior tables had no such pair. */
+static uint32_t prior_offset(const struct mender *k, uint32_t s, uint32_t e)
 {
-	const struct ibr_result *o = k->old;
-	uint32_t os = k->from[s], oe = k->old_ep[e], row;
+	const struct ibr_result *o = k->prior;
+	uint32_t os = k->from[s], oe = k->prior_ep[e], row;
 
 	if (os == IBR_NONE || oe == IBR_NONE ||
 	    k->ids->first_ca[os] == IBR_NONE)
@@ -179,11 +179,11 @@ static uint32_t old_offset(const struct mender *k, uint32_t s, uint32_t e)
 	return o->designated.offset[(size_t)row * o->designated.cols + oe];
 }
 
-/* col[s] = old's entry of s's old row in the column of new LID lid's
+/* col[s] = prior's entry of s's prior row in the column of new LID lid's
  * port and offset (IBR_NO_PATH on a new switch). */
 static void map_column(const struct mender *k, uint8_t *col, ibr_lid_t lid)
 {
-	const uint8_t *oc = ibr_column(k->old, k->old_lid[lid]);
+	const uint8_t *oc = ibr_column(k->prior, k->prior_lid[lid]);
 
 	for (uint32_t s = 0; s < k->f->num_switches; s++)
 		col[s] = k->from[s] == IBR_NONE ? IBR_NO_PATH : oc[k->from[s]];
@@ -223,7 +223,7 @@ static void take_fallback(struct mender *k, ibr_lid_t lid)
 		memcpy(ibr_column(k->out, lid), col, k->f->num_switches);
 }
 
-/* Every switch LID's column: the old one mended as the CA ports' base
+/* Every switch LID's column: the prior one mended as the CA ports' base
  * columns are (switch traffic adds no load), the fallback's walks where
  * no holding walk is reached; a new switch's, and the LIDs above an
  * enhanced port 0's base, the fallback's. */
@@ -237,7 +237,7 @@ static void mend_switch_lids(struct mender *k)
 
 		if (!lid)
 			continue;
-		if (k->old_lid[lid]) {
+		if (k->prior_lid[lid]) {
 			map_column(k, ibr_column(k->out, lid), lid);
 			ibr_repair_column_balanced(&k->wk[0].rp,
 						   ibr_column(k->out, lid), NULL,
@@ -274,7 +274,7 @@ static void count_base_pairs(const struct mender *k, struct worker *m,
 }
 
 /* Pass 3's load of the pairs to end port e that keep its base LID (their
- * old offset was 0: map_destination keeps them there), its base column
+ * prior offset was 0: map_destination keeps them there), its base column
  * final and judged: summed over the column's tree, and any pair whose
  * walk does not hold walked alone, as load_designated walks the others. */
 static void load_kept_on_base(const struct mender *k, struct worker *m,
@@ -285,11 +285,11 @@ static void load_kept_on_base(const struct mender *k, struct worker *m,
 	const uint8_t *col = ibr_column(k->out, lid);
 	uint32_t *w = m->on_base, n = 0;
 
-	if (!has_map(k) || k->old_ep[e] == IBR_NONE)
+	if (!has_map(k) || k->prior_ep[e] == IBR_NONE)
 		return;
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		w[s] = s != f->end_ports[e].sw && cas_on(f, s) &&
-		       old_offset(k, s, e) == 0 ? cas_on(f, s) : 0;
+		       prior_offset(k, s, e) == 0 ? cas_on(f, s) : 0;
 		n += w[s] != 0;
 	}
 	if (!n)
@@ -352,7 +352,7 @@ static int base_task(void *arg, unsigned t, unsigned worker)
 		uint32_t e = k->ep_order[i];
 		ibr_lid_t lid = ibr_end_port_lid(f, e);
 		uint8_t *col = ibr_column(k->out, lid);
-		bool was_there = k->old_lid[lid] != 0;
+		bool was_there = k->prior_lid[lid] != 0;
 		uint32_t broken;
 
 		if (was_there)
@@ -371,7 +371,7 @@ static int base_task(void *arg, unsigned t, unsigned worker)
 }
 
 /* Every CA port's base column, in two passes so that mending sees the
- * load of every route kept: the old column mapped and the flows of its
+ * load of every route kept: the prior column mapped and the flows of its
  * walks that hold counted (ports shared by the workers); then, in
  * order, each mended with regard to that load (repair.h,
  * ibr_repair_column_balanced), the fallback's walks where no holding
@@ -384,7 +384,7 @@ static void mend_base_columns(struct mender *k)
 
 	/* routed here, if a new port needs it, not on a worker */
 	for (uint32_t e = 0; e < f->num_end_ports; e++)
-		if (!k->old_lid[ibr_end_port_lid(f, e)]) {
+		if (!k->prior_lid[ibr_end_port_lid(f, e)]) {
 			fallback_column(k, 0);
 			break;
 		}
@@ -410,7 +410,7 @@ static uint8_t *held_of(const struct mender *k, uint32_t e, unsigned j)
 }
 
 /* The columns above the base of the ports of task t that were there
- * before: each the old one, mended as the base columns are (the hop into
+ * before: each the prior one, mended as the base columns are (the hop into
  * a holding walk whose route is the least loaded) from every switch with
  * an entry whose walk does not hold, the port's base column (final by
  * now) the fallback; switches without an entry stay so.  With a map,
@@ -433,7 +433,7 @@ static int range_task(void *arg, unsigned t, unsigned worker)
 			ibr_lid_t lid = p->base_lid + j;
 			uint8_t *col = ibr_column(k->out, lid);
 			uint8_t *held = has_map(k) ? held_of(k, e, j) : NULL;
-			if (!k->old_lid[lid])
+			if (!k->prior_lid[lid])
 				continue;
 			map_column(k, col, lid);
 			ibr_repair_judge(&m->rp, col, lid);
@@ -447,7 +447,7 @@ static int range_task(void *arg, unsigned t, unsigned worker)
 	return 0;
 }
 
-/* The LIDs above the bases that no old column maps to (a new port's):
+/* The LIDs above the bases that no prior column maps to (a new port's):
  * the fallback's, as its own tables have them. */
 static void take_new_ranges(struct mender *k)
 {
@@ -458,7 +458,7 @@ static void take_new_ranges(struct mender *k)
 		const struct ibr_port *p = ibr_port(f, ep->node, ep->port);
 
 		for (unsigned j = 1; j < ibr_port_lid_count(p); j++)
-			if (!k->old_lid[p->base_lid + j])
+			if (!k->prior_lid[p->base_lid + j])
 				take_fallback(k, p->base_lid + j);
 	}
 }
@@ -515,7 +515,7 @@ static int map_destination(struct mender *k, uint32_t e, struct ibr_error *err)
 		if (s == ep->sw || cas_on(f, s) == 0)
 			continue;
 		k->wk[0].pairs += cas_on(f, s);
-		o = old_offset(k, s, e);
+		o = prior_offset(k, s, e);
 		if (o == 0 || (o != IBR_NONE && o < lids &&
 			       held_of(k, e, o)[s])) {
 			offsets[(size_t)s * k->out->designated.cols + e] =
@@ -626,7 +626,7 @@ static void count_lids(const struct mender *k, struct ibr_mend_counts *c)
 	}
 }
 
-/* The columns of out in which an entry of old's survives. */
+/* The columns of out in which an entry of prior's survives. */
 static uint32_t count_kept(const struct mender *k)
 {
 	const struct ibr_fabric *f = k->f;
@@ -634,9 +634,9 @@ static uint32_t count_kept(const struct mender *k)
 
 	for (ibr_lid_t l = 1; l <= f->max_lid && l < k->out->num_lids; l++) {
 		const uint8_t *oc, *pc;
-		if (!k->old_lid[l])
+		if (!k->prior_lid[l])
 			continue;
-		oc = ibr_column(k->old, k->old_lid[l]);
+		oc = ibr_column(k->prior, k->prior_lid[l]);
 		pc = ibr_column(k->out, l);
 		for (uint32_t s = 0; s < f->num_switches; s++)
 			if (k->from[s] != IBR_NONE && pc[s] != IBR_NO_PATH &&
@@ -662,8 +662,8 @@ static void phase_done(struct mender *k, const char *name, double *t0,
 	*fb_before = k->fb_ms;
 }
 
-/* from[], old_lid[] and old_ep[]: the new fabric's switches and ports
- * found among old's by identity. */
+/* from[], prior_lid[] and prior_ep[]: the new fabric's switches and ports
+ * found among prior's by identity. */
 static void match_identities(struct mender *k)
 {
 	const struct ibr_fabric *f = k->f;
@@ -676,10 +676,10 @@ static void match_identities(struct mender *k)
 		if (n != IBR_NONE && f->nodes[n].type == IBR_NODE_SWITCH)
 			k->from[f->nodes[n].sw_index] = i;
 	}
-	memset(k->old_lid, 0, (f->max_lid + 1u) * sizeof(ibr_lid_t));
+	memset(k->prior_lid, 0, (f->max_lid + 1u) * sizeof(ibr_lid_t));
 	for (uint32_t e = 0; e < f->num_end_ports; e++)
-		k->old_ep[e] = IBR_NONE;
-	for (uint32_t l = 1; l < ids->num_lids && l < k->old->num_lids; l++) {
+		k->prior_ep[e] = IBR_NONE;
+	for (uint32_t l = 1; l < ids->num_lids && l < k->prior->num_lids; l++) {
 		const struct ibr_lid_id *id = &ids->lid[l];
 		const struct ibr_port *p;
 		uint32_t n, e;
@@ -690,7 +690,7 @@ static void match_identities(struct mender *k)
 		if (id->port == 0) {
 			if (f->nodes[n].type == IBR_NODE_SWITCH &&
 			    ibr_switch_lid(f, f->nodes[n].sw_index))
-				k->old_lid[ibr_switch_lid(f,
+				k->prior_lid[ibr_switch_lid(f,
 					f->nodes[n].sw_index)] = (ibr_lid_t)l;
 			continue;
 		}
@@ -700,12 +700,12 @@ static void match_identities(struct mender *k)
 			continue;
 		p = ibr_port(f, n, id->port);
 		if (!p->base_lid || ibr_port_lid_count(p) != id->lids ||
-		    l + id->lids > k->old->num_lids ||
+		    l + id->lids > k->prior->num_lids ||
 		    (e = k->w.lid_end_port[p->base_lid]) == IBR_NONE)
 			continue;
-		k->old_ep[e] = id->end_port;
+		k->prior_ep[e] = id->end_port;
 		for (unsigned j = 0; j < id->lids; j++)
-			k->old_lid[p->base_lid + j] = (ibr_lid_t)(l + j);
+			k->prior_lid[p->base_lid + j] = (ibr_lid_t)(l + j);
 	}
 }
 
@@ -722,8 +722,8 @@ static void mender_free(struct mender *k)
 	free(k->wk);
 	ibr_walker_free(&k->w);
 	free(k->from);
-	free(k->old_lid);
-	free(k->old_ep);
+	free(k->prior_lid);
+	free(k->prior_ep);
 	ibr_result_free(&k->routed);
 	free(k->held);
 	free(k->weight);
@@ -751,8 +751,8 @@ static int mender_init(struct mender *k, struct ibr_error *err)
 	}
 	k->range = k->range ? k->range : 1;
 	k->from = malloc((S ? S : 1) * sizeof(uint32_t));
-	k->old_lid = malloc((f->max_lid + 1u) * sizeof(ibr_lid_t));
-	k->old_ep = malloc(E * sizeof(uint32_t));
+	k->prior_lid = malloc((f->max_lid + 1u) * sizeof(ibr_lid_t));
+	k->prior_ep = malloc(E * sizeof(uint32_t));
 	k->weight = malloc((S ? S : 1) * sizeof(uint32_t));
 	k->mend = malloc(E * sizeof(bool));
 	k->held = malloc(has_map(k) && k->range > 1 ?
@@ -763,11 +763,11 @@ static int mender_init(struct mender *k, struct ibr_error *err)
 	k->load = calloc(links ? links : 1, sizeof(uint64_t));
 	k->workers = ibr_parallel_workers(k->o->threads, port_tasks(k));
 	k->wk = calloc(k->workers, sizeof(*k->wk));
-	if (!k->from || !k->old_lid || !k->old_ep || !k->held || !k->weight ||
+	if (!k->from || !k->prior_lid || !k->prior_ep || !k->held || !k->weight ||
 	    !k->mend || !k->sw_order || !k->ep_order || !k->base_load ||
 	    !k->load || !k->wk)
-		return ibr_error_set(err, "out of memory to mend the tables "
-				     "in place (%u switches)", S);
+		return ibr_error_set(err, "out of memory to mend the prior "
+				     "tables (%u switches)", S);
 	for (unsigned w = 0; w < k->workers; w++) {
 		struct worker *m = &k->wk[w];
 		if (ibr_repair_init(&m->rp, f, k->ud, &k->w, err))
@@ -780,7 +780,7 @@ static int mender_init(struct mender *k, struct ibr_error *err)
 			  k->load;
 		if (!m->on_base || !m->base_load || !m->load)
 			return ibr_error_set(err, "out of memory to mend the "
-					     "tables in place (%u switches)", S);
+					     "prior tables (%u switches)", S);
 	}
 	/* only worker 0 mends a column whose fallback is the fallback's */
 	k->wk[0].rp.fallback_of = fallback_column;
@@ -793,21 +793,21 @@ static int mender_init(struct mender *k, struct ibr_error *err)
 }
 
 int ibr_mend(const struct ibr_fabric *f, const struct ibr_updown *ud,
-	     const struct ibr_result *old, const struct ibr_table_ids *old_ids,
+	     const struct ibr_result *prior, const struct ibr_table_ids *prior_ids,
 	     const struct ibr_mend_fallback *fallback,
 	     const struct ibr_mend_options *o, struct ibr_result *out,
 	     struct ibr_mend_counts *c, struct ibr_error *err)
 {
-	struct mender k = { .f = f, .ud = ud, .old = old, .ids = old_ids,
+	struct mender k = { .f = f, .ud = ud, .prior = prior, .ids = prior_ids,
 			    .fb = fallback, .o = o, .out = out };
 	double t0 = ibr_now_ms(), fb_before = 0;
 	int rc = -1;
 
 	memset(c, 0, sizeof(*c));
-	if (old->num_switches != old_ids->num_switches) {
-		ibr_error_set(err, "tables in place of %u switches, their "
-			      "identities of %u", old->num_switches,
-			      old_ids->num_switches);
+	if (prior->num_switches != prior_ids->num_switches) {
+		ibr_error_set(err, "prior tables of %u switches, their "
+			      "identities of %u", prior->num_switches,
+			      prior_ids->num_switches);
 		goto out;
 	}
 	if (mender_init(&k, err) ||
@@ -815,7 +815,7 @@ int ibr_mend(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		goto out;
 	mend_switch_lids(&k);
 	mend_base_columns(&k);
-	phase_done(&k, "base LIDs in place", &t0, &fb_before);
+	phase_done(&k, "base LIDs kept", &t0, &fb_before);
 	if (!o->ranges_as_base) {
 		ibr_parallel(k.workers, port_tasks(&k), range_task, &k);
 		take_new_ranges(&k);
@@ -837,7 +837,7 @@ int ibr_mend(const struct ibr_fabric *f, const struct ibr_updown *ud,
 	if (o->ranges_as_base)
 		copy_ranges(&k);
 	if (has_map(&k)) {
-		phase_done(&k, "LIDs above the base in place", &t0, &fb_before);
+		phase_done(&k, "LIDs above the base kept", &t0, &fb_before);
 		load_designated(&k);
 		place_pending(&k);
 		count_lids(&k, c);

@@ -1,5 +1,5 @@
 /*
- * prior.c - routing from the tables in place after a change (prior.h):
+ * prior.c - routing from the prior tables after a change (prior.h):
  * when it applies (the engine's own tables, its LMC, its root set less
  * the roots gone, not too many pairs broken), the mender (mender.h)
  * with the engine's fallback's tables (FERa's), routed on demand, as the
@@ -102,7 +102,7 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 
 	err->msg[0] = '\0';
 	if (!fera.route)
-		return ibr_error_set(err, "%s routes from the tables in place "
+		return ibr_error_set(err, "%s routes from the prior tables "
 				     "but names no fallback engine",
 				     ctx->engine->name);
 	if (!applies(ctx, &o.max_broken, err))
@@ -121,7 +121,7 @@ int ibr_prior_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			       c.lids_needed);
 		ibr_stat_count(r, "renamed LID", "renamed LIDs", c.renamed);
 	}
-	ibr_stat_count(r, "pair kept in place", "pairs kept in place",
+	ibr_stat_count(r, "pair kept", "pairs kept",
 		       c.pairs_kept);
 	ibr_stat_count(r, "pair re-routed", "pairs re-routed",
 		       c.pairs_rerouted);

@@ -7,7 +7,7 @@
  * between two routing runs, so that the plugin and `ibrouting transition`
  * cannot drift apart: whether a run is provisional or final, which
  * columns survive a change, whether the final tables go in one push or in
- * safe steps, and when the tables in place stay.
+ * safe steps, and when the prior tables stay.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +49,7 @@ const char *ibr_ds_step_name(enum ibr_ds_step s)
 	case IBR_DS_PUSH_NEW: return "push the new half";
 	case IBR_DS_DRAIN_NEW_VLS: return "drain VL set B";
 	case IBR_DS_SWITCH_SA: return "switch the SA";
-	case IBR_DS_DRAIN_OLD_VLS: return "drain VL set A";
+	case IBR_DS_DRAIN_PRIOR_VLS: return "drain VL set A";
 	case IBR_DS_RESTORE_SL2VL: return "restore SL-to-VL";
 	}
 	return "?";
@@ -62,7 +62,7 @@ const char *ibr_reconf_state_name(enum ibr_reconf_state s)
 	case IBR_RECONF_PROVISIONAL: return "provisional";
 	case IBR_RECONF_SAFE_STEP: return "safe step";
 	case IBR_RECONF_FINAL: return "final";
-	case IBR_RECONF_KEPT: return "kept";
+	case IBR_RECONF_REFUSED: return "refused";
 	case IBR_RECONF_DOUBLE_SCHEME: return "double scheme";
 	}
 	return "?";
@@ -80,10 +80,10 @@ static void forget_final(struct ibr_reconf *m)
 
 static void drop_held(struct ibr_reconf *m)
 {
-	if (m->have_held)
-		ibr_result_free(&m->held);
-	m->have_held = false;
-	ibr_table_ids_free(&m->held_ids);
+	if (m->have_prior)
+		ibr_result_free(&m->prior);
+	m->have_prior = false;
+	ibr_table_ids_free(&m->prior_ids);
 }
 
 void ibr_reconf_reset(struct ibr_reconf *m)
@@ -100,27 +100,27 @@ void ibr_reconf_reset(struct ibr_reconf *m)
 
 bool ibr_reconf_changed(const struct ibr_reconf *m, const struct ibr_fabric *f)
 {
-	return !m->have_held || ibr_fabric_fingerprint(f) != m->fingerprint;
+	return !m->have_prior || ibr_fabric_fingerprint(f) != m->fingerprint;
 }
 
-/* The tables in place become a copy of r, made for f (with f's
+/* The prior tables become a copy of r, made for f (with f's
  * identities: the next change reads their columns by port). */
 static int hold(struct ibr_reconf *m, const struct ibr_fabric *f,
 		const struct ibr_result *r, struct ibr_error *err)
 {
 	drop_held(m);
-	if (ibr_table_ids_of(f, &m->held_ids, err))
+	if (ibr_table_ids_of(f, &m->prior_ids, err))
 		return -1;
-	if (ibr_result_copy(&m->held, r, err)) {
-		ibr_table_ids_free(&m->held_ids);
+	if (ibr_result_copy(&m->prior, r, err)) {
+		ibr_table_ids_free(&m->prior_ids);
 		return -1;
 	}
-	m->have_held = true;
+	m->have_prior = true;
 	m->fingerprint = ibr_fabric_fingerprint(f);
 	return 0;
 }
 
-/* After a change, the columns of the tables in place that still hold on
+/* After a change, the columns of the prior tables that still hold on
  * f replace r's (transition.h): after a small change OpenSM then sends
  * few blocks.  The result is verified again; on any failure, allocation
  * included, r stays the engine's own, which verified already: keeping is
@@ -135,12 +135,12 @@ static uint32_t keep_columns(struct ibr_reconf *m, const struct ibr_fabric *f,
 	struct ibr_updown ud;
 	uint32_t kept = 0;
 
-	if (!m->have_held || ibr_result_copy(&mixed, r, &err))
+	if (!m->have_prior || ibr_result_copy(&mixed, r, &err))
 		return 0;
 	if (ibr_updown_of_result(f, r, &ud, &err) == 0) {
 		/* one route per destination: the ranges are copies of
 		 * their bases (prior.h) */
-		if (ibr_transition_keep(f, &ud, &m->held, &m->held_ids,
+		if (ibr_transition_provisional(f, &ud, &m->prior, &m->prior_ids,
 					!m->fin->designates_dlids, m->threads,
 					&mixed, &kept, &err) == 0 &&
 		    ibr_verify(f, &mixed, &only, &rep, &err) == 0 &&
@@ -174,7 +174,7 @@ static int remember_roots(struct ibr_reconf *m, const struct ibr_fabric *f,
 	return 0;
 }
 
-/* The tables in place, made for another fabric, become tables of f, as
+/* The prior tables, made for another fabric, become tables of f, as
  * the switches hold them (ibr_result_onto). */
 static int held_onto(struct ibr_reconf *m, const struct ibr_fabric *f,
 		     struct ibr_error *err)
@@ -182,7 +182,7 @@ static int held_onto(struct ibr_reconf *m, const struct ibr_fabric *f,
 	struct ibr_result on;
 	int rc;
 
-	if (ibr_result_onto(&m->held, m->held_ids.switch_guid, f, &on, err))
+	if (ibr_result_onto(&m->prior, m->prior_ids.switch_guid, f, &on, err))
 		return -1;
 	rc = hold(m, f, &on, err);
 	ibr_result_free(&on);
@@ -206,14 +206,14 @@ int ibr_reconf_change(struct ibr_reconf *m, const struct ibr_fabric *f,
 		ibr_reconf_reset(m);
 		return -1;
 	}
-	/* with the Double Scheme the tables in place hold another half's
+	/* with the Double Scheme the prior tables hold another half's
 	 * function: nothing of them fits r's half */
 	if (hybrid && !m->double_scheme)
 		*kept = keep_columns(m, f, &target);
 	if (hybrid && remember_roots(m, f, &target, err))
 		goto fail;
-	if (!m->have_held || m->double_scheme) {
-		mv->first = !m->have_held;
+	if (!m->have_prior || m->double_scheme) {
+		mv->first = !m->have_prior;
 		mv->changed = (uint64_t)target.num_switches * target.num_lids;
 		if (hold(m, f, &target, err))
 			goto fail;
@@ -240,7 +240,7 @@ fail:
 
 void ibr_reconf_route_again(struct ibr_reconf *m)
 {
-	if (m->state == IBR_RECONF_FINAL || m->state == IBR_RECONF_KEPT)
+	if (m->state == IBR_RECONF_FINAL || m->state == IBR_RECONF_REFUSED)
 		forget_final(m);
 }
 
@@ -278,14 +278,14 @@ void ibr_reconf_set_final(struct ibr_reconf *m, struct ibr_result *r,
 	memset(r, 0, sizeof(*r));
 }
 
-void ibr_reconf_keep(struct ibr_reconf *m, const char *reason)
+void ibr_reconf_refuse(struct ibr_reconf *m, const char *reason)
 {
-	m->state = IBR_RECONF_KEPT;
+	m->state = IBR_RECONF_REFUSED;
 	m->reason = reason;
 	m->wants_reroute = false;
 }
 
-/* The final tables in place: designated DLIDs and all. */
+/* The final prior tables: designated DLIDs and all. */
 static int arrive(struct ibr_reconf *m, const struct ibr_fabric *f,
 		  struct ibr_error *err)
 {
@@ -293,7 +293,7 @@ static int arrive(struct ibr_reconf *m, const struct ibr_fabric *f,
 		return -1;
 	m->reason = NULL;
 	if (m->leg_provisional) {
-		/* a hybrid's provisional tables in place: its final pass
+		/* a hybrid's provisional prior tables: its final pass
 		 * next, the final engine's tables yet to be routed */
 		forget_final(m);
 		m->state = IBR_RECONF_PROVISIONAL;
@@ -307,25 +307,25 @@ static int arrive(struct ibr_reconf *m, const struct ibr_fabric *f,
 
 /* No safe step is left: the entries that still differ from the target
  * are emptied (IBR_NO_PATH) in this push, and the target follows whole.
- * Both unions are safe by construction: this push's with the tables in
- * place has only their edges (whatever it holds, the switches hold
+ * Both unions are safe by construction: this push's with the prior
+ * tables has only their edges (whatever it holds, the switches hold
  * already), the next one's with the target only the target's (checked
  * then, as any push).  The price: packets to those entries are dropped
  * until the next pass.  Where only some LIDs' mixed walks loop (the
  * union has no credit loop), only those LIDs are emptied and the others
  * take the target's entries at once, when that union checks clean. */
 /* t (a copy of the target): the target where a LID's union graph does
- * not loop (looping NULL: nowhere), elsewhere the tables in place with
+ * not loop (looping NULL: nowhere), elsewhere the prior tables with
  * the entries that differ from the target emptied; *emptied counts
  * them. */
 static void emptied_tables(const struct ibr_reconf *m, const uint64_t *looping,
 			   struct ibr_result *t, uint64_t *emptied)
 {
-	uint32_t S = m->held.num_switches;
+	uint32_t S = m->prior.num_switches;
 
 	*emptied = 0;
-	for (ibr_lid_t lid = 0; lid < m->held.num_lids; lid++) {
-		const uint8_t *h = ibr_column(&m->held, lid);
+	for (ibr_lid_t lid = 0; lid < m->prior.num_lids; lid++) {
+		const uint8_t *h = ibr_column(&m->prior, lid);
 		const uint8_t *g = ibr_column(&m->final, lid);
 		uint8_t *c = ibr_column(t, lid);
 		bool loops = !looping || (looping[lid / 64] >> (lid % 64) & 1);
@@ -350,21 +350,21 @@ static int empty_first(struct ibr_reconf *m, const struct ibr_fabric *f,
 		return -1;
 	/* first only the LIDs whose mixed walks loop, when the union has no
 	 * credit loop: the others go to the target in this push, if the
-	 * union of the tables in place and that push is clean */
-	looping = calloc(m->held.num_lids / 64 + 1, sizeof(*looping));
+	 * union of the prior tables and that push is clean */
+	looping = calloc(m->prior.num_lids / 64 + 1, sizeof(*looping));
 	if (!looping) {
 		ibr_result_free(&t);
 		return ibr_error_set(err, "out of memory for %u LIDs",
-				     m->held.num_lids);
+				     m->prior.num_lids);
 	}
-	if (ibr_verify_union_lids(f, &m->held, &m->final, &rep, looping, err)) {
+	if (ibr_verify_union_lids(f, &m->prior, &m->final, &rep, looping, err)) {
 		free(looping);
 		ibr_result_free(&t);
 		return -1;
 	}
 	if (rep.loops && !rep.cycles) {
 		emptied_tables(m, looping, &t, &emptied);
-		if (ibr_verify_union(f, &m->held, &t, &rep, err)) {
+		if (ibr_verify_union(f, &m->prior, &t, &rep, err)) {
 			free(looping);
 			ibr_result_free(&t);
 			return -1;
@@ -382,7 +382,7 @@ static int empty_first(struct ibr_reconf *m, const struct ibr_fabric *f,
 		return -1;
 	}
 	ibr_result_free(&t);
-	ibr_result_difference(&m->held, &m->final, &mv->left, NULL);
+	ibr_result_difference(&m->prior, &m->final, &mv->left, NULL);
 	mv->emptied = emptied;
 	mv->changed = emptied;
 	m->step++;
@@ -392,8 +392,8 @@ static int empty_first(struct ibr_reconf *m, const struct ibr_fabric *f,
 	return 0;
 }
 
-/* One safe step from the tables in place towards the final ones: FINAL
- * when it is the last, SAFE_STEP when more are to come, KEPT when none is
+/* One safe step from the prior tables towards the final ones: FINAL
+ * when it is the last, SAFE_STEP when more are to come, REFUSED when none is
  * safe.  A step's tables are checked twice: their union with the tables
  * before them (what the switches hold while OpenSM sends them) and on
  * their own (what they hold after). */
@@ -410,8 +410,8 @@ static int step(struct ibr_reconf *m, const struct ibr_fabric *f,
 		/* a warning as for no step left: the final tables are not
 		 * reached (a deep orientation: one level a step) */
 		mv->blocked = true;
-		ibr_result_difference(&m->held, &m->final, &mv->left, NULL);
-		ibr_reconf_keep(m, "too many steps");
+		ibr_result_difference(&m->prior, &m->final, &mv->left, NULL);
+		ibr_reconf_refuse(m, "too many steps");
 		return 0;
 	}
 	if (ibr_updown_of_result(f, &m->final, &ud, err))
@@ -420,9 +420,9 @@ static int step(struct ibr_reconf *m, const struct ibr_fabric *f,
 		ibr_updown_free(&ud);
 		return -1;
 	}
-	if (ibr_transition_step(f, &ud, &m->held, &m->final, &next, &moved,
+	if (ibr_transition_step(f, &ud, &m->prior, &m->final, &next, &moved,
 				&mv->left, err) ||
-	    ibr_verify_union(f, &m->held, &next, &rep, err) ||
+	    ibr_verify_union(f, &m->prior, &next, &rep, err) ||
 	    ibr_verify(f, &next, &only, &alone, err)) {
 		ibr_result_free(&next);
 		ibr_updown_free(&ud);
@@ -472,7 +472,7 @@ static uint64_t entries_between(const struct ibr_result *a,
 }
 
 /* The tables the new half's push leaves: the final ones with the switch
- * LIDs' columns of the tables in place (the function in force). */
+ * LIDs' columns of the prior tables (the function in force). */
 static int push_tables(struct ibr_reconf *m, const struct ibr_fabric *f,
 		       struct ibr_result *t, struct ibr_error *err)
 {
@@ -480,7 +480,7 @@ static int push_tables(struct ibr_reconf *m, const struct ibr_fabric *f,
 		return -1;
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		ibr_lid_t lid = ibr_switch_lid(f, s);
-		memcpy(ibr_column(t, lid), ibr_column(&m->held, lid),
+		memcpy(ibr_column(t, lid), ibr_column(&m->prior, lid),
 		       f->num_switches);
 	}
 	return 0;
@@ -499,14 +499,14 @@ static int ds_advance(struct ibr_reconf *m, const struct ibr_fabric *f,
 	if (m->ds_step == IBR_DS_PUSH_NEW) {
 		if (push_tables(m, f, &t, err))
 			return -1;
-		mv->changed = entries_between(&m->held, &t);
+		mv->changed = entries_between(&m->prior, &t);
 		if (hold(m, f, &t, err)) {
 			ibr_result_free(&t);
 			return -1;
 		}
 		ibr_result_free(&t);
 	} else if (m->ds_step == IBR_DS_SWITCH_SA) {
-		mv->changed = entries_between(&m->held, &m->final);
+		mv->changed = entries_between(&m->prior, &m->final);
 		if (hold(m, f, &m->final, err))
 			return -1;
 		m->half = 1 - m->half;
@@ -524,12 +524,12 @@ static int ds_advance(struct ibr_reconf *m, const struct ibr_fabric *f,
 static int double_scheme(struct ibr_reconf *m, const struct ibr_fabric *f,
 			 struct ibr_reconf_move *mv, struct ibr_error *err)
 {
-	if (ibr_ds_check(f, &m->held, m->half, f, &m->final, &m->ds, err))
+	if (ibr_ds_check(f, &m->prior, m->half, f, &m->final, &m->ds, err))
 		return -1;
 	if (!ibr_ds_check_clean(&m->ds)) {
 		ibr_ds_check_finding(&m->ds, mv->finding, sizeof(mv->finding));
 		mv->blocked = true;
-		ibr_reconf_keep(m, "a half of the Double Scheme does not "
+		ibr_reconf_refuse(m, "a half of the Double Scheme does not "
 				"verify");
 		return 0;
 	}
@@ -547,23 +547,23 @@ int ibr_reconf_next(struct ibr_reconf *m, const struct ibr_fabric *f,
 	memset(mv, 0, sizeof(*mv));
 	m->wants_reroute = false;
 	bytes = (size_t)m->final.num_switches * m->final.num_lids;
-	if (!m->have_held || !m->have_final) {
+	if (!m->have_prior || !m->have_final) {
 		rc = ibr_error_set(err, "no %s tables for the final pass",
-				   m->have_held ? "final" : "provisional");
+				   m->have_prior ? "final" : "provisional");
 	} else if (m->double_scheme && m->state == IBR_RECONF_DOUBLE_SCHEME) {
 		/* before the in-place test: after SWITCH_SA the final tables
-		 * are in place, the old VLs not yet drained */
+		 * are in place, the prior function's VLs not yet drained */
 		rc = ds_advance(m, f, mv, err);
-	} else if (m->held.num_switches == m->final.num_switches &&
-	    m->held.num_lids == m->final.num_lids &&
-	    memcmp(m->held.col, m->final.col, bytes) == 0) {
+	} else if (m->prior.num_switches == m->final.num_switches &&
+	    m->prior.num_lids == m->final.num_lids &&
+	    memcmp(m->prior.col, m->final.col, bytes) == 0) {
 		/* in place already (a sweep after the last step, or a final
 		 * engine that agrees) */
-		mv->in_place = true;
+		mv->unchanged = true;
 		rc = arrive(m, f, err);
 	} else if (m->double_scheme) {
 		rc = double_scheme(m, f, mv, err);
-	} else if (ibr_verify_union(f, &m->held, &m->final, &mv->union_rep, err)) {
+	} else if (ibr_verify_union(f, &m->prior, &m->final, &mv->union_rep, err)) {
 		rc = -1;
 	} else if (ibr_verify_findings(&mv->union_rep) == 0) {
 		/* OpenSM sends blocks to all switches at once: a clean
@@ -574,10 +574,10 @@ int ibr_reconf_next(struct ibr_reconf *m, const struct ibr_fabric *f,
 		mv->stepping = true;
 		rc = step(m, f, mv, err);
 	}
-	/* a check that could not run keeps the tables in place; tables in
-	 * place that could not be copied leave nothing of ours to keep */
-	if (rc && m->have_held)
-		ibr_reconf_keep(m, "a check could not run");
+	/* a check that could not run keeps the prior tables; prior tables
+	 * that could not be copied leave nothing of ours to keep */
+	if (rc && m->have_prior)
+		ibr_reconf_refuse(m, "a check could not run");
 	else if (rc)
 		ibr_reconf_reset(m);
 	return rc;
@@ -598,7 +598,7 @@ int ibr_reconf_place(const struct ibr_reconf *m, const struct ibr_fabric *f,
 	struct ibr_result full;
 
 	if ((provisional ? ibr_result_init(&full, f, err) :
-			   ibr_result_copy(&full, &m->held, err))) {
+			   ibr_result_copy(&full, &m->prior, err))) {
 		ibr_result_free(r);
 		return -1;
 	}

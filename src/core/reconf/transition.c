@@ -100,15 +100,15 @@ static uint64_t step_lid(struct stepper *st, const uint8_t *cur,
 	while (again) {
 		again = false;
 		for (uint32_t i = 0; i < ntodo; i++) {
-			uint32_t x = st->todo[i], y = IBR_NONE, old;
+			uint32_t x = st->todo[i], y = IBR_NONE, was;
 			enum hop h;
 
 			if (next[x] == fin[x] ||
 			    !may_move(st, cur, fin, next, lid, x, &y))
 				continue;
-			h = classify(st, x, lid, next[x], &old);
+			h = classify(st, x, lid, next[x], &was);
 			if (h == HOP_UP || h == HOP_DOWN)
-				st->next_in[old]--;
+				st->next_in[was]--;
 			h = classify(st, x, lid, fin[x], &y);
 			if (h == HOP_UP || h == HOP_DOWN)
 				st->next_in[y]++;

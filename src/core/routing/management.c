@@ -41,8 +41,8 @@ static void route_lid(struct mgmt *m, struct ibr_result *r, ibr_lid_t lid)
 	uint32_t S = f->num_switches, dsw = ibr_lid_switch(f, lid);
 	uint32_t head = 0, tail = 0, candidates = 0;
 
-	/* what management routes the column had (kept from the tables in
-	 * place, say) are cleared: they follow from the legal entries */
+	/* what management routes the column had (kept from the prior
+	 * tables, say) are cleared: they follow from the legal entries */
 	for (uint32_t s = 0; s < S; s++) {
 		if (ibr_climb_meet(&m->climb, s, dsw))
 			continue;

@@ -356,7 +356,7 @@ int ibr_route(struct ibr_route_ctx *ctx, const struct ibr_engine *e,
 	/* a multi-LID engine routes the LIDs above the bases only along its
 	 * designated paths: the rest of every range, from every switch, is
 	 * the routing layer's (ranges.h), whatever the engine and however
-	 * it routed (afresh, from the tables in place, on a LID half) */
+	 * it routed (afresh, from the prior tables, on a LID half) */
 	if (e->designates_dlids) {
 		double t0 = ibr_now_ms();
 		if (ibr_ranges_complete(ctx->f, &ctx->updown, r, ctx->threads,

@@ -115,7 +115,7 @@ static const struct ibr_option_spec colorl_options[] = {
 	{ "pairs", "switch", 0, 0, "one path per switch pair or per CA pair",
 	  pairs_choices },
 	{ IBR_PRIOR_OPTION, IBR_PRIOR_OPTION_DEFAULT, 0, 100,
-	  "after a change, keep the routes in place and re-route the pairs "
+	  "after a change, keep the prior tables' routes and re-route the pairs "
 	  "whose route broke, unless more than this percentage of CA pairs "
 	  "did (0: path selection and colouring afresh every run)", NULL },
 	{ NULL, NULL, 0, 0, NULL, NULL },
@@ -814,7 +814,7 @@ void ibr_colorl_detail_free(struct ibr_colorl_detail *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* From the tables in place after a change (prior.h), else afresh. */
+/* From the prior tables after a change (prior.h), else afresh. */
 static int colorl_route(struct ibr_route_ctx *ctx, struct ibr_result *r,
 			struct ibr_error *err)
 {
@@ -832,7 +832,7 @@ const struct ibr_engine ibr_engine_colorl = {
 	.options = colorl_options,
 	.measures_root = true,
 	.designates_dlids = true,
-	.routes_from_tables_in_place = true,
+	.routes_from_prior = true,
 	.fallback = &ibr_engine_fera,
 	.route = colorl_route,
 	.min_lmc = 1,

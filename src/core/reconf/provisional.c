@@ -1,15 +1,15 @@
 /*
- * keep.c - a hybrid's provisional tables kept from the tables in place
- * (transition.h, ibr_transition_keep): the mender (mender.h) with the
+ * provisional.c - a hybrid's provisional tables kept from the prior tables
+ * (transition.h, ibr_transition_provisional): the mender (mender.h) with the
  * provisional engine's tables as the fallback, then what ibr_route does
  * after the final engine: the ranges completed and the management
  * routes set.
  *
  * Why the final engine's way: after a change the final pass routes from
- * the final engine's last tables, which are the tables in place, with
+ * the final engine's last tables, which are the prior tables, with
  * the same mender; when the provisional pass mends them the same way,
  * in the same order against the same load, the final pass finds its own
- * tables in place and OpenSM sends no block after the provisional pass.
+ * prior tables and OpenSM sends no block after the provisional pass.
  *
  * Invariant: the fallback's walks are legal ones (the provisional
  * engine's management routes cleared, on a copy), so every column
@@ -21,9 +21,9 @@
 #include "ibrouting/ranges.h"
 #include "ibrouting/transition.h"
 
-int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
-			const struct ibr_result *old,
-			const struct ibr_table_ids *old_ids,
+int ibr_transition_provisional(const struct ibr_fabric *f, const struct ibr_updown *ud,
+			const struct ibr_result *prior,
+			const struct ibr_table_ids *prior_ids,
 			bool ranges_as_base, unsigned threads,
 			struct ibr_result *prov, uint32_t *kept,
 			struct ibr_error *err)
@@ -42,7 +42,7 @@ int ibr_transition_keep(const struct ibr_fabric *f, const struct ibr_updown *ud,
 		return -1;
 	fallback.tables = &legal;
 	rc = ibr_management_clear(f, ud, &legal, err) == 0 &&
-	     ibr_mend(f, ud, old, old_ids, &fallback, &o, prov, &c, err) == 1 ?
+	     ibr_mend(f, ud, prior, prior_ids, &fallback, &o, prov, &c, err) == 1 ?
 	     0 : -1;
 	ibr_result_free(&legal);
 	if (rc)
