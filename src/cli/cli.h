@@ -115,6 +115,9 @@ int cli_parse_threads(const char *text, struct cli_roots *r);
  * is another option, -1 after a message on stderr for a bad value. */
 int cli_routing_option(int c, const char *arg, struct cli_roots *roots,
 		       struct ibr_load_options *load);
+/* After the options: -1 after a message when they contradict (--root
+ * and --root-strategy), else 0. */
+int cli_roots_check(const struct cli_roots *roots);
 
 /* --root GUID[,GUID...]: one GUID is the chain's `guid`, several a root
  * set; after them the chain goes on to the SM's switch, as the plugin's

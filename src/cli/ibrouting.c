@@ -421,6 +421,16 @@ int cli_routing_option(int c, const char *arg, struct cli_roots *roots,
 	}
 }
 
+int cli_roots_check(const struct cli_roots *roots)
+{
+	if (roots->root_given && roots->strategy_given) {
+		cli_fail("--root and --root-strategy both choose the root: "
+			 "give one");
+		return -1;
+	}
+	return 0;
+}
+
 int cli_ctx_init(const struct ibr_fabric *f, const struct cli_roots *r,
 		 const struct ibr_options *options, struct ibr_route_ctx *ctx,
 		 const char **how)
@@ -1071,9 +1081,8 @@ static int cmd_route(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (roots.root_given && roots.strategy_given)
-		return cli_fail("--root and --root-strategy both choose the "
-				"root: give one");
+	if (cli_roots_check(&roots))
+		return EXIT_USAGE;
 	if (!e)
 		return cli_fail("choose an engine with -e (%s)",
 				ibr_engine_names(names, sizeof(names)));

@@ -633,9 +633,8 @@ static int cmd_transition(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (roots.root_given && roots.strategy_given)
-		return cli_fail("--root and --root-strategy both choose the "
-				"root: give one");
+	if (cli_roots_check(&roots))
+		return EXIT_USAGE;
 	if (!fin)
 		return cli_fail("choose -e ENGINE or PROVISIONAL+FINAL (e.g. "
 				"fera, pira+fera)");

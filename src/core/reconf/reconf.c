@@ -105,7 +105,7 @@ bool ibr_reconf_changed(const struct ibr_reconf *m, const struct ibr_fabric *f)
 
 /* The prior tables become a copy of r, made for f (with f's
  * identities: the next change reads their columns by port). */
-static int hold(struct ibr_reconf *m, const struct ibr_fabric *f,
+static int set_prior(struct ibr_reconf *m, const struct ibr_fabric *f,
 		const struct ibr_result *r, struct ibr_error *err)
 {
 	drop_held(m);
@@ -184,7 +184,7 @@ static int held_onto(struct ibr_reconf *m, const struct ibr_fabric *f,
 
 	if (ibr_result_onto(&m->prior, m->prior_ids.switch_guid, f, &on, err))
 		return -1;
-	rc = hold(m, f, &on, err);
+	rc = set_prior(m, f, &on, err);
 	ibr_result_free(&on);
 	return rc;
 }
@@ -215,7 +215,7 @@ int ibr_reconf_change(struct ibr_reconf *m, const struct ibr_fabric *f,
 	if (!m->have_prior || m->double_scheme) {
 		mv->first = !m->have_prior;
 		mv->changed = (uint64_t)target.num_switches * target.num_lids;
-		if (hold(m, f, &target, err))
+		if (set_prior(m, f, &target, err))
 			goto fail;
 		if (hybrid) {
 			ibr_result_free(&target);
@@ -289,7 +289,7 @@ void ibr_reconf_refuse(struct ibr_reconf *m, const char *reason)
 static int arrive(struct ibr_reconf *m, const struct ibr_fabric *f,
 		  struct ibr_error *err)
 {
-	if (hold(m, f, &m->final, err))
+	if (set_prior(m, f, &m->final, err))
 		return -1;
 	m->reason = NULL;
 	if (m->leg_provisional) {
@@ -377,7 +377,7 @@ static int empty_first(struct ibr_reconf *m, const struct ibr_fabric *f,
 	/* a part of the target's entries (and holes): judged, as the target
 	 * is, under its root set */
 	if (ibr_result_set_roots(&t, m->final.roots, m->final.num_roots, err) ||
-	    hold(m, f, &t, err)) {
+	    set_prior(m, f, &t, err)) {
 		ibr_result_free(&t);
 		return -1;
 	}
@@ -448,7 +448,7 @@ static int step(struct ibr_reconf *m, const struct ibr_fabric *f,
 		return arrive(m, f, err);
 	}
 	next.stats = m->final.stats;
-	if (hold(m, f, &next, err)) {
+	if (set_prior(m, f, &next, err)) {
 		ibr_result_free(&next);
 		return -1;
 	}
@@ -457,18 +457,6 @@ static int step(struct ibr_reconf *m, const struct ibr_fabric *f,
 	m->reason = NULL;
 	m->wants_reroute = true;
 	return 0;
-}
-
-/* The entries in which a and b (tables of one fabric) differ. */
-static uint64_t entries_between(const struct ibr_result *a,
-				const struct ibr_result *b)
-{
-	size_t n = (size_t)a->num_switches * a->num_lids;
-	uint64_t d = 0;
-
-	for (size_t i = 0; i < n; i++)
-		d += a->col[i] != b->col[i];
-	return d;
 }
 
 /* The tables the new half's push leaves: the final ones with the switch
@@ -499,15 +487,16 @@ static int ds_advance(struct ibr_reconf *m, const struct ibr_fabric *f,
 	if (m->ds_step == IBR_DS_PUSH_NEW) {
 		if (push_tables(m, f, &t, err))
 			return -1;
-		mv->changed = entries_between(&m->prior, &t);
-		if (hold(m, f, &t, err)) {
+		ibr_result_difference(&m->prior, &t, &mv->changed, NULL);
+		if (set_prior(m, f, &t, err)) {
 			ibr_result_free(&t);
 			return -1;
 		}
 		ibr_result_free(&t);
 	} else if (m->ds_step == IBR_DS_SWITCH_SA) {
-		mv->changed = entries_between(&m->prior, &m->final);
-		if (hold(m, f, &m->final, err))
+		ibr_result_difference(&m->prior, &m->final, &mv->changed,
+				      NULL);
+		if (set_prior(m, f, &m->final, err))
 			return -1;
 		m->half = 1 - m->half;
 	} else if (m->ds_step == IBR_DS_RESTORE_SL2VL) {
