@@ -78,7 +78,7 @@ static void forget_final(struct ibr_reconf *m)
 	m->ds_step = IBR_DS_NONE;
 }
 
-static void drop_held(struct ibr_reconf *m)
+static void drop_prior(struct ibr_reconf *m)
 {
 	if (m->have_prior)
 		ibr_result_free(&m->prior);
@@ -91,7 +91,7 @@ void ibr_reconf_reset(struct ibr_reconf *m)
 	free(m->root_guids);
 	m->root_guids = NULL;
 	m->num_roots = 0;
-	drop_held(m);
+	drop_prior(m);
 	forget_final(m);
 	m->wants_reroute = false;
 	m->reason = NULL;
@@ -108,7 +108,7 @@ bool ibr_reconf_changed(const struct ibr_reconf *m, const struct ibr_fabric *f)
 static int set_prior(struct ibr_reconf *m, const struct ibr_fabric *f,
 		const struct ibr_result *r, struct ibr_error *err)
 {
-	drop_held(m);
+	drop_prior(m);
 	if (ibr_table_ids_of(f, &m->prior_ids, err))
 		return -1;
 	if (ibr_result_copy(&m->prior, r, err)) {
@@ -176,7 +176,7 @@ static int remember_roots(struct ibr_reconf *m, const struct ibr_fabric *f,
 
 /* The prior tables, made for another fabric, become tables of f, as
  * the switches hold them (ibr_result_onto). */
-static int held_onto(struct ibr_reconf *m, const struct ibr_fabric *f,
+static int prior_onto(struct ibr_reconf *m, const struct ibr_fabric *f,
 		     struct ibr_error *err)
 {
 	struct ibr_result on;
@@ -227,7 +227,7 @@ int ibr_reconf_change(struct ibr_reconf *m, const struct ibr_fabric *f,
 		m->state = IBR_RECONF_FINAL;
 		return 0;
 	}
-	if (held_onto(m, f, err))
+	if (prior_onto(m, f, err))
 		goto fail;
 	ibr_reconf_set_final(m, &target, rep);
 	m->leg_provisional = hybrid;
