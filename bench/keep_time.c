@@ -1,6 +1,6 @@
 /*
  * keep_time.c - the cost of a hybrid's provisional keep (transition.h,
- * ibr_transition_keep): FINAL's tables on BEFORE, PIRa's on AFTER (one
+ * ibr_transition_provisional): FINAL's tables on BEFORE, PIRa's on AFTER (one
  * change later, the same GUIDs), then the keep of the first onto the
  * second, timed alone, best of ROUNDS, for each thread count up to
  * THREADS.  Prints one line per count; the kept columns must agree.
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	struct ibr_load_options o = { .lmc_given = true };
 	struct ibr_error err = { "" };
 	struct ibr_fabric *a = NULL, *b = NULL;
-	struct ibr_result old, prov;
+	struct ibr_result prior, prov;
 	struct ibr_updown ud;
 	const struct ibr_engine *fin;
 	unsigned rounds, threads;
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	if (ibr_load(argv[1], &o, &a, NULL, &err) ||
 	    ibr_load(argv[2], &o, &b, NULL, &err))
 		return fail("load", err.msg);
-	if (ibr_route_once(a, fin, &root, NULL, &old, &err) ||
+	if (ibr_route_once(a, fin, &root, NULL, &prior, &err) ||
 	    ibr_route_once(b, ibr_engine_find("pira"), &root, NULL, &prov,
 			   &err) ||
 	    ibr_updown_of_result(b, &prov, &ud, &err))
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 			if (ibr_result_copy(&r, &prov, &err))
 				return fail("copy", err.msg);
 			t0 = now_ms();
-			if (ibr_transition_keep(b, &ud, &old, &ids,
+			if (ibr_transition_provisional(b, &ud, &prior, &ids,
 						!fin->designates_dlids, th, &r,
 						&kept, &err))
 				return fail("keep", err.msg);
@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 		       o.lmc, th, best, rounds, kept);
 	}
 	ibr_table_ids_free(&ids);
-	ibr_result_free(&old);
+	ibr_result_free(&prior);
 	ibr_result_free(&prov);
 	ibr_updown_free(&ud);
 	ibr_fabric_free(a);
