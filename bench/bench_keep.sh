@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_keep.sh - the cost of a hybrid's provisional pass after one switch
 # down: the final engine's prior tables kept onto the changed
-# fabric (keep.c), timed alone (bench/keep_time.c), on one and two
+# fabric (provisional.c), timed alone (bench/keep_time.c), on one and two
 # threads, best of 5.  Never a timed test: it measures and reports.
 #
 #   bench/bench_keep.sh     random 512 / 4096 (switch 100 of the file
