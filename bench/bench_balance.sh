@@ -15,8 +15,8 @@
 #   --out DIR                       results into DIR
 #   FABRICS=..., COMPARED=...       other fabrics, other engines (labels as
 #                                   in $compared below)
-#   --topology                      the fabrics `auto` recognises (issue
-#                                   45): Dragonfly+ intact and damaged,
+#   --topology                      the fabrics `auto` recognises:
+#                                   Dragonfly+ intact and damaged,
 #                                   Clos and k-ary trees with aggregation
 #                                   nodes or hosts on spines, and the real
 #                                   captures of tests/fabrics/real ->

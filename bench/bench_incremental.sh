@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_incremental.sh - the cost of one change (issue 20, point 5):
+# bench_incremental.sh - the cost of one change:
 # colorl, dr and fera routing from the prior tables (`ibrouting route
 # --prior`, what the plugin does after a change) against the same engine
 # afresh (option incremental=0), offline, on the same fabrics in one run.  Never a timed test: it measures and reports.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_reroute.sh - fera's re-route pass on degraded fat trees, Clos
 # networks and a random fabric: every end port routed again
-# (`-o reroute_all=1`, the tables before issue 20's sixteenth step)
+# (`-o reroute_all=1`)
 # against only those whose route crosses a link above the load bound (the
 # default), one run each, interleaved, so both are measured in the same
 # minute.  Never a timed test: it measures and reports.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench_scale.sh - the LMC engines offline at the sizes of large clusters
-# (issue 20): compute time (the engine's own, `ibrouting route`'s `time`
+# bench_scale.sh - the LMC engines offline at the sizes of large clusters:
+# compute time (the engine's own, `ibrouting route`'s `time`
 # line) and peak RSS of the whole process (GNU time's %M: fabric model,
 # engine and the checks after it) of pira, fera at its default port
 # choice (balanced) and at `lowest`, dr and colorl, on the same random
@@ -11,7 +11,7 @@
 #   bench/bench_scale.sh [--sizes "256 512 1024"] [--lmc N] [--out FILE]
 #                        [--threads "1 2"]  (worker threads, -j: each
 #                        engine once per count; without it no -j is
-#                        given, so builds before -j can be measured)
+#                        given, so builds without -j can be measured)
 #                        [--repeat N]  (each route N times, the best
 #                        compute time: this machine is shared and noisy)
 #                        [--ibrouting PATH --label TEXT]  (another build's,
@@ -32,7 +32,7 @@
 # compute time, and of log peak RSS, on log switches).  Also FILE's
 # figures as CSV (FILE with .csv for .md) and, with gnuplot and two
 # sizes or more, FILE with .png: compute time and peak RSS against
-# switches, log-log.  colorl at 1024 switches takes minutes.
+# switches, log-log.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibr=$top/build/ibrouting

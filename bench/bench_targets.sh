@@ -3,8 +3,7 @@
 # words them: "in the same run", on this machine, with its core count.
 #
 # On a shared machine one run of each engine is no finer than the
-# machine's noise (the same build's colorl has taken 5.9 s and 7.3 s at
-# 1024 switches an hour apart).  So the engines run in rounds, process by
+# machine's noise.  So the engines run in rounds, process by
 # process and interleaved (per round: every fabric, every thread count,
 # fera `lowest`, fera, dr, colorl in turn), and every ratio is taken
 # within one round, between runs seconds apart; the report gives each
@@ -15,9 +14,8 @@
 #       round, into a temporary file: every engine routes and verifies and
 #       every figure of the report is there (CI; the figures mean nothing)
 #   bench/bench_targets.sh [--rounds N]       (default 3)
-#                          [--no-2048]        (1024 switches only: the
-#                                              2048 fabric adds about a
-#                                              minute a round)
+#                          [--no-2048]        (1024 switches only: a
+#                                              shorter round)
 #                          [--mid SPEC] [--large SPEC]  (other fabrics
 #                                              for the two sizes, for a
 #                                              quick look: the targets

@@ -17,8 +17,7 @@
 #     ibsim reads it (400 switches, 2328 CA ports, 6395 inter-switch
 #     links), its banner and prompt skipped and its 631 ports with lid
 #     65535 given LIDs, each with one WRN line; fera and dr load no link
-#     above the bound (2327 flows, a host's), where fera's first pass by
-#     LIDs alone left them at 1.24x it (fera.c: spreading entries).
+#     above the bound (2327 flows, a host's; fera.c: spreading entries).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -120,7 +119,7 @@ grep -q "^fabric    .*: 400 switches, 2328 CA ports, 6395 inter-switch links;" "
 	pass "UFM director: as ibsim reads it: $(grep -m1 '^fabric' "$TMP/out" | cut -d: -f2 | cut -d';' -f1)" ||
 	flunk "UFM director: not 400 switches, 2328 CA ports, 6395 links: $(grep '^fabric' "$TMP/out")"
 
-# the links' widths and speeds as the captures give them (issue 46): the
+# the links' widths and speeds as the captures give them: the
 # subnet list of route's dump says each link's as OpenSM says it (4xHDR:
 # PHY=4x SPD=50, 4xEDR: 25, 4xFDR10: FDR10, 4xQDR: 10), from both ends,
 # and routing that dump again writes the same subnet list

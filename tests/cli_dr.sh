@@ -18,11 +18,11 @@
 #   - at LMC 0, dr warns that it needs lmc >= 1, says how many CA LIDs it
 #     would need, and its tables are FERa's, entry for entry; at LMC 2 on a
 #     generated fabric it verifies with every designated pair delivered;
-#   - route and verify of the same tables say the same (issue 18): for dr
+#   - route and verify of the same tables say the same: for dr
 #     and colorl at LMC 2, `verify` of the dump prints route's fabric,
 #     load, paths and verify lines (LIDs, DLIDs, walks), and the `lids`
 #     line says what became of the pairs the LMC had no LID for;
-#   - the summaries agree (issue 46): dr-fig5.net's own lmc 1 is the LMC
+#   - the summaries agree: dr-fig5.net's own lmc 1 is the LMC
 #     routed and printed; at lmc 2 on a 4-ary 3-tree the engine's, the
 #     verifier's and the certificate's lines, in route and on its dump,
 #     count the same entries (switches x LIDs, base and above), the same
@@ -42,7 +42,7 @@ else
 fi
 grep -q "^engine    dr: .*1 renamed LID, 2 renamed pairs, 0 fallback pairs" "$TMP/out" &&
 	pass "one renamed LID carries 2 pairs" || flunk "engine line: $(grep '^engine' "$TMP/out")"
-# the file's own LMC (lid N lmc 1) is the one in use, and said (issue 46)
+# the file's own LMC (lid N lmc 1) is the one in use, and said
 grep -q '^fabric    .*: 10 switches, 3 CA ports, 13 inter-switch links; lmc 1$' "$TMP/out" &&
    grep -q '^fabric    16 LIDs: 6 of the CA ports (2 each), 10 of the switches; max LID 29, 13 owned by none$' "$TMP/out" &&
    grep -q '^lids      .* (lmc 1: 2 for each of 3 CA ports)' "$TMP/out" &&
@@ -163,7 +163,7 @@ for e in dr colorl; do
 		flunk "$e: entries '$entries', walks '$walks'"
 done
 
-# one count, one root set, the LMC in use (issue 46): at lmc 2 on a 4-ary
+# one count, one root set, the LMC in use: at lmc 2 on a 4-ary
 # 3-tree, route's engine, verify and certify lines, and verify and verify
 # --certificate of its dump, count the same entries of the same LIDs (the
 # 51 LIDs alignment left unowned apart, empty) and list the same roots

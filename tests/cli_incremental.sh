@@ -1,7 +1,6 @@
 #!/bin/sh
 # cli_incremental.sh - fera, colorl and dr after a change route from the
-# prior tables (issue 20, point 5; prior.h): `ibrouting route --prior
-# DIR`.
+# prior tables (prior.h): `ibrouting route --prior DIR`.
 #   - one link cut, one switch down (with its CAs), on a random fabric at
 #     LMC 2 (the change-assimilation benchmark's): the tables verify (exit
 #     0, no finding), and at most 2% of the entries of the switches there

@@ -1,17 +1,16 @@
 #!/bin/sh
 # cli_inputs.sh - inputs that must never pass as something else, and the
-# tool's conventions (issue 11): unbounded inputs stop at the documented
+# tool's conventions: unbounded inputs stop at the documented
 # limits, messages read "ibrouting COMMAND: FILE:LINE: ...", GUID 0 and
 # routers are treated as on the command line and in the plugin, `-` is
 # standard input, --version and COMMAND --help, disconnected files are
 # routed as OpenSM would (one part, the rest reported), verify reads
 # the LFTs dump_fts prints (tests/fabrics/fig1-live, made over ibsim), and
 # --lmc on a file whose LIDs are for another LMC (every ibnetdiscover file
-# says `lid N lmc 0`) gives the LIDs OpenSM gives it (issue 18), while
+# says `lid N lmc 0`) gives the LIDs OpenSM gives it, while
 # without --lmc a file's own LMC is the one routed and printed, for route
-# and verify --lfts alike (issue 46); files saved from a terminal and
-# ports captured with lid 65535 are read, with one WRN line each (issue
-# 45).
+# and verify --lfts alike; files saved from a terminal and
+# ports captured with lid 65535 are read, with one WRN line each.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -89,7 +88,7 @@ expect_error "an unaligned base LID names file:line" 2 \
 	"^ibrouting route: $f:4: .*base LID 3 is not aligned to its LMC 2" \
 	"$IBROUTING" route -e fera "$f"
 
-# ---- files as administrators capture them (issue 45) ------------------
+# ---- files as administrators capture them ------------------------------
 # fig1.net saved from a terminal: the banner and the command before it,
 # CR LF and blanks at the ends of lines, the next prompt after it
 { printf 'ibnetdiscover output from node01, Tue Mar 4\r\n[root@node01 ~]# ibnetdiscover\r\n'
@@ -340,7 +339,7 @@ expect_output "generate --lmc 2, then route --lmc 2: nothing moves" 0 "^verify  
 	sh -c "\"\$IBROUTING\" generate --lmc 2 random:sw=8,ca=16 | \"\$IBROUTING\" route -e dr --lmc 2 - 2>&1"
 grep -q WRN "$TMP/out" && flunk "a WRN line for LIDs that fit: $(grep WRN "$TMP/out")" ||
 	pass "no WRN line when the file's LIDs fit the LMC"
-# a file's LMC is the fabric's (issue 46): without --lmc the LMC its CA
+# a file's LMC is the fabric's: without --lmc the LMC its CA
 # ports were given with is routed and printed; --lmc overrides it
 "$IBROUTING" generate --lmc 1 -o "$TMP/lmc1.net" random:sw=8,ca=16
 expect_output "a file with lmc 1, no --lmc: lmc 1 routed and printed" 0 \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli_same_tables.sh - one fabric, one set of tables (issue 46): every
+# cli_same_tables.sh - one fabric, one set of tables: every
 # engine `ibrouting engines` lists, on a random fabric, a k-ary tree with
 # links cut, a Clos with 2-port CAs and a Dragonfly+, at LMC 0 and 2,
 # writes byte-identical dumps (opensm-lfts.dump, opensm.fdbs,

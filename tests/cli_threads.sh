@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli_threads.sh - the engines' worker threads (issue 20, point 3): the
+# cli_threads.sh - the engines' worker threads: the
 # tables and the designated DLIDs do not depend on the thread count.
 #   - every engine, at LMC 2 on a random fabric and on a fat tree with a
 #     switch down, routed with --threads 1, 2 and 5: OpenSM's LFT dump and

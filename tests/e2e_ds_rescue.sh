@@ -1,6 +1,6 @@
 #!/bin/sh
 # e2e_ds_rescue.sh - a way the safe steps cannot finish and the Double
-# Scheme can (issue 19, point 5), in a running OpenSM over ibsim:
+# Scheme can, in a running OpenSM over ibsim:
 # pira+fera at lmc 2 with qos TRUE on tests/fabrics/ladder2x68.net, the
 # plugin's root at the ladder's corner (root 0x200000), twice on a fresh
 # ibsim, the plugin option `transition` the only difference:
@@ -20,9 +20,7 @@
 # LID, past IBR_RECONF_MAX_STEPS (64).  The Double Scheme never mixes the
 # two functions on one VL set, so it needs no such order.  It takes a deep
 # orientation: rooted at the ladder's centre (root auto, 35 hops deep)
-# the same way ends in 33 steps, and on the random, torus and tree fabrics
-# searched (link cuts, switches and the root switch going down) no way
-# took more than 8.  A deeper auto root would sit 64 or more hops from
+# the same way ends in 33 steps.  A deeper auto root would sit 64 or more hops from
 # some switch, beyond OpenSM's directed routes (63 hops); here the SM sits
 # at the centre, within 35 hops of every switch, and the root is chosen.
 set -eu

@@ -1,6 +1,6 @@
 #!/bin/sh
 # e2e_ds_steps.sh - the Double Scheme inside OpenSM read back at every
-# sub-step (issue 19 point 5; doc/double-scheme-plugin.md 5.3, 5.5):
+# sub-step (doc/double-scheme-plugin.md 5.3, 5.5):
 #   - pira+colorl at lmc 2 at OpenSM's start-up (half 0 in force, colorl
 #     pushed on half 1);
 #   - pira+fera at lmc 2 after an inter-switch link is cut (its start-up
@@ -11,9 +11,9 @@
 # minutes), so no pass of the machine comes on its timer; once the test
 # has read a step back it sends SIGHUP, OpenSM sweeps the same fabric and
 # the machine takes its next sub-step in that pass.  A fixed delay cannot
-# do this: a read-back takes 1 s alone and 7 s on a CI machine running
-# every test at once (found by that CI), and SIGSTOP cannot hold OpenSM
-# while the test reads (OpenSM takes SIGCONT as SIGHUP: a sweep).
+# do this: a read-back takes longer the busier the machine, and SIGSTOP
+# cannot hold OpenSM while the test reads (OpenSM takes SIGCONT as
+# SIGHUP: a sweep).
 # Checked: no pass came while reading (OpenSM sweeping on its own).
 # After the provisional pass (step 0) and after each sub-step N/6 it
 # reads: every switch's LFT (dump_fts), the SL-to-VL table of every active
@@ -32,13 +32,10 @@
 #           subnet list) for each half holding a function;
 #   the log: steps 1..6 in order, each in its own pass.
 # A table, one row per step, is printed as comments.
-# Found by this test (issue 19): after the cut the half in force is 1, and
-# the provisional pass was placed over empty tables, so half 0, every CA
-# port's base LID included, had no entry in any switch until step 2 pushed
-# fera there: a host's SA query goes out from its base LID and the SA's
-# answer to it was lost.  The provisional pass now mirrors its half onto
-# the other (ibr_ds_mirror): at step 0 both halves hold as many entries,
-# and the PathRecords of steps 0 and 1 are answered.
+# After the cut the half in force is 1, and a host's SA query goes out
+# from its base LID, in half 0: the provisional pass mirrors its half onto
+# the other (ibr_ds_mirror), so at step 0 both halves hold as many
+# entries, and the PathRecords of steps 0 and 1 are answered.
 # The SM's switch's port 0 is not read: OpenSM's QoS setup skips a base
 # port 0 without enhanced port 0 (see e2e_double_scheme.sh).
 set -eu

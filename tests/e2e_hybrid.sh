@@ -8,8 +8,8 @@
 # test sets the pace: hybrid_final_delay is the longest there is (10
 # minutes), and once the tables of a pass are read back and judged the
 # test sends SIGHUP; OpenSM sweeps the same fabric and the hybrid takes its
-# next step in that pass (a fixed delay broke e2e_ds_steps.sh on a CI
-# machine where reading took longer than the delay).  For each, at
+# next step in that pass (a read-back can take longer than any fixed
+# delay on a busy machine).  For each, at
 # start-up and after ibsim cuts an inter-switch link:
 #   - the log shows the provisional pass (after the cut in steps too, when
 #     its union with the prior tables is not clean: reconf.h), then the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # e2e_incremental.sh - inside OpenSM, fera, colorl and dr route from the
-# prior tables after a change (issue 20, point 5; prior.h), and so
+# prior tables after a change (prior.h), and so
 # does the final pass of pira+colorl.
 #
 # ibsim serves a generated random fabric (32 switches, 256 CAs, LIDs for
@@ -17,7 +17,7 @@
 #     `ibrouting verify` accepts the dump (every walk delivered, no loop,
 #     an acyclic channel dependency graph, every designated DLID);
 #   - at most 2% of the routed entries of the switches changed (the same
-#     switches, before and after), where colorl afresh changes about 10%
+#     switches, before and after), where colorl afresh changes more
 #     (BENCHMARKS.md);
 #   - the link is restored on the console before the next engine, in a
 #     fresh OpenSM;

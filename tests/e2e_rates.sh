@@ -1,6 +1,6 @@
 #!/bin/sh
-# e2e_rates.sh - the links' widths and speeds of the fabric read (issue
-# 46).  tests/fabrics/rates.net states them as ibnetdiscover does (4xHDR,
+# e2e_rates.sh - the links' widths and speeds of the fabric read.
+# tests/fabrics/rates.net states them as ibnetdiscover does (4xHDR,
 # 4xEDR, 2xFDR, 12xQDR, 1xDDR, 8xSDR) but for one link, which ibsim
 # brings up at its defaults (4x SDR).  Served by ibsim and routed once by
 # stock OpenSM with fera, every link's width and speed, from each end, is

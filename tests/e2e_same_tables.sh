@@ -1,5 +1,5 @@
 #!/bin/sh
-# e2e_same_tables.sh - one fabric, one set of tables (issue 46): served by
+# e2e_same_tables.sh - one fabric, one set of tables: served by
 # ibsim and routed by stock OpenSM with every engine of the registry, a
 # fabric gives the switches the tables `ibrouting route` computes from
 # each description of it, byte-identical dumps from all of them:
@@ -8,7 +8,7 @@
 #   then its lines shuffled);
 #   ibnetdiscover's output on the simulated fabric, its records shuffled.
 # Same SM (the one OpenSM ran on), same LMC as OpenSM's, the LIDs OpenSM
-# gave.  Fabrics: the issue's random 32/256 at LMC 3 on a file with LIDs
+# gave.  Fabrics: a random 32/256 at LMC 3 on a file with LIDs
 # for LMC 0 (OpenSM moves them), and a k-ary tree with links cut, a Clos
 # with 2-port CAs and a Dragonfly+ at LMC 0 and 2 whose switch GUIDs
 # differ in two bytes, so that OpenSM's order (the GUID in network byte

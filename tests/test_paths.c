@@ -924,7 +924,7 @@ static void assert_same_paths(const struct ibr_paths *a,
 		fail_msg("%s: hops differ", what);
 }
 
-/* Issue 20: the candidate search over 2, 3 and 7 worker threads (waves of
+/* The candidate search over 2, 3 and 7 worker threads (waves of
  * destinations, segments appended in destination order) selects exactly
  * the paths one thread selects, switch and CA pairs, k 16 and 4. */
 static void test_threads(void **state)

@@ -303,10 +303,10 @@ static void test_kept(void **state)
 	ibr_fabric_free(f);
 }
 
-/* Single engines after one link cut, the issue's sweep (before the
- * machine, 26 of 32 cuts on a 4x4 torus and 17 of 40 on a random
- * 32-switch fabric pushed a union that loops or has a credit loop): each
- * push's union with the tables before it, the first with the prior
+/* Single engines after one link cut, over many seeds of 4x4 tori, random
+ * 32-switch fabrics and 4-ary 3-trees (where pushing the engine's tables
+ * at once can give a union that loops or has a credit loop): each push's
+ * union with the tables before it, the first with the prior
  * tables mapped onto the cut fabric, is clean (drive_counting judges them
  * all), and the engine's own tables end in place. */
 static void sweep(const char *engine, const char *whole_fmt,

@@ -653,9 +653,8 @@ static void test_balanced_reaches_the_bound(void **state)
  * (16 hosts and 12 spines; 15 and 6; 12 and 5; a spine of 8 down): the
  * bound (metrics.h) is not reached with one port per destination, but
  * balanced fera comes within 10% of it, and dr and colorl at lmc 2 are
- * no heavier than fera.  Its first pass by LIDs left them at 1.17x to
- * 1.43x (704 flows on the first, bound 491): there the routing is made
- * again from a spread first pass (try_spread_whole). */
+ * no heavier than fera.  There the routing is made again from a spread
+ * first pass (try_spread_whole). */
 static void test_uneven_clos_near_the_bound(void **state)
 {
 	static const char *const specs[] = {

@@ -32,7 +32,7 @@ int ibr_metrics_compute(const struct ibr_fabric *f, const struct ibr_result *r,
 /* The same over at most `threads` worker threads (the LIDs split among
  * them, the integer sums merged): the same metrics for any count.  A
  * by-switch designated map is read transposed, for the time of the call
- * a copy as large as the map (1.3x faster at 1024 switches): for the
+ * a copy as large as the map (faster to read): for the
  * engines' own load checks, which hold larger memory anyway; the check
  * before OpenSM's push and the verifier read the map as it is. */
 int ibr_metrics_compute_threads(const struct ibr_fabric *f,

@@ -2,8 +2,8 @@
  * prior.h - routing from the prior tables: after a change, fera and
  * the multi-LID engines (colorl, dr) keep every route of the tables the
  * switches hold that still holds on the new fabric, and route again only
- * the pairs whose route broke (issue 20, point 5; the SM evaluation
- * paper, §4: under 2% of the entries change after a small change).
+ * the pairs whose route broke (the SM evaluation paper, §4: a small
+ * change should change few entries).
  *
  * The prior tables (struct ibr_prior) were made for the fabric before
  * the change; the mender (mender.h) reads them by identity (switches by

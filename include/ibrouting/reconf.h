@@ -71,8 +71,8 @@
  *   DRAIN_PRIOR_VLS   wait until VL set A holds no packet of the prior function;
  *   RESTORE_SL2VL   the new SL set onto every VL: FINAL.
  * Drains are waits the driver bounds (ibr_ds_drain_bound); the machine
- * has no clock.  Without the flag nothing of this runs: the plugin, which
- * does not set it, behaves as before.
+ * has no clock.  Without the flag nothing of this runs (the plugin sets
+ * it only with its option `transition double_scheme`).
  *
  * Invariants:
  *  - state != IDLE <=> have_prior; `prior` are the tables of the last run,

@@ -27,16 +27,13 @@
  * root), auto's single root and center keep that root while it is a
  * switch of the fabric whose eccentricity is at most one more than the
  * least: the centre moves when a far switch is lost, and a new root turns
- * every route (measured: 20 of the 128 switches of a random 128 / 1024
- * fabric, each taken down, moved it; colorl then changed 44% of the
- * entries, 1.6% with the root kept).
+ * every route.
  *
  * A root is a sink of the orientation: it reaches only what lies below
  * it.  On a fat tree with a link cut, a top switch above the cut cannot
  * reach the hosts below it, nor they its LID: that is switch traffic
  * only (hosts reach every host through the other roots), and leaving the
- * root out would take its bandwidth from every pod (measured: an 8-ary
- * 3-tree with 3% of its links cut loads 5.8x more).  So ibr_ctx_init
+ * root out would take its bandwidth from every pod.  So ibr_ctx_init
  *   - leaves out a root that cannot reach the SM's switch going down (the
  *     switches' traps must reach the SM on its host), naming it;
  *   - repairs a set that leaves two switches with hosts without a legal

@@ -11,9 +11,9 @@
  * between roots, from the lowest-LID root of each part they make,
  * neighbours in LID order.  So every root but the first of its part has
  * a root to climb to, one sink a part: the spines of a Dragonfly+, joined
- * only by global links, all meet, however many global links are gone,
- * where the LID order left a sink wherever a spine's global neighbours
- * all had higher LIDs.  The tie depends on the fabric and the root set
+ * only by global links, all meet, however many global links are gone
+ * (by LID alone, a spine whose global neighbours all have higher LIDs
+ * would be a sink).  The tie depends on the fabric and the root set
  * only: whoever rebuilds the orientation from a result's roots gets it.  Links to CAs point down to the CA.  Any such ranking with a total
  * tie order is acyclic, so every legal up*-down* walk stays deadlock-free
  * whatever the set; parallel links between two switches share one

@@ -882,9 +882,8 @@ const struct ibr_engine *ibr_hybrid_tables_engine(const struct engine_ctx *c)
 /* OpenSM flags the switches whose ports changed state in a heavy sweep
  * (need_update 1: "probably reset") and sends them every LFT block in
  * each routing run until its next heavy sweep, re-routes included.  A
- * hybrid's later passes are re-routes, so each sent those switches whole
- * again: after a switch down on an 8-ary 3-tree, pira+colorl sent 2.6x
- * the blocks of colorl alone.  Once a pass is pushed, a flagged switch
+ * hybrid's later passes are re-routes, so each would send those switches
+ * whole again.  Once a pass is pushed, a flagged switch
  * whose every block was acknowledged (OpenSM's copy `lft`, written from
  * the switches' responses, equals `new_lft`; a block whose Set failed
  * stays zeroed there) holds known tables: the flag is dropped and the

@@ -496,7 +496,7 @@ int ibr_verify(const struct ibr_fabric *f, const struct ibr_result *r,
 	}
 	/* the map read by rows (columns NULL): a transposed copy would
 	 * cost the verifier as much memory again as the map, and it runs
-	 * inside OpenSM's window (dr at 2048 switches: 88 to 144 MB) */
+	 * inside OpenSM's window */
 	if (measure && ibr_flows_init(&v.flows, f, r, NULL, &rep->designated,
 				      err)) {
 		ibr_walker_free(&v.w);

@@ -52,9 +52,7 @@
  * routes, and links chosen at those states only; per (source switch,
  * destination end port) O(1) when FERa's route is minimal and kept
  * (balanced), else O(length x degree) to choose and O(configurations x
- * length) to place.  On random fabrics most pairs keep FERa's route: at
- * 512 switches / 8192 CAs, lmc 1, dr's own instructions (callgrind,
- * beside FERa's) fell from 2.52 G to 0.48 G, with the same tables.
+ * length) to place.  On random fabrics most pairs keep FERa's route.
  *
  * Threads (ctx->threads, parallel.h): all that a destination switch
  * needs before its end ports are renamed depends on FERa's tables alone,

@@ -30,53 +30,36 @@
  * it) are added to the links they use before the next destination.  So
  * the CAs of one leaf take different down links, and fat trees route as
  * ftree does.
- * A second pass (option passes, default 2) routes end ports again, each
- * with its own flows taken off, against the loads of all the others, the
- * heaviest link of a route first: the first pass saw only the
- * destinations before it (random fabrics: 13% lower max link load at 256
- * switches / 4096 CAs; fat trees are at their bound after one, and a
- * pass is made only while the heaviest link between switches is above
- * the bound no routing goes below: heaviest_link).  Only the end ports
- * whose route crosses a link above that bound are routed again
- * (keeps_route; option reroute_all routes all): on random fabrics every
- * one, on the fat trees with links down measured 7% to 44%, which routes
- * a 52-port 3-level tree with 8 broken links 3.7x faster, its max link
- * load within 0.6% of the bound where it was 1.8% (lower on 5 degraded
- * fabrics of 10, higher on one by 1.3%).  Under
- * a root set of several switches (fat trees, Clos), the re-route passes
- * also put each switch's own flows on its route as soon as it settles
- * (carry_hosts), so the sources of one destination split where its entry
- * links do not divide evenly: a leaf with an up link cut has 3 links for
- * 4 hosts' flows, and agreeing sources load one 2x.  Cut 8-ary 3-trees
- * then route within 3% of the load bound (metrics.h), where agreement
- * left them at 1.7x it.  Not under one root: there it lowered no random
- * fabric's load (64 and 256 switches) and cost 36% of fera's
- * instructions at 256 switches / 4096 CAs.
- * Under several roots the first pass is first made spreading entries
- * (choose_balanced): where down parts tie, a destination enters its
- * switch from, and turns at, the switch sending the fewest flows down,
- * not the lowest LID.  Kept only if no link ends above the load bound
- * (metrics.h; given up at the first that does, then made again by LIDs,
- * so no fabric is routed worse than by LIDs).  A director-based tree
- * (tests/fabrics/real/ufm-ndt-director) is why: its leaves have 16 hosts
- * and 20 up links, 5 into each of 4 chassis, so 4 of a leaf's 20 entry
- * switches stay idle, and by LIDs they were the 4 highest, so the
- * chassis with the lowest LIDs (5 of a leaf's 16 destinations where 4
- * is its share) loaded the sources' up links into it to 3040 flows after
- * the first pass, and the re-route pass, avoiding them, left 5 of a
- * leaf's down links idle and two destinations on one: 2888 flows, 1.24x
- * the bound 2327.  Spread, its first pass is at the bound (2327, hosts'
- * links); so are intact fat trees (other tables, the same load).
- * Where the spread pass was given up and the re-route passes leave the
- * heaviest link between switches above its bound, the routing is made
- * again, the spread first pass made whole this time, and kept only if
- * its heaviest link is lower (try_spread_whole): the re-route passes,
- * carrying hosts, do better from spread entries on Clos networks whose
- * leaves' hosts do not divide among their up links (16 hosts, 12
- * spines: 512 flows where 704 were, the bound 491; 15 and 6: 720, not
- * 840, bound 713; a spine of 8 down: 560, not 672, bound 549), worse on
- * others (selene-storage, which keeps its 2073).  Those fabrics cost two
- * routings (k=16 3-tree with 20 links cut: 106 ms, not 56).
+ * Re-route passes (option passes, default 2): the first pass saw only the
+ * destinations before it, so end ports are routed again, each with its
+ * own flows taken off, against the loads of all the others, the heaviest
+ * link of a route first.  A pass is made only while the heaviest link
+ * between switches is above the bound no routing goes below
+ * (heaviest_link), and routes again only the end ports whose route
+ * crosses a link above that bound (keeps_route; option reroute_all
+ * routes all).
+ * Under a root set of several switches (fat trees, Clos):
+ *   - the re-route passes put each switch's own flows on its route as
+ *     soon as it settles (carry_hosts), so the sources of one destination
+ *     split where its entry links do not divide evenly (a leaf with an up
+ *     link cut has 3 links for 4 hosts' flows; agreeing sources would
+ *     load one twice).  Not under one root, where it buys no balance for
+ *     its cost;
+ *   - the first pass spreads entries (choose_balanced): where down parts
+ *     tie, a destination enters its switch from, and turns at, the switch
+ *     sending the fewest flows down, not the lowest LID: by LIDs, a leaf
+ *     with more entry switches than hosts leaves its highest ones idle
+ *     and loads the lowest (tests/fabrics/real/ufm-ndt-director).  Kept
+ *     only if no link ends above the load bound (metrics.h; given up at
+ *     the first that does, then made again by LIDs), so no fabric is
+ *     routed worse than by LIDs;
+ *   - where the spread pass was given up and the re-route passes leave
+ *     the heaviest link between switches above its bound, the routing is
+ *     made again, the spread first pass made whole this time, and kept
+ *     only if its heaviest link is lower (try_spread_whole): carrying
+ *     hosts, the re-route passes do better from spread entries on some
+ *     fabrics (Clos networks whose leaves' hosts do not divide among
+ *     their up links), worse on others.
  * Switches are settled in an order where a candidate comes first: the
  * all-down part in BFS order from the destination, then the rest in
  * up/down order; flows are pushed in the reverse order.  O(S + K) per end
@@ -86,9 +69,7 @@
  * switches of one place in every pod) have those far ends weighed once
  * for all of them (list_shared_ends): an up candidate's first keys are
  * its far end's route, not its own link, so the pass weighs about one
- * candidate per switch where it weighed every up link, and routes an
- * intact 3-level fat tree of 52-port switches (3380 switches, 35152
- * CAs) 2.6x faster, with the same tables.
+ * candidate per switch, with the tables weighing every up link gives.
  *
  * Threads (ctx->threads, parallel.h): a destination switch's candidates
  * and settling order, and on a re-route pass the flows its end ports'
@@ -98,8 +79,6 @@
  * batch at a time (ibr_pipeline), and while one batch is routed in order,
  * the workers list the plans of the batches after it; the routing itself
  * stays one sequence, so the tables are the same for any thread count.
- * At 1024 switches / 16384 CAs the routing is about half of
- * fera's time on one thread, which bounds what more threads gain.
  *
  * After a change inside OpenSM (and `ibrouting route --prior`), fera keeps
  * the routes in place that still hold and mends the others (prior.h,
@@ -886,9 +865,7 @@ static void list_take_off(const struct fera *w, struct lister *l,
  * one link no routing moves) is loaded above the bound.  Only the links
  * above the bound keep the max link load above it, and only the end
  * ports crossing them can bring it down; routing the others again moves
- * flows among links that are not the bottleneck.  On the fat trees with
- * links down measured (BENCHMARKS.md, sixteenth step) 7% to 44% of the
- * end ports were routed again.  Judged on the loads when the end port's
+ * flows among links that are not the bottleneck.  Judged on the loads when the end port's
  * turn comes, so an end port moved off a heavy link spares those after
  * it.  dr and colorl build on fera's default, so their base tree skips
  * the same end ports. */

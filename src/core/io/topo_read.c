@@ -24,7 +24,7 @@
  * command line) or none comes after it (the prompt after the last
  * record's last port line, blank line or not).  Text between two lines
  * of the grammar, or right after a header (its record has no port line
- * yet), is refused as before, with the message its first line gets from
+ * yet), is refused, with the message its first line gets from
  * the grammar; a file of text alone is refused too.  (ibsim
  * ignores such text or stops at it: never another fabric.)  `lid
  * 65535`, ibnetdiscover's LID of a port OpenSM had given none yet, is no

@@ -2,7 +2,7 @@
  * lids.c - LID assignment, OpenSM's way (see lids.h for the rule).
  *
  * Three steps: claim the LIDs the source fixed (validated in node order,
- * so messages name the first offender as before); cut the rest of
+ * so messages name the first offender in that order); cut the rest of
  * 1..0xBFFF into free ranges; hand blocks out of them to the holders
  * without a LID, the SM's port first, then by byte-swapped port GUID.
  * Nothing here needs the fabric indexed: holders are found from the

@@ -3,9 +3,8 @@
  * load it gives (roots.h).
  *
  * With one root every up*-down* route bends at or below it, and where the
- * root sits sets the heaviest link: over the 64 switches of a random
- * 64-switch fabric FERa's max link load spans almost 3x, and no cheap
- * property of a switch (eccentricity, distance sum, degree) predicts it.
+ * root sits sets the heaviest link, and no cheap property of a switch
+ * (eccentricity, distance sum, degree) predicts it.
  * So the candidates, the switches of least eccentricity (then least
  * distance sum, then lowest LID), are each measured: the max link load of
  * the shortest legal routes under that root, down as soon as a route can
@@ -250,8 +249,8 @@ int ibr_roots_least_loaded(const struct ibr_fabric *f, uint32_t max_tried,
 	/* a measure costs about S * E: keep the candidates within a budget
 	 * that the routing window affords (all 16 up to about 110 switches
 	 * of degree 8, 12 at 128, none from about 200); fewer than half the
-	 * candidates are not worth their time (at 256 switches, 3 chose a
-	 * root balanced fera loads 13% more than from the centre) */
+	 * candidates are not worth their time (too few to find a root
+	 * better than the centre) */
 	out->tried = S < max_tried ? S : max_tried;
 	if ((uint64_t)S * (E ? E : 1) * out->tried > MEASURE_BUDGET)
 		out->tried = (uint32_t)(MEASURE_BUDGET / ((uint64_t)S * (E ? E : 1)));

@@ -6,8 +6,9 @@
  * graph.  NVIDIA's SuperPOD fabrics put an aggregation node on every
  * switch, so "the switches with CAs" is every switch; management leaves
  * hang off one spine; storage is cabled to a spine; a leaf whose hosts
- * are all down sits above a Clos like a top switch.  Each of these alone
- * used to turn `auto` into a single root, the worst choice on a tree.
+ * are all down sits above a Clos like a top switch.  Each of these alone,
+ * not tolerated, would turn `auto` into a single root, the worst choice
+ * on a tree.
  */
 #include <inttypes.h>
 #include <stdarg.h>

@@ -152,9 +152,8 @@ static void count_routes(const struct ranges *g, struct ranges_worker *rw,
  * switch with a hop into one settled earlier was offered it then and
  * settled then.  So the choice is the same as looking, in round r, at
  * every neighbour settled before it, and each link is looked at once per
- * tree from the settled side, where looking from the pending side looked
- * at a pending switch's every link each round a neighbour settled (the
- * completion's main cost: 768 trees at 256 switches). */
+ * tree from the settled side; looking from the pending side would look
+ * at a pending switch's every link each round a neighbour settled. */
 
 /* Is the hop `i` (an sw_adj entry, into a settled switch) better than
  * `best` for its switch: shorter, then a lighter neck, then a lower port? */

@@ -438,13 +438,11 @@ static bool pass(struct ibr_repair *rp, uint8_t *col, ibr_lid_t lid,
 		/* an entry that holds again is kept (a break mended
 		 * earlier, maybe in this pass, is where it leads) unless a
 		 * hop of s has a lighter route: mended walks of a base LID
-		 * gather the flows of what leads into them (on a fat tree
-		 * with a top switch down, kept alone they loaded a link
-		 * 1.6x).  A LID above its range's base keeps it always:
-		 * its flows are not the load it is mended against (the
-		 * pairs designated on it are placed after, by load), and
-		 * a whole tree swapped so changed 1.3-1.4x the entries it must
-		 * after a switch down (ranges.h) */
+		 * gather the flows of what leads into them.  A LID above
+		 * its range's base keeps it always: its flows are not the
+		 * load it is mended against (the pairs designated on it are
+		 * placed after, by load), and swapping a whole tree changes
+		 * far more entries than must change (ranges.h) */
 		if (t != IBR_NONE &&
 		    combine(rp, s, t, rp->verdict[t]) != IBR_WALK_BROKEN) {
 			uint32_t ch = ibr_walker_channel(rp->w, s, col[s]), to;

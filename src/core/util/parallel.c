@@ -5,8 +5,8 @@
  * the error reported is the same whatever the scheduling.
  * ibr_pipeline streams: one mutex and condition variable guard its
  * counters (items handed out, listed per slot, batches worked on), and an
- * item is coarse (a destination switch's preparation, tens of
- * microseconds and up), so the lock is never what the workers wait on;
+ * item is coarse (a destination switch's preparation), so the lock is
+ * never what the workers wait on;
  * the calling thread waits only for the items of the batch it is about
  * to work on, and a lister only for a slot to come free.
  */

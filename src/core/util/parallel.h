@@ -1,6 +1,6 @@
 /*
- * parallel.h - independent tasks spread over worker threads (issue 20,
- * "threads"): the engines' per-destination work.
+ * parallel.h - independent tasks spread over worker threads: the
+ * engines' per-destination work.
  *
  * Invariants the callers keep, so that a result never depends on the
  * thread count or on which worker ran which task:

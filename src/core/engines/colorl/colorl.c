@@ -44,13 +44,12 @@
  * base routes' (every CA pair on its base LID), and when it is not
  * lighter the base routes are kept: every pair designated offset 0, the
  * LIDs above a base copies of its tree (figure "selection kept the base",
- * 1).  A fix of the candidate sets themselves (spread over the ports
- * rather than the first k) is still to come.  Where the base tree's
+ * 1).  Where the base tree's
  * heaviest link is already the least any routing gives (metrics.h's
  * bound: intact fat trees, non-blocking Clos networks), no selection can
  * be lighter, so none is made, or the one under way is abandoned (figure
  * "selection skipped at the load bound"): the same tables, without the
- * selection's time (6 s of 7 at 1620 switches / 11664 CAs).
+ * selection's time.
  *
  * Threads (ctx->threads, parallel.h): FERa's base tree and its load
  * beside the path selection, the candidate search, the LID assignment per
@@ -398,8 +397,8 @@ struct route_team {
 /* Destination switches a task routes, consecutive: their CAs' slots
  * of the designated map are neighbours in each source switch's row
  * (end ports go by switch), so that two workers seldom write one cache
- * line.  With a switch a task, the workers wrote every row's line in
- * turn, and the LID assignment took longer (measured below). */
+ * line (with a switch a task, the workers would write every row's line
+ * in turn). */
 #define ROUTE_TASK_SWITCHES 8u
 
 static unsigned route_tasks(uint32_t switches)
@@ -618,9 +617,7 @@ static unsigned selection_workers(void *arg)
 
 /* The base routes' load: what fera kept on the links as it routed, where
  * every switch with hosts reached every other with hosts (engines.h),
- * else walked (metrics.h).  The walk was 170 ms of the base's 470 on its
- * one thread at 1024 switches / 16384 CAs, while the path search had the
- * other thread alone. */
+ * else walked (metrics.h). */
 static int measure_base(struct base_and_paths *b,
 			const struct ibr_fera_load *kept)
 {

@@ -26,8 +26,7 @@ struct kwalk {
 };
 
 /* 8 bytes a walk, not 12: a worker's lists, 2 x switches x kmax walks,
- * stay in its core's cache the longer (kmax reaches 96 for most
- * destinations at 1024 switches; the search 2% faster on one thread).  A
+ * stay in its core's cache the longer.  A
  * walk's length is below the states (2 x switches < 2^17 for a fabric
  * the LID space addresses, checked in init_work), and j below KBEST_CAP. */
 _Static_assert(KBEST_CAP <= 1u << KWALK_J_BITS, "j fits its bits");
@@ -143,7 +142,7 @@ static struct kwalk *kwalks(struct kbest *k, uint32_t st)
  * lengths they give (head; UINT32_MAX once none is left), and the merge
  * goes by length: a successor's walks of one length are consecutive in
  * its list, so each length costs two scans of the heads, not each walk
- * one (at 1024 random switches the search 1.3x faster on one thread). */
+ * one. */
 static void merge_state(struct work *w, struct kbest *k, uint32_t st,
 			uint32_t n0)
 {
@@ -289,9 +288,8 @@ static uint32_t read_walk(struct work *w, struct kbest *k, uint32_t s,
  * and gave fewer than k, so a longer list may give more; then nothing is
  * packed, and the caller asks again with a longer one.  On failure (no
  * memory) nothing is packed either, and slot is clean: the worker's next
- * task reads it.  (Packed as read: through a list of the candidates'
- * channels first, the search took 4-5% longer on one thread at 1024
- * switches.) */
+ * task reads it.  Packed as read, with no list of the candidates'
+ * channels in between. */
 static int pack_walks(struct work *w, struct kbest *k, struct crossings *x,
 		      uint32_t *slot, uint32_t s, bool *more)
 {

@@ -659,9 +659,9 @@ static int run_split_merge(struct ibr_lid_assigner *a, const struct graph *g,
  * "paths that split with the largest number of other paths are colored
  * first": colouring a path lowers its neighbours' degrees, dropping a
  * neighbour from the working graph does not.  (Degrees within the working
- * graph, the other reading of line (5), put color/L 3.2-5.7% above the
- * ILP on Table IV's configurations; this one 0.9-3.5%, the paper's own
- * 1.2-2.8%.)  The paper's split graph has a node per input path, so a
+ * graph, the other reading of line (5), put color/L further above the
+ * ILP on Table IV's configurations than the paper's own figures.)  The
+ * paper's split graph has a node per input path, so a
  * degree counts a distinct neighbour as many times as input paths follow
  * it (mult); twins have the same neighbours and take one colour in the
  * paper's algorithm too.
@@ -974,7 +974,7 @@ static int run_heuristic(struct ibr_lid_assigner *a, const struct graph *g,
  * answer may use fewer colours than asked; the next question starts below
  * what it used.  The time limit covers all questions of the destination;
  * GLPK checks it during branch and bound only, so building a model and its
- * root LP may overrun it (300 paths at 5 s: 5.55 s). */
+ * root LP may overrun it. */
 static int run_ilp(struct ibr_lid_assigner *a, const struct graph *g,
 		   const struct ibr_lid_assign_options *o, uint32_t *col,
 		   uint32_t *k, bool *exact, struct ibr_error *err)

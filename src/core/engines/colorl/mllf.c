@@ -91,8 +91,8 @@ _Static_assert(READ_AHEAD <= READ_RING &&
 
 /* Bits set in x, by bytes: without a popcnt instruction (the build's
  * baseline x86-64 has none) __builtin_popcount is a library call, and a
- * count by shifts and masks was a sixth of path selection's instructions
- * at 256 switches; this table stays in the first-level cache. */
+ * count by shifts and masks costs more; this table stays in the
+ * first-level cache. */
 #define ONES2(n) n, n + 1, n + 1, n + 2
 #define ONES4(n) ONES2(n), ONES2(n + 1), ONES2(n + 1), ONES2(n + 2)
 #define ONES6(n) ONES4(n), ONES4(n + 1), ONES4(n + 1), ONES4(n + 2)
@@ -117,9 +117,7 @@ static unsigned ones(uint16_t x)
  * equal keys its index is higher.  So what the keys are above the loads
  * changes no choice, only how often channels move: most falling channels
  * never come back to the top, and are never moved, and the slack spares
- * the many small rises of a drop (at 512 switches / 8192 CAs, LMC 1,
- * 12.6 million moves up and 0.26 million settlings without it, 0.91 and
- * 0.83 million with 1/256). */
+ * the many small rises of a drop. */
 
 #define TOLERANCE 64   /* loads within 1/64 of the heaviest count as it */
 #define KEY_SLACK 8     /* a raised key: the load and 1/2^8 of it more */
@@ -346,14 +344,13 @@ static uint32_t scan_entry(const struct crossings *c, const struct mllf *m,
 	if (b->left != level)
 		return crossing | (uint32_t)SCAN_KEEP << 16;
 	/* The cache lines of the group's entries (their ranks), from the
-	 * line its first entry is on, at most DROP_LINES: a group crosses 43
-	 * channels on average at 1024 switches, three or four lines; two
-	 * lines from its first entry (before) left the drop to miss on the
-	 * rest, and most-loaded-link-first took 10% to 12% longer.  (Above
+	 * line its first entry is on, at most DROP_LINES: a group's entries
+	 * span a few lines, and fetching fewer leaves the drop to miss on
+	 * the rest.  (Above
 	 * 65536 channels an entry's channel is in an array of its own, which
 	 * is not fetched.)  Written here, not in a function of their own: GCC
 	 * drops a call to a function of prefetches alone (it has no effect),
-	 * and did, silently. */
+	 * silently. */
 	{
 		uint32_t n = b->count < 64 * DROP_LINES ? b->count :
 			     64 * DROP_LINES; /* 2 or 4 bytes an entry */
@@ -520,8 +517,8 @@ static unsigned bits_for(uint32_t n)
 /* ---- the selection in parts ------------------------------------------ */
 
 /* Most-loaded-link-first is one greedy sequence: each drop reads the
- * loads the one before it left, so it stays on one core (7-9 s of colorl's
- * 10-13 s at 1024 switches / 16384 CAs).  In parts it spreads:
+ * loads the one before it left, so it stays on one core.  In parts it
+ * spreads:
  *   - the groups of destination switches p, p + parts, p + 2 parts, ..
  *     (by rank among switches with CAs) form part p, with its own
  *     inverted lists, heap and loads;
@@ -537,10 +534,7 @@ static unsigned bits_for(uint32_t n)
  *   - a visit that drops a group of a destination switch drops the rest
  *     of that destination's groups qualifying at its level too, even past
  *     the tolerance: paths to one destination that avoid the channel
- *     together split less, and need fewer LIDs.  Without it two parts
- *     needed 2% to 3% more CA LIDs than one sequence on random fabrics of
- *     256 to 1024 switches; with it 2% to 3% fewer at 1024, at a max link
- *     load between 3.7% lower and 1.7% higher (BENCHMARKS.md).
+ *     together split less, and need fewer LIDs (BENCHMARKS.md).
  * The parts of an epoch share nothing they write (a group, its state and
  * its lists are its part's; the loads of the others are read only between
  * epochs), so they run on the workers, and the selection depends on the

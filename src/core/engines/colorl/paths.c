@@ -42,9 +42,7 @@
  * kmax doubles for that destination (at most KBEST_CAP walks per state:
  * beyond that a unit keeps the fewer candidates found, never wrong ones);
  * the lists that were full grow, their merges resumed, and no walk is
- * merged twice (at 1024 random switches three destinations in four
- * double, most of them twice: redoing their lists from the first walk
- * had cost 38% more merging).
+ * merged twice.
  * Then most-loaded-link-first: load[c] = sum over units of
  * flows / (candidates left) for each candidate left crossing c, kept
  * exactly as integers in 1/SHARES of a flow.  Repeatedly, at the channel
@@ -62,20 +60,16 @@
  * ends with one candidate per unit.  Each entry of a channel's list
  * remembers how many candidates its group had left when last read, and
  * a visit reads only the entries that may qualify at its level, found
- * from the channel's ceiling down (relieve_channel): at 1024 switches 57
- * million entries read where a scan of every entry at every level read
- * 127 million; a visit scans only as far as its last drop.
+ * from the channel's ceiling down (relieve_channel); a visit scans only
+ * as far as its last drop.
  *
  * Memory: a pair's candidates are kept packed (struct crossings): each
  * channel they cross once, with the mask of the ranks crossing it, and
  * the inverted index lists a (pair, channel) once, where the pair
- * qualifies at the start.  That halves colorl's
- * peak at 1024 switches (900 to 472 MB), with the same selection.  Above
- * 1.5 x 2^20 switch pairs (1254 switches with CAs) the destination
- * switches go in batches, each searched and selected over the chosen
- * paths of those before, so that one batch's candidates are held at a
- * time ("the selection in batches" below): at 2048 switches 2.0 GB to
- * 0.89 GB.
+ * qualifies at the start.  Above 1.5 x 2^20 switch pairs (1254 switches
+ * with CAs) the destination switches go in batches, each searched and
+ * selected over the chosen paths of those before, so that one batch's
+ * candidates are held at a time ("the selection in batches" below).
  *
  * Threads (o->threads): the candidate search runs destination switches in
  * waves over the workers, each into a segment of its own, appended in
@@ -442,9 +436,8 @@ static int expand_per_ca(struct work *w, const struct crossings *sw,
 
 /* ---- the selection in batches ---------------------------------------- */
 
-/* The candidates of every pair are 8 bytes a (pair, channel) entry: at
- * 2048 switches / 32768 CAs about 235 million entries, 1.9 GB, far more
- * than the rest of colorl.  In batches:
+/* The candidates of every pair are 8 bytes a (pair, channel) entry: on
+ * large fabrics far more than the rest of colorl.  In batches:
  *   - the destination switches with CAs go in B consecutive runs of their
  *     ranks, batch b the ranks [b H / B, (b + 1) H / B); their groups,
  *     and their units, are consecutive (both go by destination);
@@ -455,13 +448,11 @@ static int expand_per_ca(struct work *w, const struct crossings *sw,
  *     their paths; then its candidates go;
  *   - so one batch's candidates are held, not all.  Each batch sees the
  *     whole load of those before it, but nothing of those after it, and
- *     cannot move their paths: the selected paths' max link load was
- *     0% to 6% higher than in one batch on random fabrics of 1024 and 2048
- *     switches (BENCHMARKS.md; taking the batches after it to load as
- *     this one did, or as its candidates did at its start, was worse).
+ *     cannot move their paths, so the selected paths may load a link
+ *     more than in one batch.
  * B is o->batches, else one per BATCH_GROUPS switch pairs (1 up to 1254
- * switches with CAs: there the selection is the one it was; 3 at 2048),
- * at most one destination switch each.  The batches depend on the
+ * switches with CAs: there the selection is the one without batches; 3
+ * at 2048), at most one destination switch each.  The batches depend on the
  * fabric alone, so the paths are the same for any thread count. */
 
 

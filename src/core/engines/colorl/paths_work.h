@@ -132,10 +132,9 @@ static inline uint32_t minimal_step(const struct work *w, uint32_t st,
  * candidates are its ranks 0 .. ncand - 1, in the search's order.  Its
  * entries name each channel its candidates cross once, in order of first
  * crossing (by rank, then hop), with the ranks crossing it as a mask.
- * The candidates of a pair share about half their channels (512
- * switches: 21.2 million hops, 10.2 million entries), an entry takes 4
- * bytes (6 above 65536 channels) where a hop took 4 and its inverted
- * entry 4 more, and most-loaded-link-first works per entry, not per hop.
+ * The candidates of a pair share many of their channels, an entry takes 4
+ * bytes (6 above 65536 channels) where a hop would take 4 and its
+ * inverted entry 4 more, and most-loaded-link-first works per entry, not per hop.
  * Up to 65536 channels an entry's channel and ranks share 32 bits, so a
  * drop reading a group's entries misses the cache once per line, not
  * twice.

@@ -20,8 +20,8 @@
  *
  * RNG draws, in this order: the leaf permutation, the spines taken down
  * (gen_take_down), the links cut (gen_break_links).  The first is the only
- * one that shapes an undamaged fabric, so specs without `down` and `cut`
- * give the fabrics they gave before those keys existed.
+ * one that shapes an undamaged fabric, so `down` and `cut` only damage
+ * the fabric the spec gives without them.
  */
 #include <stdbool.h>
 #include <stdint.h>
