@@ -81,7 +81,7 @@
  * stays one sequence, so the tables are the same for any thread count.
  *
  * After a change inside OpenSM (and `ibrouting route --prior`), fera keeps
- * the routes in place that still hold and mends the others (prior.h,
+ * the prior tables' routes that still hold and mends the others (prior.h,
  * IBR_PRIOR_ONE_ROUTE): its tables afresh are then only the fallback of
  * the mending, and the switches are sent the blocks the change touched.
  *
