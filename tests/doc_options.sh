@@ -165,7 +165,7 @@ for opt in $(cat "$TMP/top_opts"); do
 	grep -qE -- "(^|[^a-z-])$opt([^a-zA-Z-]|\$)" "$TMP/headings" ||
 		{ flunk "ibrouting $opt: no OPTIONS heading of ibrouting.1 has it"; bad=1; }
 done
-[ "$bad" = 1 ] || pass "top level: $(echo $(cat "$TMP/top_opts")) in ibrouting.1"
+[ "$bad" = 1 ] || pass "top level: $(tr '\n' ' ' < "$TMP/top_opts") in ibrouting.1"
 
 sort -u "$TMP/all_opts" > "$TMP/all_sorted"
 bad=0
@@ -185,7 +185,7 @@ awk '/keys\[\] = \{/ { on = 1; next }
 	s = substr($0, RSTART + 3); sub(/".*/, "", s); print s }' \
 	"$top/src/core/io/plugin_conf.c" > "$TMP/keys"
 if [ -s "$TMP/keys" ]; then
-	pass "the options file's key table: $(echo $(cat "$TMP/keys"))"
+	pass "the options file's key table: $(tr '\n' ' ' < "$TMP/keys")"
 else
 	flunk "no key found in src/core/io/plugin_conf.c's keys[]"
 fi
@@ -196,7 +196,7 @@ engines=$("$IBROUTING" engines --names)
 	cur != "" && match($0, /-o [a-z_0-9]+=/) {
 		print cur "_" substr($0, RSTART + 3, RLENGTH - 4) }' > "$TMP/engine_keys"
 if [ -s "$TMP/engine_keys" ]; then
-	pass "ibrouting engines: the engines' keys: $(echo $(cat "$TMP/engine_keys"))"
+	pass "ibrouting engines: the engines' keys: $(tr '\n' ' ' < "$TMP/engine_keys")"
 else
 	flunk "ibrouting engines lists no engine option"
 fi
