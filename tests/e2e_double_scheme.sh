@@ -16,15 +16,7 @@ set -eu
 # out of its port 1 to a CA.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
-e2e_requirements
-need_tool smpquery
-need_tool ibaddr
-PRQUERY=${PRQUERY:-$(dirname "$IBROUTING")/tests/prquery}
-[ -x "$PRQUERY" ] || skip "$PRQUERY was not built (configure found no libibmad/libibumad)"
-
-net=$TMP/ds.net
-"$IBROUTING" generate -o "$net" kary:k=4,n=2 > /dev/null
-ibsim_start "$net"
+ds_fabric ds
 dir=$TMP/ds
 mkdir -p "$dir/ours"
 # two CAs of the net file (ca_names: "PORT-GUID NAME"): a PathRecord

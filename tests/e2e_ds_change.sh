@@ -18,15 +18,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
-e2e_requirements
-need_tool smpquery
-need_tool ibaddr
-PRQUERY=${PRQUERY:-$(dirname "$IBROUTING")/tests/prquery}
-[ -x "$PRQUERY" ] || skip "$PRQUERY was not built (configure found no libibmad/libibumad)"
-
-net=$TMP/dsc.net
-"$IBROUTING" generate -o "$net" kary:k=4,n=2 > /dev/null
-ibsim_start "$net"
+ds_fabric dsc
 dir=$TMP/dsc
 mkdir -p "$dir/ours"
 # CA port GUIDs and names, for the PathRecord (ca_names)

@@ -539,6 +539,20 @@ port_base_lid() {
 # so a drain bound is milliseconds, not seconds.
 DS_LIFETIMES=$(printf 'packet_life_time 8\nhead_of_queue_lifetime 8\nleaf_head_of_queue_lifetime 8')
 
+# ds_fabric NAME: the start of a Double Scheme test: OpenSM's tools and
+# smpquery, ibaddr and tests/prquery (PRQUERY) present, else skip; a
+# 4-ary 2-tree generated into net=$TMP/NAME.net, served by ibsim.
+ds_fabric() {
+	e2e_requirements
+	need_tool smpquery
+	need_tool ibaddr
+	PRQUERY=${PRQUERY:-$(dirname "$IBROUTING")/tests/prquery}
+	[ -x "$PRQUERY" ] || skip "$PRQUERY was not built (configure found no libibmad/libibumad)"
+	net=$TMP/$1.net
+	"$IBROUTING" generate -o "$net" kary:k=4,n=2 > /dev/null
+	ibsim_start "$net"
+}
+
 # valgrind_clean NAME LOG WHAT: valgrind's LOG (OpenSM run under it, WHAT
 # says over what) holds no definite leak, invalid access or use of
 # uninitialised memory whose stack passes through our plugin (OpenSM's
