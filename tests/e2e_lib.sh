@@ -480,6 +480,28 @@ lfts_fts() {
 	END { close_sw() }'
 }
 
+# same_as_dump DIR OK WHAT [VERIFY-OPTION...]: the LFTs the switches hold
+# (switch_lfts, DIR/switches.lft) are the plugin's dump in DIR/ours
+# (DIR/ours.lft), not empty, and `ibrouting verify` of that dump
+# (DIR/verify.out) prints a line matching OK (grep's): ok "WHAT: " with
+# the entries' count and the verify line; else not ok, with the first
+# differences and the verify lines as comments.
+same_as_dump() {
+	sd_dir=$1 sd_ok=$2 sd_what=$3
+	shift 3
+	switch_lfts > "$sd_dir/switches.lft"
+	dump_lfts "$sd_dir/ours/opensm-lfts.dump" > "$sd_dir/ours.lft"
+	"$IBROUTING" verify "$@" "$sd_dir/ours" > "$sd_dir/verify.out" 2>&1 || true
+	if [ -s "$sd_dir/switches.lft" ] && cmp -s "$sd_dir/switches.lft" "$sd_dir/ours.lft" &&
+	   grep -q "$sd_ok" "$sd_dir/verify.out"; then
+		pass "$sd_what: $(wc -l < "$sd_dir/switches.lft") entries read back equal the plugin's dump; $(grep -m1 '^verify    ' "$sd_dir/verify.out" | cut -c11-90)"
+	else
+		flunk "$sd_what: the switches differ from the plugin's dump, or it does not verify"
+		diff "$sd_dir/switches.lft" "$sd_dir/ours.lft" | head -5 | sed 's/^/# /'
+		grep '^verify' "$sd_dir/verify.out" | sed 's/^/# /'
+	fi
+}
+
 # readback NAME: after opensm_run NAME, the tables the switches hold
 # (switch_lfts) judged by `ibrouting verify --lfts` on the fabric of
 # OpenSM's dump of that run.  Sets rb_findings (our verifier's), rb_load
