@@ -90,15 +90,6 @@ else
 	flunk "PathRecord: want half 0 of base LID $dst_base and SL < 8, got '$*'"
 fi
 
-switch_lfts > "$dir/switches.lft"
-dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/ours.lft"
-"$IBROUTING" verify $(roots_opt "$dir") "$dir/ours" > "$dir/verify.out" 2>&1 || true
-if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
-   grep -q '^verify    OK' "$dir/verify.out"; then
-	pass "final tables read back equal the plugin's dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-90)"
-else
-	flunk "final tables differ from the dump or do not verify"
-	grep '^verify\|^fabric' "$dir/verify.out" | sed 's/^/# /'
-fi
+same_as_dump "$dir" '^verify    OK' "final tables" $(roots_opt "$dir")
 opensm_stop
 finish
