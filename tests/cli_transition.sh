@@ -54,68 +54,79 @@ check_way() {
 	fi
 }
 
+# transition_case NAME ARGS... <<EOF PATTERNS: `ibrouting transition ARGS`
+# exits 0 and its output (stdout and stderr, in $TMP/caseN.out, N the
+# check's number) has, for each line PATTERN of stdin (grep's), a line
+# that matches it; none for a line !PATTERN.  Then ok "NAME: " with the
+# line matching the first PATTERN, after its 10-column label.
+transition_case() {
+	tc_name=$1 tc_out=$TMP/case$((checks + 1)).out
+	shift
+	cat > "$tc_out.patterns"
+	tc_ok=true
+	if "$IBROUTING" transition "$@" > "$tc_out" 2>&1 < /dev/null; then
+		while IFS= read -r tc_p; do
+			case $tc_p in
+			!*) ! grep -q -- "${tc_p#!}" "$tc_out" || tc_ok=false ;;
+			*) grep -q -- "$tc_p" "$tc_out" || tc_ok=false ;;
+			esac
+		done < "$tc_out.patterns"
+	else
+		tc_ok=false
+	fi
+	if $tc_ok; then
+		pass "$tc_name: $(grep -m1 -- "$(head -n1 "$tc_out.patterns")" "$tc_out" | cut -c11-)"
+	else
+		flunk "$tc_name: $(cat "$tc_out")"
+	fi
+}
+
 check_way pira+fera -e pira+fera gen:random:sw=64,ca=256,seed=5
 check_way pira+colorl -e pira+colorl --lmc 2 gen:random:sw=64,ca=256,seed=5
 
-if "$IBROUTING" transition -e pira+fera --root-strategy center gen:random:sw=16,ca=64,seed=1 > "$TMP/small.out" &&
-   grep -q '^union .*no loop, acyclic: one push' "$TMP/small.out" && ! grep -q '^step ' "$TMP/small.out"; then
-	pass "a clean union: $(grep '^union' "$TMP/small.out" | cut -c11-)"
-else
-	flunk "small fabric: $(cat "$TMP/small.out")"
-fi
+transition_case "a clean union" -e pira+fera --root-strategy center gen:random:sw=16,ca=64,seed=1 <<'EOF'
+^union .*no loop, acyclic: one push
+!^step[ ]
+EOF
 
-if "$IBROUTING" transition -e pira+fera --before gen:torus:dims=6x6,ca=2,seed=1 \
-	gen:torus:dims=6x6,ca=2,broken=1,seed=1 > "$TMP/cut.out" &&
-   grep -q '^before .* ends final' "$TMP/cut.out" &&
-   grep -q '^kept      [1-9][0-9]* LIDs kept from the prior tables' "$TMP/cut.out" &&
-   grep -Eq '^(steps     [0-9]* to the final tables|union .*: one push)' "$TMP/cut.out"; then
-	pass "--before, a link cut: $(sed -n 's/^kept *//p' "$TMP/cut.out"); $(sed -n -e 's/^steps *//p' -e 's/^union *//p' "$TMP/cut.out")"
-else
-	flunk "--before: $(cat "$TMP/cut.out")"
-fi
+transition_case "--before, a link cut" -e pira+fera --before gen:torus:dims=6x6,ca=2,seed=1 \
+	gen:torus:dims=6x6,ca=2,broken=1,seed=1 <<'EOF'
+^kept      [1-9][0-9]* LIDs kept from the prior tables
+^before .* ends final
+^\(steps     [0-9]* to the final tables\|union .*: one push\)
+EOF
 
 # the fabric before is this one: the final tables stay, nothing to send
 "$IBROUTING" generate -o "$TMP/torus.net" torus:dims=6x6,ca=2,seed=1
-if "$IBROUTING" transition -e pira+fera --before "$TMP/torus.net" "$TMP/torus.net" > "$TMP/same.out" 2>&1 &&
-   grep -q '^passes    no provisional pass' "$TMP/same.out" &&
-   grep -q '^change    0 of ' "$TMP/same.out" && ! grep -q '^step ' "$TMP/same.out"; then
-	pass "--before the fabric itself: $(sed -n 's/^change *//p' "$TMP/same.out")"
-else
-	flunk "--before the fabric itself: $(cat "$TMP/same.out")"
-fi
+transition_case "--before the fabric itself" -e pira+fera --before "$TMP/torus.net" "$TMP/torus.net" <<'EOF'
+^change    0 of[ ]
+^passes    no provisional pass
+!^step[ ]
+EOF
 
 expect_error "an unknown single engine" 2 "unknown engine .nope." "$IBROUTING" transition -e nope gen:random:sw=16,ca=64,seed=1
 # a single engine is a hybrid of one: after a change its own tables go
 # the machine's way from the prior tables; on the 4-ary 3-tree with 2
 # links cut some management routes of the prior and new tables would loop
 # when mixed, so those LIDs are emptied first and the rest goes at once
-if "$IBROUTING" transition -e fera --before gen:kary:k=4,n=3,seed=1 gen:kary:k=4,n=3,cut=2,seed=1 > "$TMP/single.out" 2>&1 &&
-   grep -q '^passes    fera .* from the prior tables' "$TMP/single.out" &&
-   grep -q '^union     prior and new mixed: [1-9][0-9]* LIDs can loop' "$TMP/single.out" &&
-   grep -q '^step 1    [1-9][0-9]* entries emptied first' "$TMP/single.out" &&
-   grep -q '^steps     2 to the final tables' "$TMP/single.out"; then
-	pass "fera alone after 2 cuts: $(grep -E '^(union|step 1)' "$TMP/single.out" | cut -c1-90 | tr '\n' ';')"
-else
-	flunk "fera alone after 2 cuts: $(cat "$TMP/single.out")"
-fi
+transition_case "fera alone after 2 cuts" -e fera --before gen:kary:k=4,n=3,seed=1 gen:kary:k=4,n=3,cut=2,seed=1 <<'EOF'
+^union     prior and new mixed: [1-9][0-9]* LIDs can loop
+^passes    fera .* from the prior tables
+^step 1    [1-9][0-9]* entries emptied first
+^steps     2 to the final tables
+EOF
 # and where the union is clean, one push (this random fabric's cut)
-if "$IBROUTING" transition -e fera --before gen:random:sw=32,ca=128,seed=2 gen:random:sw=32,ca=128,cut=1,seed=2 > "$TMP/clean.out" 2>&1 &&
-   grep -q '^union     prior and new mixed: no loop, acyclic: one push' "$TMP/clean.out" &&
-   ! grep -q '^step ' "$TMP/clean.out"; then
-	pass "fera alone after a cut, a clean union: $(grep '^union' "$TMP/clean.out")"
-else
-	flunk "fera alone after a cut, a clean union: $(cat "$TMP/clean.out")"
-fi
+transition_case "fera alone after a cut, a clean union" -e fera --before gen:random:sw=32,ca=128,seed=2 gen:random:sw=32,ca=128,cut=1,seed=2 <<'EOF'
+^union     prior and new mixed: no loop, acyclic: one push
+!^step[ ]
+EOF
 # a credit loop in the union (no LID loops alone): everything that
 # differs is emptied first
-if "$IBROUTING" transition -e fera --before gen:random:sw=32,ca=128,seed=3 gen:random:sw=32,ca=128,cut=1,seed=3 > "$TMP/cycle.out" 2>&1 &&
-   grep -q '^union     prior and new mixed: 0 LIDs can loop, 1 dependency cycle' "$TMP/cycle.out" &&
-   grep -q '^step 1    [1-9][0-9]* entries emptied first' "$TMP/cycle.out" &&
-   grep -q '^steps     2 to the final tables' "$TMP/cycle.out"; then
-	pass "fera alone after a cut, a credit loop in the union: $(grep '^step 1' "$TMP/cycle.out" | cut -c1-60)"
-else
-	flunk "fera alone after a cut, a credit loop in the union: $(cat "$TMP/cycle.out")"
-fi
+transition_case "fera alone after a cut, a credit loop in the union" -e fera --before gen:random:sw=32,ca=128,seed=3 gen:random:sw=32,ca=128,cut=1,seed=3 <<'EOF'
+^step 1    [1-9][0-9]* entries emptied first
+^union     prior and new mixed: 0 LIDs can loop, 1 dependency cycle
+^steps     2 to the final tables
+EOF
 expect_error "an unknown engine" 2 "unknown engine in .pira.nope." "$IBROUTING" transition -e pira+nope gen:random:sw=16,ca=64,seed=1
 
 if "$IBROUTING" transition --double-scheme -e pira+colorl --lmc 2 gen:kary:k=4,n=3 > "$TMP/ds.out" &&
@@ -149,12 +160,9 @@ if "$IBROUTING" transition --double-scheme --packet-life 8 -e pira+fera --lmc 2 
 else
 	flunk "the Double Scheme from the ladder's corner: $(cat "$TMP/deepds.out")"
 fi
-if "$IBROUTING" transition -e pira+fera --lmc 2 "$ladder" > "$TMP/centre.out" &&
-   grep -q '^steps     [0-9]* to the final tables' "$TMP/centre.out"; then
-	pass "safe steps from the ladder's centre (root auto): $(sed -n 's/^steps *//p' "$TMP/centre.out")"
-else
-	flunk "safe steps from the ladder's centre: $(grep '^steps\|^passes' "$TMP/centre.out")"
-fi
+transition_case "safe steps from the ladder's centre (root auto)" -e pira+fera --lmc 2 "$ladder" <<'EOF'
+^steps     [0-9]* to the final tables
+EOF
 # the Double Scheme's final tables, offline, judged half by half
 if "$IBROUTING" transition --double-scheme -e pira+colorl --lmc 2 --dump-dir "$TMP/dsdump" \
 	gen:kary:k=4,n=2 > "$TMP/dsdump.out" &&

@@ -18,15 +18,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
-e2e_requirements
-need_tool smpquery
-need_tool ibaddr
-PRQUERY=${PRQUERY:-$(dirname "$IBROUTING")/tests/prquery}
-[ -x "$PRQUERY" ] || skip "$PRQUERY was not built (configure found no libibmad/libibumad)"
-
-net=$TMP/dsc.net
-"$IBROUTING" generate -o "$net" kary:k=4,n=2 > /dev/null
-ibsim_start "$net"
+ds_fabric dsc
 dir=$TMP/dsc
 mkdir -p "$dir/ours"
 # CA port GUIDs and names, for the PathRecord (ca_names)
@@ -98,15 +90,6 @@ else
 	flunk "PathRecord: want half 0 of base LID $dst_base and SL < 8, got '$*'"
 fi
 
-switch_lfts > "$dir/switches.lft"
-dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/ours.lft"
-"$IBROUTING" verify $(roots_opt "$dir") "$dir/ours" > "$dir/verify.out" 2>&1 || true
-if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
-   grep -q '^verify    OK' "$dir/verify.out"; then
-	pass "final tables read back equal the plugin's dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-90)"
-else
-	flunk "final tables differ from the dump or do not verify"
-	grep '^verify\|^fabric' "$dir/verify.out" | sed 's/^/# /'
-fi
+same_as_dump "$dir" '^verify    OK' "final tables" $(roots_opt "$dir")
 opensm_stop
 finish

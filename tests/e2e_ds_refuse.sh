@@ -90,17 +90,7 @@ refuse() {
 		grep 'double scheme\|building routing\|ERR\|pass' "$dir/osm.log" | sed 's/.*-> /# /' | cut -c1-200
 	fi
 
-	switch_lfts > "$dir/switches.lft"
-	dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/ours.lft"
-	"$IBROUTING" verify $(roots_opt "$dir") "$dir/ours" > "$dir/verify.out" 2>&1 || true
-	if [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
-	   grep -q '^verify    OK' "$dir/verify.out"; then
-		pass "$name: $(wc -l < "$dir/switches.lft") entries read back equal the plugin's dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-90)"
-	else
-		flunk "$name: the switches differ from the plugin's dump, or it does not verify"
-		diff "$dir/switches.lft" "$dir/ours.lft" | head -5 | sed 's/^/# /'
-		grep '^verify' "$dir/verify.out" | sed 's/^/# /'
-	fi
+	same_as_dump "$dir" '^verify    OK' "$name" $(roots_opt "$dir")
 
 	ca=$(sl2vl "$ca_path") sw=$(sl2vl 0,1 2)
 	case "$ca$sw" in

@@ -41,17 +41,10 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/e2e_lib.sh"
-e2e_requirements
-need_tool smpquery
-need_tool ibaddr
-PRQUERY=${PRQUERY:-$(dirname "$IBROUTING")/tests/prquery}
-[ -x "$PRQUERY" ] || skip "$PRQUERY was not built (configure found no libibmad/libibumad)"
+ds_fabric ds
 
 DELAY=600000  # hybrid_final_delay, ms: the passes come on SIGHUP
 LMC=2
-net=$TMP/ds.net
-"$IBROUTING" generate -o "$net" kary:k=4,n=2 > /dev/null
-ibsim_start "$net"
 smp() { LD_PRELOAD=$UMAD2SIM smpquery "$@" 2>/dev/null; }
 
 # the PathRecord of the first CA to the second, as e2e_double_scheme.sh

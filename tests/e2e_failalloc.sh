@@ -129,17 +129,10 @@ sweep() {
 
 	# after the sweep: our engine routes, the tables read back verify
 	last=$(grep "tables configured on all switches" "$dir/osm.log" | tail -n 1)
-	switch_lfts > "$dir/switches.lft"
-	dump_lfts "$dir/ours/opensm-lfts.dump" > "$dir/ours.lft"
-	"$IBROUTING" verify "$dir/ours" > "$dir/verify.out" 2>&1 || true
-	if echo "$last" | grep -q "$engine tables configured" &&
-	   [ -s "$dir/switches.lft" ] && cmp -s "$dir/switches.lft" "$dir/ours.lft" &&
-	   grep -q '^verify    OK' "$dir/verify.out"; then
-		pass "$name: after the sweep $engine routes: $(wc -l < "$dir/switches.lft") entries read back equal its dump; $(grep -m1 '^verify    ' "$dir/verify.out" | cut -c11-80)"
+	if echo "$last" | grep -q "$engine tables configured"; then
+		same_as_dump "$dir" '^verify    OK' "$name: after the sweep $engine routes"
 	else
-		flunk "$name: after the sweep: last routing '$last'; switches vs the plugin's dump, or verify, fail"
-		diff "$dir/switches.lft" "$dir/ours.lft" | head -5 | sed 's/^/# /'
-		grep '^verify' "$dir/verify.out" | sed 's/^/# /'
+		flunk "$name: after the sweep: last routing '$last', not $engine's"
 	fi
 	kill -INT "$OSM_PID" 2>/dev/null || true
 	rc=0

@@ -480,6 +480,28 @@ lfts_fts() {
 	END { close_sw() }'
 }
 
+# same_as_dump DIR OK WHAT [VERIFY-OPTION...]: the LFTs the switches hold
+# (switch_lfts, DIR/switches.lft) are the plugin's dump in DIR/ours
+# (DIR/ours.lft), not empty, and `ibrouting verify` of that dump
+# (DIR/verify.out) prints a line matching OK (grep's): ok "WHAT: " with
+# the entries' count and the verify line; else not ok, with the first
+# differences and the verify lines as comments.
+same_as_dump() {
+	sd_dir=$1 sd_ok=$2 sd_what=$3
+	shift 3
+	switch_lfts > "$sd_dir/switches.lft"
+	dump_lfts "$sd_dir/ours/opensm-lfts.dump" > "$sd_dir/ours.lft"
+	"$IBROUTING" verify "$@" "$sd_dir/ours" > "$sd_dir/verify.out" 2>&1 || true
+	if [ -s "$sd_dir/switches.lft" ] && cmp -s "$sd_dir/switches.lft" "$sd_dir/ours.lft" &&
+	   grep -q "$sd_ok" "$sd_dir/verify.out"; then
+		pass "$sd_what: $(wc -l < "$sd_dir/switches.lft") entries read back equal the plugin's dump; $(grep -m1 '^verify    ' "$sd_dir/verify.out" | cut -c11-90)"
+	else
+		flunk "$sd_what: the switches differ from the plugin's dump, or it does not verify"
+		diff "$sd_dir/switches.lft" "$sd_dir/ours.lft" | head -5 | sed 's/^/# /'
+		grep '^verify' "$sd_dir/verify.out" | sed 's/^/# /'
+	fi
+}
+
 # readback NAME: after opensm_run NAME, the tables the switches hold
 # (switch_lfts) judged by `ibrouting verify --lfts` on the fabric of
 # OpenSM's dump of that run.  Sets rb_findings (our verifier's), rb_load
@@ -538,6 +560,20 @@ port_base_lid() {
 # life and head-of-queue lifetimes of 8 (4.096 us * 2^8 = 1 ms a switch),
 # so a drain bound is milliseconds, not seconds.
 DS_LIFETIMES=$(printf 'packet_life_time 8\nhead_of_queue_lifetime 8\nleaf_head_of_queue_lifetime 8')
+
+# ds_fabric NAME: the start of a Double Scheme test: OpenSM's tools and
+# smpquery, ibaddr and tests/prquery (PRQUERY) present, else skip; a
+# 4-ary 2-tree generated into net=$TMP/NAME.net, served by ibsim.
+ds_fabric() {
+	e2e_requirements
+	need_tool smpquery
+	need_tool ibaddr
+	PRQUERY=${PRQUERY:-$(dirname "$IBROUTING")/tests/prquery}
+	[ -x "$PRQUERY" ] || skip "$PRQUERY was not built (configure found no libibmad/libibumad)"
+	net=$TMP/$1.net
+	"$IBROUTING" generate -o "$net" kary:k=4,n=2 > /dev/null
+	ibsim_start "$net"
+}
 
 # valgrind_clean NAME LOG WHAT: valgrind's LOG (OpenSM run under it, WHAT
 # says over what) holds no definite leak, invalid access or use of

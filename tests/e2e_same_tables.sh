@@ -18,25 +18,6 @@ set -eu
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_requirements
 
-# shuffle_records SEED < FILE: the records (blank-line separated, each
-# kept whole) in a random order drawn from SEED.
-shuffle_records() {
-	awk -v seed="$1" 'BEGIN { RS = ""; srand(seed) }
-		{ rec[NR] = $0 }
-		END {
-			for (i = NR; i > 1; i--) {
-				j = int(rand() * i) + 1; t = rec[i]; rec[i] = rec[j]; rec[j] = t
-			}
-			for (i = 1; i <= NR; i++) printf "%s\n\n", rec[i]
-		}'
-}
-
-# shuffle_lines SEED < FILE: the lines in a random order drawn from SEED.
-shuffle_lines() {
-	awk -v seed="$1" 'BEGIN { srand(seed) } { printf "%.9f\t%s\n", rand(), $0 }' |
-		sort -k1,1 | cut -f2-
-}
-
 # two_byte_guids < FILE: switch 0x200000+x (x < 4096) becomes
 # 0x0002c9030000YYZZ with YY = x % 16, ZZ = 255 - x / 16: numeric order
 # sorts by YY first, OpenSM's byte-swapped order by ZZ (the file's blocks

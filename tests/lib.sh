@@ -75,6 +75,25 @@ wait_until() {
 	done
 }
 
+# shuffle_records SEED < FILE: the records (blank-line separated, each
+# kept whole) in a random order drawn from SEED.
+shuffle_records() {
+	awk -v seed="$1" 'BEGIN { RS = ""; srand(seed) }
+		{ rec[NR] = $0 }
+		END {
+			for (i = NR; i > 1; i--) {
+				j = int(rand() * i) + 1; t = rec[i]; rec[i] = rec[j]; rec[j] = t
+			}
+			for (i = 1; i <= NR; i++) printf "%s\n\n", rec[i]
+		}'
+}
+
+# shuffle_lines SEED < FILE: the lines in a random order drawn from SEED.
+shuffle_lines() {
+	awk -v seed="$1" 'BEGIN { srand(seed) } { printf "%.9f\t%s\n", rand(), $0 }' |
+		sort -k1,1 | cut -f2-
+}
+
 finish() {
 	echo "1..$checks"
 	[ "$failures" = 0 ]

@@ -370,6 +370,73 @@ static struct ibr_fabric *without_switch(const struct ibr_fabric *f,
 	return rebuilt(f, gone, lmc, false);
 }
 
+/* A top switch of the 4-ary 3-tree down after `engine` routed it at LMC
+ * lmc: the prior tables (before), the provisional pass of pira+engine
+ * on the fabric after (prov, its columns kept: kept) and the final
+ * engine's pass from the prior tables (final).  exchanged: every
+ * switch's and CA port's LID exchanged with another's (rebuilt). */
+struct top_down {
+	const struct ibr_engine *fin;
+	struct ibr_fabric *before, *after;
+	struct ibr_result prior_tables, prov, final;
+	struct ibr_prior prior;
+	struct ibr_updown ud;
+	struct ibr_table_ids ids;
+	uint32_t kept;
+};
+
+static void top_down_setup(struct top_down *t, const char *engine,
+			   unsigned lmc, bool exchanged)
+{
+	struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
+	struct ibr_route_ctx ctx;
+	struct ibr_error err = { "" };
+	uint32_t top = IBR_NONE;
+
+	t->fin = ibr_engine_find(engine);
+	t->before = generated_fabric("kary:k=4,n=3", lmc);
+	if (ibr_route_once(t->before, t->fin, &root, NULL, &t->prior_tables,
+			   &err))
+		fail_msg("%s", err.msg);
+	/* the last switch of the top level (a root) goes down */
+	assert_true(t->prior_tables.num_roots > 1);
+	for (uint32_t r = 0; r < t->prior_tables.num_roots; r++)
+		if (top == IBR_NONE || t->prior_tables.roots[r] > top)
+			top = t->prior_tables.roots[r];
+	t->after = exchanged ? rebuilt(t->before, top, lmc, true)
+			     : without_switch(t->before, top, lmc);
+	t->prior = (struct ibr_prior){ .f = t->before, .r = &t->prior_tables,
+				       .engine = t->fin->name };
+	if (ibr_table_ids_of(t->before, &t->ids, &err) ||
+	    ibr_route_once(t->after, ibr_engine_find("pira"), &root, NULL,
+			   &t->prov, &err) ||
+	    ibr_updown_of_result(t->after, &t->prov, &t->ud, &err) ||
+	    ibr_transition_provisional(t->after, &t->ud, &t->prior_tables,
+				       &t->ids, !t->fin->designates_dlids, 2,
+				       &t->prov, &t->kept, &err) ||
+	    ibr_ctx_init(&ctx, t->after, &root, NULL, &err))
+		fail_msg("%s: %s", t->fin->name, err.msg);
+	ctx.prior = &t->prior;
+	if (ibr_route(&ctx, t->fin, &t->final, &err))
+		fail_msg("%s: %s", t->fin->name, err.msg);
+	ibr_ctx_free(&ctx);
+	/* the final engine did route from the prior tables */
+	assert_int_not_equal(ibr_stat_get(&t->final, "pairs kept", UINT64_MAX),
+			     UINT64_MAX);
+	assert_int_equal(t->prov.num_lids, t->final.num_lids);
+}
+
+static void top_down_teardown(struct top_down *t)
+{
+	ibr_result_free(&t->prior_tables);
+	ibr_result_free(&t->prov);
+	ibr_result_free(&t->final);
+	ibr_updown_free(&t->ud);
+	ibr_table_ids_free(&t->ids);
+	ibr_fabric_free(t->before);
+	ibr_fabric_free(t->after);
+}
+
 /* A top switch of a k-ary n-tree down: the provisional pass keeps the
  * prior tables and mends them as the final engine does when it routes
  * from them (prior.h), so its final pass finds its own prior tables
@@ -382,69 +449,27 @@ static void test_keep_is_the_final_engines_mending(void **state)
 	static const struct { const char *engine; unsigned lmc; } cases[] = {
 		{ "fera", 1 }, { "colorl", 2 }, { "dr", 2 },
 	};
-	struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct ibr_engine *fin = ibr_engine_find(cases[i].engine);
-		struct ibr_fabric *before =
-			generated_fabric("kary:k=4,n=3", cases[i].lmc);
-		struct ibr_fabric *after;
-		struct ibr_result prior_tables, prov, final;
-		struct ibr_prior prior;
+		struct top_down t;
 		struct ibr_prior_change moved;
-		struct ibr_route_ctx ctx;
-		struct ibr_error err = { "" };
-		struct ibr_updown ud;
-		struct ibr_table_ids ids;
-		uint32_t kept, top = IBR_NONE;
 
-		if (ibr_route_once(before, fin, &root, NULL, &prior_tables, &err))
-			fail_msg("%s", err.msg);
-		/* the last switch of the top level (a root) goes down */
-		assert_true(prior_tables.num_roots > 1);
-		for (uint32_t r = 0; r < prior_tables.num_roots; r++)
-			if (top == IBR_NONE || prior_tables.roots[r] > top)
-				top = prior_tables.roots[r];
-		after = without_switch(before, top, cases[i].lmc);
-		prior = (struct ibr_prior){ .f = before, .r = &prior_tables,
-					    .engine = fin->name };
-		if (ibr_table_ids_of(before, &ids, &err) ||
-		    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL,
-				   &prov, &err) ||
-		    ibr_updown_of_result(after, &prov, &ud, &err) ||
-		    ibr_transition_provisional(after, &ud, &prior_tables, &ids,
-					!fin->designates_dlids, 2, &prov, &kept,
-					&err) ||
-		    ibr_ctx_init(&ctx, after, &root, NULL, &err))
-			fail_msg("%s: %s", fin->name, err.msg);
-		assert_int_equal(prov.num_roots, prior_tables.num_roots - 1);
-		ctx.prior = &prior;
-		if (ibr_route(&ctx, fin, &final, &err))
-			fail_msg("%s: %s", fin->name, err.msg);
-		ibr_ctx_free(&ctx);
-		/* the final engine did route from the prior tables */
-		assert_int_not_equal(ibr_stat_get(&final, "pairs kept",
-						  UINT64_MAX), UINT64_MAX);
-		assert_int_equal(prov.num_lids, final.num_lids);
-		assert_int_equal(ibr_prior_difference(&prior, after, NULL,
-						      &prov, &moved), 0);
+		top_down_setup(&t, cases[i].engine, cases[i].lmc, false);
+		assert_int_equal(t.prov.num_roots, t.prior_tables.num_roots - 1);
+		assert_int_equal(ibr_prior_difference(&t.prior, t.after, NULL,
+						      &t.prov, &moved), 0);
 		print_message("kary 4,3 less a top switch, %s at LMC %u: %llu "
 			      "entries moved, %llu of the provisional tables "
 			      "differ from the final engine's (%u columns "
-			      "kept)\n", fin->name, cases[i].lmc,
+			      "kept)\n", t.fin->name, cases[i].lmc,
 			      (unsigned long long)moved.entries,
-			      (unsigned long long)differing(&prov, &final), kept);
-		assert_int_equal(differing(&prov, &final), 0);
+			      (unsigned long long)differing(&t.prov, &t.final),
+			      t.kept);
+		assert_int_equal(differing(&t.prov, &t.final), 0);
 		/* and the change did break walks: entries moved */
 		assert_true(moved.entries > 0);
-		ibr_result_free(&prior_tables);
-		ibr_result_free(&prov);
-		ibr_result_free(&final);
-		ibr_updown_free(&ud);
-		ibr_table_ids_free(&ids);
-		ibr_fabric_free(before);
-		ibr_fabric_free(after);
+		top_down_teardown(&t);
 	}
 }
 
@@ -476,57 +501,28 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 	static const struct { const char *engine; unsigned lmc; } cases[] = {
 		{ "fera", 1 }, { "colorl", 2 }, { "dr", 2 },
 	};
-	struct ibr_root_choice root = { .strategy = IBR_ROOT_AUTO };
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct ibr_engine *fin = ibr_engine_find(cases[i].engine);
-		struct ibr_fabric *before =
-			generated_fabric("kary:k=4,n=3", cases[i].lmc);
-		struct ibr_fabric *after;
-		struct ibr_result prior_tables, prov, final;
+		struct top_down t;
 		struct ibr_verify_report rep;
-		struct ibr_prior prior;
-		struct ibr_route_ctx ctx;
 		struct ibr_error err = { "" };
-		struct ibr_updown ud;
-		struct ibr_table_ids ids;
 		struct ibr_walker w;
 		struct ibr_repair rp;
-		uint32_t kept, top = IBR_NONE, owned = 0, moved = 0, S;
+		uint32_t owned = 0, moved = 0, S;
 		uint64_t held = 0, entries = 0, by_number = 0;
 		uint32_t *os;   /* after's switch -> before's, by GUID */
 		uint8_t *col;
+		const struct ibr_fabric *before, *after;
 
-		if (ibr_route_once(before, fin, &root, NULL, &prior_tables, &err))
-			fail_msg("%s", err.msg);
-		for (uint32_t r = 0; r < prior_tables.num_roots; r++)
-			if (top == IBR_NONE || prior_tables.roots[r] > top)
-				top = prior_tables.roots[r];
-		after = rebuilt(before, top, cases[i].lmc, true);
+		top_down_setup(&t, cases[i].engine, cases[i].lmc, true);
+		before = t.before;
+		after = t.after;
 		S = after->num_switches;
-		prior = (struct ibr_prior){ .f = before, .r = &prior_tables,
-					    .engine = fin->name };
-		if (ibr_table_ids_of(before, &ids, &err) ||
-		    ibr_route_once(after, ibr_engine_find("pira"), &root, NULL,
-				   &prov, &err) ||
-		    ibr_updown_of_result(after, &prov, &ud, &err) ||
-		    ibr_transition_provisional(after, &ud, &prior_tables, &ids,
-					!fin->designates_dlids, 2, &prov, &kept,
-					&err) ||
-		    ibr_ctx_init(&ctx, after, &root, NULL, &err))
-			fail_msg("%s: %s", fin->name, err.msg);
-		ctx.prior = &prior;
-		if (ibr_route(&ctx, fin, &final, &err))
-			fail_msg("%s: %s", fin->name, err.msg);
-		ibr_ctx_free(&ctx);
-		assert_int_not_equal(ibr_stat_get(&final, "pairs kept",
-						  UINT64_MAX), UINT64_MAX);
-		assert_int_equal(prov.num_lids, final.num_lids);
-		assert_int_equal(differing(&prov, &final), 0);
-		assert_int_equal(ibr_verify(after, &prov, NULL, &rep, &err), 0);
+		assert_int_equal(differing(&t.prov, &t.final), 0);
+		assert_int_equal(ibr_verify(after, &t.prov, NULL, &rep, &err), 0);
 		if (ibr_verify_findings(&rep))
-			fail_msg("%s: %s", fin->name, rep.messages[0]);
+			fail_msg("%s: %s", t.fin->name, rep.messages[0]);
 		/* every walk of the prior tables that holds on its port's
 		 * new LID keeps its entries there */
 		col = malloc(S);
@@ -537,7 +533,7 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 			os[s] = before->nodes[ibr_fabric_find_guid(before,
 					ibr_switch(after, s)->guid)].sw_index;
 		if (ibr_walker_init(&w, after, &err) ||
-		    ibr_repair_init(&rp, after, &ud, &w, &err))
+		    ibr_repair_init(&rp, after, &t.ud, &w, &err))
 			fail_msg("%s", err.msg);
 		for (ibr_lid_t l = 1; l <= after->max_lid; l++) {
 			ibr_lid_t ol;
@@ -548,41 +544,35 @@ static void test_mending_follows_ports_whose_lids_moved(void **state)
 			assert_int_not_equal(ol, 0);
 			moved += ol != l;
 			for (uint32_t s = 0; s < S; s++)
-				col[s] = ibr_entry(&prior_tables, os[s], ol);
+				col[s] = ibr_entry(&t.prior_tables, os[s], ol);
 			ibr_repair_judge(&rp, col, l);
 			for (uint32_t s = 0; s < S; s++) {
 				entries++;
 				if (!ibr_repair_holds(&rp, s))
 					continue;
 				held++;
-				assert_int_equal(ibr_entry(&prov, s, l), col[s]);
-				by_number += l >= prior_tables.num_lids ||
-					     col[s] != ibr_entry(&prior_tables, os[s], l);
+				assert_int_equal(ibr_entry(&t.prov, s, l), col[s]);
+				by_number += l >= t.prior_tables.num_lids ||
+					     col[s] != ibr_entry(&t.prior_tables, os[s], l);
 			}
 		}
 		print_message("kary 4,3 less a top switch, LIDs exchanged, %s at "
 			      "LMC %u: %u of %u LIDs moved; %llu of %llu walks "
 			      "held, kept on their port (%llu of them differ "
 			      "from the prior_tables entry of the same LID number); %u "
-			      "columns kept\n", fin->name, cases[i].lmc, moved,
+			      "columns kept\n", t.fin->name, cases[i].lmc, moved,
 			      owned, (unsigned long long)held,
 			      (unsigned long long)entries,
-			      (unsigned long long)by_number, kept);
+			      (unsigned long long)by_number, t.kept);
 		assert_true(moved * 10 > owned * 9);
 		assert_true(held * 2 > entries);
 		assert_true(by_number * 2 > held);
-		assert_true(kept * 2 > owned && kept <= owned);
+		assert_true(t.kept * 2 > owned && t.kept <= owned);
 		ibr_repair_free(&rp);
 		ibr_walker_free(&w);
 		free(col);
 		free(os);
-		ibr_result_free(&prior_tables);
-		ibr_result_free(&prov);
-		ibr_result_free(&final);
-		ibr_updown_free(&ud);
-		ibr_table_ids_free(&ids);
-		ibr_fabric_free(before);
-		ibr_fabric_free(after);
+		top_down_teardown(&t);
 	}
 }
 
