@@ -323,13 +323,15 @@ END
 # --- LID assignment (bench_lids.sh: lids.md, made from lids*.csv) ---
 lids_section() {
 	need lids.md lids-regular.csv
+	local seeds
+	seeds=$(awk -F' *[|] *' '/^### Table I:/ { t = 1 } t && /^[|] [0-9]/ { print $3; exit }' "$dir/lids.md")
 	echo "## LID assignment: the paper's tables on our fabrics"
 	echo
 	{
-		cat <<'END'
+		cat <<END
 The LID assignment paper's heuristics and ILP on random fabrics X machines / Y switches (degree 8),
 paths legal under up*/down* from the lowest-LID root, one per machine pair; LIDs counted as the
-paper does, 2^ceil(lg k) per machine. Ours: means over 4 seeds (ILP: GLPK, 2 s per destination);
+paper does, 2^ceil(lg k) per machine. Ours: means over $seeds seeds (ILP: GLPK, 2 s per destination);
 the paper's: over 32 instances (lp_solve, 4 h).
 END
 		about "random X/Y as in each table; the 8-port 3-tree and the 16x8 and 8x4x4 tori of §VI-C" \
@@ -496,7 +498,7 @@ assim_part() {
 	{
 		cat <<END
 One OpenSM daemon per fabric and engine (sweep_interval 1); one inter-switch link cut or every
-link of one switch, on ibsim's console. Each cell: LFT blocks OpenSM sent (a hybrid's final pass
+link of one switch, on ibsim's console; $(awk -F, 'NR > 1 { print $31; exit }' "$c") timed round(s), the median. Each cell: LFT blocks OpenSM sent (a hybrid's final pass
 in brackets); ms from the routing run to the tables on every switch (a hybrid's first, then
 final). Entries changed: of the entries read back before. Tables read back and verified, first
 and final: $(awk -F, 'NR > 1 { n++; ok += ($16 ~ /^(verified|same-as-final)$/ && $17 == "0") } END { printf "%d of %d", ok, n }' "$c") rows; hybrids changing the entries their final engine changes: $(awk -F, '
