@@ -2,7 +2,8 @@
 # bench.sh - the benchmark suite: our engines and OpenSM's, side by side, on
 # the same fabrics in one run.  Never a timed test: it measures and reports.
 #
-#   bench/bench.sh            the whole suite -> bench/results/ (CSV, tables, plots)
+#   bench/bench.sh            the whole suite -> bench/results/ (CSV, plots;
+#                             bench/publish.sh then makes BENCHMARKS.md)
 #   bench/bench.sh --offline-only   redo only the offline part (same DIR)
 #   bench/bench.sh --smoke    a small size, into a temporary directory; exits
 #                             non-zero if one of our engines fell back, or has a

@@ -13,6 +13,9 @@
 #                                   the switches have a verifier finding, or
 #                                   ibdmchk finds a credit loop (what CI runs)
 #   --out DIR                       results into DIR
+#   --name NAME                     results in NAME.{csv,md,commit} and
+#                                   NAME_load.png (default: balance, or
+#                                   topology with --topology)
 #   FABRICS=..., COMPARED=...       other fabrics, other engines (labels as
 #                                   in $compared below)
 #   --topology                      the fabrics `auto` recognises:
@@ -57,19 +60,23 @@
 # (dr, colorl) run last, OpenSM assigning their LIDs.
 set -eu  # no pipefail: e2e_lib.sh's pipelines (switch_lfts's grep) may end non-zero
 top=$(cd "$(dirname "$0")/.." && pwd)
-smoke=false topology=false
+smoke=false topology=false name=
 out=$top/bench/results
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=true; out=$(mktemp -d) ;;
 	--out) out=$2; shift ;;
 	--topology) topology=true ;;
-	*) echo "usage: bench/bench_balance.sh [--smoke] [--topology] [--out DIR]" >&2; exit 2 ;;
+	--name) name=$2; shift ;;
+	*) echo "usage: bench/bench_balance.sh [--smoke] [--topology] [--out DIR] [--name NAME]" >&2; exit 2 ;;
 	esac
 	shift
 done
 mkdir -p "$out"
-git -C "$top" rev-parse --short HEAD > "$out/balance.commit" 2>/dev/null || true
+results=balance
+! $topology || results=topology
+results=${name:-$results}
+git -C "$top" rev-parse --short HEAD > "$out/$results.commit" 2>/dev/null || true
 build=${BUILD_DIR:-$top/build}
 [ -x "$build/ibrouting" ] && [ -f "$build/.libs/libibrouting.so" ] || {
 	echo "bench_balance.sh: build first (scripts/run-tests.sh or make in $build)" >&2; exit 2; }
@@ -125,8 +132,6 @@ else
 fi
 fabrics=${FABRICS:-$fabrics}
 
-results=balance
-! $topology || results=topology
 csv=$out/$results.csv
 echo "fabric,switches,hosts,engine,used,route_ms,max_link_load,load_norm,designated_load,designated_norm,credit_loops,findings,partial_load,partial_norm,undelivered_pairs,bound,bound_norm" > "$csv"
 
@@ -235,7 +240,7 @@ done
 	echo "are.  bound: the load no routing of the fabric goes below (a host's own"
 	echo "link carries hosts - 1 flows; a switch with h hosts sends h * (hosts - h)"
 	echo "flows out over its inter-switch links)."
-	echo "Measured with \`bench/bench_balance.sh\` at commit $(cat "$out/balance.commit" 2>/dev/null || echo "?")."
+	echo "Measured with \`bench/bench_balance.sh\` at commit $(cat "$out/$results.commit" 2>/dev/null || echo "?")."
 	echo
 	awk -F, -v list="$compared" 'BEGIN { n = split(list, e, " ")
 			printf "| fabric | switches | hosts | bound |"; for (i = 1; i <= n; i++) printf " %s |", e[i]; printf "\n"

@@ -1,413 +1,556 @@
 #!/usr/bin/env bash
-# publish.sh [DIR] - BENCHMARKS.md at the top of the tree from the results
-# of a full bench.sh run in DIR (default bench/results): machine, date,
-# versions, commands, the headline ratios, then the report's tables and
-# the plots.  Every figure comes from DIR's CSVs.
+# publish.sh [--check] - BENCHMARKS.md at the top of the tree, generated
+# from the files in bench/results and nothing else: the same files give
+# the same page, byte for byte, on any machine and any day.
+#
+#   bench/publish.sh          write BENCHMARKS.md
+#   bench/publish.sh --check  generate into a temporary file and compare
+#                             it with BENCHMARKS.md; exit 1 with the diff
+#                             when they differ (tests/bench_publish.sh)
+#
+# One section per topic, from the latest measurement of that topic; each
+# table says its fabrics, its engines (ours and OpenSM's, in the same
+# run), the load bound where the tool reports one, the commit it was
+# measured at and the command that measures it again.  The benchmark
+# scripts write into bench/results; rerun one, then this.  The files
+# read, and the commit each names (NAME.commit, else the first "commit
+# XXXXXXX" of NAME.md's first line, as its script wrote it):
+#   opensm.csv, offline.csv, commit         bench/bench.sh (plots: report.sh)
+#   topology.{md,csv,commit}                bench/bench_balance.sh --topology
+#   balance.{md,csv,commit}                 bench/bench_balance.sh
+#   random64-fera-updn.{md,csv,commit}      bench/bench_balance.sh --name ...
+#   lmc.csv, lmc.commit                     bench/bench_lmc.sh
+#   lids.md (from lids*.csv), lids.commit   bench/bench_lids.sh
+#   scale.{md,csv}, scale-lmc0.{md,csv}     bench/bench_scale.sh
+#   targets.{md,csv}                        bench/bench_targets.sh
+#   incremental.md                          bench/bench_incremental.sh
+#   switch-down.md, switch-down-fattrees.md bench/bench_switch_down.sh
+#   assim.csv, assim.commit                 bench/bench_assim.sh
+# and the plots (*.png) those scripts draw with gnuplot.
 set -euo pipefail
+export LC_ALL=C
 top=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:-$top/bench/results}
-csv=$dir/opensm.csv off=$dir/offline.csv
-rel=${dir#"$top"/}
+dir=$top/bench/results
+rel=bench/results
+page=$top/BENCHMARKS.md
+check=false
+case ${1:-} in
+--check) check=true ;;
+"") ;;
+*) echo "usage: bench/publish.sh [--check]" >&2; exit 2 ;;
+esac
 
-# mean over the 256-switch / 4096-CA random fabrics of one engine's window
-mean_ms() { awk -F, -v e="$1" '$1 ~ /^random:sw=256;ca=4096/ && $4 == e && $6 != "?" { t += $6; n++ }
-	END { if (n) printf "%.1f", t / n; else print "?" }' "$csv"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "?" }'; }
-updn=$(mean_ms updn) pira=$(mean_ms pira) fera=$(mean_ms fera) zero=$(mean_ms zero-cost)
-pira_nv=$(mean_ms pira-noverify) fera_nv=$(mean_ms fera-noverify)
-off1024() { awk -F, -v e="$1" -v c="$2" '$1 == 1024 && $4 == e { print $c }' "$off"; }
-ours_bad=$(awk -F, 'NR > 1 && ($4 ~ /^(pira|fera)/) && ($7 != "0" || $8 != "0" || $5 != $4) { n++ } END { print n + 0 }' "$csv")
-ours_runs=$(awk -F, 'NR > 1 && ($4 ~ /^(pira|fera)/) { n++ } END { print n + 0 }' "$csv")
-fabrics=$(awk -F, 'NR > 1 { print $1 }' "$csv" | sort -u | wc -l)
-
-# The window split into our part and OpenSM's LFT push (bench/window.sh,
-# its output kept in window.md by hand): a paragraph, or nothing.
-window_split() {
-	[ -f "$dir/window.md" ] || return 0
-	cat <<END
-Where the window goes: every window holds OpenSM's own LFT push (all
-blocks of every switch: a fresh OpenSM sends them all), which zero-cost
-measures alone; "ours" is the plugin's part, from "building routing
-with" to its tables handed to OpenSM.  pira's window is OpenSM's share
-plus ours, so its ratio to updn cannot fall below zero-cost's: the
-target 0.10 holds only where OpenSM's share is under about 0.065x updn.
-From $(sed -n 1p "$dir/window.md")
-
-$(sed 1,2d "$dir/window.md")
-
-END
+need() {
+	local f
+	for f in "$@"; do
+		[ -f "$dir/$f" ] || { echo "publish.sh: $rel/$f missing" >&2; exit 1; }
+	done
 }
 
-# Multi-LID engines (bench/bench_lmc.sh): the targets, from lmc.csv.
-lmc_section() {
-	local c=$dir/lmc.csv
-	[ -f "$c" ] || return 0
-	# ratio ENGINE: "below in N of M runs (ENGINE / fera: lo to hi, mean m)"
-	vs_fera() {
-		awk -F, -v e="$1" '{ k = $1 SUBSEP $2 } $3 == "fera" { f[k] = $8 + 0 } $3 == e && $2 > 0 { d[k] = $8 + 0 }
-			END { lo = 9; hi = 0; for (k in d) if (f[k] > 0 && d[k] > 0) {
-				r = d[k] / f[k]; n++; s += r; b += (r < 1); t += (r <= 0.9)
-				if (r < lo) lo = r; if (r > hi) hi = r }
-			printf "below fera in %d of %d runs, 10%% below in %d (%s / fera: %.2f to %.2f, mean %.2f)", b, n, t, e, lo, hi, n ? s / n : 0 }' "$c"
-	}
-	loops() { awk -F, -v e="$1" '$3 == e && $7 != "?" { n++; if ($7 != "0") l++ } END { printf "%d of %d", l, n }' "$c"; }
-	window() { awk -F, -v f="$1" -v l="$2" -v e="$3" '$1 ~ f && $2 == l && $3 == e { print $5; exit }' "$c"; }
-	local order dr_win updn0 colorl_win
-	order=$(awk -F, '{ k = $1 SUBSEP $2 } $3 == "fera" { f[k] = $8 + 0 } $3 == "dr" { d[k] = $8 + 0 } $3 == "colorl" { c[k] = $8 + 0 }
-		END { for (k in c) if (c[k] > 0 && d[k] > 0 && f[k] > 0) { n++; o += (c[k] < d[k] && d[k] < f[k]) } printf "%d of %d", o, n }' "$c")
-	dr_win=$(window '^random:sw=256;ca=4096' 2 dr)
-	updn0=$(window '^random:sw=256;ca=4096' 0 updn)
-	colorl_win=$(window '^random:sw=256;ca=4096' 3 colorl)
-	cat <<END
-
-## Multi-LID engines (dr, colorl) against fera, updn, minhop and dfsssp
-
-Measured with \`bench/bench_lmc.sh\` at commit $(cat "$dir/lmc.commit" 2>/dev/null || echo "?"):
-OpenSM over ibsim with \`lmc N\`, one run per fabric, LMC and engine (the
-plugin writing no dumps of its own in the timed run), random 64 switches /
-512 CAs (3 seeds) at LMC 1, 2, 3 and 256 / 4096 (1 seed) at LMC 2 and 3,
-updn also at LMC 0.  Loads are measured by \`ibrouting verify\` on
-OpenSM's dumps along the DLIDs hosts use: for dr and colorl their
-designated DLIDs (the plugin's ibrouting-dlids.dump, what the SA hands
-out), for the others base LIDs.
-
-- dr's max link load: $(vs_fera dr).
-- colorl's max link load: $(vs_fera colorl).
-- colorl < dr < fera in max link load: $order fabric/LMC runs.
-- dr's pairs off their shortest legal path (fallback pairs): runs with any
-  $(awk -F, '$3 == "dr" && $2 > 0 && $13 != "0"' "$c" | wc -l) of $(awk -F, '$3 == "dr" && $2 > 0' "$c" | wc -l).
-- The 256/4096 rows inside OpenSM are timed without dumps (loads "?":
-  the dumps there run to hundreds of MB); the loads there are our
-  engines' offline on the same file.  ibsim is started afresh for every
-  run on that fabric (after a few runs at LMC 3 it once served a handful
-  of nodes to the next); its LMC 3 rows come from a second session of the
-  script (RUNS=...@3 APPEND=1), the LMC 2 and LMC 0 rows from the first.  The
-  64/512 rows, measured before the script packed LIDs for updn at LMC 0,
-  have updn at LMC 0 on LIDs aligned to 8 (the column "/ updn LMC 0").
-- Routing window at 256 switches / 4096 CAs: dr at LMC 2 $dr_win ms,
-  updn at LMC 0 $updn0 ms (ratio $(ratio "$dr_win" "$updn0"); target below 1:
-  $(awk -v r="$(ratio "$dr_win" "$updn0")" 'BEGIN { print (r != "?" && r < 1) ? "met" : "not met" }')); colorl at LMC 3
-  $colorl_win ms (target under 10 s: $(awk -v w="$colorl_win" 'BEGIN { print (w != "" && w != "?" && w < 10000) ? "met" : "not met" }')).
-- Runs with an ibdmchk credit loop (one VL): dr $(loops dr), colorl
-  $(loops colorl), fera $(loops fera), updn $(loops updn), minhop
-  $(loops minhop), dfsssp $(loops dfsssp); loads of routes with credit
-  loops are not those of deadlock-free routes (dfsssp is deadlock-free
-  over several VLs, which ibdmchk's one-VL check does not see).
-
-END
-	cat "$dir/lmc.md"
-	cat <<END
-
-![multi-LID engines: max link load against fera](${rel}/lmc_load.png)
-![multi-LID engines: routing window against updn at LMC 0](${rel}/lmc_window.png)
-END
-	[ ! -f "$dir/lids.md" ] || { echo; cat "$dir/lids.md"; }
-}
-
-# Balanced routing (bench/bench_balance.sh), from balance.csv/.md, and
-# the random fabrics' seeds (balance-seeds.md) and the routing window
-# split (balance-window.md, bench/window.sh's output
-# kept by hand) when there is one.
-balance_section() {
-	local c=$dir/balance.csv
-	[ -f "$c" ] || return 0
-	# the normalised load of ENGINE on FABRIC (CSV fabric spelling: ; for ,)
-	nl() { awk -F, -v f="$1" -v e="$2" '$1 == f && $4 == e { v = ($10 != "" && $10 != "?") ? $10 : $8; print v; exit }' "$c"; }
-	bad=$(awk -F, 'NR > 1 && ($4 ~ /^(pira|fera|dr|colorl|pira\+fera)$/) && ($5 != $4 || $11 != "0" || $12 != "0") { n++ } END { print n + 0 }' "$c")
-	runs=$(awk -F, 'NR > 1 && ($4 ~ /^(pira|fera|dr|colorl|pira\+fera)$/) { n++ } END { print n + 0 }' "$c")
-	cat <<END
-
-## Balanced routing: fat trees, Clos, degraded trees
-
-Every engine, ours and OpenSM's, on the same fabric in one run, inside
-OpenSM over ibsim, with our plugin's default options (\`root auto\`,
-\`port_choice balanced\`); the load is read back from the switches.
-Targets of the balanced-routing issue, on this run:
-
-| target | measured | |
-| --- | --- | --- |
-| intact 8-ary 3-tree: fera <= 1.10x ftree | fera $(nl "kary:k=8;n=3" fera), ftree $(nl "kary:k=8;n=3" ftree) | $(ratio "$(nl "kary:k=8;n=3" fera)" "$(nl "kary:k=8;n=3" ftree)")x |
-| intact 4-ary 3-tree: fera <= 1.10x ftree | fera $(nl "kary:k=4;n=3" fera), ftree $(nl "kary:k=4;n=3" ftree) | $(ratio "$(nl "kary:k=4;n=3" fera)" "$(nl "kary:k=4;n=3" ftree)")x |
-| intact 8-ary 3-tree: pira <= 1.25x updn | pira $(nl "kary:k=8;n=3" pira), updn $(nl "kary:k=8;n=3" updn) | $(ratio "$(nl "kary:k=8;n=3" pira)" "$(nl "kary:k=8;n=3" updn)")x |
-| intact 4-ary 3-tree: pira <= 1.25x updn | pira $(nl "kary:k=4;n=3" pira), updn $(nl "kary:k=4;n=3" updn) | $(ratio "$(nl "kary:k=4;n=3" pira)" "$(nl "kary:k=4;n=3" updn)")x |
-| intact 8-ary 3-tree: dr, colorl (lmc 2, designated) <= 1.05x ftree | dr $(nl "kary:k=8;n=3" dr), colorl $(nl "kary:k=8;n=3" colorl) | $(ratio "$(nl "kary:k=8;n=3" colorl)" "$(nl "kary:k=8;n=3" ftree)")x |
-| intact 4-ary 3-tree: dr, colorl (lmc 2, designated) <= 1.05x ftree | dr $(nl "kary:k=4;n=3" dr), colorl $(nl "kary:k=4;n=3" colorl) | $(ratio "$(nl "kary:k=4;n=3" dr)" "$(nl "kary:k=4;n=3" ftree)")x, $(ratio "$(nl "kary:k=4;n=3" colorl)" "$(nl "kary:k=4;n=3" ftree)")x |
-| 8-ary 3-tree, 3% of links cut: fera <= 2.0 | fera $(nl "kary:k=8;n=3;cut=31;seed=1" fera), ftree: $(awk -F, '$1 == "kary:k=8;n=3;cut=31;seed=1" && $4 == "ftree" { print "used " $5 }' "$c") | |
-| trees with links cut: fera <= 0.5x updn (updn~: over the CA pairs it delivers; "below the bound": 0.5x updn is under the load no routing goes below) | $(awk -F, 'NR > 1 && $1 ~ /^kary.*(cut|down)=/ && ($4 == "fera" || $4 == "updn") { v[$1, $4] = ($8 == "?" && $14 != "") ? $14 "~" : $8; b[$1] = $17; if (!($1 in s)) { s[$1] = 1; o[++n] = $1 } } END { for (i = 1; i <= n; i++) { f = o[i]; g = f; gsub(/;/, ",", g); u = v[f, "updn"]; sub(/~$/, "", u); r = (u + 0 > 0) ? sprintf("%.2fx", v[f, "fera"] / u) : "?"; if (u + 0 > 0 && u / 2 < b[f]) r = r ", 0.5x updn below the bound"; printf "%s: fera %s, updn %s, bound %s (%s); ", g, v[f, "fera"], v[f, "updn"], b[f], r } }' "$c") | |
-| Clos 1:1 and 2:1: fera <= 1.10x updn | $(for o in 1 2; do f="clos:leaf=16;spine=8;uplinks=1;oversub=$o"; printf "%s:1 fera %s, updn %s (%sx); " "$o" "$(nl "$f" fera)" "$(nl "$f" updn)" "$(ratio "$(nl "$f" fera)" "$(nl "$f" updn)")"; done) | |
-| random 64/512: fera <= 0.90x updn, root file naming fera's root | fera $(nl "random:sw=64;ca=512;seed=1" fera), updn $(nl "random:sw=64;ca=512;seed=1" updn-rootfile) | $(ratio "$(nl "random:sw=64;ca=512;seed=1" fera)" "$(nl "random:sw=64;ca=512;seed=1" updn-rootfile)")x |
-
-Our engines: $runs runs; with a fallback, a verifier finding on the tables
-read back or an ibdmchk credit loop: $bad.
-
-END
-	cat "$dir/balance.md"
-	cat <<END
-
-![balanced routing: normalised max link load per fabric and engine](${rel}/balance_load.png)
-END
-	[ ! -f "$dir/balance-seeds.md" ] || { echo; cat "$dir/balance-seeds.md"; }
-	[ ! -f "$dir/balance-window.md" ] || { echo; cat "$dir/balance-window.md"; }
-}
-
-# The LMC engines at scale (bench/bench_scale.sh): scale.md (LMC 1) and
-# scale-lmc0.md (LMC 0, up to the largest fabric the LID space holds),
-# each with its .png; scale-step6.md, scale-step5.md and scale-step4.md
-# (what the last steps found, written by hand); scale-step3.md and scale-2048-step3.md against
-# scale-before.md and scale-2048-before.md (the third step of issue 20
-# against the build before it, one run); scale-window.md (inside
-# OpenSM); scale-profile.md (where the time and memory go, written by
-# hand from perf).
-scale_section() {
-	[ -f "$dir/scale.md" ] || return 0
-	cat <<END
-
-## The LMC engines at scale (offline)
-
-\`bench/bench_scale.sh\`: \`ibrouting route\` on random fabrics with 16
-CAs a switch; pira, fera at its default port choice (balanced) and at
-\`lowest\`, dr and colorl, with 1 and 2 worker threads (\`-j\`), minutes
-apart on this shared machine; at LMC 1 up to 1024 switches / 16384 CAs
-(LMC 1 at 2048 switches needs more LIDs than there are), at LMC 0 up to
-2880 switches / 46080 CAs, the largest fabric of 16 CAs a switch whose
-LIDs fit the 49151 unicast LIDs (4096 switches / 65536 CAs need 69632
-LIDs: no InfiniBand subnet holds it).  The tables are byte-identical
-across the thread counts (\`--dump-dir\`; tests/cli_threads.sh and
-test_paths check it in CI).
-
-END
-	cat "$dir/scale.md"
-	[ ! -f "$dir/scale.png" ] || { echo; echo "![compute time and peak RSS against switches, LMC 1](${rel}/scale.png)"; }
-	[ ! -f "$dir/scale-lmc0.md" ] || { echo; cat "$dir/scale-lmc0.md"; }
-	[ ! -f "$dir/scale-lmc0.png" ] || { echo; echo "![compute time and peak RSS against switches, LMC 0](${rel}/scale-lmc0.png)"; }
-	[ ! -f "$dir/scale-step6.md" ] || { echo; cat "$dir/scale-step6.md"; }
-	[ ! -f "$dir/scale-step5.md" ] || { echo; cat "$dir/scale-step5.md"; }
-	[ ! -f "$dir/scale-step4.md" ] || { echo; cat "$dir/scale-step4.md"; }
-	[ ! -f "$dir/scale-window.md" ] || { echo; cat "$dir/scale-window.md"; }
-	if [ -f "$dir/scale-step3.md" ]; then
-		echo
-		echo "### Issue 20, third step, against the build before it (one run)"
-		echo
-		cat "$dir/scale-step3.md"
-		[ ! -f "$dir/scale-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-before.md"; }
-		[ ! -f "$dir/scale-2048-step3.md" ] || { echo; cat "$dir/scale-2048-step3.md"; }
-		[ ! -f "$dir/scale-2048-before.md" ] || { echo; echo "Before:"; echo; cat "$dir/scale-2048-before.md"; }
+# commit_of NAME: the commit NAME was measured at ("": bench.sh's)
+commit_of() {
+	if [ -z "$1" ]; then
+		need commit
+		tr -d '\n' < "$dir/commit"
+	elif [ -f "$dir/$1.commit" ]; then
+		tr -d '\n' < "$dir/$1.commit"
+	else
+		need "$1.md"
+		head -n 1 "$dir/$1.md" | grep -o '[Cc]ommit [0-9a-f]\{7,\}' | head -n 1 | cut -d' ' -f2 | tr -d '\n'
 	fi
-	[ ! -f "$dir/scale-profile.md" ] || { echo; cat "$dir/scale-profile.md"; }
 }
 
-# The cost of one change offline (bench/bench_incremental.sh).
-incremental_section() {
-	[ -f "$dir/incremental.md" ] || return 0
-	cat <<END
-
-## One change, offline: from the prior tables or afresh
-
-\`bench/bench_incremental.sh\`: the tables of a fabric, then one link cut
-(the generator's \`cut=1\`, every other port, GUID and LID kept) and one
-switch down with its CAs; fera, colorl and dr route from the tables in
-place (\`ibrouting route --prior\`, what the plugin does after a change)
-and afresh (\`-o incremental=0\`), on the same fabrics in one run.  Entries changed: on the switches there before, against the tables
-before the change; "had to change": those whose port leads to the link
-or switch gone.
-
-END
-	cat "$dir/incremental.md"
+# wrap: stdin's paragraphs (blank-line separated; a line starting "- "
+# opens a list item) at 100 columns; headings, table rows and images as
+# they are.  No line of a paragraph starts with a word Markdown would
+# read as a list, a quote or a heading ("- 1" of "hosts - 1"): the word
+# before it goes along.
+wrap() {
+	awk -v w=100 '
+	function flush() { if (line != "") print line; line = ""; cont = "" }
+	/^$/ { flush(); ind = ""; print ""; next }
+	/^(#|[|]|!\[)/ { flush(); ind = ""; print; next }
+	/^- / { flush(); ind = "  " }
+	{ for (i = 1; i <= NF; i++) {
+		if (line == "") line = cont $i
+		else if (length(line) + 1 + length($i) <= w) line = line " " $i
+		else {
+			carry = ""
+			if ($i ~ /^([-+*>#=]+|[0-9]+[.)])$/ && (j = last_space(line)) > length(cont) + 1) {
+				carry = substr(line, j + 1) " "; line = substr(line, 1, j - 1) }
+			print line; cont = ind; line = cont carry $i } } }
+	function last_space(s,   k) { for (k = length(s); k > 0; k--) if (substr(s, k, 1) == " ") return k; return 0 }
+	END { flush() }'
 }
 
-# Change assimilation (bench/bench_assim.sh), from assim.csv.
-assim_section() {
-	local c=$dir/assim.csv
-	[ -f "$c" ] || return 0
-	# per fabric and change: every engine's first (then final) tables, in
-	# ms after the change and after its routing run began, and the blocks
-	# OpenSM sent
-	timeline_lines() {
-		awk -F, 'function d(a, b) { return (a == "?" || b == "?") ? "?" : a - b }
-			NR > 1 { k = $2 "/" $3 ", " (($6 == "link") ? "link cut" : "switch down")
-			if (!(k in line)) order[++n] = k
-			t = ($12 == $13) ? $12 " (" d($12, $11) ")" : $12 " then " $13 " (" d($12, $11) " then " d($13, $11) ")"
-			line[k] = line[k] (line[k] == "" ? "" : ", ") $5 " " t
-			b = $26; if ($27 != "") b = b " (" $27 " in the final pass)"
-			blocks[k] = blocks[k] (blocks[k] == "" ? "" : ", ") $5 " " b }
-			END { for (i = 1; i <= n; i++)
-				printf "- %s, ms after the change (after the routing run began): %s.  LFT blocks sent: %s.\n",
-					order[i], line[order[i]], blocks[order[i]] }' "$c"
-	}
-	# ENGINES-REGEX CHANGE: "lo% to hi%" of entries changed
-	changed() { awk -F, -v e="$1" -v k="$2" 'NR > 1 && $5 ~ e && $6 == k && $24 != "?" { v = $24 + 0; n++
-		if (n == 1 || v < lo) lo = v; if (n == 1 || v > hi) hi = v }
-		END { if (n) printf "%.2f%% to %.2f%%", lo, hi; else printf "?" }' "$c"; }
-	# span ENGINE WHAT: "lo to hi" over the rows of ENGINE of WHAT: push
-	# (routing run to first tables), final (routing run to final
-	# tables), sent (blocks sent), steps (re-routes), discovery (change
-	# to routing run)
-	span() { awk -F, -v e="$1" -v w="$2" 'NR > 1 && $5 == e {
-		v = (w == "push") ? $12 - $11 : (w == "final") ? $13 - $11 : (w == "sent") ? $26 : (w == "steps") ? $34 : $11
-		n++; if (n == 1 || v < lo) lo = v; if (n == 1 || v > hi) hi = v }
-		END { if (n) printf "%d to %d", lo, hi; else printf "?" }' "$c"; }
-	local hybrids
-	hybrids=$(awk -F, 'NR > 1 && $5 ~ /\+/ { print $5 }' "$c" | sort -u | paste -sd, | sed 's/,/, /g')
-	cat <<END
-
-## Change assimilation: a link cut, a switch down
-
-Measured with \`bench/bench_assim.sh\` at commit $(cat "$dir/assim.commit" 2>/dev/null || echo "?"):
-one OpenSM daemon per fabric and engine over ibsim (our plugin,
-sweep_interval 1, log_flags 0x07, force_log_flush), random fabrics
-$(awk -F, 'NR > 1 { print $2 " switches / " $3 " CAs" }' "$c" | sort -un | paste -sd, | sed 's/,/ and /g');
-8 CAs a switch, generated by \`ibrouting generate random:sw=S,ca=C,seed=1\`
-(ibsim's node, switch and port tables sized to the fabric, -N/-S/-P, as
-the end-to-end tests do); engines at LMC 0 on the fabric with packed
-LIDs, colorl, dr, pira+colorl and pira+dr at LMC 2 on the same fabric
-with LIDs aligned to 4.  The script notes the time, writes the
-change to ibsim's console (\`Unlink "S-..."[p]\`: one inter-switch link;
-\`Unlink "S-..."\`: every link of one switch, which takes its CAs with
-it) and reads OpenSM's log: times are ms after that moment, from the
-log's timestamps, the median round of $(awk -F, 'NR > 1 { print $31; exit }' "$c") (each change undone with
-\`ReLink\` between rounds; ibsim started afresh for every engine).  The
-link (inter-switch, away from the SM's switch) and the switch (not the
-SM's, its removal leaving the switches connected) are picked from the
-fabric file, the same for every engine.  First tables: the first
-"SWITCHES CONFIGURED FOR UNICAST" box after the change (every LFT block
-sent and acknowledged).  Final tables: for a hybrid the "REROUTE
-COMPLETE" of the re-route whose INFO line says the final pass is done
-(after its safe steps, if any); for the other engines the first tables.
-A round ends when OpenSM has gone two light sweeps (the last a second
-after the tables) without a new sweep or routing run.  After the first
-round the switches' tables are read back (dump_fts over ibsim), written
-as an opensm-lfts.dump beside OpenSM's subnet list of the changed fabric
-and judged by \`ibrouting verify\` ("verified": every LID delivered from
-every switch, no loop, an acyclic channel dependency graph; rows of updn
-and minhop with a dependency cycle, their known credit loops:
-$(awk -F, 'NR > 1 && $5 ~ /^(updn|minhop)$/ { n++; c += ($19 + 0 > 0) } END { printf "%d of %d", c, n }' "$c")).  A hybrid's
-provisional tables are read back in a round of their own: OpenSM is
-stopped (SIGSTOP) as soon as the provisional "SWITCHES CONFIGURED FOR
-UNICAST" box is in its log, before its re-route pass, the switches are
-read, OpenSM continues, and the tables are judged on the subnet list of
-that sweep.  Entries changed: the tables read back after the change
-against those read back before it, on the switches still there
-(removed/added: entries that became or stopped being IBR_NO_PATH).
-Blocks sent: the "Writing FT block" lines of OpenSM's set_lft_block in
-another round of the same change with the log at DEBUG (not timed);
-blocks changed: 64-LID blocks that differ between the read-backs.  More
-blocks are sent than differ: set_lft_block compares each block with its
-own copy of what it last sent the switch and sends a switch's whole
-table when it has marked it need_update.  Rows whose change, undone,
-gave back exactly the tables read back before it: $(awk -F, 'NR > 1 { n++; y += ($28 == "yes") } END { printf "%d of %d", y, n }' "$c");
-kept where they went, verified (fera, colorl, dr and their hybrids
-route from the prior tables, so the pairs a change moved stay moved
-when it is undone): $(awk -F, 'NR > 1 { y += ($28 == "kept") } END { printf "%d", y }' "$c").
-
-$(timeline_lines)
-- Entries changed by a link cut: updn and minhop $(changed '^(updn|minhop)$' link),
-  fera $(changed '^fera$' link), colorl $(changed '^colorl$' link), dr $(changed '^dr$' link) (from the prior tables: only the
-  routes the change broke move); by a switch down (its own LIDs and those
-  of its CAs removed): updn and minhop $(changed '^(updn|minhop)$' switch), fera $(changed '^fera$' switch), colorl $(changed '^colorl$' switch), dr $(changed '^dr$' switch).
-  The SM evaluation paper (§4, Fig. 8b) reports under 2% after the change of one switch.
-- Hybrid engines measured: ${hybrids:-none: the plugin at this commit registers no hybrid engine, so there are no pira+fera / pira+colorl rows}.
-- Discovery (the change to the routing run, OpenSM's and the same work
-  for every engine) took $(span fera discovery) ms in fera's rounds and varies
-  from round to round as much as between engines; the engines' own share
-  is the routing run to the tables.  From the routing run to the first
-  tables: fera $(span fera push) ms, pira+fera $(span pira+fera push) (provisional); colorl
-  $(span colorl push), pira+colorl $(span pira+colorl push) (provisional).  To the final
-  tables: pira+fera $(span pira+fera final) ms, pira+colorl $(span pira+colorl final).
-- Blocks: OpenSM sends only the blocks that differ from what it last sent
-  a switch.  fera alone sends $(span fera sent) blocks after these changes,
-  colorl $(span colorl sent), dr $(span dr sent).  The provisional pass mends the tables
-  in place with PIRa's walks where they no longer hold (repair.h) and the
-  final pass routes from the final tables in place (prior.h), so the
-  hybrids send $(span pira+fera sent) (pira+fera), $(span pira+colorl sent) (pira+colorl) and $(span pira+dr sent) (pira+dr) blocks:
-  $(awk -F, 'NR > 1 { k = $2 "/" $6; s[$5 "@" k] = $26; ks[k] = 1 }
-	END { for (k in ks) for (h in s) if (h ~ /\+/ && index(h, "@" k)) {
-		split(h, a, "@"); fin = substr(a[1], index(a[1], "+") + 1)
-		if ((fin "@" k) in s && s[fin "@" k] > 0) { r = s[h] / s[fin "@" k]
-			n++; if (n == 1 || r > hi) hi = r; if (n == 1 || r < lo) lo = r
-			if (r > 2) over = over " " a[1] " (" k ")" } }
-		printf "%.2fx to %.2fx the blocks of their final engine alone%s", lo, hi,
-			over ? "; above 2x:" over : "" }' "$c").  pira+fera's final pass took
-  up to $(span pira+fera steps | sed 's/.* //') re-routes (safe steps).  Inside OpenSM the hybrid buys first
-  tables sooner than the final engine alone only where that engine is
-  slow (colorl afresh); against fera it costs time and blocks.
-
-END
-	cat "$dir/assim.md"
-	cat <<END
-
-![change assimilation timelines](${rel}/assim_timeline.png)
-END
+# about FABRICS ENGINES BOUND SOURCES COMMIT COMMAND: what a table is
+# measured on and how to measure it again (the end of its paragraph)
+about() {
+	printf 'Fabrics: %s. Engines: %s. Bound: %s. Commit %s, %s; rerun: `%s`.\n' "$1" "$2" "$3" "$5" "$4" "$6"
 }
 
-{
-	cat <<END
+# pre_balanced COMMIT [MORE]: a sentence when COMMIT is before the
+# balanced port choice and root auto (c24f61d), when our engines took the
+# lowest port from one root (a rerun of the script replaces those results)
+pre_balanced() {
+	case $1 in
+	b121850|f3bcb0b) echo "Measured before the balanced port choice and \`root auto\` (commit c24f61d): our engines here take the lowest port, rooted at the SM's switch${2:-}." ;;
+	esac
+}
+
+# table FILE [N]: the N-th (default the first) Markdown table of FILE
+table() {
+	need "$1"
+	awk -v n="${2:-1}" '/^\|/ { if (!in_t) { in_t = 1; k++ } if (k == n) print; next } { in_t = 0 }' "$dir/$1"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else printf "?" }'; }
+
+header() {
+	wrap <<END
 # Benchmarks
 
-Measured $(date -u +%Y-%m-%d) on $(lscpu | sed -n 's/^Model name: *//p' | head -n 1),
-$(nproc) cores, $(free -g | awk '/^Mem:/ { print $2 }') GiB, a shared machine; $(opensm --version 2>/dev/null | grep -m1 OpenSM),
-ibsim-utils $(dpkg-query -W -f '${Version}' ibsim-utils 2>/dev/null), ibrouting at commit $(cat "$dir/commit" 2>/dev/null || git -C "$top" rev-parse --short HEAD).
+Generated by \`bench/publish.sh\` from \`$rel/\` (\`bench/publish.sh --check\`, run by the test suite,
+says whether the page still matches them): the latest measurement of each topic, on a shared
+machine with 2 cores (AMD EPYC, 23 GiB), OpenSM 3.3.23 and ibsim-utils 0.10-2, at the commit each
+table names. Earlier figures are in the history of this file and of \`$rel/\`.
 
-Commands: \`bench/bench.sh\` (the whole suite: results in \`$rel/\`), then
-\`bench/publish.sh\` (this page). CI runs \`bench/bench.sh --smoke\`.
-Routing windows are OpenSM's own log timestamps from "building routing
-with" to "tables configured" (median of 3 runs); every ratio is against
-updn measured in the same run on the same fabric, with a root_guid_file
-naming the switch our engines root at (the SM's switch).  \`zero-cost\` is a
-benchmark-only engine that computes nothing, in a plugin of its own
-(bench/zero_cost.c): OpenSM's own share of the window.  \`-noverify\` rows are our engines with
-verify_before_push off; otherwise the plugin checks its tables before the
-push with the certificate (verify_method certificate, the default: legal
-up\\*/down\\* routes under the run's orientation), and every run here is
-judged again afterwards by the full verifier and ibdmchk on OpenSM's
-dumps.  The switch hop tables OpenSM's multicast manager and dumps read
-are written by the plugin after the window, once OpenSM has configured
-every LFT (libibrouting(8)); \`bench/window.sh\` times that part and the
-rest of the sweep to SUBNET UP.
-
-## Headline
-
-On the random irregular 256-switch / 4096-CA fabrics (mean of 2 seeds):
-
-| engine | routing window ms | / updn | target |
-| --- | ---: | ---: | --- |
-| updn (root file) | $updn | 1 | |
-| zero-cost (OpenSM's share) | $zero | $(ratio "$zero" "$updn") | |
-| pira | $pira | $(ratio "$pira" "$updn") | <= 0.1: $(awk -v r="$(ratio "$pira" "$updn")" 'BEGIN { print (r != "?" && r <= 0.1) ? "met" : "not met" }') |
-| pira, verify_before_push no | $pira_nv | $(ratio "$pira_nv" "$updn") | |
-| fera | $fera | $(ratio "$fera" "$updn") | <= 0.2: $(awk -v r="$(ratio "$fera" "$updn")" 'BEGIN { print (r != "?" && r <= 0.2) ? "met" : "not met" }') |
-| fera, verify_before_push no | $fera_nv | $(ratio "$fera_nv" "$updn") | |
-
-$(window_split)
-Offline at 1024 switches / 16384 CAs: pira $(off1024 pira 5) ms, fera
-$(off1024 fera 5) ms; writing every LFT byte once takes $(off1024 pira 7) ms
-into warm memory (the tables fit this machine's 32 MiB L3) and $(off1024 pira 8) ms
-into fresh pages: pira is $(ratio "$(off1024 pira 5)" "$(off1024 pira 8)")x the fresh-page bound
-and $(ratio "$(off1024 pira 5)" "$(off1024 pira 7)")x the warm one (target: within 5x of the fresh-page
-bound: $(awk -v r="$(ratio "$(off1024 pira 5)" "$(off1024 pira 8)")" 'BEGIN { print (r != "?" && r <= 5) ? "met" : "not met" }')).
-
-Our engines: $ours_runs runs on $fabrics fabrics; runs with a fallback, a
-verifier finding or an ibdmchk credit loop: $ours_bad.
-
-![routing window](${rel}/route_time.png)
-![max link load](${rel}/link_load.png)
-![credit loops](${rel}/credit_loops.png)
-![offline](${rel}/offline.png)
-
-Notes on reading the tables:
-- Our verifier and ibdmchk both check one VL.  lash, dfsssp and nue spread
-  their routes over several VLs (SL-to-VL tables), so a cycle in the
-  one-VL channel dependency graph is expected there and is not a deadlock
-  for them; for minhop, updn and dnup it is a real credit loop.
-- "unreachable" counts switch/LID pairs with no route: OpenSM's engines
-  may leave switch-to-switch LIDs unrouted (ftree, dnup on Clos).
-- A fallback shows as a different "used by OpenSM" engine.
+Ours: pira, fera, dr, colorl, pira+fera, pira+colorl, pira+dr. OpenSM's: ftree, updn, dnup,
+minhop, dfsssp, nue, lash, run by the same OpenSM over ibsim on the same fabric in the same run.
+Max link load: the flows on the busiest channel under uniform all-to-all traffic between CA ports;
+normalised: over hosts - 1; dr and colorl along their designated DLIDs (base LIDs in brackets).
+Bound: the load no routing of the fabric goes below. \`*\`: OpenSM fell back to another engine;
+\`!\`: ibdmchk found credit loops (it checks one VL: a deadlock for minhop, updn, dnup; lash,
+dfsssp and nue spread their routes over several VLs); \`~\`: some CA pairs not delivered (the load
+is over the rest); \`?\`: not measured.
 
 END
-	cat "$dir/report.md"
+}
+
+# --- The fabrics of issue 45 (bench_balance.sh --topology) ---
+topology_section() {
+	need topology.md topology.csv
+	echo "## Fabrics administrators have: captures, aggregation nodes, hosts on spines, Dragonfly+"
+	echo
+	{
+		echo "Normalised max link load of the tables read back from the switches; dr and colorl at LMC 2."
+		about "Dragonfly+ intact and damaged, a Clos network and k-ary 3-trees with SHARP aggregation nodes or hosts on spines, three captures (tests/fabrics/real)" \
+			"fera, dr, colorl; OpenSM's ftree, updn, updn-rootfile (updn given fera's roots), minhop, dfsssp, nue, lash" \
+			"the column bound" "$rel/topology.md, .csv" "$(commit_of topology)" \
+			'COMPARED="fera dr colorl ftree updn updn-rootfile minhop dfsssp nue lash" bench/bench_balance.sh --topology'
+	} | wrap
+	echo
+	table topology.md
+	echo
+}
+
+# --- Balanced routing (bench_balance.sh) ---
+balance_section() {
+	need balance.md balance.csv balance_load.png random64-fera-updn.md
+	local c=$dir/balance.csv runs bad
+	runs=$(awk -F, 'NR > 1 && $4 ~ /^(pira|fera|dr|colorl|pira\+fera)$/' "$c" | wc -l)
+	bad=$(awk -F, 'NR > 1 && $4 ~ /^(pira|fera|dr|colorl|pira\+fera)$/ && ($5 != $4 || $11 != "0" || $12 != "0")' "$c" | wc -l)
+	echo "## Balanced routing: fat trees, Clos networks, degraded trees"
+	echo
+	{
+		cat <<END
+Normalised max link load of the tables read back from the switches, our plugin with its default
+options (\`root auto\`, \`port_choice balanced\`); dr and colorl at LMC 2. Our engines: $runs runs;
+with a fallback, a verifier finding on the tables read back or a credit loop: $bad.
+END
+		about "k-ary 2- and 3-trees (k = 4, 8) intact, with links cut, with a switch down; Clos 1:1 and 2:1; random 64/512 and 256/4096; a 4x4x4 torus with broken links" \
+			"pira, fera, pira+fera, dr, colorl; OpenSM's ftree, updn, updn-rootfile (updn given fera's roots), minhop, dnup, dfsssp, nue, lash" \
+			"the column bound" "$rel/balance.md, .csv" "$(commit_of balance)" "bench/bench_balance.sh"
+	} | wrap
+	echo
+	table balance.md
+	echo
+	echo "![balanced routing: normalised max link load per fabric and engine]($rel/balance_load.png)"
+	echo
+	echo "### Random 64 switches / 512 CAs: fera against updn from the same roots"
+	echo
+	about "random:sw=64,ca=512, seeds 1 to 6" "fera; OpenSM's updn-rootfile (updn given fera's roots), nue" \
+		"the column bound" "$rel/random64-fera-updn.md, .csv" "$(commit_of random64-fera-updn)" \
+		'FABRICS="$(echo random:sw=64,ca=512,seed={1..6})" COMPARED="fera updn-rootfile nue" bench/bench_balance.sh --name random64-fera-updn' | wrap
+	echo
+	table random64-fera-updn.md
+	echo
+}
+
+# --- Inside OpenSM over ibsim, every fabric (bench.sh: opensm.csv) ---
+opensm_section() {
+	need opensm.csv route_time.png link_load.png credit_loops.png
+	local c=$dir/opensm.csv updn zero pira fera ours bad
+	# mean window of ENGINE over the 256-switch / 4096-CA random fabrics
+	mean_ms() { awk -F, -v e="$1" '$1 ~ /^random:sw=256;ca=4096/ && $4 == e && $6 != "?" { t += $6; n++ }
+		END { if (n) printf "%.1f", t / n; else printf "?" }' "$c"; }
+	updn=$(mean_ms updn) zero=$(mean_ms zero-cost) pira=$(mean_ms pira) fera=$(mean_ms fera)
+	ours=$(awk -F, 'NR > 1 && $4 ~ /^(pira|fera|dr|colorl)(-noverify)?$/' "$c" | wc -l)
+	bad=$(awk -F, 'NR > 1 && $4 ~ /^(pira|fera|dr|colorl)(-noverify)?$/ && ($5 != $4 || $7 != "0" || $8 != "0")' "$c" | wc -l)
+	echo "## Inside OpenSM over ibsim: every fabric"
+	echo
+	{
+		cat <<END
+OpenSM's routing window from its own log ("building routing with" to "tables configured", the
+median of 3 runs) and the max link load of its dumps; random fabrics: the mean over their seeds, a
+mark when any seed has it. updn and dnup get a root_guid_file naming the SM's switch, where ours
+root. \`zero-cost\` (bench/zero_cost.c) computes nothing: OpenSM's own share of the window, its LFT
+push. \`-noverify\`: ours with verify_before_push off. At 256/4096 pira's window is $(ratio "$pira" "$updn")x updn's,
+fera's $(ratio "$fera" "$updn")x, zero-cost's $(ratio "$zero" "$updn")x. Our engines: $ours runs; with a fallback, a verifier finding or a
+credit loop: $bad.
+END
+		pre_balanced "$(commit_of "")" "; the balanced routing section has their loads with today's defaults"
+		about "random S switches / C CAs (3 seeds; 256/4096: 2), Clos networks, tori with broken links" \
+			"pira, fera, dr, colorl at LMC 0; OpenSM's ftree (on Clos), updn, minhop, dnup, dfsssp, nue, lash" \
+			"none reported by bench.sh" "$rel/opensm.csv" "$(commit_of "")" "bench/bench.sh"
+	} | wrap
+	echo
+	# pivot LIST MODE: one row per fabric (random: per size, the mean
+	# over its seeds), one column per engine of LIST; MODE ms: the
+	# window; load: the max link load and its marks
+	pivot() {
+		awk -F, -v list="$1" -v mode="$2" 'BEGIN { n = split(list, e, " ")
+			printf "| fabric |"; for (i = 1; i <= n; i++) printf " %s |", e[i]; printf "\n"
+			printf "| --- |"; for (i = 1; i <= n; i++) printf " ---: |"; printf "\n" }
+			NR > 1 { f = $1; if (f ~ /^random:/) { sub(/;seed=[0-9]+$/, "", f); f = f " (mean)" }
+				if (!(f in seen)) { seen[f] = 1; order[++m] = f }
+				k = f SUBSEP $4; v = (mode == "ms") ? $6 : $9
+				if (v == "" || v == "?") q[k] = 1; else { t[k] += v; cnt[k]++ }
+				if (mode == "load") { if ($8 != "0" && $8 != "?") l[k] = 1; if ($15 + 0 > 0) y[k] = 1; if ($14 + 0 > 0) u[k] = 1 }
+				if ($5 != $4) b[k] = 1; has[k] = 1 }
+			END { for (j = 1; j <= m; j++) { f = order[j]; printf "| %s |", f
+				for (i = 1; i <= n; i++) { k = f SUBSEP e[i]; v = ""
+					if (k in has) { v = (k in q || !cnt[k]) ? "?" : sprintf(mode == "ms" ? "%.1f" : "%.0f", t[k] / cnt[k])
+						v = v ((k in l) ? "!" : "") ((k in y) ? "c" : "") ((k in u) ? "u" : "") ((k in b) ? "*" : "") }
+					printf " %s |", v }
+				printf "\n" } }' "$c"
+	}
+	echo "Routing window, ms:"
+	echo
+	pivot "updn zero-cost pira fera dr colorl pira-noverify fera-noverify dr-noverify colorl-noverify ftree minhop dnup dfsssp nue lash" ms
+	echo
+	echo "Max link load, flows (\`c\`: a one-VL dependency cycle by our verifier, \`u\`: LIDs left unrouted):"
+	echo
+	pivot "pira fera dr colorl ftree updn minhop dnup dfsssp nue lash" load
+	echo
+	echo "![routing window]($rel/route_time.png)"
+	echo "![max link load]($rel/link_load.png)"
+	echo "![credit loops]($rel/credit_loops.png)"
+	echo
+}
+
+# --- Offline, random fabrics (bench.sh: offline.csv) ---
+offline_section() {
+	need offline.csv offline.png
+	local c=$dir/offline.csv
+	echo "## Offline: random fabrics, 16 CAs a switch"
+	echo
+	{
+		cat <<'END'
+`ibrouting route` compute time (the best of 3) and the process's peak RSS, against writing every
+LFT byte once (memset into warm memory and into fresh pages), which no engine goes below.
+END
+		pre_balanced "$(commit_of "")" " (fera here is the scale section's fera-lowest)"
+		about "random:sw=S,ca=16*S,seed=1, S = 64 to 2048" "pira, fera, dr, colorl at LMC 0 (OpenSM's engines do not run offline)" \
+			"the memset columns" "$rel/offline.csv" "$(commit_of "")" "bench/bench.sh --offline-only"
+		printf 'Growth exponent of compute time in the number of switches (least squares over these sizes): %s.\n' \
+			"$(awk -F, 'NR > 1 && $5 > 0 { e = $4; if (!(e in n)) o[++m] = e; x = log($1); y = log($5)
+				n[e]++; sx[e] += x; sy[e] += y; sxx[e] += x * x; sxy[e] += x * y }
+			END { for (j = 1; j <= m; j++) { e = o[j]
+				printf "%s%s %.2f", (j > 1 ? ", " : ""), e, (n[e] * sxy[e] - sx[e] * sy[e]) / (n[e] * sxx[e] - sx[e] * sx[e]) } }' "$c")"
+	} | wrap
+	echo
+	echo "| switches / CAs | LIDs | pira ms | fera ms | dr ms | colorl ms | memset warm ms | memset fresh ms | peak RSS MB: pira, fera, dr, colorl |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+	awk -F, 'NR > 1 { k = $1 " / " $2; if (!(k in seen)) { seen[k] = 1; order[++m] = k; lids[k] = $3; w[k] = $7; f[k] = $8 }
+			ms[k, $4] = $5; rss[k, $4] = sprintf("%.0f", $6 / 1024) }
+		END { for (j = 1; j <= m; j++) { k = order[j]
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s, %s, %s, %s |\n", k, lids[k], ms[k, "pira"], ms[k, "fera"],
+				ms[k, "dr"], ms[k, "colorl"], w[k], f[k], rss[k, "pira"], rss[k, "fera"], rss[k, "dr"], rss[k, "colorl"] } }' "$c"
+	echo
+	echo "![offline]($rel/offline.png)"
+	echo
+}
+
+# --- Multi-LID engines (bench_lmc.sh) ---
+lmc_section() {
+	need lmc.csv lmc_load.png lmc_window.png
+	local c=$dir/lmc.csv
+	# ENGINE's max link load against fera's, over the runs with both
+	vs_fera() {
+		awk -F, -v e="$1" '{ k = $1 SUBSEP $2 } $3 == "fera" { f[k] = $8 + 0 } $3 == e && $2 > 0 { d[k] = $8 + 0; o[++m] = k }
+			END { lo = 9; hi = 0; for (j = 1; j <= m; j++) { k = o[j]; if (f[k] > 0 && d[k] > 0) {
+				r = d[k] / f[k]; n++; s += r; b += (r < 1); t += (r <= 0.9)
+				if (r < lo) lo = r; if (r > hi) hi = r } }
+			printf "below fera in %d of %d runs, 10%% below in %d (%.2f to %.2f of it, mean %.2f)", b, n, t, lo, hi, n ? s / n : 0 }' "$c"
+	}
+	loops() { awk -F, -v e="$1" '$3 == e && $7 != "?" { n++; if ($7 != "0") l++ } END { printf "%d of %d", l, n }' "$c"; }
+	echo "## Multi-LID engines: dr and colorl"
+	echo
+	{
+		cat <<END
+OpenSM over ibsim with \`lmc N\`, one run per fabric, LMC and engine; the load of OpenSM's dumps
+along the DLIDs hosts use (base LIDs for fera and OpenSM's engines). At 256/4096 the runs are
+timed without dumps (load \`?\`); the row "offline" has our engines' loads on the same fabric. Each
+cell: routing window ms / max link load, flows. dr's
+max link load: $(vs_fera dr); colorl's: $(vs_fera colorl). Runs with an ibdmchk credit loop: dr
+$(loops dr), colorl $(loops colorl), fera $(loops fera), updn $(loops updn), minhop $(loops minhop), dfsssp $(loops dfsssp).
+END
+		pre_balanced "$(commit_of lmc)"
+		about "random:sw=64,ca=512 (seeds 1 to 3) at LMC 1, 2, 3 and random:sw=256,ca=4096 (seed 1) at LMC 2, 3, LIDs aligned to the LMC; updn also at LMC 0, LIDs packed" \
+			"dr, colorl, fera; OpenSM's updn, minhop, dfsssp" "none reported by bench_lmc.sh" \
+			"$rel/lmc.csv" "$(commit_of lmc)" "bench/bench_lmc.sh"
+	} | wrap
+	echo
+	awk -F, 'BEGIN { n = split("dr colorl fera updn minhop dfsssp", e, " ")
+			printf "| fabric | LMC |"; for (i = 1; i <= n; i++) printf " %s |", e[i]; printf " updn at LMC 0 |\n"
+			printf "| --- | --- |"; for (i = 1; i <= n; i++) printf " ---: |"; printf " ---: |\n" }
+		NR > 1 { eng = $3; l = $2; if (sub(/ \(offline\)$/, "", eng)) l = l ", offline"
+			v = $5 " / " $8; if ($5 == "?") v = $8
+			if ($7 != "0" && $7 != "?") v = v "!"; if ($4 != $3 && $4 != "offline") v = v "*"
+			if (l == "0") { zero[$1] = v; next }
+			k = $1 SUBSEP l; if (!(k in seen)) { seen[k] = 1; order[++m] = k }
+			cell[k, eng] = v }
+		END { for (j = 1; j <= m; j++) { k = order[j]; split(k, p, SUBSEP); printf "| %s | %s |", p[1], p[2]
+			for (i = 1; i <= n; i++) printf " %s |", ((k, e[i]) in cell) ? cell[k, e[i]] : ""
+			printf " %s |\n", (p[2] ~ /offline/) ? "" : zero[p[1]] } }' "$c"
+	echo
+	echo "![multi-LID engines: max link load against fera]($rel/lmc_load.png)"
+	echo "![multi-LID engines: routing window against updn at LMC 0]($rel/lmc_window.png)"
+	echo
+}
+
+# --- LID assignment (bench_lids.sh: lids.md, made from lids*.csv) ---
+lids_section() {
+	need lids.md lids-regular.csv
+	local seeds
+	seeds=$(awk -F' *[|] *' '/^### Table I:/ { t = 1 } t && /^[|] [0-9]/ { print $3; exit }' "$dir/lids.md")
+	echo "## LID assignment: the paper's tables on our fabrics"
+	echo
+	{
+		cat <<END
+The LID assignment paper's heuristics and ILP on random fabrics X machines / Y switches (degree 8),
+paths legal under up*/down* from the lowest-LID root, one per machine pair; LIDs counted as the
+paper does, 2^ceil(lg k) per machine. Ours: means over $seeds seeds (ILP: GLPK, 2 s per destination);
+the paper's: over 32 instances (lp_solve, 4 h).
+END
+		about "random X/Y as in each table; the 8-port 3-tree and the 16x8 and 8x4x4 tori of §VI-C" \
+			"the heuristics and the ILP; in Table VI fera, dr and path selection + color/L (OpenSM has no LID assignment of this kind: the comparison is with the paper's figures)" \
+			"the ILP's LIDs (the fewest)" "$rel/lids.md (from lids.csv, lids-vi.csv, lids-regular.csv)" "$(commit_of lids)" "bench/bench_lids.sh"
+	} | wrap
+	echo
+	# side A B COLUMNS PAPER-COLUMNS: the rows of lids.md's "### Table A:"
+	# and "### Table B:" side by side, each cell "ours (the paper's)"
+	side() {
+		awk -F' *[|] *' -v a="### Table $1:" -v b="### Table $2:" -v cols="$3" -v paper="$4" '
+			index($0, a) == 1 { t = 1; next } index($0, b) == 1 { t = 2; next } /^#/ { t = 0 }
+			t && /^[|]/ && $2 != "conf." && $2 !~ /^-/ {
+				if (t == 1) order[++m] = $2
+				nc = split(cols, c, " "); split(paper, pc, " ")
+				for (i = 1; i <= nc; i++) v[$2, t, i] = $(c[i]) (pc[i] ? " (" $(pc[i]) ")" : "") }
+			END { for (j = 1; j <= m; j++) { printf "| %s |", order[j]
+				for (t = 1; t <= 2; t++) for (i = 1; i <= nc; i++) printf " %s |", v[order[j], t, i]
+				printf "\n" } }' "$dir/lids.md"
+	}
+	echo "### Tables I and II: total LIDs, ours (the paper's)"
+	echo
+	echo "| conf. | shortest-widest: greedy | s-m/S | s-m/L | color/S | color/L | path selection: greedy | s-m/S | s-m/L | color/S | color/L |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	side I II "4 5 6 7 8" "11 12 13 14 15"
+	echo
+	echo "### Tables III and IV: against the ILP, ours (the paper's)"
+	echo
+	echo "| conf. | shortest-widest: ILP | greedy | color/L | ILP over color/L | destinations proven | path selection: ILP | greedy | color/L | ILP over color/L | destinations proven |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	side III IV "4 5 6 8 9" "10 11 12 13 0"
+	echo
+	awk '/^### Table VI:/ { on = 1 } /^### Regular/ { on = 0 } on' "$dir/lids.md" | wrap
+	echo "### Regular fabrics (§VI-C) with up*/down* paths: total LIDs"
+	echo
+	echo "The paper routes tori by dimension order, so only the order compares; cells: greedy / color/L / ILP."
+	echo
+	awk -F, 'BEGIN { print "| fabric | paths | 0 broken links | 1 | 2 | 3 | 4 |"; print "| --- | --- | ---: | ---: | ---: | ---: | ---: |" }
+		NR > 1 { k = $1 SUBSEP $3; if (!(k in seen)) { seen[k] = 1; order[++m] = k }
+			if ($4 == "greedy" || $4 == "color/L" || $4 == "ilp") v[k, $2, $4] = $5 }
+		END { for (j = 1; j <= m; j++) { k = order[j]; split(k, p, SUBSEP); printf "| %s | %s |", p[1], p[2]
+			for (b = 0; b <= 4; b++) printf " %s / %s / %s |", v[k, b, "greedy"], v[k, b, "color/L"], v[k, b, "ilp"]
+			printf "\n" } }' "$dir/lids-regular.csv"
+	echo
+}
+
+# --- The LMC engines at scale (bench_scale.sh, bench_targets.sh) ---
+scale_section() {
+	need scale.csv scale-lmc0.csv scale.png scale-lmc0.png targets.md
+	echo "## The LMC engines at scale (offline)"
+	echo
+	{
+		cat <<'END'
+`ibrouting route`, 1 and 2 worker threads (`-j`; the same tables): compute ms (the engine's time
+line), peak RSS of the process. fera balanced (its default), fera-lowest at `port_choice lowest`.
+The LID space holds 1024 switches / 16384 CAs at LMC 1, 2880 / 46080 at LMC 0. Each cell: compute
+ms on 1 thread / on 2 threads (peak RSS MB on 2 threads).
+END
+		about "random:sw=S,ca=16*S,seed=1; LMC 1: S = 256, 512, 1024; LMC 0: S = 256 to 2880" \
+			"pira, fera, fera-lowest, dr, colorl (OpenSM's engines do not run offline)" "none reported" \
+			"$rel/scale.csv, scale-lmc0.csv" "$(commit_of scale) (LMC 1), $(commit_of scale-lmc0) (LMC 0)" \
+			"bench/bench_scale.sh --threads \"1 2\"; bench/bench_scale.sh --lmc 0 --sizes \"256 512 1024 2048 2880\" --threads \"1 2\" --out $rel/scale-lmc0.md"
+	} | wrap
+	echo
+	awk -F, 'BEGIN { n = split("pira fera fera-lowest dr colorl", e, " ")
+			printf "| LMC | switches / CAs |"; for (i = 1; i <= n; i++) printf " %s |", e[i]; printf "\n"
+			printf "| ---: | --- |"; for (i = 1; i <= n; i++) printf " ---: |"; printf "\n" }
+		FNR > 1 { k = $3 SUBSEP $1 " / " $2; if (!(k in seen)) { seen[k] = 1; order[++m] = k }
+			ms[k, $5, $4] = sprintf("%.1f", $6); rss[k, $5, $4] = sprintf("%.0f", $7 / 1024) }
+		END { for (j = 1; j <= m; j++) { k = order[j]; split(k, p, SUBSEP); printf "| %s | %s |", p[1], p[2]
+			for (i = 1; i <= n; i++) printf " %s / %s (%s) |", ms[k, e[i], 1], ms[k, e[i], 2], rss[k, e[i], 2]
+			printf "\n" } }' "$dir/scale.csv" "$dir/scale-lmc0.csv"
+	echo
+	echo "Growth exponents: the least-squares slope of log compute time (of log peak RSS) on log switches."
+	echo
+	awk -F, 'BEGIN { n = split("pira fera fera-lowest dr colorl", e, " ") }
+		FNR > 1 { g = "LMC " $3 ", " $4 " thread" ($4 > 1 ? "s" : ""); if (!(g in gs)) { gs[g] = 1; go[++gm] = g }
+			k = g SUBSEP $5; x = log($1); c[k]++; sx[k] += x; sxx[k] += x * x
+			y = log($6); sy[k] += y; sxy[k] += x * y; z = log($7); sz[k] += z; sxz[k] += x * z }
+		function slope(k, s, sxs) { return (c[k] * sxs - sx[k] * s) / (c[k] * sxx[k] - sx[k] * sx[k]) }
+		END { printf "| exponent |"; for (i = 1; i <= n; i++) printf " %s |", e[i]; printf "\n"
+			printf "| --- |"; for (i = 1; i <= n; i++) printf " ---: |"; printf "\n"
+			for (j = 1; j <= gm; j++) { printf "| %s |", go[j]
+				for (i = 1; i <= n; i++) { k = go[j] SUBSEP e[i]
+					printf " %.2f (%.2f) |", slope(k, sy[k], sxy[k]), slope(k, sz[k], sxz[k]) }
+				printf "\n" } }' "$dir/scale.csv" "$dir/scale-lmc0.csv"
+	echo
+	echo "![compute time and peak RSS against switches, LMC 1]($rel/scale.png)"
+	echo "![compute time and peak RSS against switches, LMC 0]($rel/scale-lmc0.png)"
+	echo
+	echo "### Issue 20's targets, interleaved rounds"
+	echo
+	{
+		echo "The engines in rounds, interleaved process by process; each ratio between runs of one round."
+		about "random:sw=1024,ca=16384,seed=1 at LMC 1, random:sw=2048,ca=32768,seed=1 at LMC 0" \
+			"fera-lowest, fera, dr, colorl (offline)" "none reported" "$rel/targets.md, .csv" \
+			"$(commit_of targets)" "bench/bench_targets.sh"
+	} | wrap
+	echo
+	table targets.md
+	echo
+}
+
+# --- One change: offline, every switch down, inside OpenSM ---
+change_section() {
+	need incremental.md switch-down.md switch-down-fattrees.md assim.csv
+	echo "## One change: a link cut, a switch down"
+	echo
+	echo "### Offline: from the prior tables or afresh"
+	echo
+	local unverified
+	unverified=$(table incremental.md | awk -F' *[|] *' 'NR > 2 && $12 != "verified" { printf " %s, %s, %s, %s;", $2, $3, $4, $5 }')
+	{
+		cat <<END
+One link cut, one switch down with its CAs: each engine routes the changed fabric from the tables
+in place (\`--prior\`, as the plugin does after a change) and afresh (\`-o incremental=0\`). Each
+cell, in place / afresh: entries changed % (on the switches there before; in brackets the share
+any legal tables under the run's orientation change, the bound), LFT blocks holding them,
+compute ms (best of 3). Tables that did not verify:${unverified:- none.}
+END
+		about "random:sw=128,ca=1024 and random:sw=256,ca=2048, clos:leaf=36,spine=18,ca=576, kary:k=8,n=3, all at LMC 2" \
+			"fera, dr, colorl (offline: OpenSM's engines do not run there)" \
+			"in brackets" "$rel/incremental.md" "$(commit_of incremental)" "bench/bench_incremental.sh"
+	} | wrap
+	echo
+	table incremental.md | awk -F' *[|] *' 'NR > 2 { k = $2 SUBSEP $3; if (!(k in seen)) { seen[k] = 1; order[++m] = k }
+			i = ($5 ~ /^from/) ? "p" : "a"; ms[k, $4, i] = sprintf("%.1f", $6); ch[k, $4, i] = $7; bd[k, $4] = $9; bl[k, $4, i] = $10 }
+		END { n = split("fera dr colorl", e, " ")
+			printf "| fabric | change |"; for (i = 1; i <= n; i++) printf " %s |", e[i]; printf "\n"
+			printf "| --- | --- |"; for (i = 1; i <= n; i++) printf " --- |"; printf "\n"
+			for (j = 1; j <= m; j++) { k = order[j]; split(k, p, SUBSEP); printf "| %s | %s |", p[1], p[2]
+				for (i = 1; i <= n; i++) { x = e[i]
+					printf " %s / %s%% (%s); %s / %s blocks; %s / %s ms |", ch[k, x, "p"], ch[k, x, "a"], bd[k, x],
+						bl[k, x, "p"], bl[k, x, "a"], ms[k, x, "p"], ms[k, x, "a"] }
+				printf "\n" } }'
+	echo
+	echo "### Every switch down in turn"
+	echo
+	wrap <<END
+As the SM evaluation paper averages it (§3.2, Fig. 8(b): under 2% of the entries): every switch
+whose loss leaves the rest connected taken down in turn, the fabric routed from the whole
+fabric's prior tables; the share of the LFT entries of the switches left that changes, and
+that any legal tables under the run's orientation change (the bound). Runs with more than 10% of
+the CA pairs broken (\`incremental\`) route afresh and are counted apart, as is the root's switch.
+Engines: dr, colorl at LMC 2 (offline). Random fabrics: commit $(commit_of switch-down),
+$rel/switch-down.md; rerun: \`bench/bench_switch_down.sh\`. Fat trees and Clos networks:
+commit $(commit_of switch-down-fattrees), $rel/switch-down-fattrees.md; rerun:
+\`FABRICS="kary:k=8,n=3@2 clos:leaf=32,spine=16,ca=512@2 kary:k=8,n=3,cut=20@2
+clos:leaf=32,spine=16,ca=512,cut=10,down=1@2" bench/bench_switch_down.sh --out
+$rel/switch-down-fattrees.md\`.
+END
+	echo
+	table switch-down.md
+	table switch-down-fattrees.md | sed 1,2d
+	echo
+	assim_part
+}
+
+# Change assimilation inside OpenSM (bench_assim.sh: assim.csv)
+assim_part() {
+	local c=$dir/assim.csv
+	echo "### Inside OpenSM over ibsim: change assimilation"
+	echo
+	{
+		cat <<END
+One OpenSM daemon per fabric and engine (sweep_interval 1); one inter-switch link cut or every
+link of one switch, on ibsim's console; $(awk -F, 'NR > 1 { print $31; exit }' "$c") timed round(s), the median. Each cell: LFT blocks OpenSM sent (a hybrid's final pass
+in brackets); ms from the routing run to the tables on every switch (a hybrid's first, then
+final). Entries changed: of the entries read back before. Tables read back and verified, first
+and final: $(awk -F, 'NR > 1 { n++; ok += ($16 ~ /^(verified|same-as-final)$/ && $17 == "0") } END { printf "%d of %d", ok, n }' "$c") rows; hybrids changing the entries their final engine changes: $(awk -F, '
+	NR > 1 { k = $1 SUBSEP $6; p[k, $5] = $24; if ($5 ~ /[+]/) h[++m] = k SUBSEP $5 }
+	END { for (j = 1; j <= m; j++) { split(h[j], q, SUBSEP); f = substr(q[3], index(q[3], "+") + 1); n++
+		same += (p[q[1], q[2], f] == p[q[1], q[2], q[3]]) } printf "%d of %d", same, n }' "$c").
+END
+		about "kary:k=8,n=3, random:sw=128,ca=1024 and random:sw=256,ca=2048 (8 CAs a switch), clos:leaf=32,spine=16,ca=512" \
+			"fera, pira+fera at LMC 0; colorl, pira+colorl, dr, pira+dr at LMC 2; OpenSM's updn and minhop not in this run (bench_assim.sh runs them by default)" \
+			"none reported" "$rel/assim.csv" "$(commit_of assim)" \
+			'FABRICS="kary:k=8,n=3 random:sw=128,ca=1024,seed=1 random:sw=256,ca=2048,seed=1 clos:leaf=32,spine=16,ca=512" ENGINES="fera@0 pira+fera@0 colorl@2 pira+colorl@2 dr@2 pira+dr@2" REPEATS=1 bench/bench_assim.sh'
+	} | wrap
+	echo
+	awk -F, 'BEGIN { n = split("fera pira+fera colorl pira+colorl dr pira+dr", e, " ")
+			printf "| fabric | change | entries changed %%: fera, colorl, dr |"; for (i = 1; i <= n; i++) printf " %s |", e[i]; printf "\n"
+			printf "| --- | --- | --- |"; for (i = 1; i <= n; i++) printf " --- |"; printf "\n" }
+		function d(a, b) { return (a == "?" || b == "?") ? "?" : a - b }
+		NR > 1 { k = $1 SUBSEP (($6 == "link") ? "link cut" : "switch down"); if (!(k in seen)) { seen[k] = 1; order[++m] = k }
+			v = $26; if ($27 != "") v = v " (" $27 ")"
+			v = v "; " d($12, $11); if ($5 ~ /[+]/) v = v " then " d($13, $11)
+			if ($7 != $5) v = v "*"
+			cell[k, $5] = v; pct[k, $5] = $24 }
+		END { for (j = 1; j <= m; j++) { k = order[j]; split(k, p, SUBSEP)
+			printf "| %s | %s | %s, %s, %s |", p[1], p[2], pct[k, "fera"], pct[k, "colorl"], pct[k, "dr"]
+			for (i = 1; i <= n; i++) printf " %s |", ((k, e[i]) in cell) ? cell[k, e[i]] : ""
+			printf "\n" } }' "$c"
+	echo
+}
+
+generate() {
+	header
+	topology_section
 	balance_section
+	opensm_section
+	offline_section
 	lmc_section
+	lids_section
 	scale_section
-	incremental_section
-	assim_section
-} > "$top/BENCHMARKS.md"
-echo "wrote $top/BENCHMARKS.md"
+	change_section
+}
+
+if $check; then
+	tmp=$(mktemp)
+	trap 'rm -f "$tmp"' EXIT
+	generate | cat -s | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' > "$tmp"
+	if diff -u "$page" "$tmp"; then
+		echo "publish.sh --check: BENCHMARKS.md is what $rel makes"
+	else
+		echo "publish.sh --check: BENCHMARKS.md is not what $rel makes (the diff above); run bench/publish.sh" >&2
+		exit 1
+	fi
+else
+	generate | cat -s | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' > "$page"
+	echo "wrote BENCHMARKS.md ($(wc -l < "$page") lines)"
+fi

@@ -187,7 +187,7 @@ fi
 # On fat trees the routes mended after a link cut stay balanced: the
 # max link load within 10% of fera's afresh (the base every pair rides
 # there), where mending onto FERa's own walks loaded one link 1.4-1.7x
-# (BENCHMARKS.md, one change offline)
+# (commit 550fcb7, which made mending balanced)
 load_of() { sed -n 's/^load *max link load \([0-9]*\) flows.*/\1/p' "$1"; }
 # balanced_after NAME BEFORE AFTER: fera, colorl and dr from the prior
 # tables on BEFORE (--before), each within 10% of fera's load afresh on
