@@ -446,9 +446,9 @@ change_section() {
 	unverified=$(table incremental.md | awk -F' *[|] *' 'NR > 2 && $12 != "verified" { printf " %s, %s, %s, %s;", $2, $3, $4, $5 }')
 	{
 		cat <<END
-One link cut, one switch down with its CAs: each engine routes the changed fabric from the tables
-in place (\`--prior\`, as the plugin does after a change) and afresh (\`-o incremental=0\`). Each
-cell, in place / afresh: entries changed % (on the switches there before; in brackets the share
+One link cut, one switch down with its CAs: each engine routes the changed fabric from the prior
+tables (\`--prior\`, as the plugin does after a change) and afresh (\`-o incremental=0\`). Each
+cell, from the prior tables / afresh: entries changed % (on the switches there before; in brackets the share
 any legal tables under the run's orientation change, the bound), LFT blocks holding them,
 compute ms (best of 3). Tables that did not verify:${unverified:- none.}
 END
