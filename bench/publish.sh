@@ -448,7 +448,7 @@ change_section() {
 		cat <<END
 One link cut, one switch down with its CAs: each engine routes the changed fabric from the prior
 tables (\`--prior\`, as the plugin does after a change) and afresh (\`-o incremental=0\`). Each
-cell, from the prior tables / afresh: entries changed % (on the switches there before; in brackets the share
+cell, prior / afresh: entries changed % (on the switches there before; in brackets the share
 any legal tables under the run's orientation change, the bound), LFT blocks holding them,
 compute ms (best of 3). Tables that did not verify:${unverified:- none.}
 END
