@@ -35,9 +35,13 @@ void cli_error(const char *msg);
 /* Prints "ibrouting COMMAND: WRN: " and the message on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The widest line the tool prints on stdout, in columns (options.c). */
+/* The widest line the tool prints on stdout, in columns (options.c),
+ * unless IBROUTING_WIDTH says otherwise. */
 #define CLI_WIDTH 100
-/* text's lines onto out, each wider than CLI_WIDTH folded at spaces, the
+/* IBROUTING_WIDTH (40 or more; 0: lines never folded, for scripts that
+ * read them line by line), else CLI_WIDTH. */
+size_t cli_width(void);
+/* text's lines onto out, each wider than cli_width() folded at spaces, the
  * continuation lines indented to where its text starts: after a label and
  * a gap of two or more spaces ("verify    ..."), else its own indent. */
 void cli_fold(FILE *out, const char *text);

@@ -12,7 +12,8 @@
  *     table, and so is the command's --help, one line per option, so an
  *     option cannot be accepted without being described;
  *   - no line the tool writes on stdout through cli_printf or the help is
- *     wider than CLI_WIDTH columns: a longer one is folded at spaces, its
+ *     wider than CLI_WIDTH columns (IBROUTING_WIDTH: another width, 0
+ *     none, for scripts): a longer one is folded at spaces, its
  *     continuation lines indented to the column its text starts at
  *     (cli_fold).  Lines on stderr are not folded (each starts
  *     "ibrouting COMMAND: ").
@@ -67,6 +68,21 @@ void cli_warn(const char *fmt, ...)
 
 /* ---- folding --------------------------------------------------------- */
 
+size_t cli_width(void)
+{
+	const char *env = getenv("IBROUTING_WIDTH");
+	char *end;
+	unsigned long w;
+
+	if (!env || !*env)
+		return CLI_WIDTH;
+	w = strtoul(env, &end, 10);
+	if (*end)
+		return CLI_WIDTH;
+	/* 0: never folded; a width too narrow for a label and a word is 40 */
+	return w == 0 ? 0 : w < 40 ? 40 : w;
+}
+
 /* The column a folded line's continuation starts at: after a label and
  * the gap of two or more spaces that follows it ("verify    OK: ...",
  * "  -e, --engine NAME   the routing engine ..."), else the line's own
@@ -79,7 +95,7 @@ static size_t hang_column(const char *s, size_t n)
 		p++;
 	if (p + 1 < n && p > lead) {
 		p += strspn(s + p, " ");
-		if (p <= CLI_WIDTH / 2)
+		if (p <= 50)
 			return p;
 	}
 	return lead;
@@ -89,12 +105,13 @@ static size_t hang_column(const char *s, size_t n)
  * invariants). */
 static void fold_line(FILE *out, const char *s, size_t n)
 {
-	size_t hang = hang_column(s, n), start = 0, col = 0;
+	size_t width = cli_width(), hang = hang_column(s, n), start = 0;
+	size_t col = 0;
 
 	for (;;) {
 		/* the bytes s[start..] go from column col */
-		size_t room = CLI_WIDTH - col, cut, next;
-		if (n - start <= room) {
+		size_t room = width - col, cut, next;
+		if (width == 0 || n - start <= room) {
 			fwrite(s + start, 1, n - start, out);
 			fputc('\n', out);
 			return;
