@@ -98,6 +98,8 @@ static const struct cli_option route_options[] = {
 	  "compute time" },
 	{ "print-lfts", 0, 'p', NULL, "after the summary, every entry as "
 	  "SWITCH-GUID LID PORT" },
+	{ "verbose", 'v', 'v', NULL, "also the engine's own counters and the "
+	  "time of each of its phases" },
 	CLI_HELP_OPTION,
 	{ NULL, 0, 0, NULL, NULL },
 };
@@ -574,13 +576,15 @@ void cli_print_fabric(const char *source, const struct ibr_fabric *f)
 	cli_printf("\n");
 }
 
-static void print_path_lengths(const struct ibr_metrics *m)
+/* "paths     path lengths of the 42 flows (links: flows): 3:9 4:16 ..." */
+static void print_path_lengths(const struct ibr_metrics *m, uint64_t flows)
 {
-	cli_printf("paths    ");
+	cli_printf("paths     path lengths of the %" PRIu64 " %s (links: flows):",
+		   flows, PLURAL(flows, "flow", "flows"));
 	for (unsigned len = 0; len <= IBR_MAX_PATH_LEN; len++)
 		if (m->path_len_hist[len])
 			cli_printf(" %u:%" PRIu64, len, m->path_len_hist[len]);
-	cli_printf("  (links: CA pairs)\n");
+	cli_printf("\n");
 }
 
 /* "bound": the load no routing of the fabric goes below (metrics.h), so
@@ -648,36 +652,40 @@ static void print_load(const struct ibr_fabric *f, const struct ibr_result *r,
 		m = &partial;
 	}
 	if (m->unrouted_flows && m->unrouted_flows == rep->pairs_owed_none) {
-		cli_printf("load      max link load %" PRIu64 " flows of %" PRIu64
-			   ", mean path %.2f links; %" PRIu64 " CA pairs owe no "
-			   "route: their switches have no root above both (CAs "
-			   "on spines or roots, such as aggregation nodes)\n",
-			   m->max_link_load, m->flows - m->unrouted_flows,
+		cli_printf("load      max link load %" PRIu64 " flows (of %" PRIu64
+			   " CA-to-CA flows, one per ordered pair with a route)"
+			   "\n", m->max_link_load, m->flows - m->unrouted_flows);
+		cli_printf("load      mean path %.2f links; %" PRIu64 " CA pairs "
+			   "owe no route: their switches have no root above both "
+			   "(CAs on spines or roots, such as aggregation nodes)\n",
 			   m->mean_path_len, m->unrouted_flows);
-		print_path_lengths(m);
+		print_path_lengths(m, m->flows - m->unrouted_flows);
 	} else if (m->unrouted_flows) {
 		cli_printf("load      over delivered pairs only: max link load %"
 			   PRIu64 " flows, %" PRIu64 " of %" PRIu64 " CA pairs not "
 			   "delivered\n", m->max_link_load, m->unrouted_flows,
 			   m->flows);
 	} else {
-		cli_printf("load      max link load %" PRIu64 " flows of %" PRIu64
-			   ", mean path %.2f links, %u DLIDs used of %u CA LIDs"
-			   "%s\n", m->max_link_load, m->flows, m->mean_path_len,
-			   m->lids_used, m->ca_lids, delivers ? "" :
-			   "; every CA pair delivered (walks from some switches "
-			   "are not, which no CA pair's flow takes)");
-		print_path_lengths(m);
+		cli_printf("load      max link load %" PRIu64 " flows (of %" PRIu64
+			   " CA-to-CA flows, one per ordered pair)\n",
+			   m->max_link_load, m->flows);
+		cli_printf("load      mean path %.2f links, %u DLIDs used of %u CA "
+			   "LIDs%s\n", m->mean_path_len, m->lids_used, m->ca_lids,
+			   delivers ? "" : "; every CA pair delivered (walks from "
+			   "some switches are not, which no CA pair's flow takes)");
+		print_path_lengths(m, m->flows);
 	}
 	print_bound(f);
+	/* not faults: a root set of several switches leaves some (switch,
+	 * LID) pairs no up*-down* route (management.h) */
 	if (rep->management)
-		cli_printf("manage    %" PRIu64 " entries with no legal route under "
-			   "the roots set for management only: as expected\n",
-			   rep->management);
+		cli_printf("manage    %" PRIu64 " of %" PRIu64 " entries route "
+			   "switches' management traffic only, outside "
+			   "up*/down*: expected\n", rep->management, rep->walks);
 	if (rep->no_legal_path)
-		cli_printf("manage    %" PRIu64 " entries towards CA ports left "
-			   "unset: no root above both, and data would take them\n",
-			   rep->no_legal_path);
+		cli_printf("manage    %" PRIu64 " of %" PRIu64 " entries towards "
+			   "CA ports left unset: no root above both, and data "
+			   "would take them\n", rep->no_legal_path, rep->walks);
 }
 
 /* The verify and certify lines' common tail: the entries owed no route
@@ -687,7 +695,7 @@ static void print_owed_unowned(uint64_t owed, uint64_t unowned)
 	if (owed)
 		cli_printf(", %" PRIu64 " owe no route", owed);
 	if (unowned)
-		cli_printf("; no entry for the %" PRIu64 " %s owned by none",
+		cli_printf("; %" PRIu64 " %s owned by none left unset",
 			   unowned, PLURAL(unowned, "LID", "LIDs"));
 }
 
@@ -876,12 +884,12 @@ static void print_lid_budget(const struct ibr_fabric *f,
 	per_port = fewest_ca_lids(f);
 	ibr_fabric_count_lids(f, &c);
 	if (per_port < 1u << e->min_lmc) {
-		cli_printf("warning   %s needs lmc >= %u for several LIDs per "
-			   "destination; with %u LID%s per CA port it is %s (without "
-			   "a limit it would need %" PRIu64 " CA LIDs)\n", e->name,
-			   e->min_lmc, per_port, per_port == 1 ? "" : "s",
-			   e->below_min_lmc ? e->below_min_lmc :
-			   "routing on base LIDs only", needed);
+		cli_warn("%s needs lmc >= %u for several LIDs per destination; "
+			 "with %u LID%s per CA port it is %s (without a limit it "
+			 "would need %" PRIu64 " CA LIDs)", e->name, e->min_lmc,
+			 per_port, per_port == 1 ? "" : "s",
+			 e->below_min_lmc ? e->below_min_lmc :
+			 "routing on base LIDs only", needed);
 		return;
 	}
 	cli_printf("lids      %" PRIu64 " needed without the LMC's limit, %u CA "
@@ -915,7 +923,7 @@ static void print_topology(const struct ibr_roots *roots)
 static void print_route_summary(const struct ibr_fabric *f,
 				const struct ibr_engine *e,
 				const struct ibr_result *r, const char *how,
-				double best_ms, unsigned repeat)
+				double best_ms, unsigned repeat, bool verbose)
 {
 	const struct ibr_node *root = ibr_switch(f, r->root);
 	struct ibr_lid_count c;
@@ -930,8 +938,10 @@ static void print_route_summary(const struct ibr_fabric *f,
 		cli_printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n",
 			   root->guid, root->desc, ibr_switch_lid(f, r->root), how);
 	}
-	cli_printf("engine    %s: %s\n", e->name,
-		   ibr_stats_format(r, stats, sizeof(stats)));
+	/* the engine's own counters, in its words: -v */
+	if (verbose && r->stats.count)
+		cli_printf("engine    %s: %s\n", e->name,
+			   ibr_stats_format(r, stats, sizeof(stats)));
 	/* the tables it fills, counted as verify and certify count them */
 	cli_printf("engine    %s: %s\n", e->name,
 		   entries_text(f->num_switches, c.owned, c.above, entries,
@@ -942,7 +952,7 @@ static void print_route_summary(const struct ibr_fabric *f,
 			   repeat);
 	else
 		cli_printf("time      %.3f ms compute\n", best_ms);
-	if (r->stats.phases)
+	if (verbose && r->stats.phases)
 		cli_printf("phases    %s%s\n", repeat > 1 ? "the last run's: " : "",
 			   ibr_phases_format(r, phases, sizeof(phases)));
 }
@@ -1019,7 +1029,7 @@ static int cmd_route(int argc, char **argv)
 {
 	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
 	struct ibr_options engine_opts = { 0 };
-	const struct ibr_engine *e = NULL;
+	const struct ibr_engine *e = NULL, *prov, *fin;
 	const char *dump_dir = NULL, *prior_dir = NULL, *before = NULL, *how = "";
 	struct ibr_load_options load = { 0 };
 	struct ibr_route_ctx ctx;
@@ -1028,7 +1038,7 @@ static int cmd_route(int argc, char **argv)
 	struct ibr_fabric *prior_f = NULL;
 	struct ibr_result prior_r = { 0 };
 	unsigned repeat = 1;
-	bool print_lfts = false;
+	bool print_lfts = false, verbose = false;
 	struct ibr_fabric *f;
 	struct ibr_result r;
 	struct ibr_error err = { "" };
@@ -1047,10 +1057,17 @@ static int cmd_route(int argc, char **argv)
 		switch (c) {
 		case 'e':
 			e = ibr_engine_find(optarg);
+			if (!e && ibr_hybrid_split(optarg, strlen(optarg),
+						   &prov, &fin) == 0)
+				return cli_fail("%s is a hybrid: try `ibrouting "
+						"transition -e %s`", optarg, optarg);
 			if (!e)
-				return cli_fail("unknown engine \"%s\" (known: %s)",
-					    optarg, ibr_engine_names(names,
-								     sizeof(names)));
+				return cli_fail("unknown engine \"%s\" (known: %s%s)",
+						optarg, ibr_engine_names(names,
+									 sizeof(names)),
+						strchr(optarg, '+') ? "; a hybrid "
+						"PROVISIONAL+FINAL of two of them runs "
+						"with ibrouting transition" : "");
 			break;
 		case 'o':
 			if (ibr_options_add(&engine_opts, optarg, NULL, &err))
@@ -1076,6 +1093,9 @@ static int cmd_route(int argc, char **argv)
 			break;
 		case 'p':
 			print_lfts = true;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -1142,7 +1162,7 @@ static int cmd_route(int argc, char **argv)
 	    ibr_ranges_measure(f, &ctx.updown, &r,
 			       ibr_threads_or_available(roots.threads), &err))
 		cli_error(err.msg);
-	print_route_summary(f, e, &r, how, best, repeat);
+	print_route_summary(f, e, &r, how, best, repeat, verbose);
 	if (prior_f)
 		print_prior_change(&prior, f, &ctx.updown, &r);
 	ibr_ctx_free(&ctx);
