@@ -116,7 +116,7 @@ measure() {
 	judge_dump "$dir"
 	if [ -f "$dir/verify.out" ]; then
 		mkdir -p "$out/paths"
-		sed -n 's/^paths     //p' "$dir/verify.out" > "$out/paths/$(echo "$spec" | tr ':=,' '_-_')-$engine.txt"
+		sed -n 's/^paths     .* (links: flows): \(.*\)/\1  (links: CA pairs)/p' "$dir/verify.out" > "$out/paths/$(echo "$spec" | tr ':=,' '_-_')-$engine.txt"
 	fi
 	explicit=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) explicit entr\(y\|ies\).*/\1/p" "$dir/osm.log" | head -n 1)
 	defaults=$(sed -n "s/.*build_lid_matrices: $engine: .* \([0-9]*\) default ports\{0,1\}.*/\1/p" "$dir/osm.log" | head -n 1)

@@ -26,6 +26,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibr=$top/build/ibrouting
+# its lines read whole, not folded at 100 columns (ibrouting(1))
+export IBROUTING_WIDTH=0
 out=$top/bench/results/incremental.md
 repeat=3
 fabrics=${FABRICS:-"random:sw=128,ca=1024,seed=1@2 random:sw=256,ca=2048,seed=1@2 clos:leaf=36,spine=18,ca=576,seed=1@2 kary:k=8,n=3@2"}

@@ -38,6 +38,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build=${BUILD_DIR:-$top/build}
 ibr=$build/ibrouting
+# its lines read whole, not folded at 100 columns (ibrouting(1))
+export IBROUTING_WIDTH=0
 [ -x "$ibr" ] || { echo "bench_lids.sh: build first ($ibr)" >&2; exit 2; }
 git -C "$top" rev-parse --short HEAD > "$out/lids.commit" 2>/dev/null || true
 
@@ -100,7 +102,7 @@ for conf in $big; do
 	ca=${conf%/*} sw=${conf#*/}
 	for seed in $(seq 1 "$seeds"); do
 		for engine in fera dr; do
-			"$ibr" route -e "$engine" --lmc 4 "gen:random:sw=$sw,ca=$ca,ports=48,seed=$seed" > "$tmp/route.out"
+			"$ibr" route -v -e "$engine" --lmc 4 "gen:random:sw=$sw,ca=$ca,ports=48,seed=$seed" > "$tmp/route.out"
 			load=$(sed -n 's/^load      max link load \([0-9]*\) flows.*/\1/p' "$tmp/route.out")
 			lids=$(sed -n 's/^engine .* \([0-9]*\) CA LIDs\{0,1\} needed.*/\1/p' "$tmp/route.out")
 			echo "$conf,$seed,$engine,$(awk -v l="$load" -v n="$ca" 'BEGIN { printf "%.2f", l / (n - 1) }'),${lids:-$ca}" >> "$vi"

@@ -100,7 +100,7 @@ for e in fera colorl dr; do
 		before=whole
 		[ "$change" = clos-down ] && before=clos
 		name="$e, $change"
-		if "$IBROUTING" route -e "$e" --lmc 2 --prior "$TMP/$e-$before" \
+		if "$IBROUTING" route -v -e "$e" --lmc 2 --prior "$TMP/$e-$before" \
 			--dump-dir "$TMP/$e-$change" "$TMP/$change.net" \
 			> "$TMP/$e-$change.out" 2>&1; then
 			if [ "$change" = clos-down ] || [ "$e" = fera ]; then
@@ -225,7 +225,7 @@ balanced_after "kary:k=8,n=3, a top switch down" "$TMP/k8.net" "$TMP/k8-down.net
 generate kary:k=4,n=3 "$TMP/ft.net"
 generate kary:k=4,n=3,cut=1 "$TMP/ft-cut.net"
 for how in 10 0; do
-	"$IBROUTING" route -e fera --lmc 2 -o incremental=$how --before "$TMP/ft.net" \
+	"$IBROUTING" route -v -e fera --lmc 2 -o incremental=$how --before "$TMP/ft.net" \
 		"$TMP/ft-cut.net" > "$TMP/ft-fera-$how.out" 2>&1 || true
 done
 p=$(percent "$TMP/ft-fera-10.out") q=$(percent "$TMP/ft-fera-0.out")

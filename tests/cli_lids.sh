@@ -36,7 +36,7 @@ done
 
 for heuristic in greedy split-merge/S split-merge/L color/S color/L ilp; do
 	for paths in path-selection shortest-widest; do
-		if "$IBROUTING" route -e colorl -o heuristic=$heuristic -o paths=$paths \
+		if "$IBROUTING" route -v -e colorl -o heuristic=$heuristic -o paths=$paths \
 			-o ilp_seconds=1 --lmc 2 "$spec" > "$TMP/route.out" &&
 		   grep -q "^verify    OK" "$TMP/route.out" &&
 		   grep -q "CA LIDs needed.*pairs moved" "$TMP/route.out"; then
@@ -84,7 +84,7 @@ else
 	flunk "lids --batches: $(cat "$TMP/p0.out" "$TMP/b1.out" "$TMP/b3.out")"
 fi
 for j in 1 2; do
-	"$IBROUTING" route -e colorl --lmc 2 -j $j -o batches=3 --dump-dir "$TMP/b3-j$j" "$spec" > "$TMP/b3-j$j.out" 2>&1 || true
+	"$IBROUTING" route -v -e colorl --lmc 2 -j $j -o batches=3 --dump-dir "$TMP/b3-j$j" "$spec" > "$TMP/b3-j$j.out" 2>&1 || true
 done
 if grep -q '^verify    OK' "$TMP/b3-j1.out" && [ -s "$TMP/b3-j1/opensm-lfts.dump" ] &&
    grep -q '^engine    colorl: .*, 3 selection batches' "$TMP/b3-j1.out" &&

@@ -31,7 +31,7 @@ tree=gen:fattree:ports=8,levels=3
 # phases ROUTE-ARGS...: routes; $TMP/phases gets "NAME<TAB>MS" lines in
 # order, $TMP/compute the compute ms
 phases() {
-	"$IBROUTING" route "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out"; return 1; }
+	"$IBROUTING" route -v "$@" > "$TMP/out" 2>&1 || { cat "$TMP/out"; return 1; }
 	sed -n 's/^time *\([0-9.]*\) ms compute.*/\1/p' "$TMP/out" > "$TMP/compute"
 	sed -n 's/^phases    \(the last run.s: \)\{0,1\}//p' "$TMP/out" |
 		awk -v RS='; ' '{ sub(/\n$/, ""); ms = $(NF - 1); name = $0

@@ -2,6 +2,10 @@
 # TAP-like line; the test exits 1 if any failed.
 : "${IBROUTING:?IBROUTING must name the built ibrouting tool}"
 : "${FABRICS_DIR:?FABRICS_DIR must name tests/fabrics}"
+# a fact a line, as scripts read the tool's output: lines not folded at
+# 100 columns (cli_output.sh checks the folding)
+IBROUTING_WIDTH=0
+export IBROUTING_WIDTH
 TMP=$(mktemp -d)
 # IBR_TEST_KEEP=1 keeps the test's files (logs, read-backs) for a look
 drop_tmp() { if [ -n "${IBR_TEST_KEEP:-}" ]; then echo "# kept $TMP" >&2; else rm -rf "$TMP"; fi; }

@@ -35,6 +35,20 @@ void cli_error(const char *msg);
 /* Prints "ibrouting COMMAND: WRN: " and the message on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The widest line the tool prints on stdout, in columns (options.c),
+ * unless IBROUTING_WIDTH says otherwise. */
+#define CLI_WIDTH 100
+/* IBROUTING_WIDTH (40 or more; 0: lines never folded, for scripts that
+ * read them line by line), else CLI_WIDTH. */
+size_t cli_width(void);
+/* text's lines onto out, each wider than cli_width() folded at spaces, the
+ * continuation lines indented to where its text starts: after a label and
+ * a gap of two or more spaces ("verify    ..."), else its own indent. */
+void cli_fold(FILE *out, const char *text);
+/* printf onto stdout, folded as cli_fold folds: a line may be made by
+ * several calls, and goes out once its newline is given. */
+void cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* One option of a command: what getopt_long takes and the line --help
  * prints for it, from one table (options.c). */
 struct cli_option {
@@ -63,7 +77,7 @@ struct cli_command {
  * it) prints the help and exits 0. */
 int cli_getopt(int argc, char **argv, const struct cli_command *c);
 /* "Usage: ibrouting COMMAND ARGS", what it does, then every option in a
- * line: "  -e, --engine NAME   help". */
+ * line: "  -e, --engine NAME   help", folded (cli_fold). */
 void cli_print_help(FILE *out, const struct cli_command *c);
 /* The line --help prints for every command: "  -h, --help  ..." */
 #define CLI_HELP_OPTION { "help", 'h', 'h', NULL, "print this help and exit" }

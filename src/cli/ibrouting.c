@@ -98,6 +98,8 @@ static const struct cli_option route_options[] = {
 	  "compute time" },
 	{ "print-lfts", 0, 'p', NULL, "after the summary, every entry as "
 	  "SWITCH-GUID LID PORT" },
+	{ "verbose", 'v', 'v', NULL, "also the engine's own counters and the "
+	  "time of each of its phases" },
 	CLI_HELP_OPTION,
 	{ NULL, 0, 0, NULL, NULL },
 };
@@ -557,30 +559,32 @@ void cli_print_fabric(const char *source, const struct ibr_fabric *f)
 	/* every count the other lines use: entries are LIDs x switches,
 	 * DLIDs are CA LIDs (route and verify alike) */
 	ibr_fabric_count_lids(f, &c);
-	printf("fabric    %s: %u %s, %u %s, %u %s; %s\n",
-	       strcmp(source, "-") ? source : "<stdin>",
-	       f->num_switches, PLURAL(f->num_switches, "switch", "switches"),
-	       f->num_end_ports, PLURAL(f->num_end_ports, "CA port", "CA ports"),
-	       links, PLURAL(links, "inter-switch link", "inter-switch links"),
-	       lmc_text(f, lmc, sizeof(lmc)));
-	printf("fabric    %u LIDs: %u of the CA ports", c.owned, c.ca);
+	cli_printf("fabric    %s: %u %s, %u %s, %u %s; %s\n",
+		   strcmp(source, "-") ? source : "<stdin>",
+		   f->num_switches, PLURAL(f->num_switches, "switch", "switches"),
+		   f->num_end_ports, PLURAL(f->num_end_ports, "CA port", "CA ports"),
+		   links, PLURAL(links, "inter-switch link", "inter-switch links"),
+		   lmc_text(f, lmc, sizeof(lmc)));
+	cli_printf("fabric    %u LIDs: %u of the CA ports", c.owned, c.ca);
 	if (c.ca && c.lmc_min == c.lmc_max)
-		printf(" (%u each)", 1u << c.lmc_min);
+		cli_printf(" (%u each)", 1u << c.lmc_min);
 	else if (c.ca)
-		printf(" (%u-%u each)", 1u << c.lmc_min, 1u << c.lmc_max);
-	printf(", %u of the switches; max LID %u", c.sw, f->max_lid);
+		cli_printf(" (%u-%u each)", 1u << c.lmc_min, 1u << c.lmc_max);
+	cli_printf(", %u of the switches; max LID %u", c.sw, f->max_lid);
 	if (c.unowned)
-		printf(", %u owned by none", c.unowned);
-	printf("\n");
+		cli_printf(", %u owned by none", c.unowned);
+	cli_printf("\n");
 }
 
-static void print_path_lengths(const struct ibr_metrics *m)
+/* "paths     path lengths of the 42 flows (links: flows): 3:9 4:16 ..." */
+static void print_path_lengths(const struct ibr_metrics *m, uint64_t flows)
 {
-	printf("paths    ");
+	cli_printf("paths     path lengths of the %" PRIu64 " %s (links: flows):",
+		   flows, PLURAL(flows, "flow", "flows"));
 	for (unsigned len = 0; len <= IBR_MAX_PATH_LEN; len++)
 		if (m->path_len_hist[len])
-			printf(" %u:%" PRIu64, len, m->path_len_hist[len]);
-	printf("  (links: CA pairs)\n");
+			cli_printf(" %u:%" PRIu64, len, m->path_len_hist[len]);
+	cli_printf("\n");
 }
 
 /* "bound": the load no routing of the fabric goes below (metrics.h), so
@@ -603,25 +607,25 @@ static void print_bound(const struct ibr_fabric *f)
 				if (t.group[s] == group)
 					in += f->sw_ca_start[s + 1] -
 					      f->sw_ca_start[s];
-			printf("bound     no routing loads a link under %" PRIu64
-			       " flows: a group of the Dragonfly+ sends %" PRIu64
-			       " CA ports' flows out over %" PRIu64 " global "
-			       "links\n", cut, in, links);
+			cli_printf("bound     no routing loads a link under %" PRIu64
+				   " flows: a group of the Dragonfly+ sends %" PRIu64
+				   " CA ports' flows out over %" PRIu64 " global "
+				   "links\n", cut, in, links);
 		}
 	}
 	ibr_topology_free(&t);
 	if (cut > bound)
 		return;
 	if (worst == IBR_NONE)
-		printf("bound     no routing loads a link under %" PRIu64
-		       " flows: every host receives that many\n", bound);
+		cli_printf("bound     no routing loads a link under %" PRIu64
+			   " flows: every host receives that many\n", bound);
 	else
-		printf("bound     no routing loads a link under %" PRIu64
-		       " flows: switch 0x%016" PRIx64 " sends %u hosts' flows "
-		       "out over %u links\n", bound,
-		       f->nodes[f->sw_node[worst]].guid,
-		       f->sw_ca_start[worst + 1] - f->sw_ca_start[worst],
-		       f->sw_adj_start[worst + 1] - f->sw_adj_start[worst]);
+		cli_printf("bound     no routing loads a link under %" PRIu64
+			   " flows: switch 0x%016" PRIx64 " sends %u hosts' flows "
+			   "out over %u links\n", bound,
+			   f->nodes[f->sw_node[worst]].guid,
+			   f->sw_ca_start[worst + 1] - f->sw_ca_start[worst],
+			   f->sw_adj_start[worst + 1] - f->sw_adj_start[worst]);
 }
 
 /* Link load and path lengths under uniform all-to-all CA traffic along
@@ -641,43 +645,47 @@ static void print_load(const struct ibr_fabric *f, const struct ibr_result *r,
 
 	if (!delivers) {
 		if (ibr_metrics_compute(f, r, &partial, &err)) {
-			printf("load      not measured: some walks are not "
-			       "delivered (%s)\n", err.msg);
+			cli_printf("load      not measured: some walks are not "
+				   "delivered (%s)\n", err.msg);
 			return;
 		}
 		m = &partial;
 	}
 	if (m->unrouted_flows && m->unrouted_flows == rep->pairs_owed_none) {
-		printf("load      max link load %" PRIu64 " flows of %" PRIu64
-		       ", mean path %.2f links; %" PRIu64 " CA pairs owe no "
-		       "route: their switches have no root above both (CAs "
-		       "on spines or roots, such as aggregation nodes)\n",
-		       m->max_link_load, m->flows - m->unrouted_flows,
-		       m->mean_path_len, m->unrouted_flows);
-		print_path_lengths(m);
+		cli_printf("load      max link load %" PRIu64 " flows (of %" PRIu64
+			   " CA-to-CA flows, one per ordered pair with a route)"
+			   "\n", m->max_link_load, m->flows - m->unrouted_flows);
+		cli_printf("load      mean path %.2f links; %" PRIu64 " CA pairs "
+			   "owe no route: their switches have no root above both "
+			   "(CAs on spines or roots, such as aggregation nodes)\n",
+			   m->mean_path_len, m->unrouted_flows);
+		print_path_lengths(m, m->flows - m->unrouted_flows);
 	} else if (m->unrouted_flows) {
-		printf("load      over delivered pairs only: max link load %"
-		       PRIu64 " flows, %" PRIu64 " of %" PRIu64 " CA pairs not "
-		       "delivered\n", m->max_link_load, m->unrouted_flows,
-		       m->flows);
+		cli_printf("load      over delivered pairs only: max link load %"
+			   PRIu64 " flows, %" PRIu64 " of %" PRIu64 " CA pairs not "
+			   "delivered\n", m->max_link_load, m->unrouted_flows,
+			   m->flows);
 	} else {
-		printf("load      max link load %" PRIu64 " flows of %" PRIu64
-		       ", mean path %.2f links, %u DLIDs used of %u CA LIDs"
-		       "%s\n", m->max_link_load, m->flows, m->mean_path_len,
-		       m->lids_used, m->ca_lids, delivers ? "" :
-		       "; every CA pair delivered (walks from some switches "
-		       "are not, which no CA pair's flow takes)");
-		print_path_lengths(m);
+		cli_printf("load      max link load %" PRIu64 " flows (of %" PRIu64
+			   " CA-to-CA flows, one per ordered pair)\n",
+			   m->max_link_load, m->flows);
+		cli_printf("load      mean path %.2f links, %u DLIDs used of %u CA "
+			   "LIDs%s\n", m->mean_path_len, m->lids_used, m->ca_lids,
+			   delivers ? "" : "; every CA pair delivered (walks from "
+			   "some switches are not, which no CA pair's flow takes)");
+		print_path_lengths(m, m->flows);
 	}
 	print_bound(f);
+	/* not faults: a root set of several switches leaves some (switch,
+	 * LID) pairs no up*-down* route (management.h) */
 	if (rep->management)
-		printf("manage    %" PRIu64 " entries with no legal route under "
-		       "the roots set for management only: as expected\n",
-		       rep->management);
+		cli_printf("manage    %" PRIu64 " of %" PRIu64 " entries route "
+			   "switches' management traffic only, outside "
+			   "up*/down*: expected\n", rep->management, rep->walks);
 	if (rep->no_legal_path)
-		printf("manage    %" PRIu64 " entries towards CA ports left "
-		       "unset: no root above both, and data would take them\n",
-		       rep->no_legal_path);
+		cli_printf("manage    %" PRIu64 " of %" PRIu64 " entries towards "
+			   "CA ports left unset: no root above both, and data "
+			   "would take them\n", rep->no_legal_path, rep->walks);
 }
 
 /* The verify and certify lines' common tail: the entries owed no route
@@ -685,10 +693,10 @@ static void print_load(const struct ibr_fabric *f, const struct ibr_result *r,
 static void print_owed_unowned(uint64_t owed, uint64_t unowned)
 {
 	if (owed)
-		printf(", %" PRIu64 " owe no route", owed);
+		cli_printf(", %" PRIu64 " owe no route", owed);
 	if (unowned)
-		printf("; no entry for the %" PRIu64 " %s owned by none",
-		       unowned, PLURAL(unowned, "LID", "LIDs"));
+		cli_printf("; %" PRIu64 " %s owned by none left unset",
+			   unowned, PLURAL(unowned, "LID", "LIDs"));
 }
 
 /* "LABEL under 16 roots: ..." (roots_text), or that none is known. */
@@ -698,10 +706,10 @@ static void print_roots_under(const char *label, const struct ibr_fabric *f,
 	char roots[160];
 
 	if (roots_text(f, r, roots, sizeof(roots)))
-		printf("%-9s under %s\n", label, roots);
+		cli_printf("%-9s under %s\n", label, roots);
 	else
-		printf("%-9s no root set known (none recorded, no --roots): "
-		       "every switch owes every LID a route\n", label);
+		cli_printf("%-9s no root set known (none recorded, no --roots): "
+			   "every switch owes every LID a route\n", label);
 }
 
 /* The verifier's verdict on r, in lines of at most 100 columns: what it
@@ -717,34 +725,34 @@ static int print_verdict(const struct ibr_fabric *f, const struct ibr_result *r,
 
 	entries_text(S, rep->lids, rep->lids_above, entries, sizeof(entries));
 	if (findings == 0) {
-		printf("verify    OK: %s (%.3f ms)\n", entries, ms);
-		printf("verify    %" PRIu64 " delivered", rep->walks -
-		       rep->no_legal_path);
+		cli_printf("verify    OK: %s (%.3f ms)\n", entries, ms);
+		cli_printf("verify    %" PRIu64 " delivered", rep->walks -
+			   rep->no_legal_path);
 		if (rep->management)
-			printf(" (%" PRIu64 " on management routes)",
-			       rep->management);
+			cli_printf(" (%" PRIu64 " on management routes)",
+				   rep->management);
 		print_owed_unowned(rep->no_legal_path, rep->unowned_lids);
-		printf("; no loop\n");
-		printf("verify    %" PRIu64 " channel dependencies, acyclic; %"
-		       PRIu64 " designated pairs delivered%s\n",
-		       rep->dependencies, rep->designated.flows -
-		       rep->pairs_owed_none, rep->pairs_owed_none ?
-		       ", the others owe no route" : "");
+		cli_printf("; no loop\n");
+		cli_printf("verify    %" PRIu64 " channel dependencies, acyclic; %"
+			   PRIu64 " designated pairs delivered%s\n",
+			   rep->dependencies, rep->designated.flows -
+			   rep->pairs_owed_none, rep->pairs_owed_none ?
+			   ", the others owe no route" : "");
 		print_roots_under("verify", f, r);
 		return 0;
 	}
-	printf("verify    FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
-	       PRIu64 " loops, %" PRIu64 " unreachable, %" PRIu64
-	       " dependency cycles,\n", findings,
-	       PLURAL(findings, "finding", "findings"), rep->bad_port,
-	       rep->loops, rep->unreachable, rep->cycles);
-	printf("verify    %" PRIu64 " bad designated DLIDs, %" PRIu64
-	       " data entries off up*-down*)\n", rep->bad_designated,
-	       rep->illegal_data);
-	printf("verify    of %s (%.3f ms)\n", entries, ms);
+	cli_printf("verify    FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
+		   PRIu64 " loops, %" PRIu64 " unreachable, %" PRIu64
+		   " dependency cycles,\n", findings,
+		   PLURAL(findings, "finding", "findings"), rep->bad_port,
+		   rep->loops, rep->unreachable, rep->cycles);
+	cli_printf("verify    %" PRIu64 " bad designated DLIDs, %" PRIu64
+		   " data entries off up*-down*)\n", rep->bad_designated,
+		   rep->illegal_data);
+	cli_printf("verify    of %s (%.3f ms)\n", entries, ms);
 	print_roots_under("verify", f, r);
 	for (unsigned i = 0; i < rep->num_messages; i++)
-		printf("  %s\n", rep->messages[i]);
+		cli_printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
 }
 
@@ -766,28 +774,28 @@ static int print_certificate(const struct ibr_fabric *f,
 	if (r->num_roots == 0) /* the root chosen for it (cmd_verify) */
 		r = &one;
 	if (findings == 0) {
-		printf("certify   OK: %s (%.3f ms)\n", entries, ms);
-		printf("certify   %" PRIu64 " legal up/down", rep->entries -
-		       rep->no_legal_path - rep->management);
+		cli_printf("certify   OK: %s (%.3f ms)\n", entries, ms);
+		cli_printf("certify   %" PRIu64 " legal up/down", rep->entries -
+			   rep->no_legal_path - rep->management);
 		if (rep->management)
-			printf(", %" PRIu64 " management routes",
-			       rep->management);
+			cli_printf(", %" PRIu64 " management routes",
+				   rep->management);
 		print_owed_unowned(rep->no_legal_path, rep->unowned_lids);
-		printf("\n");
+		cli_printf("\n");
 		print_roots_under("certify", f, r);
 		return 0;
 	}
-	printf("certify   FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
-	       PRIu64 " unreachable, %" PRIu64 " down-up turns, %" PRIu64
-	       " bad designated DLIDs,\n", findings,
-	       PLURAL(findings, "finding", "findings"), rep->bad_port,
-	       rep->unreachable, rep->down_up, rep->bad_designated);
-	printf("certify   %" PRIu64 " management loops, %" PRIu64 " data "
-	       "entries off up*-down*)\n", rep->loops, rep->illegal_data);
-	printf("certify   of %s (%.3f ms)\n", entries, ms);
+	cli_printf("certify   FAILED: %" PRIu64 " %s (%" PRIu64 " bad ports, %"
+		   PRIu64 " unreachable, %" PRIu64 " down-up turns, %" PRIu64
+		   " bad designated DLIDs,\n", findings,
+		   PLURAL(findings, "finding", "findings"), rep->bad_port,
+		   rep->unreachable, rep->down_up, rep->bad_designated);
+	cli_printf("certify   %" PRIu64 " management loops, %" PRIu64 " data "
+		   "entries off up*-down*)\n", rep->loops, rep->illegal_data);
+	cli_printf("certify   of %s (%.3f ms)\n", entries, ms);
 	print_roots_under("certify", f, r);
 	for (unsigned i = 0; i < rep->num_messages; i++)
-		printf("  %s\n", rep->messages[i]);
+		cli_printf("  %s\n", rep->messages[i]);
 	return EXIT_FINDINGS;
 }
 
@@ -801,15 +809,15 @@ static void print_policy(const struct ibr_fabric *f, const struct ibr_engine *e,
 
 	if (ibr_check_tables(f, r, e, IBR_CHECK_CERTIFICATE, threads, &check,
 			     &err))
-		printf("check     could not run: %s\n", err.msg);
+		cli_printf("check     could not run: %s\n", err.msg);
 	else if (ibr_verify_findings(&check.rep))
-		printf("check     the plugin would refuse these tables (%" PRIu64
-		       " %s)\n", ibr_verify_findings(&check.rep),
-		       PLURAL(ibr_verify_findings(&check.rep), "finding",
-			      "findings"));
+		cli_printf("check     the plugin would refuse these tables (%" PRIu64
+			   " %s)\n", ibr_verify_findings(&check.rep),
+			   PLURAL(ibr_verify_findings(&check.rep), "finding",
+				  "findings"));
 	else
-		printf("check     the plugin would push them: %s\n",
-		       ibr_check_verdict_text(check.verdict));
+		cli_printf("check     the plugin would push them: %s\n",
+			   ibr_check_verdict_text(check.verdict));
 }
 
 /* The fewest LIDs a CA port has: 2^LMC of the port with the lowest LMC
@@ -836,24 +844,24 @@ static void print_ranges(const struct ibr_fabric *f,
 
 	if (!g->completed)
 		return;
-	printf("lids      at %s: every LID of every range routed from "
-	       "every switch", lmc_text(f, lmc, sizeof(lmc)));
+	cli_printf("lids      at %s: every LID of every range routed from "
+		   "every switch", lmc_text(f, lmc, sizeof(lmc)));
 	if (g->owed_none)
-		printf(" but %" PRIu64 " of %" PRIu64 " entries above a base, "
-		       "where no legal route exists (no root above both)",
-		       g->owed_none, g->entries);
-	printf(" (%" PRIu64 " entries set beside the designated paths)",
-	       g->set);
+		cli_printf(" but %" PRIu64 " of %" PRIu64 " entries above a base, "
+			   "where no legal route exists (no root above both)",
+			   g->owed_none, g->entries);
+	cli_printf(" (%" PRIu64 " entries set beside the designated paths)",
+		   g->set);
 	if (g->pairs)
-		printf("; the %u LIDs of a range take %.2f distinct routes on "
-		       "average per (switch, CA port) pair, %.0f%% of the "
-		       "pairs more than one", g->lids,
-		       (double)g->routes / (double)g->pairs,
-		       100.0 * (double)g->pairs_diverse / (double)g->pairs);
+		cli_printf("; the %u LIDs of a range take %.2f distinct routes on "
+			   "average per (switch, CA port) pair, %.0f%% of the "
+			   "pairs more than one", g->lids,
+			   (double)g->routes / (double)g->pairs,
+			   100.0 * (double)g->pairs_diverse / (double)g->pairs);
 	if (g->held_changed)
-		printf("; %" PRIu64 " designated entries changed (no legal "
-		       "route around them)", g->held_changed);
-	printf("\n");
+		cli_printf("; %" PRIu64 " designated entries changed (no legal "
+			   "route around them)", g->held_changed);
+	cli_printf("\n");
 }
 
 /* A multi-LID engine's LIDs: those it would need without the LMC's limit
@@ -876,27 +884,27 @@ static void print_lid_budget(const struct ibr_fabric *f,
 	per_port = fewest_ca_lids(f);
 	ibr_fabric_count_lids(f, &c);
 	if (per_port < 1u << e->min_lmc) {
-		printf("warning   %s needs lmc >= %u for several LIDs per "
-		       "destination; with %u LID%s per CA port it is %s (without "
-		       "a limit it would need %" PRIu64 " CA LIDs)\n", e->name,
-		       e->min_lmc, per_port, per_port == 1 ? "" : "s",
-		       e->below_min_lmc ? e->below_min_lmc :
-		       "routing on base LIDs only", needed);
+		cli_warn("%s needs lmc >= %u for several LIDs per destination; "
+			 "with %u LID%s per CA port it is %s (without a limit it "
+			 "would need %" PRIu64 " CA LIDs)", e->name, e->min_lmc,
+			 per_port, per_port == 1 ? "" : "s",
+			 e->below_min_lmc ? e->below_min_lmc :
+			 "routing on base LIDs only", needed);
 		return;
 	}
-	printf("lids      %" PRIu64 " needed without the LMC's limit, %u CA "
-	       "LIDs assigned (", needed, c.ca);
+	cli_printf("lids      %" PRIu64 " needed without the LMC's limit, %u CA "
+		   "LIDs assigned (", needed, c.ca);
 	if (c.ca == (uint64_t)per_port * f->num_end_ports)
-		printf("lmc %u: %u for each of %u CA %s); ", f->lmc, per_port,
-		       f->num_end_ports, PLURAL(f->num_end_ports, "port", "ports"));
+		cli_printf("lmc %u: %u for each of %u CA %s); ", f->lmc, per_port,
+			   f->num_end_ports, PLURAL(f->num_end_ports, "port", "ports"));
 	else
-		printf("each CA port's range as the file gives it); ");
+		cli_printf("each CA port's range as the file gives it); ");
 	if (over)
-		printf("%" PRIu64 " %s found no LID of their destination's range "
-		       "and %s\n", over, PLURAL(over, "pair", "pairs"),
-		       e->overflow_fate);
+		cli_printf("%" PRIu64 " %s found no LID of their destination's range "
+			   "and %s\n", over, PLURAL(over, "pair", "pairs"),
+			   e->overflow_fate);
 	else
-		printf("every pair found a LID of its destination's range\n");
+		cli_printf("every pair found a LID of its destination's range\n");
 	print_ranges(f, &r->ranges);
 }
 
@@ -907,15 +915,15 @@ static void print_topology(const struct ibr_roots *roots)
 
 	if (!roots->recognised)
 		return;
-	printf("topology  %s\n", t->summary);
+	cli_printf("topology  %s\n", t->summary);
 	for (uint32_t i = 0; i < t->num_notes; i++)
-		printf("topology  %s\n", t->notes[i]);
+		cli_printf("topology  %s\n", t->notes[i]);
 }
 
 static void print_route_summary(const struct ibr_fabric *f,
 				const struct ibr_engine *e,
 				const struct ibr_result *r, const char *how,
-				double best_ms, unsigned repeat)
+				double best_ms, unsigned repeat, bool verbose)
 {
 	const struct ibr_node *root = ibr_switch(f, r->root);
 	struct ibr_lid_count c;
@@ -924,27 +932,29 @@ static void print_route_summary(const struct ibr_fabric *f,
 	ibr_fabric_count_lids(f, &c);
 	if (r->num_roots > 1) {
 		/* listed as verify and certify list them (roots_text) */
-		printf("roots     %u switches (%s)\n", r->num_roots, how);
-		printf("roots     %s\n", roots_text(f, r, set, sizeof(set)));
+		cli_printf("roots     %u switches (%s)\n", r->num_roots, how);
+		cli_printf("roots     %s\n", roots_text(f, r, set, sizeof(set)));
 	} else {
-		printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n",
-		       root->guid, root->desc, ibr_switch_lid(f, r->root), how);
+		cli_printf("root      switch 0x%016" PRIx64 " \"%s\" LID %u (%s)\n",
+			   root->guid, root->desc, ibr_switch_lid(f, r->root), how);
 	}
-	printf("engine    %s: %s\n", e->name,
-	       ibr_stats_format(r, stats, sizeof(stats)));
+	/* the engine's own counters, in its words: -v */
+	if (verbose && r->stats.count)
+		cli_printf("engine    %s: %s\n", e->name,
+			   ibr_stats_format(r, stats, sizeof(stats)));
 	/* the tables it fills, counted as verify and certify count them */
-	printf("engine    %s: %s\n", e->name,
-	       entries_text(f->num_switches, c.owned, c.above, entries,
-			    sizeof(entries)));
+	cli_printf("engine    %s: %s\n", e->name,
+		   entries_text(f->num_switches, c.owned, c.above, entries,
+				sizeof(entries)));
 	print_lid_budget(f, e, r);
 	if (repeat > 1)
-		printf("time      %.3f ms compute (best of %u runs)\n", best_ms,
-		       repeat);
+		cli_printf("time      %.3f ms compute (best of %u runs)\n", best_ms,
+			   repeat);
 	else
-		printf("time      %.3f ms compute\n", best_ms);
-	if (r->stats.phases)
-		printf("phases    %s%s\n", repeat > 1 ? "the last run's: " : "",
-		       ibr_phases_format(r, phases, sizeof(phases)));
+		cli_printf("time      %.3f ms compute\n", best_ms);
+	if (verbose && r->stats.phases)
+		cli_printf("phases    %s%s\n", repeat > 1 ? "the last run's: " : "",
+			   ibr_phases_format(r, phases, sizeof(phases)));
 }
 
 /* The prior tables: read from --prior DIR, or routed on --before
@@ -990,17 +1000,17 @@ static void print_prior_change(const struct ibr_prior *p,
 	int rc = ibr_prior_difference(p, f, ud, r, &c);
 	double whole = c.compared ? 100.0 / c.compared : 0.0;
 
-	printf("prior     %" PRIu64 " of %" PRIu64 " entries changed (%.3f%%), "
-	       "in %" PRIu64 " LFT blocks, on the switches there before; %"
-	       PRIu64 " of them had to (%.3f%%): their port leads to a link or "
-	       "switch gone", c.entries, c.compared, whole * c.entries,
-	       c.blocks, c.forced, whole * c.forced);
+	cli_printf("prior     %" PRIu64 " of %" PRIu64 " entries changed (%.3f%%), "
+		   "in %" PRIu64 " LFT blocks, on the switches there before; %"
+		   PRIu64 " of them had to (%.3f%%): their port leads to a link or "
+		   "switch gone", c.entries, c.compared, whole * c.entries,
+		   c.blocks, c.forced, whole * c.forced);
 	if (rc == 0)
-		printf("; %" PRIu64 " (%.3f%%) change in any legal tables under "
-		       "this orientation: also the LIDs gone and the down hops "
-		       "into switches left without a route down", c.required,
-		       whole * c.required);
-	printf("\n");
+		cli_printf("; %" PRIu64 " (%.3f%%) change in any legal tables under "
+			   "this orientation: also the LIDs gone and the down hops "
+			   "into switches left without a route down", c.required,
+			   whole * c.required);
+	cli_printf("\n");
 }
 
 /* --print-lfts: "SWITCH-GUID LID PORT" per routed entry, the form the
@@ -1010,16 +1020,16 @@ static void print_tables(const struct ibr_fabric *f, const struct ibr_result *r)
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		for (uint32_t lid = 1; lid < r->num_lids; lid++)
 			if (ibr_entry(r, s, lid) != IBR_NO_PATH)
-				printf("0x%016" PRIx64 " %u %u\n",
-				       ibr_switch(f, s)->guid, lid,
-				       ibr_entry(r, s, lid));
+				cli_printf("0x%016" PRIx64 " %u %u\n",
+					   ibr_switch(f, s)->guid, lid,
+					   ibr_entry(r, s, lid));
 }
 
 static int cmd_route(int argc, char **argv)
 {
 	static struct cli_roots roots = { .choice.strategy = IBR_ROOT_AUTO };
 	struct ibr_options engine_opts = { 0 };
-	const struct ibr_engine *e = NULL;
+	const struct ibr_engine *e = NULL, *prov, *fin;
 	const char *dump_dir = NULL, *prior_dir = NULL, *before = NULL, *how = "";
 	struct ibr_load_options load = { 0 };
 	struct ibr_route_ctx ctx;
@@ -1028,7 +1038,7 @@ static int cmd_route(int argc, char **argv)
 	struct ibr_fabric *prior_f = NULL;
 	struct ibr_result prior_r = { 0 };
 	unsigned repeat = 1;
-	bool print_lfts = false;
+	bool print_lfts = false, verbose = false;
 	struct ibr_fabric *f;
 	struct ibr_result r;
 	struct ibr_error err = { "" };
@@ -1047,10 +1057,17 @@ static int cmd_route(int argc, char **argv)
 		switch (c) {
 		case 'e':
 			e = ibr_engine_find(optarg);
+			if (!e && ibr_hybrid_split(optarg, strlen(optarg),
+						   &prov, &fin) == 0)
+				return cli_fail("%s is a hybrid: try `ibrouting "
+						"transition -e %s`", optarg, optarg);
 			if (!e)
-				return cli_fail("unknown engine \"%s\" (known: %s)",
-					    optarg, ibr_engine_names(names,
-								     sizeof(names)));
+				return cli_fail("unknown engine \"%s\" (known: %s%s)",
+						optarg, ibr_engine_names(names,
+									 sizeof(names)),
+						strchr(optarg, '+') ? "; a hybrid "
+						"PROVISIONAL+FINAL of two of them runs "
+						"with ibrouting transition" : "");
 			break;
 		case 'o':
 			if (ibr_options_add(&engine_opts, optarg, NULL, &err))
@@ -1076,6 +1093,9 @@ static int cmd_route(int argc, char **argv)
 			break;
 		case 'p':
 			print_lfts = true;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -1142,7 +1162,7 @@ static int cmd_route(int argc, char **argv)
 	    ibr_ranges_measure(f, &ctx.updown, &r,
 			       ibr_threads_or_available(roots.threads), &err))
 		cli_error(err.msg);
-	print_route_summary(f, e, &r, how, best, repeat);
+	print_route_summary(f, e, &r, how, best, repeat, verbose);
 	if (prior_f)
 		print_prior_change(&prior, f, &ctx.updown, &r);
 	ibr_ctx_free(&ctx);
@@ -1171,8 +1191,8 @@ static int cmd_route(int argc, char **argv)
 		if (print_lfts)
 			print_tables(f, &r);
 		if (dump_dir)
-			printf("dumps     %s/opensm-subnet.lst, opensm-lfts.dump, "
-			       "opensm.fdbs, ibrouting-dlids.dump\n", dump_dir);
+			cli_printf("dumps     %s/opensm-subnet.lst, opensm-lfts.dump, "
+				   "opensm.fdbs, ibrouting-dlids.dump\n", dump_dir);
 	}
 	ibr_result_free(&r);
 	ibr_result_free(&prior_r);
@@ -1263,10 +1283,10 @@ static int verify_half(const struct ibr_fabric *f, const struct ibr_result *r,
 	}
 	free(hr.designated.offset);
 	memset(&hr.designated, 0, sizeof(hr.designated));
-	printf("half      %u of LMC %u: base+%u..%u of every CA port (%u %s "
-	       "per port); switch LIDs and designated DLIDs not checked: "
-	       "they are the function in force's\n", half, f->lmc, half * n,
-	       half * n + n - 1, n, PLURAL(n, "LID", "LIDs"));
+	cli_printf("half      %u of LMC %u: base+%u..%u of every CA port (%u %s "
+		   "per port); switch LIDs and designated DLIDs not checked: "
+		   "they are the function in force's\n", half, f->lmc, half * n,
+		   half * n + n - 1, n, PLURAL(n, "LID", "LIDs"));
 	ms = ibr_now_ms();
 	if (ibr_verify(view, &hr, &opts, &rep, &err)) {
 		cli_error(err.msg);
@@ -1410,8 +1430,8 @@ static void print_engine_option(const struct ibr_option_spec *o)
 						 "%s%s", *c, c[1] ? (c[2] ? ", " :
 						 " or ") : "; ");
 	}
-	printf("             %-22s %s (%sdefault %s)\n", key, o->help, accepts,
-	       o->def);
+	cli_printf("             %-22s %s (%sdefault %s)\n", key, o->help, accepts,
+		   o->def);
 }
 
 /* The registry, with each engine's options (what -e and -o accept) and
@@ -1429,33 +1449,33 @@ static int cmd_engines(int argc, char **argv)
 	if (optind != argc)
 		return cli_fail("expected no argument, found \"%s\"", argv[optind]);
 	if (!names_only)
-		printf("Engines (ibrouting route -e NAME; opensm.conf: "
-		       "routing_engine NAME):\n");
+		cli_printf("Engines (ibrouting route -e NAME; opensm.conf: "
+			   "routing_engine NAME):\n");
 	for (unsigned i = 0; ibr_engines[i]; i++) {
 		const struct ibr_engine *e = ibr_engines[i];
 		if (names_only) {
-			printf("%s\n", e->name);
+			cli_printf("%s\n", e->name);
 			continue;
 		}
-		printf("  %-10s %s\n", e->name, e->summary);
+		cli_printf("  %-10s %s\n", e->name, e->summary);
 		for (const struct ibr_option_spec *o = e->options; o && o->key; o++)
 			print_engine_option(o);
 	}
 	if (names_only)
 		return 0;
-	printf("Hybrids (ibrouting transition -e NAME; opensm.conf: "
-	       "routing_engine NAME): the first\nengine's tables right after a "
-	       "change, the second's a re-route later, in safe steps:\n");
+	cli_printf("Hybrids (ibrouting transition -e NAME; opensm.conf: "
+		   "routing_engine NAME): the first\nengine's tables right after a "
+		   "change, the second's a re-route later, in safe steps:\n");
 	for (unsigned i = 0; ibr_default_hybrids[i]; i++) {
 		const struct ibr_engine *p, *f;
 		const char *h = ibr_default_hybrids[i];
 		if (ibr_hybrid_split(h, strlen(h), &p, &f) == 0)
-			printf("  %-12s %s, then %s\n", h, p->name, f->name);
+			cli_printf("  %-12s %s, then %s\n", h, p->name, f->name);
 	}
-	printf("  and PROVISIONAL+FINAL of any two engines above that "
-	       "routing_engine names\n"
-	       "Options go to opensm-plugin.conf as ENGINE_KEY VALUE "
-	       "(colorl_paths shortest-widest).\n");
+	cli_printf("  and PROVISIONAL+FINAL of any two engines above that "
+		   "routing_engine names\n"
+		   "Options go to opensm-plugin.conf as ENGINE_KEY VALUE "
+		   "(colorl_paths shortest-widest).\n");
 	return 0;
 }
 
@@ -1522,10 +1542,13 @@ static void print_commands(FILE *out)
 	      "Computes, verifies and compares up*/down* routing tables "
 	      "offline, with the engines of the\nibrouting OpenSM plugin.\n\n"
 	      "Commands:\n", out);
-	for (size_t i = 0; i < NUM_COMMANDS; i++)
-		fprintf(out, "  %-11s %.*s\n", commands[i]->name,
-			(int)strcspn(commands[i]->what, "\n"),
-			commands[i]->what);
+	for (size_t i = 0; i < NUM_COMMANDS; i++) {
+		char line[512];
+		snprintf(line, sizeof(line), "  %-11s %.*s", commands[i]->name,
+			 (int)strcspn(commands[i]->what, "\n"),
+			 commands[i]->what);
+		cli_fold(out, line);
+	}
 	fputs("\nibrouting COMMAND --help describes a command and every option "
 	      "it takes;\nibrouting --version prints the version.\n", out);
 }
@@ -1541,7 +1564,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("ibrouting %s\n", PACKAGE_VERSION);
+		cli_printf("ibrouting %s\n", PACKAGE_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < NUM_COMMANDS; i++) {

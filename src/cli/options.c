@@ -10,7 +10,13 @@
  *   - a command's options exist once, in its struct cli_command: the
  *     long options and short letters getopt_long takes are built from the
  *     table, and so is the command's --help, one line per option, so an
- *     option cannot be accepted without being described.
+ *     option cannot be accepted without being described;
+ *   - no line the tool writes on stdout through cli_printf or the help is
+ *     wider than CLI_WIDTH columns (IBROUTING_WIDTH: another width, 0
+ *     none, for scripts): a longer one is folded at spaces, its
+ *     continuation lines indented to the column its text starts at
+ *     (cli_fold).  Lines on stderr are not folded (each starts
+ *     "ibrouting COMMAND: ").
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -58,6 +64,124 @@ void cli_warn(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* ---- folding --------------------------------------------------------- */
+
+size_t cli_width(void)
+{
+	const char *env = getenv("IBROUTING_WIDTH");
+	char *end;
+	unsigned long w;
+
+	if (!env || !*env)
+		return CLI_WIDTH;
+	w = strtoul(env, &end, 10);
+	if (*end)
+		return CLI_WIDTH;
+	/* 0: never folded; a width too narrow for a label and a word is 40 */
+	return w == 0 ? 0 : w < 40 ? 40 : w;
+}
+
+/* The column a folded line's continuation starts at: after a label and
+ * the gap of two or more spaces that follows it ("verify    OK: ...",
+ * "  -e, --engine NAME   the routing engine ..."), else the line's own
+ * indent; a gap far to the right does not count. */
+static size_t hang_column(const char *s, size_t n)
+{
+	size_t lead = strspn(s, " "), p = lead;
+
+	while (p + 1 < n && !(s[p] == ' ' && s[p + 1] == ' '))
+		p++;
+	if (p + 1 < n && p > lead) {
+		p += strspn(s + p, " ");
+		if (p <= 50)
+			return p;
+	}
+	return lead;
+}
+
+/* One line of n bytes (no newline) onto out, folded (options.c's
+ * invariants). */
+static void fold_line(FILE *out, const char *s, size_t n)
+{
+	size_t width = cli_width(), hang = hang_column(s, n), start = 0;
+	size_t col = 0;
+
+	for (;;) {
+		/* the bytes s[start..] go from column col */
+		size_t room = width - col, cut, next;
+		if (width == 0 || n - start <= room) {
+			fwrite(s + start, 1, n - start, out);
+			fputc('\n', out);
+			return;
+		}
+		/* the last space that leaves the part within the width, else
+		 * the first one after it (a word wider than the room) */
+		cut = start + room;
+		while (cut > start && s[cut] != ' ')
+			cut--;
+		if (cut == start) {
+			cut = start + room;
+			while (cut < n && s[cut] != ' ')
+				cut++;
+		}
+		next = cut + strspn(s + cut, " ");
+		while (cut > start && s[cut - 1] == ' ')
+			cut--;
+		fwrite(s + start, 1, cut - start, out);
+		fputc('\n', out);
+		if (next >= n)
+			return;
+		fprintf(out, "%*s", (int)hang, "");
+		start = next;
+		col = hang;
+	}
+}
+
+void cli_fold(FILE *out, const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		fold_line(out, text, n);
+		text += n;
+		if (*text == '\n')
+			text++;
+	}
+}
+
+void cli_printf(const char *fmt, ...)
+{
+	static char *pending;
+	static size_t used, cap;
+	va_list ap;
+	char *nl;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (used + (size_t)n + 1 > cap) {
+		size_t want = (used + (size_t)n + 1) * 2;
+		char *grown = realloc(pending, want);
+		if (!grown)
+			abort();  /* a line of the summary: nothing to go on with */
+		pending = grown;
+		cap = want;
+	}
+	va_start(ap, fmt);
+	vsnprintf(pending + used, cap - used, fmt, ap);
+	va_end(ap);
+	used += (size_t)n;
+	/* the complete lines out, a partial one kept for the next call */
+	while ((nl = memchr(pending, '\n', used)) != NULL) {
+		size_t len = (size_t)(nl - pending);
+		fold_line(stdout, pending, len);
+		memmove(pending, nl + 1, used - len - 1);
+		used -= len + 1;
+	}
 }
 
 /* ---- options ---------------------------------------------------------- */
@@ -170,11 +294,15 @@ int cli_getopt(int argc, char **argv, const struct cli_command *c)
 	return code;
 }
 
-void cli_print_help(FILE *out, const struct cli_command *c)
+void cli_print_help(FILE *to, const struct cli_command *c)
 {
 	int width = 0;
-	char words[96];
+	char words[96], *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
 
+	if (!out)
+		abort();  /* no memory for a page of help */
 	fprintf(out, "Usage: ibrouting %s %s\n%s\n\nOptions:\n", c->name,
 		c->args, c->what);
 	for (const struct cli_option *o = c->options; o->name; o++) {
@@ -190,4 +318,9 @@ void cli_print_help(FILE *out, const struct cli_command *c)
 		fputc('\n', out);
 		c->more(out);
 	}
+	/* folded as a whole: the engine's and the generator's lines too */
+	if (fclose(out) != 0)
+		abort();
+	cli_fold(to, text);
+	free(text);
 }

@@ -62,11 +62,11 @@ static int split_hybrid(const char *name, const struct ibr_engine **prov,
 
 static void print_findings(const char *what, const struct ibr_verify_report *rep)
 {
-	printf("%s %" PRIu64 " %s, %" PRIu64 " %s%s%s\n", what, rep->loops,
-	       PLURAL(rep->loops, "LID can loop", "LIDs can loop"), rep->cycles,
-	       PLURAL(rep->cycles, "dependency cycle", "dependency cycles"),
-	       rep->num_messages ? ": " : "",
-	       rep->num_messages ? rep->messages[0] : "");
+	cli_printf("%s %" PRIu64 " %s, %" PRIu64 " %s%s%s\n", what, rep->loops,
+		   PLURAL(rep->loops, "LID can loop", "LIDs can loop"), rep->cycles,
+		   PLURAL(rep->cycles, "dependency cycle", "dependency cycles"),
+		   rep->num_messages ? ": " : "",
+		   rep->num_messages ? rep->messages[0] : "");
 }
 
 /* One routing run of the machine on f, as the plugin makes it: the
@@ -190,10 +190,10 @@ static int settle(struct ibr_reconf *m, const struct ibr_fabric *f,
 			return rc;
 		f_prior = f;
 	} while (ibr_reconf_take_reroute(m));
-	printf("before    the way on the fabric before ends %s%s%s after %u "
-	       "%s\n", ibr_reconf_state_name(m->state), m->reason ? ": " : "",
-	       m->reason ? m->reason : "", m->step,
-	       PLURAL(m->step, "step", "steps"));
+	cli_printf("before    the way on the fabric before ends %s%s%s after %u "
+		   "%s\n", ibr_reconf_state_name(m->state), m->reason ? ": " : "",
+		   m->reason ? m->reason : "", m->step,
+		   PLURAL(m->step, "step", "steps"));
 	return 0;
 }
 
@@ -224,13 +224,13 @@ static void half_difference(const struct ibr_fabric *f,
 static void print_half(const char *role, unsigned half, char set,
 		       const char *engine, const struct ibr_verify_report *rep)
 {
-	printf("half %u    %s, %s, VL set %c: %" PRIu64 " walks %s, %" PRIu64
-	       " channel dependencies, %s, longest chain %" PRIu64 " %s\n",
-	       half, engine, role, set, rep->walks,
-	       ibr_verify_delivers(rep) ? "delivered" : "NOT delivered",
-	       rep->dependencies, rep->cycles ? "A CYCLE" : "acyclic",
-	       rep->longest_chain, PLURAL(rep->longest_chain, "channel",
-					  "channels"));
+	cli_printf("half %u    %s, %s, VL set %c: %" PRIu64 " walks %s, %" PRIu64
+		   " channel dependencies, %s, longest chain %" PRIu64 " %s\n",
+		   half, engine, role, set, rep->walks,
+		   ibr_verify_delivers(rep) ? "delivered" : "NOT delivered",
+		   rep->dependencies, rep->cycles ? "A CYCLE" : "acyclic",
+		   rep->longest_chain, PLURAL(rep->longest_chain, "channel",
+					      "channels"));
 }
 
 /* The first final pass by the Double Scheme: the halves, each verified
@@ -241,18 +241,18 @@ static void print_ds_check(const struct ibr_reconf *m,
 {
 	unsigned h = m->ds.prior_half, n = 1u << (f->lmc - 1);
 
-	printf("double    LMC %u: half 0 = base+0..%u, half 1 = base+%u..%u "
-	       "of every CA port, %u %s per port per half (of %u); switch "
-	       "LIDs carry the function in force\n", f->lmc, n - 1, n,
-	       2 * n - 1, n, PLURAL(n, "LID", "LIDs"), 2 * n);
+	cli_printf("double    LMC %u: half 0 = base+0..%u, half 1 = base+%u..%u "
+		   "of every CA port, %u %s per port per half (of %u); switch "
+		   "LIDs carry the function in force\n", f->lmc, n - 1, n,
+		   2 * n - 1, n, PLURAL(n, "LID", "LIDs"), 2 * n);
 	print_half("in force", h, 'A', m->prov->name, &m->ds.prior_rep);
 	print_half("new", 1 - h, 'B', m->fin->name, &m->ds.new_rep);
 	if (mv->blocked)
-		printf("check     refused: %s\n", mv->finding);
+		cli_printf("check     refused: %s\n", mv->finding);
 	else
-		printf("check     per VL set: A acyclic, B acyclic, no "
-		       "dependency between the sets (a packet keeps its SL "
-		       "and its DLID's half): the new half may be pushed\n");
+		cli_printf("check     per VL set: A acyclic, B acyclic, no "
+			   "dependency between the sets (a packet keeps its SL "
+			   "and its DLID's half): the new half may be pushed\n");
 }
 
 /* A Double Scheme sub-step, done: what it changes or waits for. */
@@ -277,39 +277,39 @@ static void print_ds_step(const struct ibr_reconf *m,
 			 ibr_ds_drain_bound(0, life), bound, chain,
 			 PLURAL(chain, "channel", "channels"), m->prov->name,
 			 life);
-	printf("ds %u      ", m->ds_step);
+	cli_printf("ds %u      ", m->ds_step);
 	switch (m->ds_step) {
 	case IBR_DS_RESTRICT_SL2VL:
-		printf("restrict SL-to-VL: the SLs of half %u -> VL set A "
-		       "only; VL set B takes no new packet\n", ph);
+		cli_printf("restrict SL-to-VL: the SLs of half %u -> VL set A "
+			   "only; VL set B takes no new packet\n", ph);
 		break;
 	case IBR_DS_PUSH_NEW:
 	case IBR_DS_SWITCH_SA:
 		half_difference(f, before, &m->prior, by_half, &sw);
 		ibr_result_difference(before, &m->prior, &entries, &blocks);
 		if (m->ds_step == IBR_DS_PUSH_NEW)
-			printf("push %s on half %u: ", m->fin->name, nw);
+			cli_printf("push %s on half %u: ", m->fin->name, nw);
 		else
-			printf("switch the SA to half %u and its SLs; switch "
-			       "LIDs take %s: ", nw, m->fin->name);
-		printf("%" PRIu64 " %s in %" PRIu64 " LFT %s (half %u: %"
-		       PRIu64 ", half %u: %" PRIu64 ", switch LIDs: %" PRIu64
-		       ")\n", entries, PLURAL(entries, "entry", "entries"),
-		       blocks, PLURAL(blocks, "block", "blocks"), ph,
-		       by_half[ph], nw, by_half[nw], sw);
+			cli_printf("switch the SA to half %u and its SLs; switch "
+				   "LIDs take %s: ", nw, m->fin->name);
+		cli_printf("%" PRIu64 " %s in %" PRIu64 " LFT %s (half %u: %"
+			   PRIu64 ", half %u: %" PRIu64 ", switch LIDs: %" PRIu64
+			   ")\n", entries, PLURAL(entries, "entry", "entries"),
+			   blocks, PLURAL(blocks, "block", "blocks"), ph,
+			   by_half[ph], nw, by_half[nw], sw);
 		break;
 	case IBR_DS_DRAIN_NEW_VLS:
-		printf("wait until VL set B holds no packet of the prior function: %s\n", wait);
+		cli_printf("wait until VL set B holds no packet of the prior function: %s\n", wait);
 		break;
 	case IBR_DS_DRAIN_PRIOR_VLS:
-		printf("wait until VL set A holds no packet of the prior function: %s\n", wait);
+		cli_printf("wait until VL set A holds no packet of the prior function: %s\n", wait);
 		break;
 	case IBR_DS_RESTORE_SL2VL:
-		printf("restore SL-to-VL: the SLs of half %u -> every data "
-		       "VL; final\n", nw);
+		cli_printf("restore SL-to-VL: the SLs of half %u -> every data "
+			   "VL; final\n", nw);
 		break;
 	default:
-		printf("?\n");
+		cli_printf("?\n");
 	}
 }
 
@@ -318,16 +318,16 @@ static void print_ds_step(const struct ibr_reconf *m,
 static void print_step(unsigned n, const struct ibr_reconf_move *mv)
 {
 	if (mv->emptied)
-		printf("step %-4u %" PRIu64 " %s emptied first (no safe step "
-		       "left%s%s): their prior and new routes never mixed; the "
-		       "new tables follow whole\n", n, mv->emptied,
-		       PLURAL(mv->emptied, "entry", "entries"),
-		       mv->finding[0] ? ": " : "", mv->finding);
+		cli_printf("step %-4u %" PRIu64 " %s emptied first (no safe step "
+			   "left%s%s): their prior and new routes never mixed; the "
+			   "new tables follow whole\n", n, mv->emptied,
+			   PLURAL(mv->emptied, "entry", "entries"),
+			   mv->finding[0] ? ": " : "", mv->finding);
 	else
-		printf("step %-4u %" PRIu64 " %s moved, %" PRIu64 " %s left; "
-		       "union verified, tables verified\n", n, mv->changed,
-		       PLURAL(mv->changed, "entry", "entries"), mv->left,
-		       PLURAL(mv->left, "entry", "entries"));
+		cli_printf("step %-4u %" PRIu64 " %s moved, %" PRIu64 " %s left; "
+			   "union verified, tables verified\n", n, mv->changed,
+			   PLURAL(mv->changed, "entry", "entries"), mv->left,
+			   PLURAL(mv->left, "entry", "entries"));
 }
 
 /* The runs on f while the machine wants them; returns the exit status. */
@@ -371,24 +371,24 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			head = true;
 			ibr_roots_format(f, m->final.roots, m->final.num_roots,
 					 4, set, sizeof(set));
-			printf("passes    %s %.3f ms%s, root%s %s (%s)\n",
-			       m->fin->name, m->final.stats.compute_ms,
-			       ibr_stat_get(&m->final, "pairs kept",
-					    UINT64_MAX) != UINT64_MAX ?
-			       " from the prior tables" : "",
-			       m->final.num_roots > 1 ? "s" : "", set, how);
+			cli_printf("passes    %s %.3f ms%s, root%s %s (%s)\n",
+				   m->fin->name, m->final.stats.compute_ms,
+				   ibr_stat_get(&m->final, "pairs kept",
+						UINT64_MAX) != UINT64_MAX ?
+				   " from the prior tables" : "",
+				   m->final.num_roots > 1 ? "s" : "", set, how);
 			if (mv.first)
-				printf("union     nothing of ours in place: one "
-				       "push\n");
+				cli_printf("union     nothing of ours in place: one "
+					   "push\n");
 			else if (mv.unchanged)
-				printf("union     the final tables are the prior ones\n");
+				cli_printf("union     the final tables are the prior ones\n");
 			else if (mv.stepping)
 				print_findings("union     prior and new "
 					       "mixed:", &mv.union_rep);
 			else
-				printf("union     prior and new mixed: no "
-				       "loop, acyclic: one push, %" PRIu64
-				       " entries change\n", mv.changed);
+				cli_printf("union     prior and new mixed: no "
+					   "loop, acyclic: one push, %" PRIu64
+					   " entries change\n", mv.changed);
 			if (m->state == IBR_RECONF_SAFE_STEP) {
 				pushes++;
 				print_step(pushes, &mv);
@@ -399,15 +399,15 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			/* cli_ctx_init's words are overwritten by the next */
 			snprintf(how_text, sizeof(how_text), "%s", how);
 			if (kept)
-				printf("kept      %u LIDs kept from the prior "
-				       "tables\n", kept);
+				cli_printf("kept      %u LIDs kept from the prior "
+					   "tables\n", kept);
 			if (mv.stepping)
 				print_findings("union     prior and "
 					       "provisional mixed:",
 					       &mv.union_rep);
 			else if (!mv.first)
-				printf("union     prior and provisional "
-				       "mixed: no loop, acyclic: one push\n");
+				cli_printf("union     prior and provisional "
+					   "mixed: no loop, acyclic: one push\n");
 			if (m->state == IBR_RECONF_SAFE_STEP)
 				print_step(++pushes, &mv);
 		} else if (m->leg_provisional || !m->have_final) {
@@ -417,8 +417,8 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			if (m->leg_provisional || mv.emptied)
 				print_step(pushes, &mv);
 			else
-				printf("step %-4u the provisional tables "
-				       "pushed; the final pass next\n", pushes);
+				cli_printf("step %-4u the provisional tables "
+					   "pushed; the final pass next\n", pushes);
 			have_before = false;
 			ibr_result_free(&before);
 			if (ibr_result_copy(&before, &m->prior, &err)) {
@@ -434,32 +434,32 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 			ibr_roots_format(f, m->final.roots, m->final.num_roots,
 					 4, set, sizeof(set));
 			if (had_prov)
-				printf("passes    provisional %s %.3f ms, final "
-				       "%s %.3f ms, root%s %s (%s)\n",
-				       m->prov->name, prov_ms, m->fin->name,
-				       m->final.stats.compute_ms,
-				       m->num_roots > 1 ? "s" : "", set,
-				       how_text);
+				cli_printf("passes    provisional %s %.3f ms, final "
+					   "%s %.3f ms, root%s %s (%s)\n",
+					   m->prov->name, prov_ms, m->fin->name,
+					   m->final.stats.compute_ms,
+					   m->num_roots > 1 ? "s" : "", set,
+					   how_text);
 			else
-				printf("passes    no provisional pass: the fabric "
-				       "before the change is this one; final %s "
-				       "%.3f ms, root%s %s\n", m->fin->name,
-				       m->final.stats.compute_ms,
-				       m->num_roots > 1 ? "s" : "", set);
+				cli_printf("passes    no provisional pass: the fabric "
+					   "before the change is this one; final %s "
+					   "%.3f ms, root%s %s\n", m->fin->name,
+					   m->final.stats.compute_ms,
+					   m->num_roots > 1 ? "s" : "", set);
 			ibr_result_difference(&before, &m->final, &entries, &blocks);
-			printf("change    %" PRIu64 " of %" PRIu64 " entries "
-			       "(%.2f%%) in %" PRIu64 " LFT blocks\n", entries,
-			       (uint64_t)before.num_switches * before.num_lids,
-			       100.0 * (double)entries / (double)((uint64_t)
-			       before.num_switches * before.num_lids), blocks);
+			cli_printf("change    %" PRIu64 " of %" PRIu64 " entries "
+				   "(%.2f%%) in %" PRIu64 " LFT blocks\n", entries,
+				   (uint64_t)before.num_switches * before.num_lids,
+				   100.0 * (double)entries / (double)((uint64_t)
+				   before.num_switches * before.num_lids), blocks);
 			if (m->double_scheme)
 				print_ds_check(m, f, &mv);
 			else if (mv.stepping)
 				print_findings("union     provisional and final "
 					       "mixed:", &mv.union_rep);
 			else
-				printf("union     provisional and final mixed: "
-				       "no loop, acyclic: one push\n");
+				cli_printf("union     provisional and final mixed: "
+					   "no loop, acyclic: one push\n");
 		}
 		/* every pass that moves towards the final tables once the way
 		 * goes in steps, the last included: after a few steps the
@@ -482,25 +482,25 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 		    (m->state == IBR_RECONF_SAFE_STEP ||
 		     m->state == IBR_RECONF_FINAL)) {
 			ibr_result_difference(&before, &m->prior, &entries, &blocks);
-			printf("step %-4u %" PRIu64 " %s in %" PRIu64 " LFT %s, %"
-			       PRIu64 " %s left; union verified, tables "
-			       "verified\n", ++pushes, entries, PLURAL(entries,
-			       "entry", "entries"), blocks, PLURAL(blocks, "block",
-			       "blocks"), mv.left, PLURAL(mv.left, "entry",
-			       "entries"));
+			cli_printf("step %-4u %" PRIu64 " %s in %" PRIu64 " LFT %s, %"
+				   PRIu64 " %s left; union verified, tables "
+				   "verified\n", ++pushes, entries, PLURAL(entries,
+				   "entry", "entries"), blocks, PLURAL(blocks, "block",
+				   "blocks"), mv.left, PLURAL(mv.left, "entry",
+				   "entries"));
 			all_entries += entries;
 			all_blocks += blocks;
 		}
 		if (m->state == IBR_RECONF_REFUSED) {
 			if (mv.blocked)
-				printf("steps     blocked after %u %s (%s): %"
-				       PRIu64 " %s left%s%s\n", m->step,
-				       PLURAL(m->step, "step", "steps"),
-				       m->reason, mv.left,
-				       PLURAL(mv.left, "entry", "entries"),
-				       mv.finding[0] ? ": " : "", mv.finding);
+				cli_printf("steps     blocked after %u %s (%s): %"
+					   PRIu64 " %s left%s%s\n", m->step,
+					   PLURAL(m->step, "step", "steps"),
+					   m->reason, mv.left,
+					   PLURAL(mv.left, "entry", "entries"),
+					   mv.finding[0] ? ": " : "", mv.finding);
 			else
-				printf("steps     blocked: %s\n", m->reason);
+				cli_printf("steps     blocked: %s\n", m->reason);
 			rc = EXIT_FINDINGS;
 			break;
 		}
@@ -514,9 +514,9 @@ static int walk(struct ibr_reconf *m, const struct ibr_fabric *f,
 		}
 	} while (ibr_reconf_take_reroute(m));
 	if (rc == 0 && pushes > 0)
-		printf("steps     %u to the final tables: %" PRIu64 " entries, %"
-		       PRIu64 " LFT blocks sent in all\n", pushes, all_entries,
-		       all_blocks);
+		cli_printf("steps     %u to the final tables: %" PRIu64 " entries, %"
+			   PRIu64 " LFT blocks sent in all\n", pushes, all_entries,
+			   all_blocks);
 	if (have_before)
 		ibr_result_free(&before);
 	return rc;
@@ -538,8 +538,8 @@ static int dump_pushed(const char *dir, const struct ibr_fabric *f,
 		cli_error(err.msg);
 		return EXIT_USAGE;
 	}
-	printf("dumps     %s/opensm-subnet.lst, opensm-lfts.dump, "
-	       "opensm.fdbs, ibrouting-dlids.dump: the prior tables\n", dir);
+	cli_printf("dumps     %s/opensm-subnet.lst, opensm-lfts.dump, "
+		   "opensm.fdbs, ibrouting-dlids.dump: the prior tables\n", dir);
 	return 0;
 }
 
