@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 
-stages=("make check" valgrind fuzz bench.sh bench_lmc.sh bench_assim.sh
+stages=("make check" quickstart valgrind fuzz bench.sh bench_lmc.sh bench_assim.sh
 	bench_targets.sh bench_reroute.sh bench_balance.sh packages distcheck)
 ran=() failed_stages=()
 passed=0 failed=0 skipped=0
@@ -142,6 +142,22 @@ valgrind_stage() {
 		-q ./tests/test_failures >/dev/null
 	echo "valgrind: no leaks, no errors (also from the prior tables, with 3 worker threads, no race between them, and on every forced allocation failure)"
 }
+# The README's first command as a newcomer types it (its setup finds
+# everything installed and built): OpenSM routes the paper's fabric over
+# ibsim with each engine, and ibtracert reads the path from the switches.
+echo "== the quick start: ./scripts/quickstart.sh (OpenSM with the plugin over ibsim, ibtracert)"
+quickstart_stage() {
+	local rc=0 n
+	"$top/scripts/quickstart.sh" > quickstart.log 2>&1 || rc=$?
+	n=$(grep -c -e 'tables configured on all switches' -e '^   To ca ' quickstart.log || true)
+	if [ $rc != 0 ] || [ "$n" != 4 ] || ! grep -q '^check     the plugin would push them' quickstart.log; then
+		cat quickstart.log
+		echo "quickstart: exit $rc, $n of 4 lines (two engines' tables configured, two traces to the host)"
+		return 1
+	fi
+	echo "quickstart: pira and fera configured every switch over ibsim; ibtracert reached the host twice"
+}
+stage quickstart quickstart_stage
 echo "== valgrind: repeated routing runs must not leak"
 stage valgrind valgrind_stage
 
