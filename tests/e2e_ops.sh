@@ -106,11 +106,12 @@ log_has live "ibrouting: read options file .*live.conf: root auto, root_fallback
 status_is live runs=1 pushed=1 fallbacks=0 verifier_refusals=0 not_ours=0 last_engine=pira last_outcome=pushed dumps=current
 inode1=$(stat -c %i "$dir/dumps/opensm-lfts.dump")
 
-printf 'dump_dir %s/dumps\nverify_method full   # changed under the daemon\nhybrid_final_delay 5\n' "$dir" > "$conf"
+printf 'dump_dir %s/dumps\nverify_method full   # changed under the daemon\nhybrid_final_delay 5\ntransition double_scheme\n' "$dir" > "$conf"
 hup live pushed=2
 log_has live "ibrouting: read options file .*live.conf again \\(it changed\\): .*verify_method full" "the changed file read again"
 log_has live "ibrouting: option verify_method: certificate -> full" "the changed key, old -> new"
 log_has live "ibrouting: option hybrid_final_delay: 0 -> 5" "the added key, old -> new"
+log_has live "WRN IB34: .*live.conf: transition double_scheme takes effect when OpenSM restarts; safe_steps until then" "transition waits for a restart (its SL-to-VL callbacks are given at start)"
 log_has live "build_lid_matrices: pira: .*acyclic \\(full check\\)" "the next run uses the new value"
 status_is live runs=2 pushed=2 fallbacks=0 options_reads=2 last_outcome=pushed dumps=current
 inode2=$(stat -c %i "$dir/dumps/opensm-lfts.dump")

@@ -31,8 +31,9 @@
  *                              (ibr_reconf_final_root) and hands the
  *                              tables to ibr_reconf_set_final(), or, when
  *                              that fails, calls ibr_reconf_refuse();
- *                              ibr_reconf_next() then chooses FINAL (in
- *                              place already, or a clean union: one push),
+ *                              ibr_reconf_next() then chooses FINAL (the
+ *                              prior tables already, or a clean union:
+ *                              one push),
  *                              SAFE_STEP k (transition.h), or REFUSED with a
  *                              reason.
  *

@@ -20,14 +20,16 @@
  *    once, so packets may mix both versions).  A clean union is pushed
  *    whole.  Otherwise the way goes in safe steps (transition.h), one
  *    re-route each, every step's union with the tables before it checked
- *    again, until the final tables are in place; when no safe step is
- *    left, or a check fails, the prior tables stay and the log says
- *    why.
+ *    again, until the final tables are pushed; when no safe step is
+ *    left, the entries that still differ are emptied first and the
+ *    final tables follow whole; when a check cannot run, the final
+ *    engine fails, or 64 steps do not reach the final tables, the
+ *    change is refused: the prior tables stay and the log says why.
  * A change of the fabric at any point starts over with a provisional
  * pass.  One INFO line per pass names the pass.
  *
  * The machine itself (which pass a run is, kept columns, one push or
- * safe steps, when the prior tables stay) is the core's (reconf.h),
+ * safe steps, when the change is refused) is the core's (reconf.h),
  * shared with `ibrouting transition`; this file is its OpenSM adapter:
  * routing through the plugin, the log lines, the re-route request.
  *
@@ -508,7 +510,8 @@ static int push_prior_again(struct engine_ctx *c, const char *label)
 
 	if (take_copy(c, &m->prior))
 		return -1;
-	snprintf(text, sizeof(text), "change refused, the prior tables stay: %s", m->reason);
+	snprintf(text, sizeof(text), "change refused, the prior tables "
+		 "stay: %s", m->reason);
 	return ibr_plugin_finish(c, label, NULL, text);
 }
 

@@ -237,6 +237,18 @@ bool ibr_plugin_options_refresh(struct ibr_plugin_options *o, osm_log_t *log)
 			old.sa_designated_dlids ? "yes" : "no");
 		o->conf.sa_designated_dlids = old.sa_designated_dlids;
 	}
+	/* the Double Scheme's SL-to-VL and SL callbacks are given to OpenSM
+	 * when it starts only (plugin.c): a transition begun without them
+	 * would wait for SL-to-VL tables nobody restricts */
+	if (o->conf.transition_double_scheme != old.transition_double_scheme) {
+		OSM_LOG(log, OSM_LOG_INFO, "WRN IB34: %s: transition %s takes "
+			"effect when OpenSM restarts; %s until then\n",
+			o->path_text, o->conf.transition_double_scheme ?
+			"double_scheme" : "safe_steps",
+			old.transition_double_scheme ? "double_scheme" :
+			"safe_steps");
+		o->conf.transition_double_scheme = old.transition_double_scheme;
+	}
 	if (read)
 		log_options(o, log, " again (it changed)");
 	changed = ibr_plugin_conf_diff(&old, &o->conf, log_change, log);
