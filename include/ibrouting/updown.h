@@ -6,19 +6,19 @@
  * every other switch the distance to its nearest root.  A link between
  * switches a and b points up from a to b when rank(b) < rank(a), or when
  * the ranks are equal and tie(b) < tie(a): a switch's LID
- * (ncm-ib-configuration-model §3.3), except between two roots, where the
- * tie is the roots' order in a breadth-first search over the links
- * between roots, from the lowest-LID root of each part they make,
- * neighbours in LID order.  So every root but the first of its part has
- * a root to climb to, one sink a part: the spines of a Dragonfly+, joined
- * only by global links, all meet, however many global links are gone
- * (by LID alone, a spine whose global neighbours all have higher LIDs
- * would be a sink).  The tie depends on the fabric and the root set
- * only: whoever rebuilds the orientation from a result's roots gets it.  Links to CAs point down to the CA.  Any such ranking with a total
- * tie order is acyclic, so every legal up*-down* walk stays deadlock-free
- * whatever the set; parallel links between two switches share one
- * direction.  With one root the root is the only sink; with several, every
- * root without a lower-LID root beside it is a sink, and a legal route
+ * (ncm-ib-configuration-model §3.3), except among roots, which are
+ * numbered by (the lowest root LID of their part, their own LID), a part
+ * being the switches that links between a root and a switch that is not
+ * one join (a Dragonfly+ group: its spines and leaves).  So a link
+ * between roots of two parts points up towards the part with the lower
+ * lowest root LID, whatever the LIDs of its two ends.  The tie depends on
+ * the fabric and the root set only: whoever rebuilds the orientation
+ * from a result's roots gets it.  Links to CAs point down to the CA.
+ * Any such ranking with a total tie order is acyclic, so every legal
+ * up*-down* walk stays deadlock-free whatever the set; parallel links
+ * between two switches share one direction.  With one root the root is
+ * the only sink; with several, every root without a lower-tie root
+ * beside it is a sink, and a legal route
  * from s to d exists exactly when some sink is reachable going up from both
  * (ibr_climb_meet()): connectivity, not deadlock-freedom, is what a root
  * set can break, and ibr_ctx_init() checks it before routing.
