@@ -19,6 +19,7 @@
 # `ibrouting route` beyond ibsim's comfortable sizes: compute time, peak
 # memory and the memset lower bound of writing every LFT byte.
 set -euo pipefail
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 top=$(cd "$(dirname "$0")/.." && pwd)
 smoke=false offline_only=false
 out=$top/bench/results

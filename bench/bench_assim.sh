@@ -63,6 +63,7 @@
 # generated (LIDs packed), the others on the same fabric with LIDs aligned
 # to their LMC.  ibsim is started afresh for every engine.
 set -euo pipefail
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 top=$(cd "$(dirname "$0")/.." && pwd)
 smoke=false report_only=false
 out=$top/bench/results

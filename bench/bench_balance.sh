@@ -59,6 +59,7 @@
 # The fabric is generated with packed LIDs (lmc 0); the engines at lmc 2
 # (dr, colorl) run last, OpenSM assigning their LIDs.
 set -eu  # no pipefail: e2e_lib.sh's pipelines (switch_lfts's grep) may end non-zero
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 top=$(cd "$(dirname "$0")/.." && pwd)
 smoke=false topology=false name=
 out=$top/bench/results

@@ -28,6 +28,7 @@
 # OpenSM runs out of LIDs); updn at LMC 0 runs on the fabric as
 # generated, LIDs packed.
 set -euo pipefail
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 top=$(cd "$(dirname "$0")/.." && pwd)
 smoke=false
 out=$top/bench/results

@@ -13,6 +13,7 @@
 # then for each setting fera's compute ms, its re-route pass's ms and the
 # max link load; for the default also the end ports routed again.
 set -euo pipefail
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibr=${BUILD_DIR:-$top/build}/ibrouting
 [ -x "$ibr" ] || { echo "bench_reroute: build first ($ibr missing)" >&2; exit 2; }
@@ -42,9 +43,9 @@ echo
 echo "| fabric | switches / CAs | bound | every end port: ms | its re-route pass | max load | heavy only: ms | its re-route pass | end ports routed again | max load |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for spec in "$@"; do
-	all=$("$ibr" route -e fera -o reroute_all=1 --lmc 0 -j 2 "gen:$spec" 2>&1) ||
+	all=$("$ibr" route -v -e fera -o reroute_all=1 --lmc 0 -j 2 "gen:$spec" 2>&1) ||
 		{ echo "bench_reroute: $spec failed: $all" >&2; exit 1; }
-	heavy=$("$ibr" route -e fera --lmc 0 -j 2 "gen:$spec" 2>&1) ||
+	heavy=$("$ibr" route -v -e fera --lmc 0 -j 2 "gen:$spec" 2>&1) ||
 		{ echo "bench_reroute: $spec failed: $heavy" >&2; exit 1; }
 	row="| $spec | $(field switches "$all") | $(field bound "$all") | $(field ms "$all") | $(field reroute "$all") | $(field load "$all") | $(field ms "$heavy") | $(field reroute "$heavy") | $(field again "$heavy") | $(field load "$heavy") |"
 	# a figure missing is an error, not a blank (a fabric at the bound

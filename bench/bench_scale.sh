@@ -34,6 +34,7 @@
 # sizes or more, FILE with .png: compute time and peak RSS against
 # switches, log-log.
 set -euo pipefail
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibr=$top/build/ibrouting
 sizes="256 512 1024"

@@ -23,6 +23,7 @@
 # and the root's switch taken down (every route turns).  Writes a Markdown table to FILE (default
 # bench/results/switch-down.md) and prints it.
 set -euo pipefail
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibr=${IBROUTING:-$top/build/ibrouting}
 out=$top/bench/results/switch-down.md
@@ -67,7 +68,7 @@ for item in $fabrics; do
 		for g in $(sed -n 's/^Switch.*"S-\([0-9a-f]*\)".*/\1/p' "$tmp/whole.net"); do
 			awk -v guid="$g" -f "$top/tests/switch_down.awk" "$tmp/whole.net" > "$tmp/down.net"
 			ok=true
-			"$ibr" route -e "$e" --lmc "$lmc" --prior "$tmp/prior" "$tmp/down.net" > "$tmp/down.out" 2>&1 || ok=false
+			"$ibr" route -v -e "$e" --lmc "$lmc" --prior "$tmp/prior" "$tmp/down.net" > "$tmp/down.out" 2>&1 || ok=false
 			if grep -q 'disconnected fabric' "$tmp/down.out"; then
 				apart=$((apart + 1))
 				continue

@@ -31,6 +31,7 @@
 # reported; the tables are FERa's base), threads 2.  Compute: the
 # engine's `time` line; peak RSS: GNU time's %M of the whole process.
 set -euo pipefail
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibr=${BUILD_DIR:-$top/build}/ibrouting
 rounds=3

@@ -4,6 +4,7 @@
 # I, II, III, IV and VI; the paper's are means over 32 instances, with
 # lp_solve for the ILP).  Every figure of ours comes from the CSVs.
 set -euo pipefail
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 dir=$1
 csv=$dir/lids.csv vi=$dir/lids-vi.csv reg=$dir/lids-regular.csv md=$dir/lids.md
 

@@ -22,6 +22,7 @@
 # BUILD_DIR names the build (default build/); OpenSM runs with -D
 # $OSM_DEBUG (default 0x07: VERBOSE, no routing dumps).
 set -euo pipefail
+export IBROUTING_WIDTH=0   # ibrouting's lines whole (ibrouting(1), ENVIRONMENT): parsed below
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3
 labels="updn zero-cost pira pira-noverify fera"
