@@ -37,7 +37,10 @@ if ! $smoke && ! command -v gnuplot >/dev/null; then
 	exit 2
 fi
 mkdir -p "$out"
-git -C "$top" rev-parse --short HEAD > "$out/commit" 2>/dev/null || true
+# the commit measured: `commit` for the runs inside OpenSM, offline.commit
+# for the offline part (--offline-only redoes that alone)
+$offline_only || git -C "$top" rev-parse --short HEAD > "$out/commit" 2>/dev/null || true
+git -C "$top" rev-parse --short HEAD > "$out/offline.commit" 2>/dev/null || true
 
 # Build (out of tree, as the tests do) unless a build exists.
 build=${BUILD_DIR:-$top/build}

@@ -250,9 +250,9 @@ offline_section() {
 `ibrouting route` compute time (the best of 3) and the process's peak RSS, against writing every
 LFT byte once (memset into warm memory and into fresh pages), which no engine goes below.
 END
-		pre_balanced "$(commit_of "")" " (fera here is the scale section's fera-lowest)"
+		pre_balanced "$(commit_of offline)" " (fera here is the scale section's fera-lowest)"
 		about "random:sw=S,ca=16*S,seed=1, S = 64 to 2048" "pira, fera, dr, colorl at LMC 0 (OpenSM's engines do not run offline)" \
-			"the memset columns" "$rel/offline.csv" "$(commit_of "")" "bench/bench.sh --offline-only"
+			"the memset columns" "$rel/offline.csv" "$(commit_of offline)" "bench/bench.sh --offline-only"
 		printf 'Growth exponent of compute time in the number of switches (least squares over these sizes): %s.\n' \
 			"$(awk -F, 'NR > 1 && $5 > 0 { e = $4; if (!(e in n)) o[++m] = e; x = log($1); y = log($5)
 				n[e]++; sx[e] += x; sy[e] += y; sxx[e] += x * x; sxy[e] += x * y }
